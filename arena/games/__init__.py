@@ -1,0 +1,28 @@
+"""The registry of games: each game lives in its own package and exposes GAME."""
+
+from __future__ import annotations
+
+import importlib
+
+from arena.games.base import Game, GameResult, State
+
+__all__ = ["Game", "GameResult", "State", "available", "get_game"]
+
+# name -> module that defines GAME; imported on first use so that one game's import cost is not everyone's.
+_REGISTRY: dict[str, str] = {
+    "bali-2001": "arena.games.bali2001",
+}
+
+
+def available() -> list[str]:
+    """The names of all registered games."""
+    return sorted(_REGISTRY)
+
+
+def get_game(name: str) -> Game:
+    """The game registered under name; ValueError naming the choices if there is none."""
+    try:
+        module = _REGISTRY[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown game {name!r}; available: {', '.join(available())}") from None
+    return importlib.import_module(module).GAME
