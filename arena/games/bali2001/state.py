@@ -187,11 +187,16 @@ class State:
         self._check_seat(seat)
         return _views.view_dict(self, seat)
 
-    def events(self, seat: int, since: int = 0) -> list[dict[str, Any]]:
-        """The log entries from index since on, each as seat may see it."""
-        self._check_seat(seat)
+    def events(self, seat: int | None, since: int = 0) -> list[dict[str, Any]]:
+        """The log entries from index since on, each as seat may see it (None: as a spectator sees it)."""
+        if seat is not None:
+            self._check_seat(seat)
         return [dict(private) if who == seat and private is not None else dict(public)
                 for public, who, private in self.log[since:]]
+
+    def referee_events(self, since: int = 0) -> list[dict[str, Any]]:
+        """The log entries from index since on with every hidden detail, for referees and debugging."""
+        return [dict(private if private is not None else public) for public, _, private in self.log[since:]]
 
     def num_events(self) -> int:
         """How many log entries there are so far."""

@@ -1,0 +1,19 @@
+"""The `arena` command line: a thin click group; each command lives in its own module."""
+
+from __future__ import annotations
+
+import click
+
+from arena import __version__
+from arena.cli.bench import bench
+from arena.cli.play import play
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="arena")
+def main() -> None:
+    """Run games, matches and tournaments of bots that play Bali."""
+
+
+main.add_command(play)
+main.add_command(bench)

@@ -1,0 +1,56 @@
+"""In-process play with built-in random players, for `arena play` and the engine benchmark."""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from arena.games import Game, State
+
+
+def player_rng(seed: int) -> random.Random:
+    """The random players' generator for a game seed, apart from the engine's own."""
+    return random.Random(f"random-players:{seed}")
+
+
+def play_random(game: Game, num_players: int, seed: int, options: dict[str, Any] | None = None) -> State:
+    """Play one game to its end, every seat choosing uniformly at random."""
+    state = game.new_state(num_players, seed, options)
+    rng = player_rng(seed)
+    while not state.is_terminal():
+        state.apply(rng.randrange(len(state.options())))
+    return state
+
+
+@dataclass(frozen=True)
+class EngineBench:
+    """Random-play throughput of one game at one player count."""
+
+    game: str
+    players: int
+    games: int
+    decisions: int
+    seconds: float
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games / self.seconds
+
+    @property
+    def decisions_per_second(self) -> float:
+        return self.decisions / self.seconds
+
+
+def bench_engine(game: Game, num_players: int, games: int, options: dict[str, Any] | None = None) -> EngineBench:
+    """Time `games` random games, counting every decision asked."""
+    decisions = 0
+    start = time.perf_counter()
+    for seed in range(games):
+        state = game.new_state(num_players, seed, options)
+        rng = player_rng(seed)
+        while not state.is_terminal():
+            state.apply(rng.randrange(len(state.options())))
+            decisions += 1
+    return EngineBench(game.name, num_players, games, decisions, time.perf_counter() - start)
