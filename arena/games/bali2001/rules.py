@@ -357,7 +357,7 @@ def _on_contest_respond(s: State, a: Action) -> None:
 def _show(s: State, seat: int, count: int) -> None:
     p = s.pending
     p.high, p.high_seat = count, seat
-    _log(s, {"type": "show", "seat": seat, "card": KIND_NAMES[p.ctype], "count": count})
+    _log(s, {"type": "show", "seat": seat, "kind": KIND_NAMES[p.ctype], "count": count})
 
 
 def _next_responder(s: State) -> None:

@@ -122,7 +122,7 @@ def format_event(e: dict[str, Any]) -> str:
     if t == "turn_ended_by":
         return f"{who} ends the turn of {_who(e['active'])} and draws 1"
     if t == "show":
-        return f"{who} shows {e['count']} {e['card']}"
+        return f"{who} shows {e['count']} {e['kind']}"
     if t == "chip":
         return f"the {e['chip']} chip on {e['island']} goes to {_who(e['seat'])}"
     if t == "seal":
