@@ -81,6 +81,10 @@ def _who(seat: Any) -> str:
     return f"seat {seat} ({SEAT_COLOURS[seat]})"
 
 
+def _count(n: int) -> str:
+    return "1 card" if n == 1 else f"{n} cards"
+
+
 def _card_text(card: dict[str, Any]) -> str:
     if card["kind"] == "dalang":
         return "Dalang " + "/".join(card["islands"])
@@ -132,9 +136,9 @@ def format_event(e: dict[str, Any]) -> str:
     if t == "dalang_move":
         return f"the Dalang moves from {e['from']} to {e['to']}"
     if t == "pile_down":
-        return f"{who} lays {e['count']} cards down at {e['island']}"
+        return f"{who} lays {_count(e['count'])} down at {e['island']}"
     if t == "pick_up":
-        return f"{who} picks up {e['count']} cards at {e['island']}"
+        return f"{who} picks up {_count(e['count'])} at {e['island']}"
     if t == "scoring":
         masks = ", ".join(f"{_who(m['seat'])} takes mask {m['value']}" for m in e["masks"])
         return f"scoring on {e['island']}: {masks} ({e['masks_left']} masks left)"
