@@ -34,6 +34,14 @@ class GameResult:
             raise ValueError(f"malformed game result: {exc}") from None
 
 
+def check_players_and_seed(num_players: Any, seed: Any, low: int, high: int) -> None:
+    """ValueError naming the field unless num_players is in [low, high] and seed is an integer."""
+    if not isinstance(num_players, int) or isinstance(num_players, bool) or not low <= num_players <= high:
+        raise ValueError(f"players must be an integer from {low} to {high}, got {num_players!r}")
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise ValueError(f"seed must be an integer, got {seed!r}")
+
+
 def competition_ranks(keys: Sequence[Any]) -> tuple[int, ...]:
     """Ranks for sort keys where higher is better: 1 + the number of strictly better seats."""
     return tuple(1 + sum(1 for other in keys if other > mine) for mine in keys)

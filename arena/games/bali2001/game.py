@@ -9,14 +9,7 @@ from arena.games.bali2001 import rules, views
 from arena.games.bali2001.cards import DECK_SIZE, GAME_NAME, MAX_PLAYERS, MIN_PLAYERS
 from arena.games.bali2001.options import default_options, parse_options
 from arena.games.bali2001.state import Pending, State
-
-
-def check_players_and_seed(num_players: Any, seed: Any, low: int, high: int) -> None:
-    """ValueError naming the field unless num_players is in [low, high] and seed is an integer."""
-    if not isinstance(num_players, int) or isinstance(num_players, bool) or not low <= num_players <= high:
-        raise ValueError(f"players must be an integer from {low} to {high}, got {num_players!r}")
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise ValueError(f"seed must be an integer, got {seed!r}")
+from arena.games.base import check_players_and_seed
 
 
 class BaliGame:
