@@ -1,0 +1,130 @@
+"""Leaderboards: ratings and per-bot statistics, ranked by the conservative estimate, in several formats."""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+from dataclasses import asdict, dataclass, replace
+from typing import Mapping
+
+from tabulate import tabulate
+
+from arena.ratings import Ratings
+
+FORMATS = ("table", "markdown", "csv", "json", "html")
+COLUMNS = ("rank", "bot", "conservative", "mu", "sigma", "games", "wins", "mean_score", "mean_rank", "fault_rate")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One bot on the leaderboard."""
+
+    rank: int
+    bot: str
+    conservative: float
+    mu: float
+    sigma: float
+    games: int
+    wins: int
+    mean_score: float | None
+    mean_rank: float | None
+    fault_rate: float
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """The published ranking, and the bots withheld from it for too many faulty games."""
+
+    title: str
+    rows: tuple[Row, ...]
+    withheld: tuple[Row, ...]
+    max_fault_rate: float | None
+
+
+def build(title: str, ratings: Ratings, stats: Mapping[str, Mapping[str, float]],
+          max_fault_rate: float | None = None) -> Leaderboard:
+    """Rank every entrant by mu - 3 sigma (ties by name); withhold those above max_fault_rate."""
+    def row(name: str) -> Row:
+        r, s = ratings.get(name), stats[name]
+        return Row(0, name, r.conservative, r.mu, r.sigma, int(s["games"]), int(s["wins"]), s["mean_score"],
+                   s["mean_rank"], float(s["fault_rate"]))
+
+    everyone = sorted((row(name) for name in stats), key=lambda r: (-r.conservative, r.bot))
+    ranked = [r for r in everyone if max_fault_rate is None or r.fault_rate <= max_fault_rate]
+    withheld = [r for r in everyone if r not in ranked]
+    return Leaderboard(title, tuple(replace(r, rank=i) for i, r in enumerate(ranked, start=1)), tuple(withheld),
+                       max_fault_rate)
+
+
+def _cells(r: Row) -> list[object]:
+    def num(x: float | None, digits: int = 2) -> object:
+        return "" if x is None else round(x, digits)
+    return [r.rank or "-", r.bot, num(r.conservative), num(r.mu), num(r.sigma), r.games, r.wins,
+            num(r.mean_score), num(r.mean_rank), f"{100 * r.fault_rate:.1f}%"]
+
+
+def _note(board: Leaderboard) -> str:
+    if not board.withheld:
+        return ""
+    names = ", ".join(f"{r.bot} ({100 * r.fault_rate:.1f}%)" for r in board.withheld)
+    return f"withheld for a fault rate above {100 * (board.max_fault_rate or 0):.1f}%: {names}"
+
+
+def render(board: Leaderboard, fmt: str) -> str:
+    """The leaderboard as text in one of FORMATS."""
+    if fmt in ("table", "markdown"):
+        text = tabulate([_cells(r) for r in board.rows], headers=COLUMNS,
+                        tablefmt="github" if fmt == "markdown" else "simple")
+        title = f"## {board.title}\n\n" if fmt == "markdown" else f"{board.title}\n\n"
+        note = _note(board)
+        return title + text + (f"\n\n{note}" if note else "")
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(COLUMNS)
+        for r in board.rows:
+            writer.writerow(asdict(r).values())
+        return out.getvalue().rstrip("\n")
+    if fmt == "json":
+        return json.dumps({"title": board.title, "max_fault_rate": board.max_fault_rate,
+                           "ranking": [asdict(r) for r in board.rows],
+                           "withheld": [asdict(r) for r in board.withheld]}, indent=2)
+    if fmt == "html":
+        return _html(board)
+    raise ValueError(f"unknown leaderboard format {fmt!r}; formats: {', '.join(FORMATS)}")
+
+
+def _html(board: Leaderboard) -> str:
+    head = "".join(f"<th>{html.escape(c.replace('_', ' '))}</th>" for c in COLUMNS)
+    body = "\n".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in _cells(r)) + "</tr>"
+                     for r in board.rows)
+    note = f"<p>{html.escape(_note(board))}</p>" if board.withheld else ""
+    title = html.escape(board.title)
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>{title}</title>
+<style>
+body {{ font-family: system-ui, sans-serif; margin: 2rem; color: #222; }}
+table {{ border-collapse: collapse; }}
+th, td {{ padding: 0.3rem 0.8rem; border-bottom: 1px solid #ddd; text-align: right; }}
+th:nth-child(2), td:nth-child(2) {{ text-align: left; }}
+tr:nth-child(1) td {{ font-weight: bold; }}
+</style>
+</head>
+<body>
+<h1>{title}</h1>
+<p>Ranked by the conservative TrueSkill estimate, mu - 3 sigma.</p>
+<table>
+<thead><tr>{head}</tr></thead>
+<tbody>
+{body}
+</tbody>
+</table>
+{note}
+</body>
+</html>
+"""

@@ -1,0 +1,115 @@
+"""TrueSkill ratings: an environment value per tournament, free-for-all updates, and a deterministic rebuild."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Sequence
+
+import trueskill
+
+# trueskill's documented defaults: mu 25, sigma mu/3, beta sigma/2, tau sigma/100.
+DEFAULT_MU = 25.0
+DEFAULT_SIGMA = DEFAULT_MU / 3
+DEFAULT_BETA = DEFAULT_SIGMA / 2
+DEFAULT_TAU = DEFAULT_SIGMA / 100
+# The share of seat pairs that tie in random play (measured over 400 games per player count); a game without
+# an entry here gets DEFAULT_DRAW_PROBABILITY.
+DRAW_PROBABILITY = {"bali-2001": 0.03}
+DEFAULT_DRAW_PROBABILITY = 0.05
+CONSERVATIVE_K = 3
+
+
+@dataclass(frozen=True)
+class RatingConfig:
+    """The parameters of a tournament's TrueSkill environment."""
+
+    mu: float = DEFAULT_MU
+    sigma: float = DEFAULT_SIGMA
+    beta: float = DEFAULT_BETA
+    tau: float = DEFAULT_TAU
+    draw_probability: float = DEFAULT_DRAW_PROBABILITY
+
+    @classmethod
+    def for_game(cls, game: str, **overrides: float | None) -> "RatingConfig":
+        """Defaults with the game's draw probability; None overrides are ignored."""
+        base = {"draw_probability": DRAW_PROBABILITY.get(game, DEFAULT_DRAW_PROBABILITY)}
+        base.update({k: float(v) for k, v in overrides.items() if v is not None})
+        config = cls(**base)
+        config.validate()
+        return config
+
+    def validate(self) -> None:
+        """ValueError naming the parameter that is out of range."""
+        for name in ("sigma", "beta"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"rating parameter {name} must be > 0, got {getattr(self, name)}")
+        if self.tau < 0:
+            raise ValueError(f"rating parameter tau must be >= 0, got {self.tau}")
+        if not 0 <= self.draw_probability < 1:
+            raise ValueError(f"rating parameter draw_probability must be in [0, 1), got {self.draw_probability}")
+
+    def environment(self) -> trueskill.TrueSkill:
+        """A TrueSkill environment with these parameters (never the library's global one)."""
+        return trueskill.TrueSkill(mu=self.mu, sigma=self.sigma, beta=self.beta, tau=self.tau,
+                                   draw_probability=self.draw_probability)
+
+    def to_dict(self) -> dict[str, float]:
+        return {"mu": self.mu, "sigma": self.sigma, "beta": self.beta, "tau": self.tau,
+                "draw_probability": self.draw_probability}
+
+
+@dataclass(frozen=True)
+class Rating:
+    """One bot's rating: mu, sigma and the conservative estimate used for ranking."""
+
+    mu: float
+    sigma: float
+
+    @property
+    def conservative(self) -> float:
+        return self.mu - CONSERVATIVE_K * self.sigma
+
+
+@dataclass(frozen=True)
+class GameOutcome:
+    """What rating needs of one finished game: the bots in seat order and their ranks (1 = best)."""
+
+    seq: int
+    bots: tuple[str, ...]
+    ranks: tuple[int, ...]
+
+
+@dataclass
+class Ratings:
+    """A table of ratings by bot name, updated by returning new tables."""
+
+    config: RatingConfig
+    table: Mapping[str, Rating] = field(default_factory=dict)
+
+    def get(self, bot: str) -> Rating:
+        """The bot's rating, or the prior for a bot that has not played."""
+        return self.table.get(bot) or Rating(self.config.mu, self.config.sigma)
+
+    def after(self, outcome: GameOutcome, env: trueskill.TrueSkill | None = None) -> "Ratings":
+        """New ratings after one free-for-all game (each seat a team of one, ties as shared ranks)."""
+        env = env or self.config.environment()
+        groups = [(env.create_rating(r.mu, r.sigma),) for r in map(self.get, outcome.bots)]
+        rated = env.rate(groups, ranks=list(outcome.ranks))
+        table = dict(self.table)
+        for bot, (new,) in zip(outcome.bots, rated):
+            table[bot] = Rating(new.mu, new.sigma)
+        return Ratings(self.config, table)
+
+    def quality(self, bots: Sequence[str], env: trueskill.TrueSkill | None = None) -> float:
+        """TrueSkill's match quality (draw chance) of a table of these bots."""
+        env = env or self.config.environment()
+        return env.quality([(env.create_rating(r.mu, r.sigma),) for r in map(self.get, bots)])
+
+
+def rate_all(config: RatingConfig, outcomes: Iterable[GameOutcome]) -> Ratings:
+    """Ratings rebuilt from outcomes in schedule order (seq), whatever order they finished in."""
+    env = config.environment()
+    ratings = Ratings(config)
+    for outcome in sorted(outcomes, key=lambda o: o.seq):
+        ratings = ratings.after(outcome, env)
+    return ratings
