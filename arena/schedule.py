@@ -21,13 +21,25 @@ class Format(StrEnum):
 
 
 @dataclass(frozen=True)
-class ScheduledGame:
-    """One game of the schedule. seq is its place in schedule order; games of one table share bot processes."""
+class Table:
+    """One table of the schedule: bots played in every seat rotation, its games numbered from first_seq.
 
-    seq: int
+    The games of a table run as one match, sharing bot processes; seq numbers fix the order ratings use.
+    """
+
     table: int
+    first_seq: int
     bots: tuple[str, ...]
     seed: int
+    duplicate: bool
+
+    @property
+    def games(self) -> int:
+        return len(self.bots)
+
+    @property
+    def seqs(self) -> range:
+        return range(self.first_seq, self.first_seq + self.games)
 
 
 def derive_seed(*parts: object) -> int:
@@ -36,39 +48,30 @@ def derive_seed(*parts: object) -> int:
     return int.from_bytes(digest, "big") >> 1
 
 
-def _table_games(seq: int, table: int, bots: Sequence[str], seed: int, round_no: int,
-                 duplicate: bool) -> list[ScheduledGame]:
-    """A table played in every seat rotation; with duplicate every rotation gets the same deal."""
-    k = len(bots)
-    games = []
-    for rotation in range(k):
-        seated = tuple(bots[(seat + rotation) % k] for seat in range(k))
-        game_seed = derive_seed(seed, table, round_no) if duplicate else derive_seed(seed, table, round_no, rotation)
-        games.append(ScheduledGame(seq + rotation, table, seated, game_seed))
-    return games
-
-
-def round_robin(names: Sequence[str], seats: int, rounds: int, duplicate: bool, seed: int) -> list[ScheduledGame]:
+def round_robin(names: Sequence[str], seats: int, rounds: int, duplicate: bool, seed: int) -> list[Table]:
     """Every table of `seats` entrants, each in all seat rotations, `rounds` times over."""
     return _tables([tuple(c) for c in combinations(names, seats)], rounds, duplicate, seed)
 
 
 def gauntlet(challenger: str, others: Sequence[str], seats: int, rounds: int, duplicate: bool,
-             seed: int) -> list[ScheduledGame]:
+             seed: int) -> list[Table]:
     """The challenger at every table of `seats` with the others, each in all seat rotations."""
     return _tables([(challenger, *c) for c in combinations(others, seats - 1)], rounds, duplicate, seed)
 
 
-def _tables(tables: list[tuple[str, ...]], rounds: int, duplicate: bool, seed: int) -> list[ScheduledGame]:
-    games: list[ScheduledGame] = []
+def _tables(tables: list[tuple[str, ...]], rounds: int, duplicate: bool, seed: int) -> list[Table]:
+    schedule: list[Table] = []
+    seq = 0
     for round_no in range(rounds):
         for bots in tables:
-            games += _table_games(len(games), len(games) // len(bots), bots, seed, round_no, duplicate)
-    return games
+            number = len(schedule)
+            schedule.append(Table(number, seq, bots, derive_seed(seed, number, round_no), duplicate))
+            seq += len(bots)
+    return schedule
 
 
 def ladder_wave(ratings: Ratings, games_played: dict[str, int], names: Sequence[str], seats: int, tables: int,
-                first_seq: int, first_table: int, seed: int) -> list[ScheduledGame]:
+                first_seq: int, first_table: int, seed: int) -> list[Table]:
     """The next `tables` ladder tables: each anchored on the most uncertain bot, filled by match quality.
 
     The wave depends only on the ratings so far and the seed, so a resumed or parallel run chooses the same.
@@ -76,7 +79,8 @@ def ladder_wave(ratings: Ratings, games_played: dict[str, int], names: Sequence[
     rng = random.Random(derive_seed(seed, "ladder", first_table))
     env = ratings.config.environment()
     order = sorted(names, key=lambda b: (-ratings.get(b).sigma, games_played.get(b, 0), rng.random()))
-    games: list[ScheduledGame] = []
+    wave: list[Table] = []
+    seq = first_seq
     for t in range(tables):
         anchor = order[t % len(order)]
         table = [anchor]
@@ -84,5 +88,6 @@ def ladder_wave(ratings: Ratings, games_played: dict[str, int], names: Sequence[
             candidates = [b for b in names if b not in table]
             rng.shuffle(candidates)  # equal qualities are broken at random, not by name
             table.append(max(candidates, key=lambda b: ratings.quality([*table, b], env)))
-        games += _table_games(first_seq + len(games), first_table + t, table, seed, 0, duplicate=False)
-    return games
+        wave.append(Table(first_table + t, seq, tuple(table), derive_seed(seed, first_table + t), duplicate=False))
+        seq += seats
+    return wave
