@@ -11,6 +11,7 @@ __all__ = ["Game", "GameResult", "State", "available", "get_game"]
 # name -> module that defines GAME; imported on first use so that one game's import cost is not everyone's.
 _REGISTRY: dict[str, str] = {
     "bali-2001": "arena.games.bali2001",
+    "bali-2017": "arena.games.bali2017",
 }
 
 

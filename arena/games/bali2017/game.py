@@ -1,0 +1,118 @@
+"""The bali-2017 game object: makes new states and restores saved ones."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from arena.games.bali2017 import rules, views
+from arena.games.bali2017.cards import (
+    GAME_NAME,
+    HAND_SIZE,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NUM_OFFERINGS,
+    NUM_PLAY_CARDS,
+    NUM_ROWS,
+    OFFERING_TYPE,
+    ORACLE_CARDS,
+    TYPES,
+    Kind,
+)
+from arena.games.bali2017.options import default_options, parse_options
+from arena.games.bali2017.state import Pending, State
+from arena.games.base import check_players_and_seed
+
+
+class Bali2017Game:
+    """Klaus-Jürgen Wrede's Bali (White Goblin Games 2017) for 2 to 4 players, with the Oracle and Demon variants."""
+
+    name = GAME_NAME
+    min_players = MIN_PLAYERS
+    max_players = MAX_PLAYERS
+
+    def default_options(self) -> dict[str, Any]:
+        """The options a game gets when none are given."""
+        return default_options()
+
+    def new_state(self, num_players: int, seed: int, options: dict[str, Any] | None = None) -> State:
+        """A new game; the same seed and options always give the same game."""
+        check_players_and_seed(num_players, seed, MIN_PLAYERS, MAX_PLAYERS)
+        return rules.setup(num_players, parse_options(options), random.Random(seed))
+
+    def state_from_dict(self, d: dict[str, Any]) -> State:
+        """The state that to_dict() described; ValueError if d is not such a description."""
+        try:
+            return _restore(d)
+        except (KeyError, TypeError, IndexError, AttributeError) as exc:
+            raise ValueError(f"not a {GAME_NAME} state: {type(exc).__name__}: {exc}") from None
+
+    def format_event(self, event: dict[str, Any]) -> str:
+        """One event as a line of text."""
+        return views.format_event(event)
+
+
+def _ints(values: Any) -> list[int]:
+    return [int(v) for v in values]
+
+
+def _restore(d: dict[str, Any]) -> State:
+    if d.get("game") != GAME_NAME:
+        raise ValueError(f"not a {GAME_NAME} state: game is {d.get('game')!r}")
+    n = d["num_players"]
+    check_players_and_seed(n, 0, MIN_PLAYERS, MAX_PLAYERS)
+    rng = random.Random()
+    version, internal, gauss = d["rng"]
+    try:
+        rng.setstate((version, tuple(internal), gauss))
+    except ValueError as exc:
+        raise ValueError(f"not a {GAME_NAME} state: bad rng state ({exc})") from None
+    s = State(n, parse_options(d["options"]), rng)
+    s.hands = [_ints(h) for h in d["hands"]]
+    s.displays = [_ints(x) for x in d["displays"]]
+    s.recount()
+    s.rows = [_ints(r) for r in d["rows"]]
+    s.deck, s.box, s.altar = _ints(d["deck"]), _ints(d["box"]), _ints(d["altar"])
+    s.supply = [_ints(x) for x in d["supply"]]
+    s.offerings = [_ints(o) for o in d["offerings"]]
+    s.altar_up = [bool(u) for u in d["altar_up"]]
+    s.altar_known = [[bool(k) for k in ks] for ks in d["altar_known"]]
+    s.offer_known = [[_ints(k) for k in ks] for ks in d["offer_known"]]
+    s.stones, s.points = _ints(d["stones"]), _ints(d["points"])
+    s.demon, s.active, s.turn = int(d["demon"]), int(d["active"]), int(d["turn"])
+    s.pending = Pending.from_dict(d["pending"])
+    s.end_reason = str(d["end_reason"])
+    s.log = [(dict(pub), int(who), None if priv is None else dict(priv)) for pub, who, priv in d["log"]]
+    _check_consistent(s)
+    return s
+
+
+def _fail(why: str) -> None:
+    raise ValueError(f"not a {GAME_NAME} state: {why}")
+
+
+def _check_consistent(s: State) -> None:
+    n = s.num_players
+    play = [c for h in s.hands for c in h] + [c for x in s.displays for c in x] + [c for r in s.rows for c in r]
+    expected = range(NUM_PLAY_CARDS if s.opts.oracle else ORACLE_CARDS[0])
+    if sorted(play + s.deck + s.box) != list(expected):
+        _fail("the play cards are not each in exactly one place")
+    offerings = [c for x in s.supply for c in x] + [c for o in s.offerings for c in o] + s.altar
+    if sorted(offerings) != list(range(NUM_OFFERINGS)):
+        _fail("the offering cards are not each in exactly one place")
+    if any(OFFERING_TYPE[c] != t for t, cards in enumerate(s.supply) for c in cards):
+        _fail("a supply stack holds a card of another type")
+    if len(s.supply) != len(TYPES) or len(s.rows) != NUM_ROWS:
+        _fail("wrong number of supply stacks or rows")
+    if any(len(x) != n for x in (s.hands, s.displays, s.offerings, s.stones, s.points, s.altar_known, s.offer_known)):
+        _fail("per-seat data does not match the number of players")
+    if any(len(h) > HAND_SIZE for h in s.hands) or any(s.kinds[c] == Kind.ORACLE for x in s.displays for c in x):
+        _fail("a hand is too big or a display holds an oracle card")
+    if len(s.altar_up) != len(s.altar) or any(len(k) != len(s.altar) for k in s.altar_known):
+        _fail("altar faces or knowledge do not match the altar")
+    if any(len(ks) != n or any(len(k) != len(TYPES) for k in ks) for ks in s.offer_known):
+        _fail("offering knowledge has the wrong shape")
+    if not (s.demon == -1 if not s.opts.demon else 0 <= s.demon < NUM_ROWS):
+        _fail(f"demon row {s.demon} does not fit the options")
+    if not 0 <= s.active < n or any(x < 0 for x in s.stones + s.points):
+        _fail("active seat, stones or points out of range")

@@ -1,0 +1,587 @@
+"""The rules of bali-2017: setup, legal choices and their effects (rulings 6-17).
+
+Every function here works on a State and the State's own seeded RNG; nothing here does I/O.
+A decision with a single legal choice is never asked: it is applied at once and logged like any other.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from arena.games.base import GameResult, competition_ranks
+from arena.games.bali2017.cards import (
+    ALTAR_VALUES,
+    BONUS_MINIMUM,
+    BUY_BASE_COST,
+    DECK_CARDS,
+    EXTRA_FARMER_COST,
+    FARMERS,
+    FIRST_STONES,
+    HAND_SIZE,
+    KIND_NAMES,
+    MAX_FARMERS_PLAYED,
+    MAX_PLAYERS,
+    NUM_KINDS,
+    NUM_ROWS,
+    OFFERING_NAMES,
+    OFFERING_TYPE,
+    OFFERINGS_PER_TYPE,
+    ORACLE_CARDS,
+    ORACLE_LOOK,
+    ROW_SIZE,
+    SHRINE_COST,
+    SHRINE_POINTS,
+    STONES_PER_POINT,
+    TYPES,
+    Kind,
+)
+from arena.games.bali2017.options import Options
+from arena.games.bali2017.state import Act, Action, Pending, Phase, State
+
+_STONEMASON, _PRIEST, _SHRINE, _ORACLE = int(Kind.STONEMASON), int(Kind.PRIEST), int(Kind.SHRINE), int(Kind.ORACLE)
+# The order in which playable kinds are offered: the free single cards first, the costly shrine last.
+_PLAY_ORDER = (_STONEMASON, _PRIEST) + FARMERS + (_SHRINE,)
+_PLAY_RANK = {kind: rank for rank, kind in enumerate(_PLAY_ORDER)}
+_PLAYS = tuple(Action(Act.PLAY, kind=kind, cost=SHRINE_COST if kind == _SHRINE else 0) for kind in _PLAY_ORDER)
+# Every action that does not depend on counts, built once.
+_SKIP, _STOP = Action(Act.SKIP), Action(Act.STOP)
+_BUYS = tuple(tuple(Action(Act.BUY, kind=t, cost=cost) for cost in range(BUY_BASE_COST + 1)) for t in TYPES)
+_EXTRA_FARMERS = tuple(Action(Act.PLAY, kind=t, cost=EXTRA_FARMER_COST) for t in FARMERS)
+_OFFERS = tuple(Action(Act.OFFER, kind=t) for t in TYPES)
+_SUBSTITUTES = tuple(Action(Act.SUBSTITUTE, kind=t) for t in TYPES)
+_TAKES = tuple(tuple(Action(Act.TAKE, kind=kind, row=row) for kind in range(NUM_KINDS)) for row in range(NUM_ROWS))
+_GAME_END = "the deck ran out"
+
+
+# --- setup (rulings 6-9) ---------------------------------------------------------------------------------------------
+def setup(num_players: int, options: Options, rng: random.Random) -> State:
+    """A new game: start sets, offering displays, altar, village rows and stones laid out; seat 0 to move."""
+    s = State(num_players, options, rng)
+    n = num_players
+    for seat in range(n):
+        stonemason, *farmers = s.start_set(seat)
+        s.add_to_display(seat, stonemason)
+        s.hands[seat] = farmers
+    s.box = [card for seat in range(n, MAX_PLAYERS) for card in s.start_set(seat)]
+    s.supply = [list(range(t * OFFERINGS_PER_TYPE, (t + 1) * OFFERINGS_PER_TYPE)) for t in TYPES]
+    for seat in range(n):
+        s.offerings[seat] = [s.supply[t].pop() for t in TYPES]
+        for viewer in _others(s, seat):
+            s.offer_known[viewer][seat] = [1] * len(TYPES)
+    if options.oracle:
+        start_altar = [s.supply[t].pop() for t in TYPES]
+        rng.shuffle(start_altar)
+        for card in start_altar:
+            _push_altar(s, card, face_up=False, placer=-1)
+    deck = list(DECK_CARDS)
+    rng.shuffle(deck)
+    s.rows = [[deck.pop() for _ in range(ROW_SIZE)] for _ in range(NUM_ROWS)]
+    if options.oracle:
+        deck += ORACLE_CARDS
+        rng.shuffle(deck)
+    s.deck = deck
+    s.demon = 0 if options.demon else -1
+    s.stones = [FIRST_STONES + seat for seat in range(n)]
+    _log(s, {"type": "setup", "players": n, "oracle": options.oracle, "demon": None if s.demon < 0 else s.demon,
+             "stones": list(s.stones), "rows": [_kind_names(s, row) for row in s.rows], "deck": len(s.deck),
+             "altar": len(s.altar)})
+    for seat in range(n):
+        _log(s, {"type": "deal", "seat": seat, "count": len(s.hands[seat])}, seat,
+             {"cards": _kind_names(s, s.hands[seat])})
+    _begin_turn(s, 0)
+    _settle(s)
+    return s
+
+
+# --- legal choices ---------------------------------------------------------------------------------------------------
+def legal_actions(s: State) -> list[Action]:
+    """The legal choices of the pending decision, the default first."""
+    return _LEGAL[s.pending.phase](s)
+
+
+def buy_cost(s: State, seat: int, offering: int) -> int:
+    """What one offering card of a type costs seat (ruling 10)."""
+    return max(0, BUY_BASE_COST - s.count_kind(seat, offering))
+
+
+def _buy_actions(s: State) -> list[Action]:
+    seat = s.active
+    acts = [_SKIP]
+    stones, farmers = s.stones[seat], s.display_counts[seat]
+    for t in TYPES:
+        if s.supply[t]:
+            cost = max(0, BUY_BASE_COST - farmers[t])
+            if cost <= stones:
+                acts.append(_BUYS[t][cost])
+    return acts
+
+
+def _playable(s: State, seat: int) -> list[Action]:
+    kinds = s.kinds
+    in_hand = sorted({_PLAY_RANK[kinds[card]] for card in s.hands[seat]})
+    plays = [_PLAYS[rank] for rank in in_hand]
+    if plays and plays[-1].kind == _SHRINE and s.stones[seat] < SHRINE_COST:
+        plays.pop()
+    return plays
+
+
+def _play_actions(s: State) -> list[Action]:
+    return _playable(s, s.active)
+
+
+def _more_farmers_actions(s: State) -> list[Action]:
+    p, seat = s.pending, s.active
+    acts = [_STOP]
+    if (p.count < MAX_FARMERS_PLAYED and s.stones[seat] >= EXTRA_FARMER_COST
+            and any(s.kinds[card] == p.kind for card in s.hands[seat])):
+        acts.append(_EXTRA_FARMERS[p.kind])
+    return acts
+
+
+def _return_actions(s: State) -> list[Action]:
+    in_hand = sorted({s.kinds[card] for card in s.hands[s.active]})
+    return [Action(Act.RETURN, kind=kind) for kind in in_hand]
+
+
+def _own_offering_actions(s: State) -> list[Action]:
+    counts = s.offering_counts(s.pending.seat)
+    return [_OFFERS[t] for t in TYPES if counts[t]]
+
+
+def _supply_offering_actions(s: State) -> list[Action]:
+    return [_OFFERS[t] for t in TYPES if s.supply[t]]
+
+
+def _take_actions(s: State) -> list[Action]:
+    kinds, demon = s.kinds, s.demon
+    return [_TAKES[r][kinds[row[-1]]] for r, row in enumerate(s.rows) if row and r != demon]
+
+
+def _oracle_actions(s: State) -> list[Action]:
+    altar = s.altar
+    return [Action(Act.PICK, kind=OFFERING_TYPE[altar[-1 - depth]], depth=depth) for depth in range(s.pending.look)]
+
+
+def _shrine_reward_actions(s: State) -> list[Action]:
+    amount = _shrine_amount(s, s.pending.seat)
+    return [Action(Act.POINTS, amount=amount), Action(Act.STONES, amount=amount)]
+
+
+def _substitute_actions(s: State) -> list[Action]:
+    return [_SUBSTITUTES[t] for t in TYPES if s.supply[t]]
+
+
+def _no_actions(s: State) -> list[Action]:
+    return []
+
+
+_LEGAL = {
+    Phase.BUY: _buy_actions, Phase.PLAY: _play_actions, Phase.MORE_FARMERS: _more_farmers_actions,
+    Phase.RETURN: _return_actions, Phase.OFFER: _own_offering_actions, Phase.OFFER_DOWN: _own_offering_actions,
+    Phase.OFFER_SUPPLY: _supply_offering_actions, Phase.TAKE: _take_actions, Phase.ORACLE: _oracle_actions,
+    Phase.SHRINE_REWARD: _shrine_reward_actions, Phase.SUBSTITUTE: _substitute_actions, Phase.OVER: _no_actions,
+}
+
+
+# --- applying a choice -----------------------------------------------------------------------------------------------
+def apply_action(s: State, action: Action) -> None:
+    """Apply one legal action, then every forced (single-choice) decision that follows."""
+    _APPLY[s.pending.phase](s, action)
+    _settle(s)
+
+
+def _settle(s: State) -> None:
+    while True:
+        s._legal = None
+        if s.pending.phase == Phase.OVER:
+            return
+        legal = legal_actions(s)
+        if len(legal) != 1:
+            s._legal = legal
+            return
+        _APPLY[s.pending.phase](s, legal[0])
+
+
+# --- phases 1 and 2: buy and play (rulings 10-11) --------------------------------------------------------------------
+def _begin_turn(s: State, seat: int) -> None:
+    s.turn += 1
+    s.active = seat
+    _log(s, {"type": "turn", "turn": s.turn, "seat": seat})
+    s.pending = Pending(phase=Phase.BUY, seat=seat)
+
+
+def _on_buy(s: State, a: Action) -> None:
+    seat = s.active
+    if a.act == Act.SKIP:
+        _log(s, {"type": "skip_buy", "seat": seat})
+    else:
+        s.stones[seat] -= a.cost
+        s.offerings[seat].append(s.supply[a.kind].pop())
+        for viewer in _others(s, seat):
+            s.offer_known[viewer][seat][a.kind] += 1
+        _log(s, {"type": "buy", "seat": seat, "offering": OFFERING_NAMES[a.kind], "cost": a.cost})
+    s.pending = Pending(phase=Phase.PLAY if _playable(s, seat) else Phase.RETURN, seat=seat)
+
+
+def _on_play(s: State, a: Action) -> None:
+    seat = s.active
+    _play_card(s, seat, a.kind, a.cost)
+    if a.kind in FARMERS:
+        s.pending = Pending(phase=Phase.MORE_FARMERS, seat=seat, kind=a.kind, count=1)
+    elif a.kind == _SHRINE:
+        _start_offering(s)
+    else:
+        if a.kind == _PRIEST and s.demon >= 0:
+            before, s.demon = s.demon, (s.demon + 1) % NUM_ROWS
+            _log(s, {"type": "demon", "from": before, "to": s.demon})
+        _start_take(s)
+
+
+def _on_more_farmers(s: State, a: Action) -> None:
+    if a.act == Act.STOP:
+        _start_take(s)
+        return
+    _play_card(s, s.active, a.kind, a.cost)
+    s.pending.count += 1
+
+
+def _on_return(s: State, a: Action) -> None:
+    seat = s.active
+    card = _remove_kind(s, seat, a.kind)
+    s.box.append(card)
+    _log(s, {"type": "return", "seat": seat, "card": KIND_NAMES[a.kind]})
+    _start_take(s)
+
+
+def _play_card(s: State, seat: int, kind: int, cost: int) -> None:
+    s.add_to_display(seat, _remove_kind(s, seat, kind))
+    s.stones[seat] -= cost
+    _log(s, {"type": "play", "seat": seat, "card": KIND_NAMES[kind], "cost": cost})
+
+
+# --- the offering phase (ruling 12) ----------------------------------------------------------------------------------
+def _start_offering(s: State) -> None:
+    a = s.active
+    s.pending = Pending(phase=Phase.OFFER, seat=a, queue=s.clockwise_from(a)[1:])
+    _next_offerer(s)
+
+
+def _next_offerer(s: State) -> None:
+    p = s.pending
+    while p.queue:
+        seat = p.queue.pop(0)
+        if s.offerings[seat]:
+            p.phase, p.seat = Phase.OFFER, seat
+            return
+        _log(s, {"type": "no_offering", "seat": seat})
+    p.seat = s.active
+    if s.offerings[p.seat]:
+        p.phase = Phase.OFFER_DOWN
+        return
+    _log(s, {"type": "no_offering", "seat": p.seat})
+    _to_supply_offering(s)
+
+
+def _to_supply_offering(s: State) -> None:
+    if any(s.supply):
+        s.pending = Pending(phase=Phase.OFFER_SUPPLY, seat=s.active)
+    else:
+        _log(s, {"type": "no_offering", "seat": s.active, "from_supply": True})
+        _start_take(s)
+
+
+def _on_offer(s: State, a: Action) -> None:
+    seat = s.pending.seat
+    _push_altar(s, _remove_offering(s, seat, a.kind), face_up=True, placer=seat)
+    for viewer in _others(s, seat):
+        known = s.offer_known[viewer][seat]
+        known[a.kind] = max(0, known[a.kind] - 1)
+    _log(s, {"type": "offer", "seat": seat, "face_up": True, "offering": OFFERING_NAMES[a.kind]})
+    _next_offerer(s)
+
+
+def _on_offer_down(s: State, a: Action) -> None:
+    seat = s.active
+    _push_altar(s, _remove_offering(s, seat, a.kind), face_up=False, placer=seat)
+    # Nobody else can tell which card left, so every certainty about this display drops by one.
+    for viewer in _others(s, seat):
+        s.offer_known[viewer][seat] = [max(0, k - 1) for k in s.offer_known[viewer][seat]]
+    _log(s, {"type": "offer", "seat": seat, "face_up": False}, seat, {"offering": OFFERING_NAMES[a.kind]})
+    _to_supply_offering(s)
+
+
+def _on_offer_supply(s: State, a: Action) -> None:
+    seat = s.active
+    _push_altar(s, s.supply[a.kind].pop(), face_up=True, placer=seat)
+    _log(s, {"type": "offer", "seat": seat, "face_up": True, "offering": OFFERING_NAMES[a.kind],
+             "from_supply": True})
+    _start_take(s)
+
+
+def _push_altar(s: State, card: int, face_up: bool, placer: int) -> None:
+    s.altar.append(card)
+    s.altar_up.append(face_up)
+    for viewer in range(s.num_players):
+        s.altar_known[viewer].append(face_up or viewer == placer)
+
+
+# --- phase 3: take, new rows, oracles, the end (rulings 13-14) -------------------------------------------------------
+def _start_take(s: State) -> None:
+    s.pending = Pending(phase=Phase.TAKE, seat=s.active)
+
+
+def _on_take(s: State, a: Action) -> None:
+    seat = s.active
+    card = s.rows[a.row].pop()
+    s.hands[seat].append(card)
+    s.pending.row = a.row
+    _log(s, {"type": "take", "seat": seat, "row": a.row, "card": KIND_NAMES[s.kinds[card]]})
+    if not s.rows[a.row]:
+        _form_row(s, a.row)
+        if s.pending.phase != Phase.TAKE:
+            return
+    _after_take(s)
+
+
+def _after_take(s: State) -> None:
+    if len(s.hands[s.active]) >= HAND_SIZE:
+        _score(s, s.pending.row)
+
+
+def _form_row(s: State, row: int) -> None:
+    """Lay out a new row at once; remove its oracles (ruling 13); end the game on an empty deck (ruling 14)."""
+    removed = 0
+    while True:
+        if not s.deck:
+            _game_over(s, _GAME_END)
+            return
+        drawn = [s.deck.pop() for _ in range(min(ROW_SIZE, len(s.deck)))]
+        oracles = [card for card in drawn if s.kinds[card] == _ORACLE]
+        s.box += oracles
+        removed += len(oracles)
+        s.rows[row] = [card for card in drawn if s.kinds[card] != _ORACLE]
+        _log(s, {"type": "new_row", "row": row, "cards": _kind_names(s, s.rows[row]), "oracles": len(oracles),
+                 "deck": len(s.deck)})
+        if not s.deck:
+            _game_over(s, _GAME_END)
+            return
+        if s.rows[row]:
+            break
+    if removed:
+        _start_oracle_look(s)
+
+
+def _start_oracle_look(s: State) -> None:
+    seat = s.active
+    look = min(ORACLE_LOOK, len(s.altar))
+    top = s.altar[len(s.altar) - look:]
+    for i in range(len(s.altar) - look, len(s.altar)):
+        s.altar_known[seat][i] = True
+    _log(s, {"type": "oracle_look", "seat": seat, "count": look}, seat,
+         {"cards": [OFFERING_NAMES[OFFERING_TYPE[card]] for card in reversed(top)]})
+    if look:
+        s.pending.phase, s.pending.look = Phase.ORACLE, look
+
+
+def _on_pick(s: State, a: Action) -> None:
+    seat, look = s.active, s.pending.look
+    position = len(s.altar) - 1 - a.depth
+    card = s.altar.pop(position)
+    s.altar_up.pop(position)
+    for known in s.altar_known:
+        known.pop(position)
+    s.offerings[seat].append(card)
+    # The others saw the looked-at cards go back but not which one stayed out: they lose track of all of them,
+    # except the new top card, which everyone sees if it lies face up.
+    top = len(s.altar)
+    for viewer in _others(s, seat):
+        for i in range(top - (look - 1), top):
+            s.altar_known[viewer][i] = False
+    if s.altar and s.altar_up[-1]:
+        for known in s.altar_known:
+            known[-1] = True
+    _log(s, {"type": "oracle_pick", "seat": seat, "returned": look - 1}, seat,
+         {"depth": a.depth, "offering": OFFERING_NAMES[a.kind]})
+    s.pending.phase, s.pending.look = Phase.TAKE, 0
+    _after_take(s)
+
+
+# --- phase 4: scoring (ruling 15) ------------------------------------------------------------------------------------
+def sole_majority(counts: list[int]) -> int:
+    """The seat that alone has the most, with at least BONUS_MINIMUM, or -1."""
+    top = max(counts)
+    if top < BONUS_MINIMUM or counts.count(top) != 1:
+        return -1
+    return counts.index(top)
+
+
+def _score(s: State, row: int) -> None:
+    kind = s.kinds[s.rows[row][-1]]
+    counts = [s.count_kind(seat, kind) for seat in range(s.num_players)]
+    bonus = sole_majority(counts)
+    event: dict[str, Any] = {"type": "scoring", "row": row, "card": KIND_NAMES[kind], "counts": counts,
+                             "bonus": None if bonus < 0 else bonus}
+    order = [seat for seat in s.clockwise_from(s.active) if counts[seat]]
+    if kind in (_STONEMASON, _PRIEST):
+        gains = [c + (seat == bonus) for seat, c in enumerate(counts)]
+        tokens = s.stones if kind == _STONEMASON else s.points
+        for seat, gain in enumerate(gains):
+            tokens[seat] += gain
+        event["stones" if kind == _STONEMASON else "points"] = gains
+        _log(s, event)
+        _end_turn(s)
+    elif kind == _SHRINE:
+        _log(s, event)
+        s.pending = Pending(phase=Phase.SHRINE_REWARD, seat=s.active, queue=order, kind=kind, bonus=bonus)
+        _next_shrine_reward(s)
+    else:
+        _log(s, event)
+        s.pending = Pending(phase=Phase.SUBSTITUTE, seat=s.active, queue=order, kind=kind, bonus=bonus)
+        _next_farmer_reward(s)
+
+
+def _shrine_amount(s: State, seat: int) -> int:
+    return s.count_kind(seat, _SHRINE) + (seat == s.pending.bonus)
+
+
+def _next_shrine_reward(s: State) -> None:
+    p = s.pending
+    if p.queue:
+        p.seat = p.queue.pop(0)
+    else:
+        _end_turn(s)
+
+
+def _on_shrine_reward(s: State, a: Action) -> None:
+    seat = s.pending.seat
+    tokens = s.points if a.act == Act.POINTS else s.stones
+    tokens[seat] += a.amount
+    _log(s, {"type": "shrine_reward", "seat": seat, "reward": "points" if a.act == Act.POINTS else "stones",
+             "amount": a.amount})
+    _next_shrine_reward(s)
+
+
+def _next_farmer_reward(s: State) -> None:
+    p = s.pending
+    while True:
+        if p.queue:
+            seat, is_bonus = p.queue.pop(0), False
+        elif p.bonus >= 0:
+            seat, is_bonus, p.bonus = p.bonus, True, -1
+        else:
+            _end_turn(s)
+            return
+        if s.supply[p.kind]:
+            _gain(s, seat, p.kind, is_bonus, substitute=False)
+        elif any(s.supply):
+            p.seat, p.is_bonus = seat, is_bonus
+            return
+        else:
+            _log(s, {"type": "no_reward", "seat": seat, "bonus": is_bonus})
+
+
+def _on_substitute(s: State, a: Action) -> None:
+    _gain(s, s.pending.seat, a.kind, s.pending.is_bonus, substitute=True)
+    _next_farmer_reward(s)
+
+
+def _gain(s: State, seat: int, offering: int, is_bonus: bool, substitute: bool) -> None:
+    s.offerings[seat].append(s.supply[offering].pop())
+    for viewer in _others(s, seat):
+        s.offer_known[viewer][seat][offering] += 1
+    _log(s, {"type": "reward", "seat": seat, "offering": OFFERING_NAMES[offering], "bonus": is_bonus,
+             "substitute": substitute})
+
+
+def _end_turn(s: State) -> None:
+    _begin_turn(s, (s.active + 1) % s.num_players)
+
+
+# --- the end (rulings 16-17) -----------------------------------------------------------------------------------------
+def altar_counts(s: State) -> list[int]:
+    """How many cards of each type lie on the altar."""
+    counts = [0] * len(TYPES)
+    for card in s.altar:
+        counts[OFFERING_TYPE[card]] += 1
+    return counts
+
+
+def altar_values(counts: list[int]) -> list[int]:
+    """The value of one offering card of each type: dense rank of its altar count (ruling 16)."""
+    ranked = sorted({c for c in counts if c > 0}, reverse=True)
+    return [ALTAR_VALUES[ranked.index(c)] if c > 0 else 0 for c in counts]
+
+
+def score_breakdown(s: State, seat: int, values: list[int]) -> dict[str, int]:
+    """The parts of seat's final score (ruling 17)."""
+    shrines = s.count_kind(seat, _SHRINE)
+    offerings = sum(values[OFFERING_TYPE[card]] for card in s.offerings[seat])
+    parts = {"points": s.points[seat], "shrines": SHRINE_POINTS * shrines,
+             "stones": s.stones[seat] // STONES_PER_POINT, "offerings": offerings}
+    return {**parts, "total": sum(parts.values())}
+
+
+def game_result(s: State) -> GameResult:
+    """Scores and ranks: score, then shrines, then stones; still tied, a shared rank (ruling 17)."""
+    values = altar_values(altar_counts(s))
+    scores = [score_breakdown(s, seat, values)["total"] for seat in range(s.num_players)]
+    keys = [(scores[seat], s.count_kind(seat, _SHRINE), s.stones[seat]) for seat in range(s.num_players)]
+    return GameResult(tuple(scores), competition_ranks(keys), s.end_reason)
+
+
+def _game_over(s: State, reason: str) -> None:
+    s.pending = Pending(phase=Phase.OVER, seat=-1)
+    s.end_reason = reason
+    # Final scoring turns the altar over and counts every offering display: nothing is hidden any more.
+    for known in s.altar_known:
+        known[:] = [True] * len(s.altar)
+    for viewer in range(s.num_players):
+        for seat in _others(s, viewer):
+            s.offer_known[viewer][seat] = s.offering_counts(seat)
+    counts = altar_counts(s)
+    values = altar_values(counts)
+    r = game_result(s)
+    _log(s, {"type": "game_over", "reason": reason,
+             "altar": dict(zip(OFFERING_NAMES, counts)), "values": dict(zip(OFFERING_NAMES, values)),
+             "offerings": [dict(zip(OFFERING_NAMES, s.offering_counts(seat))) for seat in range(s.num_players)],
+             "breakdown": [score_breakdown(s, seat, values) for seat in range(s.num_players)],
+             "scores": list(r.scores), "ranks": list(r.ranks)})
+
+
+# --- small helpers ---------------------------------------------------------------------------------------------------
+def _log(s: State, public: dict[str, Any], seat: int = -1, extra: dict[str, Any] | None = None) -> None:
+    """Append an event; seat sees the public event plus extra."""
+    s.log.append((public, seat, None if extra is None else {**public, **extra}))
+
+
+def _others(s: State, seat: int) -> list[int]:
+    return [other for other in range(s.num_players) if other != seat]
+
+
+def _kind_names(s: State, cards: list[int]) -> list[str]:
+    return [KIND_NAMES[s.kinds[card]] for card in cards]
+
+
+def _remove_kind(s: State, seat: int, kind: int) -> int:
+    hand = s.hands[seat]
+    for i, card in enumerate(hand):
+        if s.kinds[card] == kind:
+            return hand.pop(i)
+    raise ValueError(f"seat {seat} holds no {KIND_NAMES[kind]}")
+
+
+def _remove_offering(s: State, seat: int, offering: int) -> int:
+    cards = s.offerings[seat]
+    for i, card in enumerate(cards):
+        if OFFERING_TYPE[card] == offering:
+            return cards.pop(i)
+    raise ValueError(f"seat {seat} holds no {OFFERING_NAMES[offering]} offering")
+
+
+_APPLY = {
+    Phase.BUY: _on_buy, Phase.PLAY: _on_play, Phase.MORE_FARMERS: _on_more_farmers, Phase.RETURN: _on_return,
+    Phase.OFFER: _on_offer, Phase.OFFER_DOWN: _on_offer_down, Phase.OFFER_SUPPLY: _on_offer_supply,
+    Phase.TAKE: _on_take, Phase.ORACLE: _on_pick, Phase.SHRINE_REWARD: _on_shrine_reward,
+    Phase.SUBSTITUTE: _on_substitute,
+}

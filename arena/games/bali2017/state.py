@@ -1,0 +1,291 @@
+"""The state of one bali-2017 game: plain data, the pending decision, and the public interface."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from enum import IntEnum
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+from arena.games.base import GameResult
+from arena.games.bali2017.cards import (
+    DECK_KINDS,
+    GAME_NAME,
+    KIND_NAMES,
+    NUM_KINDS,
+    NUM_ORACLES,
+    NUM_ROWS,
+    OFFERING_NAMES,
+    OFFERING_TYPE,
+    START_SET_SIZE,
+    TYPES,
+    Kind,
+)
+from arena.games.bali2017.options import Options
+
+
+class Phase(IntEnum):
+    """What kind of decision is pending."""
+
+    BUY = 0
+    PLAY = 1
+    MORE_FARMERS = 2
+    RETURN = 3
+    OFFER = 4
+    OFFER_DOWN = 5
+    OFFER_SUPPLY = 6
+    TAKE = 7
+    ORACLE = 8
+    SHRINE_REWARD = 9
+    SUBSTITUTE = 10
+    OVER = 11
+
+
+PHASE_KINDS = ("buy", "play", "more_farmers", "return_card", "offer", "offer_face_down", "offer_from_supply", "take",
+               "oracle_pick", "shrine_reward", "substitute_reward", "game_over")
+
+
+class Act(IntEnum):
+    """The kinds of choice a seat can make."""
+
+    SKIP = 0
+    BUY = 1
+    PLAY = 2
+    STOP = 3
+    RETURN = 4
+    OFFER = 5
+    TAKE = 6
+    PICK = 7
+    POINTS = 8
+    STONES = 9
+    SUBSTITUTE = 10
+
+
+ACT_NAMES = ("skip", "buy", "play", "stop", "return", "offer", "take", "pick", "points", "stones", "substitute")
+# Which field names the kind of an action: a play card kind, or an offering type.
+_CARD_ACTS = frozenset((Act.PLAY, Act.RETURN, Act.TAKE))
+
+
+class Action(NamedTuple):
+    """One legal choice; unused fields are -1."""
+
+    act: Act
+    kind: int = -1  # a card kind (play, return, take) or an offering type (buy, offer, pick, substitute)
+    row: int = -1
+    depth: int = -1  # oracle pick: 0 is the altar's top card
+    cost: int = -1
+    amount: int = -1
+
+    def to_dict(self) -> dict[str, Any]:
+        """The action as a plain dict, as options() shows it."""
+        d: dict[str, Any] = {"action": ACT_NAMES[self.act]}
+        if self.row >= 0:
+            d["row"] = self.row
+        if self.depth >= 0:
+            d["depth"] = self.depth
+        if self.kind >= 0:
+            if self.act in _CARD_ACTS:
+                d["card"] = KIND_NAMES[self.kind]
+            else:
+                d["offering"] = OFFERING_NAMES[self.kind]
+        if self.cost >= 0:
+            d["cost"] = self.cost
+        if self.amount >= 0:
+            d["amount"] = self.amount
+        return d
+
+
+@lru_cache(maxsize=None)
+def _option_dict(action: Action) -> dict[str, Any]:
+    """The plain form of an action, built once per distinct action (there are a few hundred); callers copy it."""
+    return action.to_dict()
+
+
+@dataclass
+class Pending:
+    """The decision being asked and the context of the step being resolved."""
+
+    phase: Phase = Phase.BUY
+    seat: int = 0
+    queue: list[int] = field(default_factory=list)  # seats still to offer or to be rewarded, in order
+    kind: int = -1  # the farmer type being played, or the kind of the scored card
+    count: int = 0  # farmers played so far this turn
+    row: int = -1  # the row the last card was taken from
+    bonus: int = -1  # the seat with the sole majority of the scored kind (farmer: its extra card is still due)
+    is_bonus: bool = False  # the substitute being chosen replaces the bonus card
+    look: int = 0  # oracle: how many altar cards are being looked at
+
+    def to_dict(self) -> dict[str, Any]:
+        """The pending decision as plain data."""
+        return {"phase": int(self.phase), "seat": self.seat, "queue": list(self.queue), "kind": self.kind,
+                "count": self.count, "row": self.row, "bonus": self.bonus, "is_bonus": self.is_bonus,
+                "look": self.look}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Pending":
+        """The inverse of to_dict."""
+        return cls(Phase(d["phase"]), int(d["seat"]), [int(s) for s in d["queue"]], int(d["kind"]), int(d["count"]),
+                   int(d["row"]), int(d["bonus"]), bool(d["is_bonus"]), int(d["look"]))
+
+
+# One log entry: the public event, and the seat (or -1) that sees the private version instead.
+LogEntry = tuple[dict[str, Any], int, "dict[str, Any] | None"]
+
+
+def card_kinds(options: Options) -> tuple[int, ...]:
+    """The kind of every play card id under these options (start farmers are an option)."""
+    start: list[int] = []
+    for farmers in options.start_farmers:
+        start += [int(Kind.STONEMASON)] + list(farmers)
+    return tuple(start) + DECK_KINDS + (int(Kind.ORACLE),) * NUM_ORACLES
+
+
+class State:
+    """A bali-2017 position. Build it with Bali2017Game.new_state or Bali2017Game.state_from_dict."""
+
+    def __init__(self, num_players: int, options: Options, rng: random.Random) -> None:
+        n = num_players
+        self.num_players = n
+        self.opts = options
+        self.rng = rng
+        self.kinds = card_kinds(options)  # derived from the options, so not saved
+        self.hands: list[list[int]] = [[] for _ in range(n)]
+        self.displays: list[list[int]] = [[] for _ in range(n)]  # played cards, in play order
+        self.display_counts: list[list[int]] = [[0] * NUM_KINDS for _ in range(n)]  # derived from displays
+        self.rows: list[list[int]] = [[] for _ in range(NUM_ROWS)]  # top first; the bottom card is the last
+        self.deck: list[int] = []  # the top card is the last
+        self.box: list[int] = []  # play cards out of the game: unused start sets, returned cards, oracles
+        self.supply: list[list[int]] = [[] for _ in TYPES]  # offering cards by type
+        self.offerings: list[list[int]] = [[] for _ in range(n)]  # each seat's face-down offering display
+        self.altar: list[int] = []  # bottom first; the top card is the last
+        self.altar_up: list[bool] = []  # per altar position: lies face up
+        self.altar_known: list[list[bool]] = [[] for _ in range(n)]  # [seat][position]: seat knows that card
+        # [viewer][seat][type]: how many cards of the type viewer knows for certain lie in seat's offering display
+        self.offer_known: list[list[list[int]]] = [[[0] * len(TYPES) for _ in range(n)] for _ in range(n)]
+        self.stones: list[int] = [0] * n
+        self.points: list[int] = [0] * n
+        self.demon = -1  # the demon's row, -1 without the Demon variant
+        self.active = 0
+        self.turn = 0
+        self.pending = Pending()
+        self.end_reason = ""
+        self.log: list[LogEntry] = []
+        self._legal: list[Action] | None = None
+
+    # --- the game interface -------------------------------------------------------------------------------------
+    def current_player(self) -> int | None:
+        """The seat that must decide now, or None when the game is over."""
+        return None if self.pending.phase == Phase.OVER else self.pending.seat
+
+    def is_terminal(self) -> bool:
+        """True once the game is over."""
+        return self.pending.phase == Phase.OVER
+
+    def legal_actions(self) -> list[Action]:
+        """The legal choices as typed actions, in the order of options()."""
+        if self._legal is None:
+            self._legal = _rules.legal_actions(self)
+        return self._legal
+
+    def options(self) -> list[dict[str, Any]]:
+        """The legal choices as plain dicts; index 0 is the default."""
+        return [dict(_option_dict(a)) for a in self.legal_actions()]
+
+    def decision(self) -> dict[str, Any]:
+        """What is being decided, as a plain dict with at least 'kind' and 'seat'."""
+        return _views.decision_dict(self)
+
+    def apply(self, index: int) -> None:
+        """Apply options()[index]; ValueError for a bad index or a finished game, changing nothing."""
+        if self.pending.phase == Phase.OVER:
+            raise ValueError("the game is over; no choice can be applied")
+        legal = self.legal_actions()
+        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(legal):
+            raise ValueError(f"option index must be an integer from 0 to {len(legal) - 1}, got {index!r}")
+        _rules.apply_action(self, legal[index])
+
+    def view(self, seat: int) -> dict[str, Any]:
+        """Everything seat may know, and nothing more (ruling 18)."""
+        self._check_seat(seat)
+        return _views.view_dict(self, seat)
+
+    def events(self, seat: int | None, since: int = 0) -> list[dict[str, Any]]:
+        """The log entries from index since on, each as seat may see it (None: as a spectator sees it)."""
+        if seat is not None:
+            self._check_seat(seat)
+        return [dict(private) if who == seat and private is not None else dict(public)
+                for public, who, private in self.log[since:]]
+
+    def referee_events(self, since: int = 0) -> list[dict[str, Any]]:
+        """The log entries from index since on with every hidden detail, for referees and debugging."""
+        return [dict(private if private is not None else public) for public, _, private in self.log[since:]]
+
+    def num_events(self) -> int:
+        """How many log entries there are so far."""
+        return len(self.log)
+
+    def result(self) -> GameResult:
+        """Scores and ranks of a finished game; ValueError while it runs."""
+        if self.pending.phase != Phase.OVER:
+            raise ValueError("the game is not over")
+        return _rules.game_result(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole state as plain data; Bali2017Game.state_from_dict restores it exactly."""
+        version, internal, gauss = self.rng.getstate()
+        return {
+            "game": GAME_NAME, "num_players": self.num_players, "options": self.opts.to_dict(),
+            "rng": [version, list(internal), gauss],
+            "hands": [list(h) for h in self.hands], "displays": [list(d) for d in self.displays],
+            "rows": [list(r) for r in self.rows], "deck": list(self.deck), "box": list(self.box),
+            "supply": [list(s) for s in self.supply], "offerings": [list(o) for o in self.offerings],
+            "altar": list(self.altar), "altar_up": list(self.altar_up),
+            "altar_known": [list(k) for k in self.altar_known],
+            "offer_known": [[list(k) for k in ks] for ks in self.offer_known],
+            "stones": list(self.stones), "points": list(self.points), "demon": self.demon,
+            "active": self.active, "turn": self.turn, "pending": self.pending.to_dict(),
+            "end_reason": self.end_reason,
+            "log": [[dict(pub), who, None if priv is None else dict(priv)] for pub, who, priv in self.log],
+        }
+
+    # --- helpers shared by rules and views ------------------------------------------------------------------------
+    def _check_seat(self, seat: int) -> None:
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.num_players:
+            raise ValueError(f"seat must be an integer from 0 to {self.num_players - 1}, got {seat!r}")
+
+    def count_kind(self, seat: int, kind: int) -> int:
+        """How many cards of a kind lie in seat's display."""
+        return self.display_counts[seat][kind]
+
+    def add_to_display(self, seat: int, card: int) -> None:
+        """Lay a card face up in seat's display."""
+        self.displays[seat].append(card)
+        self.display_counts[seat][self.kinds[card]] += 1
+
+    def recount(self) -> None:
+        """Rebuild the display counts from the displays (after a restore)."""
+        self.display_counts = [[0] * NUM_KINDS for _ in range(self.num_players)]
+        for seat, cards in enumerate(self.displays):
+            for card in cards:
+                self.display_counts[seat][self.kinds[card]] += 1
+
+    def offering_counts(self, seat: int) -> list[int]:
+        """How many offering cards of each type lie in seat's offering display."""
+        counts = [0] * len(TYPES)
+        for card in self.offerings[seat]:
+            counts[OFFERING_TYPE[card]] += 1
+        return counts
+
+    def clockwise_from(self, seat: int) -> list[int]:
+        """Every seat in clockwise order, starting with seat itself."""
+        n = self.num_players
+        return [(seat + i) % n for i in range(n)]
+
+    def start_set(self, seat: int) -> range:
+        """The card ids of the start set in seat's colour."""
+        return range(seat * START_SET_SIZE, (seat + 1) * START_SET_SIZE)
+
+
+# rules and views work on State; imported last so that either module may be imported first.
+from arena.games.bali2017 import rules as _rules, views as _views  # noqa: E402
