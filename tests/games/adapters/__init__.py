@@ -16,6 +16,7 @@ from types import ModuleType
 
 _ADAPTERS = {
     "bali-2001": "tests.games.adapters.bali2001",
+    "bali-2017": "tests.games.adapters.bali2017",
 }
 
 
