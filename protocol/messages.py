@@ -1,0 +1,329 @@
+"""The message schema: one frozen dataclass per message type, each field checked on the way in.
+
+Every message on the wire is a msgpack map with `type`, `version` and `id`, plus the fields of its
+type (see PROTOCOL.md). Messages the bot sends are checked strictly (an unknown field is an error,
+to catch typos); messages the arena sends may grow new fields within a version, which bots ignore.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Callable, ClassVar, TypeVar
+
+from protocol.errors import SchemaError
+
+PROTOCOL_VERSION = 1
+DEFAULT_MAX_MESSAGE = 1 << 20  # 1 MiB, the default cap on a bot's reply
+MAX_ID = (1 << 63) - 1
+MAX_NAME = 64
+
+Parser = Callable[[Any, str], Any]
+T = TypeVar("T")
+
+
+class MessageType(StrEnum):
+    """The `type` field of every message."""
+
+    HELLO = "hello"
+    READY = "ready"
+    NEW_GAME = "new_game"
+    DECIDE = "decide"
+    ACTION = "action"
+    ACK = "ack"
+    GAME_OVER = "game_over"
+    SHUTDOWN = "shutdown"
+
+
+# --- field parsers: each takes the raw value and its path (for the error) and returns the typed value ------------
+def integer(low: int = 0, high: int = MAX_ID) -> Parser:
+    """An integer (not a boolean) from low to high."""
+    def parse(value: Any, path: str) -> int:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise SchemaError(path, f"expected an integer, got {_describe(value)}")
+        if not low <= value <= high:
+            raise SchemaError(path, f"expected an integer from {low} to {high}, got {value}")
+        return value
+    return parse
+
+
+def seconds(value: Any, path: str) -> float:
+    """A finite, non-negative number of seconds (integers accepted)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise SchemaError(path, f"expected a number of seconds, got {_describe(value)}")
+    if not math.isfinite(value) or value < 0:
+        raise SchemaError(path, f"expected a finite number >= 0, got {value}")
+    return float(value)
+
+
+def text(min_len: int = 0, max_len: int = MAX_NAME) -> Parser:
+    """A string of printable characters, min_len to max_len long."""
+    def parse(value: Any, path: str) -> str:
+        if not isinstance(value, str):
+            raise SchemaError(path, f"expected a string, got {_describe(value)}")
+        if not min_len <= len(value) <= max_len:
+            raise SchemaError(path, f"expected {min_len} to {max_len} characters, got {len(value)}")
+        if not value.isprintable():
+            raise SchemaError(path, "expected printable characters only")
+        return value
+    return parse
+
+
+def boolean(value: Any, path: str) -> bool:
+    """true or false."""
+    if not isinstance(value, bool):
+        raise SchemaError(path, f"expected true or false, got {_describe(value)}")
+    return value
+
+
+def plain_map(value: Any, path: str) -> dict[str, Any]:
+    """A map whose keys are strings."""
+    if not isinstance(value, dict):
+        raise SchemaError(path, f"expected a map, got {_describe(value)}")
+    for key in value:
+        if not isinstance(key, str):
+            raise SchemaError(path, f"expected string keys, got key {key!r}")
+    return value
+
+
+def decision_map(value: Any, path: str) -> dict[str, Any]:
+    """A map with at least a string `kind`."""
+    plain_map(value, path)
+    if not isinstance(value.get("kind"), str):
+        raise SchemaError(f"{path}.kind", f"expected a string, got {_describe(value.get('kind'))}")
+    return value
+
+
+def list_of(item: Parser, min_len: int = 0) -> Parser:
+    """A list (at least min_len long) of items that each pass `item`."""
+    def parse(value: Any, path: str) -> list[Any]:
+        if not isinstance(value, list):
+            raise SchemaError(path, f"expected a list, got {_describe(value)}")
+        if len(value) < min_len:
+            raise SchemaError(path, f"expected at least {min_len} items, got {len(value)}")
+        return [item(v, f"{path}[{i}]") for i, v in enumerate(value)]
+    return parse
+
+
+def tuple_of(item: Parser) -> Parser:
+    """A list of items, kept as a tuple."""
+    parse_list = list_of(item)
+    return lambda value, path: tuple(parse_list(value, path))
+
+
+def _describe(value: Any) -> str:
+    names = {dict: "a map", list: "a list", str: "a string", bytes: "binary data", bool: "a boolean",
+             int: "an integer", float: "a float", type(None): "nil"}
+    return names.get(type(value), type(value).__name__)
+
+
+# --- structures --------------------------------------------------------------------------------------------------
+class Struct:
+    """A frozen dataclass whose fields are listed, with their parsers, in SCHEMA."""
+
+    SCHEMA: ClassVar[dict[str, Parser]] = {}
+    STRICT: ClassVar[bool] = False  # True: unknown fields are an error
+
+    def to_wire(self) -> dict[str, Any]:
+        """The plain map that goes on the wire."""
+        return {name: _to_plain(getattr(self, name)) for name in self.SCHEMA}
+
+    @classmethod
+    def parse(cls: type[T], value: Any, path: str) -> T:
+        """The struct from its wire map; SchemaError naming the first bad field."""
+        plain_map(value, path)
+        return cls(**_parse_fields(cls, value, path, ()))  # type: ignore[attr-defined, call-arg]
+
+
+def _parse_fields(cls: Any, value: dict[str, Any], path: str, header: tuple[str, ...]) -> dict[str, Any]:
+    prefix = f"{path}." if path else ""
+    if cls.STRICT:
+        unknown = sorted(set(value) - set(cls.SCHEMA) - set(header))
+        if unknown:
+            raise SchemaError(prefix + unknown[0], "unknown field")
+    fields = {}
+    for name, parse in cls.SCHEMA.items():
+        if name not in value:
+            raise SchemaError(prefix + name, "missing")
+        fields[name] = parse(value[name], prefix + name)
+    return fields
+
+
+def _to_plain(value: Any) -> Any:
+    return value.to_wire() if isinstance(value, Struct) else value
+
+
+@dataclass(frozen=True)
+class TimeControl(Struct):
+    """The clock rules of a match, in seconds: per decision, for start-up, and the optional time bank."""
+
+    timeout: float = 1.0
+    init: float = 10.0
+    bank: float = 0.0
+    increment: float = 0.0
+
+    SCHEMA: ClassVar[dict[str, Parser]] = {"timeout": seconds, "init": seconds, "bank": seconds,
+                                           "increment": seconds}
+
+
+@dataclass(frozen=True)
+class Clock(Struct):
+    """The clock of one decision: the seconds it may take, and the bank left before it."""
+
+    remaining: float
+    bank: float
+
+    SCHEMA: ClassVar[dict[str, Parser]] = {"remaining": seconds, "bank": seconds}
+
+
+@dataclass(frozen=True)
+class Outcome(Struct):
+    """How a game came out for the match: engine scores, ranks after disqualifications, and who was disqualified."""
+
+    scores: tuple[int, ...]
+    ranks: tuple[int, ...]
+    reason: str
+    cut_short: bool
+    disqualified: tuple[int, ...]
+
+    SCHEMA: ClassVar[dict[str, Parser]] = {
+        "scores": tuple_of(integer(-MAX_ID, MAX_ID)), "ranks": tuple_of(integer(1)),
+        "reason": text(0, 1000), "cut_short": boolean, "disqualified": tuple_of(integer()),
+    }
+
+
+# --- messages ------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Message(Struct):
+    """Any message: its type is the class, `id` pairs a reply with its request."""
+
+    TYPE: ClassVar[MessageType]
+    id: int
+
+    def to_wire(self) -> dict[str, Any]:
+        """The plain map that goes on the wire, header first."""
+        return {"type": self.TYPE.value, "version": PROTOCOL_VERSION, "id": self.id, **super().to_wire()}
+
+    @classmethod
+    def from_fields(cls: type[T], request_id: int, value: dict[str, Any]) -> T:
+        """The message from a map whose header was already checked."""
+        return cls(id=request_id, **_parse_fields(cls, value, "", ("type", "version", "id")))  # type: ignore[attr-defined, call-arg]
+
+
+@dataclass(frozen=True)
+class Hello(Message):
+    """Arena -> bot, once per process: who is asking, and the cap on replies."""
+
+    TYPE = MessageType.HELLO
+    arena: str
+    max_message: int
+
+    SCHEMA: ClassVar[dict[str, Parser]] = {"arena": text(0, 200), "max_message": integer(1)}
+
+
+@dataclass(frozen=True)
+class Ready(Message):
+    """Bot -> arena, the answer to hello: the bot's name and version."""
+
+    TYPE = MessageType.READY
+    STRICT = True
+    name: str
+    bot_version: str
+
+    SCHEMA: ClassVar[dict[str, Parser]] = {"name": text(1, MAX_NAME), "bot_version": text(0, MAX_NAME)}
+
+
+@dataclass(frozen=True)
+class NewGame(Message):
+    """Arena -> bot, before every game: the game, its options, the bot's seat, its seed and the clock rules."""
+
+    TYPE = MessageType.NEW_GAME
+    game: str
+    game_index: int
+    options: dict[str, Any]
+    seat: int
+    num_players: int
+    seed: int
+    time: TimeControl
+
+    SCHEMA: ClassVar[dict[str, Parser]] = {
+        "game": text(1, MAX_NAME), "game_index": integer(), "options": plain_map, "seat": integer(),
+        "num_players": integer(1), "seed": integer(), "time": TimeControl.parse,
+    }
+
+
+@dataclass(frozen=True)
+class Decide(Message):
+    """Arena -> bot, whenever the bot's seat must decide: its view, new events, the options and its clock."""
+
+    TYPE = MessageType.DECIDE
+    game_index: int
+    decision: dict[str, Any]
+    view: dict[str, Any]
+    events: list[dict[str, Any]]
+    event_index: int
+    options: list[dict[str, Any]]
+    time: Clock
+
+    SCHEMA: ClassVar[dict[str, Parser]] = {
+        "game_index": integer(), "decision": decision_map, "view": plain_map, "events": list_of(plain_map),
+        "event_index": integer(), "options": list_of(plain_map, min_len=1), "time": Clock.parse,
+    }
+
+
+@dataclass(frozen=True)
+class Action(Message):
+    """Bot -> arena, the answer to decide: the index of the chosen option."""
+
+    TYPE = MessageType.ACTION
+    STRICT = True
+    index: int
+
+    SCHEMA: ClassVar[dict[str, Parser]] = {"index": integer(-MAX_ID, MAX_ID)}
+
+
+@dataclass(frozen=True)
+class Ack(Message):
+    """Bot -> arena, the answer to new_game, game_over and shutdown."""
+
+    TYPE = MessageType.ACK
+    STRICT = True
+
+    SCHEMA: ClassVar[dict[str, Parser]] = {}
+
+
+@dataclass(frozen=True)
+class GameOver(Message):
+    """Arena -> bot, after every game the bot sat in: the outcome and the events it has not seen yet."""
+
+    TYPE = MessageType.GAME_OVER
+    game_index: int
+    seat: int
+    result: Outcome
+    events: list[dict[str, Any]]
+    event_index: int
+
+    SCHEMA: ClassVar[dict[str, Parser]] = {
+        "game_index": integer(), "seat": integer(), "result": Outcome.parse, "events": list_of(plain_map),
+        "event_index": integer(),
+    }
+
+
+@dataclass(frozen=True)
+class Shutdown(Message):
+    """Arena -> bot, at the end of the match (or of the process's game): ack, then exit."""
+
+    TYPE = MessageType.SHUTDOWN
+    reason: str
+
+    SCHEMA: ClassVar[dict[str, Parser]] = {"reason": text(0, 1000)}
+
+
+MESSAGE_TYPES: dict[str, type[Message]] = {
+    cls.TYPE.value: cls for cls in (Hello, Ready, NewGame, Decide, Action, Ack, GameOver, Shutdown)
+}
+# What the bot must answer to each request.
+REPLY_TO: dict[type[Message], type[Message]] = {
+    Hello: Ready, NewGame: Ack, Decide: Action, GameOver: Ack, Shutdown: Ack,
+}
