@@ -1,0 +1,329 @@
+"""Bot processes: start one from a command line, talk to it over a lazy-pirate REQ socket, and end it for good."""
+
+from __future__ import annotations
+
+import math
+import os
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from pathlib import Path
+from typing import IO, Callable, cast
+
+import zmq
+
+from arena.errors import BotCrashed, BotFault, BotTimeout, ConfigError, OversizedMessage, ProtocolError, WrongRequestId
+from protocol import (
+    DEFAULT_MAX_MESSAGE,
+    ENDPOINT_ENV,
+    REPLY_TO,
+    Hello,
+    Message,
+    MessageError,
+    OversizedError,
+    Ready,
+    Shutdown,
+    decode,
+    encode,
+)
+
+DEFAULT_LOG_CAP = 1 << 20  # bytes per log file
+STDERR_TAIL = 2000  # characters of stderr kept for fault records
+# A reply this many times over the cap is cut off by the transport itself (it then shows as a timeout),
+# so that a hostile bot cannot make the arena buffer gigabytes.
+TRANSPORT_CAP_FACTOR = 16
+_SLICE = 0.05  # seconds between liveness checks where no pidfd is available
+_REBIND_WAIT = 1.0  # seconds to retry binding a tcp port that a socket closed a moment ago still holds
+_INTERPRETERS = ("python", "pypy", "node", "deno", "bun", "ruby", "perl", "java", "php", "sh", "bash", "julia")
+
+
+class Transport(StrEnum):
+    """How the arena reaches its bots."""
+
+    IPC = "ipc"
+    TCP = "tcp"
+
+
+@dataclass(frozen=True)
+class BotCommand:
+    """The command line that starts a bot; the arena appends the endpoint as the last argument."""
+
+    argv: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, text: str) -> "BotCommand":
+        """Split a shell-like command line; ValueError if it is empty or its quotes do not close."""
+        try:
+            argv = tuple(shlex.split(text))
+        except ValueError as exc:
+            raise ValueError(f"cannot split bot command {text!r}: {exc}") from None
+        if not argv:
+            raise ValueError("a bot command must not be empty")
+        return cls(argv)
+
+    def __str__(self) -> str:
+        return shlex.join(self.argv)
+
+    @property
+    def label(self) -> str:
+        """A short name for the command: its script or module after an interpreter, else the program."""
+        program = Path(self.argv[0]).name
+        words = [w for w in self.argv[1:] if not w.startswith("-")] if program.startswith(_INTERPRETERS) else []
+        path = Path(Path(words[0] if words else program).name)
+        # bot.py -> bot, but sample_bots.random_bot (a module) -> random_bot
+        return path.stem if len(path.suffix) <= 5 else path.suffix[1:]
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A valid answer and how long the arena waited for it, in seconds."""
+
+    message: Message
+    elapsed: float
+
+
+class LogDrain(threading.Thread):
+    """Copies one pipe of a bot into a size-capped log file, keeping the last characters in memory."""
+
+    def __init__(self, pipe: IO[bytes], path: Path, cap: int) -> None:
+        super().__init__(name=f"drain {path.name}", daemon=True)
+        self._pipe = pipe
+        self._path = path
+        self._cap = cap
+        self._tail = b""
+
+    def run(self) -> None:
+        written = 0
+        with self._path.open("wb") as log:
+            # Keep reading past the cap so that a chatty bot never blocks on a full pipe.
+            while chunk := self._pipe.read1(1 << 16):  # type: ignore[attr-defined]
+                self._tail = (self._tail + chunk)[-STDERR_TAIL:]
+                if written < self._cap:
+                    part = chunk[: self._cap - written]
+                    log.write(part)
+                    written += len(part)
+                    if written >= self._cap:
+                        log.write(f"\n[log truncated at {self._cap} bytes]\n".encode())
+                    log.flush()
+        self._pipe.close()
+
+    def tail(self) -> str:
+        """The last characters that went through the pipe."""
+        return self._tail.decode("utf-8", errors="replace")
+
+
+class Channel:
+    """The arena's end of one bot link: a REQ socket it binds, used the lazy-pirate way.
+
+    Every request gets the next id; a reply must echo it. On a timeout the socket is closed
+    (LINGER 0) and bound afresh, so a late reply dies with the old socket; one that still
+    turns up is recognised by its id and never taken as an answer.
+    """
+
+    def __init__(self, context: zmq.Context, endpoint: str, max_message: int = DEFAULT_MAX_MESSAGE,
+                 exited: Callable[[], str | None] = lambda: None, watch_fd: int | None = None) -> None:
+        self._context = context
+        self.endpoint = endpoint
+        self.max_message = max_message
+        self._exited = exited
+        self.watch_fd = watch_fd
+        self.next_id = 1
+        self.stuck = False  # the last request timed out: the bot may still be busy with it
+        self._abandoned: set[int] = set()
+        self._socket = self._bind(endpoint)
+        if endpoint.endswith(":*"):
+            self.endpoint = self._socket.getsockopt_string(zmq.LAST_ENDPOINT)
+
+    def _bind(self, endpoint: str) -> zmq.Socket:
+        socket = self._context.socket(zmq.REQ)
+        socket.setsockopt(zmq.LINGER, 0)
+        # The bot's REP socket keeps its queue across reconnects, so a late reply can reach the new socket:
+        # CORRELATE makes zmq drop any reply that does not belong to the request in flight.
+        socket.setsockopt(zmq.REQ_CORRELATE, 1)
+        socket.setsockopt(zmq.REQ_RELAXED, 1)
+        socket.setsockopt(zmq.MAXMSGSIZE, max(self.max_message * TRANSPORT_CAP_FACTOR, 1 << 26))
+        deadline = time.monotonic() + _REBIND_WAIT
+        while True:
+            try:
+                socket.bind(endpoint)
+                return socket
+            except zmq.ZMQError as exc:
+                # A tcp port of a socket closed a moment ago may still be held by its closing listener.
+                if exc.errno != zmq.EADDRINUSE or time.monotonic() > deadline:
+                    socket.close(linger=0)
+                    raise ConfigError(f"cannot bind {endpoint}: {exc}") from None
+                time.sleep(0.005)
+
+    def ask(self, request: Message, timeout: float) -> Reply:
+        """Send request under the next id and return the checked reply; a BotFault if there is none."""
+        request_id = self.next_id
+        self.next_id += 1
+        data = encode(replace(request, id=request_id))
+        start = time.monotonic()
+        deadline = start + timeout
+        if not self._wait(zmq.POLLOUT, deadline, start):
+            self._reopen(request_id)
+            raise BotTimeout(f"request {request_id} could not be delivered within {timeout:.3g} s: "
+                             "the bot is not connected", time.monotonic() - start)
+        self._socket.send(data, zmq.NOBLOCK)
+        frames = self._receive(deadline, start)
+        elapsed = time.monotonic() - start
+        if frames is None:
+            self._reopen(request_id)
+            raise BotTimeout(f"no answer to request {request_id} within {timeout:.3g} s", elapsed)
+        self.stuck = False
+        return Reply(self._check(request, request_id, frames, elapsed), elapsed)
+
+    def _receive(self, deadline: float, start: float) -> list[bytes] | None:
+        while self._wait(zmq.POLLIN, deadline, start):
+            try:
+                return self._socket.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                continue  # what arrived was a late reply to an earlier request, and zmq dropped it
+        return None
+
+    def _check(self, request: Message, request_id: int, frames: list[bytes], elapsed: float) -> Message:
+        if len(frames) != 1:
+            raise ProtocolError(f"a reply must be one frame, got {len(frames)}", elapsed)
+        try:
+            reply = decode(frames[0], REPLY_TO[type(request)], self.max_message)
+        except OversizedError as exc:
+            raise OversizedMessage(str(exc), elapsed) from None
+        except MessageError as exc:
+            raise ProtocolError(f"invalid {request.TYPE.value} reply: {exc}", elapsed) from None
+        if reply.id != request_id:
+            late = " (a late reply to an abandoned request, dropped)" if reply.id in self._abandoned else ""
+            raise WrongRequestId(f"reply carries id {reply.id}, the request had id {request_id}{late}", elapsed)
+        return reply
+
+    def _wait(self, flag: int, deadline: float, start: float) -> bool:
+        """Wait until the socket is ready for flag; False at the deadline, BotCrashed if the bot exits."""
+        poller = zmq.Poller()
+        poller.register(self._socket, flag)
+        if self.watch_fd is not None:
+            poller.register(self.watch_fd, zmq.POLLIN)
+        while True:
+            remaining = deadline - time.monotonic()
+            wait = max(remaining, 0.0) if self.watch_fd is not None else min(max(remaining, 0.0), _SLICE)
+            ready = dict(poller.poll(math.ceil(wait * 1000)))
+            if ready.get(self._socket, 0) & flag:
+                return True
+            exit_detail = self._exited() if ready or self.watch_fd is None else None
+            if exit_detail is not None:
+                raise BotCrashed(exit_detail, time.monotonic() - start)
+            if remaining <= 0:
+                return False
+
+    def _reopen(self, request_id: int) -> None:
+        """Lazy pirate: drop the stuck socket and bind a fresh one at the same endpoint."""
+        self._abandoned.add(request_id)
+        self.stuck = True
+        self._socket.close(linger=0)
+        # zmq does not unlink an ipc file on close, and a bind replaces a leftover file, so this cannot race.
+        self._socket = self._bind(self.endpoint)
+
+    def close(self) -> None:
+        """Close the socket at once; the ipc file goes with it."""
+        self._socket.close(linger=0)
+        path = _ipc_path(self.endpoint)
+        if path is not None:
+            path.unlink(missing_ok=True)
+
+
+def _ipc_path(endpoint: str) -> Path | None:
+    return Path(endpoint[len("ipc://"):]) if endpoint.startswith("ipc://") else None
+
+
+class BotProcess:
+    """One running bot: its process group, its channel and its two log files."""
+
+    def __init__(self, command: BotCommand, context: zmq.Context, endpoint: str, log_stem: Path,
+                 log_cap: int = DEFAULT_LOG_CAP, max_message: int = DEFAULT_MAX_MESSAGE) -> None:
+        self.command = command
+        self.log_stem = log_stem
+        self.ready: Ready | None = None
+        self._pidfd: int | None = None
+        # Bind before the bot starts, so that it can connect at once.
+        self.channel = Channel(context, endpoint, max_message, self._exit_detail)
+        try:
+            self.process = subprocess.Popen(
+                [*command.argv, self.channel.endpoint], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, env={**os.environ, ENDPOINT_ENV: self.channel.endpoint},
+                start_new_session=True, close_fds=True)
+        except OSError as exc:
+            self.channel.close()
+            raise BotCrashed(f"cannot start {command}: {exc.strerror or exc}") from None
+        self.started = time.monotonic()
+        log_stem.parent.mkdir(parents=True, exist_ok=True)
+        self._drains = (LogDrain(self.process.stdout, log_stem.with_suffix(".stdout.log"), log_cap),  # type: ignore[arg-type]
+                        LogDrain(self.process.stderr, log_stem.with_suffix(".stderr.log"), log_cap))  # type: ignore[arg-type]
+        for drain in self._drains:
+            drain.start()
+        if hasattr(os, "pidfd_open"):
+            self._pidfd = os.pidfd_open(self.process.pid)
+            self.channel.watch_fd = self._pidfd
+
+    @property
+    def pid(self) -> int:
+        """The process id, which is also the id of the bot's process group."""
+        return self.process.pid
+
+    def alive(self) -> bool:
+        """True while the bot process runs."""
+        return self.process.poll() is None
+
+    def _exit_detail(self) -> str | None:
+        code = self.process.poll()
+        if code is None:
+            return None
+        if code < 0:
+            return f"the bot was killed by {signal.Signals(-code).name}"
+        return f"the bot exited with status {code}"
+
+    def handshake(self, arena: str, init_timeout: float) -> Ready:
+        """Hello and ready, within init_timeout of the start; a BotFault if that fails."""
+        remaining = self.started + init_timeout - time.monotonic()
+        reply = self.channel.ask(Hello(id=0, arena=arena, max_message=self.channel.max_message), max(remaining, 0))
+        self.ready = cast(Ready, reply.message)  # the channel only returns the reply type the request asks for
+        return self.ready
+
+    def ask(self, request: Message, timeout: float) -> Reply:
+        """One request and its checked reply; a BotFault if there is none."""
+        return self.channel.ask(request, timeout)
+
+    def stderr_tail(self, wait: float = 0.0) -> str:
+        """The end of what the bot wrote to stderr; wait up to `wait` s for a dying bot's last words."""
+        if wait and not self.alive():
+            self._drains[1].join(wait)
+        return self._drains[1].tail()
+
+    def stop(self, grace: float) -> None:
+        """Ask the bot to shut down, give it `grace` seconds, then kill its whole process group.
+
+        A bot still busy with a request that timed out is not asked: it would not answer.
+        """
+        if self.alive() and self.ready is not None and not self.channel.stuck:
+            try:
+                self.channel.ask(Shutdown(id=0, reason="match over"), grace)
+                self.process.wait(grace)
+            except (BotFault, subprocess.TimeoutExpired):
+                pass  # it is killed below either way
+        self.kill()
+
+    def kill(self) -> None:
+        """Kill the process group at once, reap the bot, and release its socket, pipes and pidfd."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass  # the group is already gone
+        self.process.wait()
+        for drain in self._drains:
+            drain.join(1.0)
+        self.channel.close()
+        if self._pidfd is not None:
+            os.close(self._pidfd)
+            self._pidfd = None

@@ -1,0 +1,79 @@
+"""The arena's errors: a small tree under ArenaError. A BotFault is what a bot did wrong, with its kind."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import ClassVar
+
+
+class FaultKind(StrEnum):
+    """The kinds of fault a bot can commit; the value is what records and reports show."""
+
+    TIMEOUT = "timeout"
+    CRASH = "crash"
+    MALFORMED = "malformed"
+    WRONG_ID = "wrong_id"
+    ILLEGAL = "illegal"
+    OVERSIZED = "oversized"
+
+
+class ArenaError(Exception):
+    """Anything the arena reports as a clear message instead of a traceback."""
+
+
+class ConfigError(ArenaError):
+    """Match settings that cannot work (player count, options, time controls)."""
+
+
+class ReplayError(ArenaError):
+    """A replay file that cannot be read or is not a replay."""
+
+
+class BotFault(ArenaError):
+    """A bot broke the protocol or the rules; `kind` says how, the message says what exactly.
+
+    `elapsed` is how long the arena waited for the faulty answer, when it waited at all.
+    """
+
+    kind: ClassVar[FaultKind]
+
+    def __init__(self, detail: str, elapsed: float | None = None) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.elapsed = elapsed
+
+
+class BotTimeout(BotFault):
+    """The bot did not answer within its time."""
+
+    kind = FaultKind.TIMEOUT
+
+
+class BotCrashed(BotFault):
+    """The bot process exited, or could not be started."""
+
+    kind = FaultKind.CRASH
+
+
+class ProtocolError(BotFault):
+    """The bot's reply is not a valid message of the expected type."""
+
+    kind = FaultKind.MALFORMED
+
+
+class OversizedMessage(ProtocolError):
+    """The bot's reply is larger than the message cap."""
+
+    kind = FaultKind.OVERSIZED
+
+
+class WrongRequestId(ProtocolError):
+    """The bot's reply carries another request's id (a stale or late reply)."""
+
+    kind = FaultKind.WRONG_ID
+
+
+class IllegalAction(BotFault):
+    """The bot chose an index that is not one of the options."""
+
+    kind = FaultKind.ILLEGAL

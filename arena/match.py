@@ -1,0 +1,358 @@
+"""The match runner: one game, bots in rotating seats, clocks, faults, and a record of every game.
+
+Seating: participant p (its place on the command line) sits at seat (p + g) mod n in game g, and
+each block of n consecutive games shares one deal, so every participant plays every seat of it.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, cast
+
+import zmq
+
+from arena import __version__
+from arena.bots import DEFAULT_LOG_CAP, BotCommand, BotProcess, Transport
+from arena.errors import BotCrashed, BotFault, BotTimeout, ConfigError, IllegalAction
+from arena.games import Game
+from arena.record import DecisionRecord, FaultRecord, GameRecord, Phase, SeatRecord, save_record
+from arena.wire import SeatClock, decide_request, derive_seed, game_over_request, new_game_request, outcome
+from protocol import DEFAULT_MAX_MESSAGE, Action, Ready, TimeControl
+
+ARENA_NAME = f"bali-arena {__version__}"
+DEFAULT_MAX_FAULTS = 3
+_EXIT_GRACE = 1.0  # seconds a bot gets to exit after acknowledging shutdown
+_LAST_WORDS = 0.5  # seconds to wait for a crashed bot's stderr to drain
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    """Everything that defines a match."""
+
+    game: Game
+    bots: tuple[BotCommand, ...]
+    games: int = 1
+    seed: int = 0
+    options: dict[str, Any] | None = None
+    time: TimeControl = field(default_factory=TimeControl)
+    fresh_processes: bool = False
+    transport: Transport = Transport.IPC
+    max_message: int = DEFAULT_MAX_MESSAGE
+    log_cap: int = DEFAULT_LOG_CAP
+    max_faults: int = DEFAULT_MAX_FAULTS
+    results_dir: Path = Path("results")
+
+    def check(self) -> None:
+        """ConfigError naming the problem if this match cannot be played."""
+        game, n = self.game, len(self.bots)
+        if not game.min_players <= n <= game.max_players:
+            raise ConfigError(f"{game.name} takes {game.min_players} to {game.max_players} bots, got {n}")
+        if self.games < 1:
+            raise ConfigError(f"the number of games must be at least 1, got {self.games}")
+        if self.time.timeout <= 0 or self.time.init <= 0:
+            raise ConfigError("the decision and init timeouts must be positive")
+        try:
+            game.new_state(n, 0, self.options)
+        except ValueError as exc:
+            raise ConfigError(f"bad options for {game.name}: {exc}") from None
+
+
+@dataclass(frozen=True)
+class Standing:
+    """How one participant did over the match."""
+
+    participant: int
+    command: str
+    name: str
+    version: str
+    games: int
+    wins: int
+    mean_rank: float
+    mean_score: float
+    faults: int
+    disqualified: int
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """A finished match: where its files are, every game record, and the standings."""
+
+    match_id: str
+    directory: Path
+    seed: int
+    records: tuple[GameRecord, ...]
+    standings: tuple[Standing, ...]
+
+
+@dataclass(frozen=True)
+class StartFailure:
+    """A bot that could not be started or did not complete the handshake."""
+
+    fault: BotFault
+    stderr: str
+
+
+class BotPool:
+    """The bot processes of a match, one per participant, started on demand and ended for good on close."""
+
+    def __init__(self, config: MatchConfig, log_dir: Path) -> None:
+        self.config = config
+        self.log_dir = log_dir
+        self.context = zmq.Context()
+        # A private directory keeps the ipc endpoints out of reach of other users and other matches.
+        self.ipc_dir = Path(tempfile.mkdtemp(prefix="arena-")) if config.transport == Transport.IPC else None
+        self.identities: dict[int, Ready] = {}
+        self._bots: dict[int, BotProcess] = {}
+        self._runs: dict[int, int] = defaultdict(int)
+
+    def __enter__(self) -> "BotPool":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _endpoint(self, participant: int, run: int) -> str:
+        if self.ipc_dir is None:
+            return "tcp://127.0.0.1:*"
+        return f"ipc://{self.ipc_dir}/p{participant}-{run}.sock"
+
+    def ready(self, participants: list[int]) -> dict[int, BotProcess | StartFailure]:
+        """A handshaken bot for each participant, starting (in parallel) those that do not run."""
+        bots: dict[int, BotProcess | StartFailure] = {}
+        started = []
+        for p in participants:
+            bot = self._bots.get(p)
+            if bot is not None and bot.alive():
+                bots[p] = bot
+                continue
+            self.discard(p)
+            self._runs[p] += 1
+            command = self.config.bots[p]
+            stem = self.log_dir / f"p{p}-{command.label}-run{self._runs[p]}"
+            try:
+                self._bots[p] = BotProcess(command, self.context, self._endpoint(p, self._runs[p]), stem,
+                                           self.config.log_cap, self.config.max_message)
+                started.append(p)
+            except BotCrashed as fault:
+                bots[p] = StartFailure(fault, "")
+        for p in started:
+            bot = self._bots[p]
+            try:
+                self.identities[p] = bot.handshake(ARENA_NAME, self.config.time.init)
+                bots[p] = bot
+            except BotFault as fault:
+                bots[p] = StartFailure(fault, bot.stderr_tail(_LAST_WORDS))
+                self.discard(p)
+        return bots
+
+    def name(self, participant: int) -> tuple[str, str]:
+        """The bot's name and version from its last handshake (its command's label before any)."""
+        ready = self.identities.get(participant)
+        return (ready.name, ready.bot_version) if ready else (self.config.bots[participant].label, "")
+
+    def discard(self, participant: int) -> None:
+        """Kill a participant's bot at once; the next ready() starts it afresh."""
+        bot = self._bots.pop(participant, None)
+        if bot is not None:
+            bot.kill()
+
+    def stop_all(self) -> None:
+        """Shut every bot down, politely first."""
+        for p in list(self._bots):
+            self._bots.pop(p).stop(min(self.config.time.timeout, _EXIT_GRACE))
+
+    def close(self) -> None:
+        """Stop every bot, release the sockets, and remove the ipc directory."""
+        try:
+            self.stop_all()
+        finally:
+            for p in list(self._bots):
+                self.discard(p)
+            self.context.term()
+            if self.ipc_dir is not None:
+                shutil.rmtree(self.ipc_dir, ignore_errors=True)
+
+
+class GamePlay:
+    """One game of a match: seats bound to bots, their clocks and faults, and the decisions played."""
+
+    def __init__(self, config: MatchConfig, pool: BotPool, match_id: str, game_index: int) -> None:
+        n = len(config.bots)
+        self.config, self.pool, self.match_id, self.game_index = config, pool, match_id, game_index
+        self.participants = [(seat - game_index) % n for seat in range(n)]
+        self.seed = derive_seed(config.seed, "deal", game_index // n)
+        self.bot_seeds = [derive_seed(config.seed, "bot", game_index, seat) for seat in range(n)]
+        self.state = config.game.new_state(n, self.seed, config.options)
+        self.bots: list[BotProcess | None] = [None] * n
+        self.clocks = [SeatClock(config.time) for _ in range(n)]
+        self.since = [0] * n
+        self.fault_counts = [0] * n
+        self.disqualified: set[int] = set()
+        self.decisions: list[DecisionRecord] = []
+        self.faults: list[FaultRecord] = []
+        self.first_request: list[int | None] = [None] * n
+        self.game_over_sent = [False] * n
+
+    def play(self) -> GameRecord:
+        """Deal, seat the bots, play to the end, tell everyone the outcome, and return the record."""
+        self._seat_bots()
+        while (seat := self.state.current_player()) is not None:
+            self.state.apply(self._decide(seat))
+        return self._finish()
+
+    def _seat_bots(self) -> None:
+        ready = self.pool.ready(self.participants)
+        n = len(self.participants)
+        for seat, p in enumerate(self.participants):
+            bot = ready[p]
+            if isinstance(bot, StartFailure):
+                self._record(seat, Phase.HANDSHAKE, bot.fault, None, bot.stderr)
+                self.disqualified.add(seat)  # a bot that never said ready cannot be asked anything
+                continue
+            self.bots[seat] = bot
+            self.first_request[seat] = bot.channel.next_id
+            request = new_game_request(self.config.game, self.config.options, self.game_index, seat, n,
+                                       self.bot_seeds[seat], self.config.time)
+            try:
+                bot.ask(request, self.config.time.init)
+            except BotFault as fault:
+                self._fault(seat, Phase.NEW_GAME, fault, None)
+
+    def _decide(self, seat: int) -> int:
+        """The index played for seat: its bot's answer, or the default when it faults or is disqualified."""
+        number = len(self.decisions)
+        bot = self.bots[seat]
+        if seat in self.disqualified or bot is None:
+            self.decisions.append(DecisionRecord(seat, 0, None))
+            return 0
+        clock = self.clocks[seat]
+        request = decide_request(self.state, seat, self.since[seat], self.game_index, clock.clock())
+        self.since[seat] = self.state.num_events()
+        try:
+            reply = bot.ask(request, clock.allowance())
+            index, elapsed = cast(Action, reply.message).index, reply.elapsed
+            if not 0 <= index < len(request.options):
+                raise IllegalAction(f"index {index} is not an option; this decision has options 0 to "
+                                    f"{len(request.options) - 1}", elapsed)
+            fault = None
+        except BotFault as exc:
+            index, elapsed, fault = 0, exc.elapsed, exc
+            self._fault(seat, Phase.DECIDE, exc, number)
+        clock.charge(elapsed, timed_out=isinstance(fault, BotTimeout))
+        self.decisions.append(DecisionRecord(seat, index, elapsed, fault.kind if fault else None))
+        return index
+
+    def _fault(self, seat: int, phase: Phase, fault: BotFault, decision: int | None) -> None:
+        crashed = isinstance(fault, BotCrashed)
+        bot = self.bots[seat]
+        self._record(seat, phase, fault, decision, bot.stderr_tail(_LAST_WORDS if crashed else 0) if bot else "")
+        if phase != Phase.GAME_OVER:
+            self.fault_counts[seat] += 1
+            if crashed or self.fault_counts[seat] >= self.config.max_faults:
+                self.disqualified.add(seat)
+        if crashed:
+            self.bots[seat] = None
+            self.pool.discard(self.participants[seat])  # started afresh for the next game
+
+    def _record(self, seat: int, phase: Phase, fault: BotFault, decision: int | None, stderr: str) -> None:
+        p = self.participants[seat]
+        self.faults.append(FaultRecord(self.game_index, seat, p, self.pool.name(p)[0], decision, phase, fault.kind,
+                                       fault.detail, stderr))
+
+    def _finish(self) -> GameRecord:
+        result = self.state.result()
+        disqualified = frozenset(self.disqualified)
+        told = outcome(result, disqualified)
+        for seat, bot in enumerate(self.bots):
+            if bot is None or not bot.alive():
+                continue
+            request = game_over_request(self.state, seat, self.since[seat], self.game_index, told)
+            self.game_over_sent[seat] = True
+            try:
+                bot.ask(request, self.config.time.timeout)
+            except BotFault as fault:
+                self._fault(seat, Phase.GAME_OVER, fault, None)
+            if bot.channel.stuck:
+                # Still busy with an old request: waiting for it at the next game would only cost time.
+                self.pool.discard(self.participants[seat])
+        return GameRecord(
+            match_id=self.match_id, game_index=self.game_index, game=self.config.game.name,
+            options=self.config.options, num_players=len(self.participants), seed=self.seed, time=self.config.time,
+            seats=tuple(self._seat_record(seat) for seat in range(len(self.participants))),
+            decisions=tuple(self.decisions), faults=tuple(self.faults), disqualified=tuple(sorted(disqualified)),
+            result=result, ranks=told.ranks,
+        )
+
+    def _seat_record(self, seat: int) -> SeatRecord:
+        p = self.participants[seat]
+        name, version = self.pool.name(p)
+        return SeatRecord(seat, p, name, version, str(self.config.bots[p]), self.bot_seeds[seat],
+                          self.first_request[seat], self.game_over_sent[seat])
+
+
+def run_match(config: MatchConfig, on_game: Callable[[GameRecord], None] | None = None) -> MatchResult:
+    """Play the match, writing a record per game and a summary under the results directory."""
+    config.check()
+    match_id, directory = _match_directory(config)
+    records: list[GameRecord] = []
+    with BotPool(config, directory / "logs") as pool:
+        for g in range(config.games):
+            record = GamePlay(config, pool, match_id, g).play()
+            save_record(record, directory / f"game-{g + 1:04d}.json")
+            records.append(record)
+            if on_game is not None:
+                on_game(record)
+            if config.fresh_processes:
+                pool.stop_all()
+        result = MatchResult(match_id, directory, config.seed, tuple(records), standings(config, pool, records))
+    _write_summary(config, result)
+    return result
+
+
+def standings(config: MatchConfig, pool: BotPool, records: list[GameRecord]) -> tuple[Standing, ...]:
+    """Per participant: games, wins (rank 1), mean rank and score, faults and disqualifications."""
+    rows = []
+    for p, command in enumerate(config.bots):
+        seats = [(r, next(s.seat for s in r.seats if s.participant == p)) for r in records]
+        ranks = [r.ranks[seat] for r, seat in seats]
+        scores = [r.result.scores[seat] for r, seat in seats]
+        name, version = pool.name(p)
+        rows.append(Standing(
+            participant=p, command=str(command), name=name, version=version, games=len(seats),
+            wins=ranks.count(1), mean_rank=sum(ranks) / len(ranks), mean_score=sum(scores) / len(scores),
+            faults=sum(1 for r in records for f in r.faults if f.participant == p),
+            disqualified=sum(1 for r, seat in seats if seat in r.disqualified),
+        ))
+    return tuple(rows)
+
+
+def _match_directory(config: MatchConfig) -> tuple[str, Path]:
+    base = config.results_dir / "matches"
+    stem = f"{time.strftime('%Y%m%d-%H%M%S')}-{config.game.name}-s{config.seed}"
+    for attempt in range(1000):
+        match_id = stem if attempt == 0 else f"{stem}-{attempt}"
+        try:
+            (base / match_id).mkdir(parents=True)
+            return match_id, base / match_id
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise ConfigError(f"cannot create a match directory under {base}: {exc.strerror or exc}") from None
+    raise ConfigError(f"too many matches named {stem} under {base}")
+
+
+def _write_summary(config: MatchConfig, result: MatchResult) -> None:
+    summary = {
+        "match": result.match_id, "game": config.game.name, "seed": config.seed, "games": config.games,
+        "bots": [str(b) for b in config.bots], "options": config.options, "time": config.time.to_wire(),
+        "fresh_processes": config.fresh_processes, "transport": config.transport.value,
+        "records": [f"game-{r.game_index + 1:04d}.json" for r in result.records],
+        "standings": [vars(s) for s in result.standings],
+    }
+    (result.directory / "match.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")

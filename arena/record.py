@@ -1,0 +1,211 @@
+"""The record of one played game (the replay file): typed inside, JSON on disk, every field checked on load."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Callable, TypeVar
+
+from arena.errors import FaultKind, ReplayError
+from arena.games import GameResult
+from arena.wire import outcome
+from protocol import Outcome, SchemaError, TimeControl
+from protocol.messages import boolean, integer, list_of, plain_map, seconds, text
+
+FORMAT = "bali-arena-game"
+FORMAT_VERSION = 1
+T = TypeVar("T")
+
+
+class Phase(StrEnum):
+    """When a fault happened."""
+
+    HANDSHAKE = "handshake"
+    NEW_GAME = "new_game"
+    DECIDE = "decide"
+    GAME_OVER = "game_over"
+
+
+@dataclass(frozen=True)
+class SeatRecord:
+    """Who sat where: the participant (its place on the command line), its bot and its seed."""
+
+    seat: int
+    participant: int
+    name: str
+    version: str
+    command: str
+    seed: int
+    first_request: int | None  # the request id of the seat's new_game; None if the seat was sent nothing
+    game_over_sent: bool
+
+
+@dataclass(frozen=True)
+class DecisionRecord:
+    """One decision: the seat, the index played, the seconds the bot took (None: not asked), any fault."""
+
+    seat: int
+    index: int
+    time: float | None
+    fault: FaultKind | None = None
+
+
+@dataclass(frozen=True)
+class FaultRecord:
+    """One fault, with enough context to find it: game, decision number, phase, kind, detail, stderr tail."""
+
+    game_index: int
+    seat: int
+    participant: int
+    bot: str
+    decision: int | None
+    phase: Phase
+    kind: FaultKind
+    detail: str
+    stderr: str
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """Everything needed to replay one game and check it: setup, seats, decisions, faults, result."""
+
+    match_id: str
+    game_index: int
+    game: str
+    options: dict[str, Any] | None
+    num_players: int
+    seed: int
+    time: TimeControl
+    seats: tuple[SeatRecord, ...]
+    decisions: tuple[DecisionRecord, ...]
+    faults: tuple[FaultRecord, ...]
+    disqualified: tuple[int, ...]
+    result: GameResult
+    ranks: tuple[int, ...]
+
+    @property
+    def outcome(self) -> Outcome:
+        """The outcome as the match scores it (recomputed from the engine result and the disqualifications)."""
+        return outcome(self.result, frozenset(self.disqualified))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as plain data for the JSON file."""
+        return {
+            "format": FORMAT, "format_version": FORMAT_VERSION, "match": self.match_id,
+            "game_index": self.game_index, "game": self.game, "options": self.options,
+            "num_players": self.num_players, "seed": self.seed, "time": self.time.to_wire(),
+            "seats": [vars(s) for s in self.seats],
+            "decisions": [_decision_dict(d) for d in self.decisions],
+            "faults": [{**vars(f), "phase": f.phase.value, "kind": f.kind.value} for f in self.faults],
+            "disqualified": list(self.disqualified), "result": self.result.to_dict(), "ranks": list(self.ranks),
+        }
+
+
+def _decision_dict(d: DecisionRecord) -> dict[str, Any]:
+    plain: dict[str, Any] = {"seat": d.seat, "index": d.index, "time": d.time}
+    if d.fault is not None:
+        plain["fault"] = d.fault.value
+    return plain
+
+
+def save_record(record: GameRecord, path: Path) -> None:
+    """Write the record as JSON."""
+    path.write_text(json.dumps(record.to_dict(), indent=1) + "\n", encoding="utf-8")
+
+
+def load_record(path: Path) -> GameRecord:
+    """Read a record; ReplayError naming the problem if the file is not a valid game record."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ReplayError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ReplayError(f"{path} is not JSON: {exc}") from None
+    try:
+        return record_from_dict(data)
+    except SchemaError as exc:
+        raise ReplayError(f"{path} is not a valid game record: {exc}") from None
+
+
+def record_from_dict(data: Any) -> GameRecord:
+    """The record from plain data; SchemaError naming the first bad field."""
+    plain_map(data, "record")
+    if data.get("format") != FORMAT:
+        raise SchemaError("format", f"expected {FORMAT!r}, got {data.get('format')!r}")
+    if data.get("format_version") != FORMAT_VERSION:
+        raise SchemaError("format_version", f"expected {FORMAT_VERSION}, got {data.get('format_version')!r}")
+    n = _field(data, "num_players", integer(1))
+    seat_no = integer(0, n - 1)
+    try:
+        result = GameResult.from_dict(_field(data, "result", plain_map))
+    except ValueError as exc:
+        raise SchemaError("result", str(exc)) from None
+    return GameRecord(
+        match_id=_field(data, "match", text(0, 200)), game_index=_field(data, "game_index", integer()),
+        game=_field(data, "game", text(1)), options=_field(data, "options", _optional(plain_map)), num_players=n,
+        seed=_field(data, "seed", integer(-(1 << 63), 1 << 63)),
+        time=_field(data, "time", TimeControl.parse),
+        seats=tuple(_field(data, "seats", list_of(lambda v, p: _seat(v, p, seat_no)))),
+        decisions=tuple(_field(data, "decisions", list_of(lambda v, p: _decision(v, p, seat_no)))),
+        faults=tuple(_field(data, "faults", list_of(lambda v, p: _fault(v, p, seat_no)))),
+        disqualified=tuple(_field(data, "disqualified", list_of(seat_no))),
+        result=result, ranks=tuple(_field(data, "ranks", list_of(integer(1)))),
+    )
+
+
+def _field(data: dict[str, Any], name: str, parse: Callable[[Any, str], T], path: str = "") -> T:
+    where = f"{path}.{name}" if path else name
+    if name not in data:
+        raise SchemaError(where, "missing")
+    return parse(data[name], where)
+
+
+def _optional(parse: Callable[[Any, str], T]) -> Callable[[Any, str], T | None]:
+    return lambda value, path: None if value is None else parse(value, path)
+
+
+def _enum(cls: type[Any]) -> Callable[[Any, str], Any]:
+    def parse(value: Any, path: str) -> Any:
+        try:
+            return cls(value)
+        except ValueError:
+            raise SchemaError(path, f"expected one of {', '.join(m.value for m in cls)}, got {value!r}") from None
+    return parse
+
+
+def _seat(value: Any, path: str, seat_no: Callable[[Any, str], int]) -> SeatRecord:
+    plain_map(value, path)
+    return SeatRecord(
+        seat=_field(value, "seat", seat_no, path), participant=_field(value, "participant", integer(), path),
+        name=_field(value, "name", text(0), path), version=_field(value, "version", text(0), path),
+        command=_field(value, "command", _str_any, path), seed=_field(value, "seed", integer(), path),
+        first_request=_field(value, "first_request", _optional(integer()), path),
+        game_over_sent=_field(value, "game_over_sent", boolean, path),
+    )
+
+
+def _decision(value: Any, path: str, seat_no: Callable[[Any, str], int]) -> DecisionRecord:
+    plain_map(value, path)
+    fault = _enum(FaultKind)(value["fault"], f"{path}.fault") if "fault" in value else None
+    return DecisionRecord(seat=_field(value, "seat", seat_no, path), index=_field(value, "index", integer(), path),
+                          time=_field(value, "time", _optional(seconds), path), fault=fault)
+
+
+def _fault(value: Any, path: str, seat_no: Callable[[Any, str], int]) -> FaultRecord:
+    plain_map(value, path)
+    return FaultRecord(
+        game_index=_field(value, "game_index", integer(), path), seat=_field(value, "seat", seat_no, path),
+        participant=_field(value, "participant", integer(), path), bot=_field(value, "bot", text(0), path),
+        decision=_field(value, "decision", _optional(integer()), path),
+        phase=_field(value, "phase", _enum(Phase), path), kind=_field(value, "kind", _enum(FaultKind), path),
+        detail=_field(value, "detail", _str_any, path), stderr=_field(value, "stderr", _str_any, path),
+    )
+
+
+def _str_any(value: Any, path: str) -> str:
+    # Details and stderr tails hold whatever a bot printed or sent, control characters included.
+    if not isinstance(value, str):
+        raise SchemaError(path, "expected a string")
+    return value
