@@ -50,9 +50,10 @@ class Transport(StrEnum):
 
 @dataclass(frozen=True)
 class BotCommand:
-    """The command line that starts a bot; the arena appends the endpoint as the last argument."""
+    """The command line that starts a bot (in cwd, if given); the arena appends the endpoint as the last argument."""
 
     argv: tuple[str, ...]
+    cwd: str | None = None
 
     @classmethod
     def parse(cls, text: str) -> "BotCommand":
@@ -253,7 +254,7 @@ class BotProcess:
             self.process = subprocess.Popen(
                 [*command.argv, self.channel.endpoint], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, env={**os.environ, ENDPOINT_ENV: self.channel.endpoint},
-                start_new_session=True, close_fds=True)
+                start_new_session=True, close_fds=True, cwd=command.cwd)
         except OSError as exc:
             self.channel.close()
             raise BotCrashed(f"cannot start {command}: {exc.strerror or exc}") from None

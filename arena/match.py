@@ -1,7 +1,7 @@
 """The match runner: one game, bots in rotating seats, clocks, faults, and a record of every game.
 
-Seating: participant p (its place on the command line) sits at seat (p + g) mod n in game g, and
-each block of n consecutive games shares one deal, so every participant plays every seat of it.
+Seating: participant p (its place on the command line) sits at seat (p + g) mod n in game g. With
+`duplicate`, each block of n consecutive games shares one deal, so every participant plays every seat of it.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ class MatchConfig:
     options: dict[str, Any] | None = None
     time: TimeControl = field(default_factory=TimeControl)
     fresh_processes: bool = False
+    duplicate: bool = False
     transport: Transport = Transport.IPC
     max_message: int = DEFAULT_MAX_MESSAGE
     log_cap: int = DEFAULT_LOG_CAP
@@ -186,7 +187,7 @@ class GamePlay:
         n = len(config.bots)
         self.config, self.pool, self.match_id, self.game_index = config, pool, match_id, game_index
         self.participants = [(seat - game_index) % n for seat in range(n)]
-        self.seed = derive_seed(config.seed, "deal", game_index // n)
+        self.seed = derive_seed(config.seed, "deal", game_index // n if config.duplicate else game_index)
         self.bot_seeds = [derive_seed(config.seed, "bot", game_index, seat) for seat in range(n)]
         self.state = config.game.new_state(n, self.seed, config.options)
         self.bots: list[BotProcess | None] = [None] * n
@@ -351,7 +352,7 @@ def _write_summary(config: MatchConfig, result: MatchResult) -> None:
     summary = {
         "match": result.match_id, "game": config.game.name, "seed": config.seed, "games": config.games,
         "bots": [str(b) for b in config.bots], "options": config.options, "time": config.time.to_wire(),
-        "fresh_processes": config.fresh_processes, "transport": config.transport.value,
+        "fresh_processes": config.fresh_processes, "duplicate": config.duplicate, "transport": config.transport.value,
         "records": [f"game-{r.game_index + 1:04d}.json" for r in result.records],
         "standings": [vars(s) for s in result.standings],
     }
