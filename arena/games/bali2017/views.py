@@ -97,14 +97,26 @@ def _card(name: str) -> str:
     return name.replace("_", " ")
 
 
+def _a(name: str) -> str:
+    text = _card(name)
+    return ("an " if text[0] in "aeiou" else "a ") + text
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def _stones(cost: int) -> str:
+    return f" for {_plural(cost, 'stone')}" if cost else ""
+
+
 def _scoring_text(e: dict[str, Any]) -> str:
-    card = _card(e["card"])
-    text = f"scoring row {e['row']}: {card}, counts {e['counts']}"
+    text = f"scoring {_a(e['card'])} (bottom of row {e['row']}): {_card(e['card'])}s per seat {e['counts']}"
     for token in ("stones", "points"):
         if token in e:
             text += f", {token} gained {e[token]}"
     if e["bonus"] is not None:
-        text += f", sole majority {_who(e['bonus'])}"
+        text += f"; sole majority: {_who(e['bonus'])}"
     return text
 
 
@@ -115,17 +127,19 @@ def _game_over_text(e: dict[str, Any]) -> str:
 
 def _offer_text(e: dict[str, Any], who: str) -> str:
     if e.get("from_supply"):
-        return f"{who} offers {e['offering']} from the supply, face up"
+        return f"{who} puts {_a(e['offering'])} offering from the supply face up on the altar"
     if not e["face_up"]:
         hidden = f" ({e['offering']})" if "offering" in e else ""
-        return f"{who} offers a card face down{hidden}"
-    return f"{who} offers {e['offering']}, face up"
+        return f"{who} puts an offering face down on the altar{hidden}"
+    return f"{who} puts {_a(e['offering'])} offering face up on the altar"
 
 
 def _oracle_text(e: dict[str, Any], who: str) -> str:
+    if e["type"] == "oracle_look" and not e["count"]:
+        return f"{who} consults the oracle, but the altar is empty"
     if e["type"] == "oracle_look":
         cards = f": {_names(e['cards'])} (top first)" if "cards" in e else ""
-        return f"{who} consults the oracle and looks at the top {e['count']} altar cards{cards}"
+        return f"{who} consults the oracle and looks at the top {_plural(e['count'], 'altar card')}{cards}"
     picked = f" {e['offering']} (depth {e['depth']})" if "offering" in e else " one"
     return f"{who} keeps{picked} and puts {e['returned']} back"
 
@@ -147,11 +161,11 @@ def format_event(e: dict[str, Any]) -> str:
     if t == "skip_buy":
         return f"{who} buys nothing"
     if t == "buy":
-        return f"{who} buys {e['offering']} for {e['cost']} stones"
+        return f"{who} buys {_a(e['offering'])} offering{_stones(e['cost']) or ' for free'}"
     if t == "play":
-        return f"{who} plays {_card(e['card'])} for {e['cost']} stones"
+        return f"{who} plays {_a(e['card'])}{_stones(e['cost'])}"
     if t == "return":
-        return f"{who} cannot play and returns a {_card(e['card'])} to the box"
+        return f"{who} cannot play and returns {_a(e['card'])} to the box"
     if t == "demon":
         return f"the demon moves from row {e['from']} to row {e['to']}"
     if t == "no_offering":
@@ -160,10 +174,11 @@ def format_event(e: dict[str, Any]) -> str:
     if t == "offer":
         return _offer_text(e, who)
     if t == "take":
-        return f"{who} takes {_card(e['card'])} from row {e['row']}"
+        return f"{who} takes {_a(e['card'])} from row {e['row']}"
     if t == "new_row":
-        oracles = f" ({e['oracles']} oracle cards removed)" if e["oracles"] else ""
-        return f"new row {e['row']}: {_names([_card(c) for c in e['cards']])}{oracles}; {e['deck']} cards left"
+        oracles = f" ({_plural(e['oracles'], 'oracle card')} removed)" if e["oracles"] else ""
+        return (f"new row {e['row']}: {_names([_card(c) for c in e['cards']])}{oracles}; "
+                f"{_plural(e['deck'], 'card')} left in the deck")
     if t in ("oracle_look", "oracle_pick"):
         return _oracle_text(e, who)
     if t == "scoring":
@@ -173,7 +188,7 @@ def format_event(e: dict[str, Any]) -> str:
     if t == "reward":
         kind = "bonus " if e["bonus"] else ""
         sub = " (substitute: sold out)" if e["substitute"] else ""
-        return f"{who} gains a {kind}{e['offering']} offering{sub}"
+        return f"{who} gains {_a(kind + e['offering'])} offering{sub}"
     if t == "no_reward":
         return f"{who} gains nothing: the supply is empty"
     if t == "game_over":
