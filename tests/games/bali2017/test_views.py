@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import random
+import re
+from pathlib import Path
 
 import pytest
 
@@ -151,3 +153,13 @@ def test_a_finished_game_has_a_result_and_a_running_one_has_none() -> None:
     result = s.result()
     assert s.is_terminal() and len(result.scores) == 2 and min(result.ranks) == 1
     assert s.events(None)[-1]["scores"] == list(result.scores)
+
+
+def test_the_readme_example_view_is_a_real_view() -> None:
+    text = (Path(__file__).parents[3] / "arena" / "games" / "bali2017" / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```json\n(.*?)```", text, re.S)
+    example, recent = json.loads(blocks[0]), [json.loads(line) for line in blocks[1].splitlines()]
+    s = _played(3, 2, {"oracle": True, "demon": True}, 100)
+    assert s.view(2) == example
+    assert s.events(2)[-len(recent):] == recent
+    assert [o["offering"] for o in s.options()] == ["rice", "banana", "rice", "banana"]
