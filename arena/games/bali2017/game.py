@@ -11,16 +11,18 @@ from arena.games.bali2017.cards import (
     HAND_SIZE,
     MAX_PLAYERS,
     MIN_PLAYERS,
+    NUM_KINDS,
     NUM_OFFERINGS,
     NUM_PLAY_CARDS,
     NUM_ROWS,
     OFFERING_TYPE,
     ORACLE_CARDS,
+    ORACLE_LOOK,
     TYPES,
     Kind,
 )
 from arena.games.bali2017.options import default_options, parse_options
-from arena.games.bali2017.state import Pending, State
+from arena.games.bali2017.state import Pending, Phase, State
 from arena.games.base import check_players_and_seed
 
 
@@ -116,3 +118,14 @@ def _check_consistent(s: State) -> None:
         _fail(f"demon row {s.demon} does not fit the options")
     if not 0 <= s.active < n or any(x < 0 for x in s.stones + s.points):
         _fail("active seat, stones or points out of range")
+    _check_pending(s)
+
+
+def _check_pending(s: State) -> None:
+    p, n = s.pending, s.num_players
+    seats_ok = all(0 <= x < n for x in p.queue) and -1 <= p.bonus < n
+    seat_ok = p.seat == -1 if p.phase == Phase.OVER else 0 <= p.seat < n
+    if not (seats_ok and seat_ok and -1 <= p.row < NUM_ROWS and -1 <= p.kind < NUM_KINDS):
+        _fail("the pending decision names a seat, row or kind out of range")
+    if not 0 <= p.look <= min(ORACLE_LOOK, len(s.altar)) or (p.phase == Phase.ORACLE) != (p.look > 0):
+        _fail("the pending oracle look does not fit the altar")

@@ -108,11 +108,10 @@ def buy_cost(s: State, seat: int, offering: int) -> int:
 def _buy_actions(s: State) -> list[Action]:
     seat = s.active
     acts = [_SKIP]
-    stones, farmers = s.stones[seat], s.display_counts[seat]
     for t in TYPES:
         if s.supply[t]:
-            cost = max(0, BUY_BASE_COST - farmers[t])
-            if cost <= stones:
+            cost = buy_cost(s, seat, t)
+            if cost <= s.stones[seat]:
                 acts.append(_BUYS[t][cost])
     return acts
 

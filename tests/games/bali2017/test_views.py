@@ -138,6 +138,9 @@ def test_state_from_dict_refuses_inconsistent_states() -> None:
         {**d, "hands": d["hands"][:2]},
         {k: v for k, v in d.items() if k != "rows"},
         {**d, "options": {"oracle": "no"}},
+        {**d, "pending": {**d["pending"], "seat": 7}},
+        {**d, "pending": {**d["pending"], "look": 3}},
+        {**d, "pending": {**d["pending"], "phase": 99}},
     ]
     for state in bad:
         with pytest.raises(ValueError):
