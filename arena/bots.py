@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import threading
@@ -38,6 +39,7 @@ STDERR_TAIL = 2000  # characters of stderr kept for fault records
 TRANSPORT_CAP_FACTOR = 16
 _SLICE = 0.05  # seconds between liveness checks where no pidfd is available
 _REBIND_WAIT = 1.0  # seconds to retry binding a tcp port that a socket closed a moment ago still holds
+_SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".ts", ".rb", ".pl", ".php", ".jl", ".lua", ".sh", ".jar")
 _INTERPRETERS = ("python", "pypy", "node", "deno", "bun", "ruby", "perl", "java", "php", "sh", "bash", "julia")
 
 
@@ -68,6 +70,20 @@ class BotCommand:
 
     def __str__(self) -> str:
         return shlex.join(self.argv)
+
+    def check(self) -> None:
+        """ConfigError if the program cannot be found, or a script it is given does not exist."""
+        base = Path(self.cwd or ".")
+        program = self.argv[0]
+        if os.sep in program:
+            if not os.access(base / program, os.X_OK) or not (base / program).is_file():
+                raise ConfigError(f"bot command {self}: {program!r} does not exist or is not executable")
+        elif shutil.which(program) is None:
+            raise ConfigError(f"bot command {self}: {program!r} is not found on PATH")
+        for arg in self.argv[1:]:
+            # A missing script is the commonest broken command; the interpreter would only say so at run time.
+            if arg.endswith(_SCRIPT_SUFFIXES) and not (base / arg).is_file():
+                raise ConfigError(f"bot command {self}: the script {arg!r} does not exist")
 
     @property
     def label(self) -> str:

@@ -6,7 +6,10 @@ import click
 
 from arena import __version__
 from arena.cli.bench import bench
+from arena.cli.match import match
 from arena.cli.play import play
+from arena.cli.replay import replay
+from arena.cli.validate import validate
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -17,3 +20,6 @@ def main() -> None:
 
 main.add_command(play)
 main.add_command(bench)
+main.add_command(match)
+main.add_command(validate)
+main.add_command(replay)

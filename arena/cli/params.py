@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from pathlib import Path
+from typing import Any, Callable
 
 import click
 
+from arena.bots import BotCommand
+from arena.errors import ConfigError
 from arena.games import Game, available, get_game
+from protocol import TimeControl
 
 
 class GameType(click.ParamType):
@@ -45,3 +49,52 @@ def parse_game_options(pairs: tuple[str, ...], variants: tuple[str, ...]) -> dic
     for variant in variants:
         options[variant] = True
     return options or None
+
+
+class BotCommandType(click.ParamType):
+    """A bot's command line, split like a shell would, whose program (and script) must exist."""
+
+    name = "bot"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> BotCommand:
+        if isinstance(value, BotCommand):
+            return value
+        try:
+            command = BotCommand.parse(value)
+            command.check()
+        except (ValueError, ConfigError) as exc:
+            self.fail(str(exc), param, ctx)
+        return command
+
+
+BOT = BotCommandType()
+SECONDS = click.FloatRange(min=0.0, min_open=True)
+
+
+def results_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--results DIR, for every command that writes."""
+    return click.option("--results", "results_dir", type=click.Path(file_okay=False, path_type=Path),
+                        default=Path("results"), show_default=True,
+                        help="Directory for game records, match summaries and bot logs.")(command)
+
+
+def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--timeout, --init-timeout, --time-bank and --increment, gathered into a TimeControl named `time`."""
+    options = [
+        click.option("--timeout", type=SECONDS, default=1.0, show_default=True,
+                     help="Seconds a bot may take per decision."),
+        click.option("--init-timeout", type=SECONDS, default=10.0, show_default=True,
+                     help="Seconds a bot may take to start and answer the handshake or a new game."),
+        click.option("--time-bank", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
+                     help="Extra seconds per game a bot may spend beyond the per-decision timeout."),
+        click.option("--increment", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
+                     help="Seconds added to the time bank after every decision."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def time_control(timeout: float, init_timeout: float, time_bank: float, increment: float) -> TimeControl:
+    """The TimeControl the time options describe."""
+    return TimeControl(timeout=timeout, init=init_timeout, bank=time_bank, increment=increment)

@@ -1,0 +1,84 @@
+"""`arena match`: bots against each other over the protocol, seats rotating, with a results table."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import click
+from tabulate import tabulate
+
+from arena.bots import BotCommand, Transport
+from arena.cli.params import BOT, GAME, parse_game_options, results_option, time_control, time_options
+from arena.errors import ArenaError
+from arena.games import Game
+from arena.match import MatchConfig, MatchResult, run_match
+from arena.record import GameRecord
+from protocol import DEFAULT_MAX_MESSAGE
+
+
+@click.command()
+@click.argument("game", type=GAME)
+@click.argument("bots", type=BOT, nargs=-1, required=True)
+@click.option("--games", "-n", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Games to play; seats rotate from one game to the next.")
+@click.option("--seed", "-s", type=int, default=None, help="Match seed: deals and bot seeds derive from it "
+              "(default: a random one, printed).")
+@time_options
+@click.option("--fresh-processes", is_flag=True, help="Start every bot afresh for every game.")
+@click.option("--duplicate", is_flag=True, help="Deal each game once per seat rotation, so every bot plays "
+              "every seat of the same deal.")
+@click.option("--tcp", is_flag=True, help="Reach the bots over tcp://127.0.0.1 instead of private ipc sockets.")
+@click.option("--max-message", type=click.IntRange(min=64), default=DEFAULT_MAX_MESSAGE, show_default=True,
+              help="Largest reply a bot may send, in bytes.")
+@click.option("--option", "-o", "option_pairs", multiple=True, metavar="KEY=VALUE",
+              help="A game option, VALUE as JSON (e.g. max_turns=50); repeatable.")
+@click.option("--variant", "variants", multiple=True, metavar="NAME",
+              help="Switch on a variant of the game (the option NAME=true); repeatable.")
+@results_option
+@click.option("--quiet", "-q", is_flag=True, help="Print only the results table, not a line per game.")
+def match(game: Game, bots: tuple[BotCommand, ...], games: int, seed: int | None, timeout: float,
+          init_timeout: float, time_bank: float, increment: float, fresh_processes: bool, duplicate: bool,
+          tcp: bool, max_message: int, option_pairs: tuple[str, ...], variants: tuple[str, ...],
+          results_dir: Path, quiet: bool) -> None:
+    """Play GAME between the BOTs (one command line each, quoted), rotating seats, and print the results.
+
+    Example: arena match bali-2001 "python sample_bots/random_bot.py" "python sample_bots/heuristic_bot.py"
+    "python sample_bots/random_bot.py" --games 8
+    """
+    if seed is None:
+        seed = random.SystemRandom().randrange(1 << 31)
+        click.echo(f"match seed: {seed}", err=True)
+    config = MatchConfig(
+        game=game, bots=bots, games=games, seed=seed, options=parse_game_options(option_pairs, variants),
+        time=time_control(timeout, init_timeout, time_bank, increment), fresh_processes=fresh_processes,
+        duplicate=duplicate, transport=Transport.TCP if tcp else Transport.IPC, max_message=max_message,
+        results_dir=results_dir)
+    try:
+        config.check()
+    except ArenaError as exc:
+        raise click.UsageError(str(exc)) from None
+    try:
+        result = run_match(config, on_game=None if quiet else lambda r: click.echo(game_line(r, games), err=True))
+    except ArenaError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(results_table(result))
+    click.echo(f"\nrecords and logs: {result.directory}")
+
+
+def game_line(record: GameRecord, total: int) -> str:
+    """One line per finished game: ranks by seat, and the faults if there were any."""
+    seats = ", ".join(f"{s.name}#{s.participant} rank {record.ranks[s.seat]}" for s in record.seats)
+    faults = f"; {len(record.faults)} faults" if record.faults else ""
+    dq = f", disqualified seats {list(record.disqualified)}" if record.disqualified else ""
+    return f"game {record.game_index + 1}/{total}: {seats}{faults}{dq}"
+
+
+def results_table(result: MatchResult) -> str:
+    """The standings as a table, best mean rank first."""
+    rows = sorted(result.standings, key=lambda s: (s.mean_rank, -s.wins, s.participant))
+    return tabulate(
+        [(s.participant, f"{s.name} {s.version}".strip(), s.command, s.games, s.wins,
+          f"{100 * s.wins / s.games:.0f}%", f"{s.mean_rank:.2f}", f"{s.mean_score:.1f}", s.faults, s.disqualified)
+         for s in rows],
+        headers=("#", "bot", "command", "games", "wins", "win%", "mean rank", "mean score", "faults", "disq."))

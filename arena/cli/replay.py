@@ -1,0 +1,66 @@
+"""`arena replay`: re-simulate a game record, check that it reproduces, and show it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from tabulate import tabulate
+
+from arena.errors import ArenaError
+from arena.record import GameRecord, load_record
+from arena.replay import resimulate, seat_messages, turn_lines
+
+
+@click.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--seat", type=click.IntRange(min=0), default=None,
+              help="Print exactly what this seat's bot was sent, one JSON message per line.")
+@click.option("--verbose", "-v", is_flag=True, help="Show hidden details too: drawn cards, piles, private choices.")
+def replay(file: Path, seat: int | None, verbose: bool) -> None:
+    """Replay the game record FILE through its engine, turn by turn, and check that it reproduces.
+
+    Exits 1 if the replay does not reproduce the recorded decisions and result.
+    """
+    try:
+        record = load_record(file)
+        if seat is not None and seat >= record.num_players:
+            raise click.BadParameter(f"the game had seats 0 to {record.num_players - 1}", param_hint="'--seat'")
+        if seat is not None:
+            for message in seat_messages(record, seat):
+                click.echo(json.dumps(message.to_wire(), separators=(",", ":")))
+        else:
+            click.echo(header(record))
+            for line in turn_lines(record, referee=verbose):
+                click.echo(line)
+            click.echo(result_table(record))
+        problems = resimulate(record).problems
+    except ArenaError as exc:
+        raise click.ClickException(str(exc)) from None
+    if problems:
+        raise click.ClickException("the replay does not reproduce the record: " + "; ".join(problems))
+    click.echo("the replay reproduces the recorded result", err=seat is not None)
+
+
+def header(record: GameRecord) -> str:
+    """Who played what, with which seed and options."""
+    lines = [f"{record.game}, game {record.game_index + 1} of match {record.match_id}: {record.num_players} seats, "
+             f"seed {record.seed}, options {json.dumps(record.options)}"]
+    lines += [f"seat {s.seat}: {s.name} {s.version} (participant {s.participant}: {s.command}; bot seed {s.seed})"
+              for s in record.seats]
+    return "\n".join(lines)
+
+
+def result_table(record: GameRecord) -> str:
+    """The recorded result: score, engine rank and match rank per seat, and every fault."""
+    r = record.result
+    rows = [(record.ranks[s.seat], f"seat {s.seat}", s.name, r.scores[s.seat], r.ranks[s.seat],
+             "yes" if s.seat in record.disqualified else "")
+            for s in sorted(record.seats, key=lambda s: record.ranks[s.seat])]
+    table = tabulate(rows, headers=("rank", "seat", "bot", "score", "engine rank", "disqualified"))
+    faults = [f"fault: seat {f.seat} ({f.bot}) at {f.phase.value}"
+              + (f" decision {f.decision}" if f.decision is not None else "") + f": {f.kind.value}: {f.detail}"
+              for f in record.faults]
+    note = " (cut short)" if r.cut_short else ""
+    return "\n".join([f"\nresult: {r.reason}{note}", table, *faults])

@@ -1,0 +1,81 @@
+"""`arena validate`: run one submission through the handshake and a few games against random bots."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from arena.bots import BotCommand
+from arena.cli.params import BOT, GAME, results_option, time_control, time_options
+from arena.errors import ArenaError
+from arena.games import Game
+from arena.match import MatchConfig, MatchResult, run_match
+from arena.record import GameRecord
+
+RANDOM_BOT = BotCommand((sys.executable, "-m", "sample_bots.random_bot"))
+SLOW_SHARE = 0.5  # warn when a decision used more than this share of its time
+
+
+@click.command()
+@click.argument("bot", type=BOT)
+@click.option("--game", "-g", type=GAME, required=True, help="The game to validate the bot for.")
+@click.option("--players", "-p", type=int, default=None,
+              help="Seats at the table (default: the game's largest table); the others are random bots.")
+@click.option("--games", "-n", type=click.IntRange(min=1), default=None,
+              help="Games to play (default: one per seat, so the bot plays every seat).")
+@click.option("--seed", "-s", type=int, default=0, show_default=True, help="Match seed.")
+@time_options
+@results_option
+def validate(bot: BotCommand, game: Game, players: int | None, games: int | None, seed: int, timeout: float,
+             init_timeout: float, time_bank: float, increment: float, results_dir: Path) -> None:
+    """Check that BOT (a command line, quoted) speaks the protocol: handshake, then a few games of GAME
+    against random bots, with a pass/fail report that lists every fault. Exits 1 on failure."""
+    players = game.max_players if players is None else players
+    config = MatchConfig(game=game, bots=(bot,) + (RANDOM_BOT,) * (players - 1), games=games or players,
+                         seed=seed, time=time_control(timeout, init_timeout, time_bank, increment),
+                         results_dir=results_dir)
+    try:
+        config.check()
+    except ArenaError as exc:
+        raise click.UsageError(str(exc)) from None
+    click.echo(f"validating {bot} on {game.name}: {config.games} games at a table of {players}, "
+               f"{timeout:g} s per decision")
+    try:
+        result = run_match(config, on_game=lambda r: click.echo("\n".join(game_report(r, timeout))))
+    except ArenaError as exc:
+        raise click.ClickException(str(exc)) from None
+    faults = sum(1 for r in result.records for f in r.faults if f.participant == 0)
+    click.echo(summary(result, faults))
+    if faults:
+        raise click.ClickException(f"validation failed: {faults} fault(s); see above and {result.directory}")
+
+
+def game_report(record: GameRecord, timeout: float) -> list[str]:
+    """What the candidate (participant 0) did in one game: decisions, slowest answer, rank, every fault."""
+    seat = next(s.seat for s in record.seats if s.participant == 0)
+    times = [d.time for d in record.decisions if d.seat == seat and d.time is not None]
+    faults = [f for f in record.faults if f.participant == 0]
+    status = "FAULTS" if faults else "ok"
+    slowest = f", slowest {max(times) * 1000:.1f} ms" if times else ""
+    lines = [f"game {record.game_index + 1} seat {seat}: {status}: {len(times)} decisions asked{slowest}, "
+             f"rank {record.ranks[seat]} of {record.num_players}"
+             + (" (disqualified)" if seat in record.disqualified else "")]
+    if times and max(times) > SLOW_SHARE * timeout and not faults:
+        lines.append(f"  warning: the slowest decision used {100 * max(times) / timeout:.0f}% of the timeout")
+    for f in faults:
+        where = f"decision {f.decision}" if f.decision is not None else f.phase.value
+        lines.append(f"  fault at {where}: {f.kind.value}: {f.detail}")
+        if f.stderr.strip():
+            lines.extend(f"    stderr| {line}" for line in f.stderr.strip().splitlines()[-10:])
+    return lines
+
+
+def summary(result: MatchResult, faults: int) -> str:
+    """The verdict line, with the name and version the bot gave in its handshake."""
+    me = result.standings[0]
+    who = f"bot {me.name!r} version {me.version!r}"
+    if faults:
+        return f"FAIL: {who}: {faults} fault(s) in {me.games} games"
+    return f"PASS: {who}: {me.games} games without a fault, {me.wins} won, mean rank {me.mean_rank:.2f}"
