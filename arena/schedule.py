@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import random
 from dataclasses import dataclass
 from enum import StrEnum
@@ -10,6 +9,7 @@ from itertools import combinations
 from typing import Sequence
 
 from arena.ratings import Ratings
+from arena.wire import derive_seed
 
 
 class Format(StrEnum):
@@ -40,12 +40,6 @@ class Table:
     @property
     def seqs(self) -> range:
         return range(self.first_seq, self.first_seq + self.games)
-
-
-def derive_seed(*parts: object) -> int:
-    """A 63-bit seed from the given parts, the same on every machine and Python version."""
-    digest = hashlib.blake2b(repr(parts).encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big") >> 1
 
 
 def round_robin(names: Sequence[str], seats: int, rounds: int, duplicate: bool, seed: int) -> list[Table]:

@@ -1,0 +1,278 @@
+"""Tournaments: a schedule of tables played as matches (in parallel), stored game by game, rated in order."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import zmq
+
+from arena.bots import BotCommand
+from arena.entrants import Entrant, check_entrants
+from arena.errors import ArenaError, ConfigError
+from arena.games import get_game
+from arena.match import MatchConfig, run_match
+from arena.ratings import RatingConfig, Ratings, rate_all
+from arena.record import GameRecord
+from arena.schedule import Format, Table, gauntlet, ladder_wave, round_robin
+from arena.store import Store, StoredFault, StoredGame, Tournament
+from protocol import TimeControl
+
+DEFAULT_WAVE = 4  # ladder tables chosen at a time from the ratings so far
+
+
+@dataclass(frozen=True)
+class TournamentSpec:
+    """What defines a tournament's games and ratings; the same spec resumes the same tournament."""
+
+    game: str
+    fmt: Format
+    entrants: tuple[Entrant, ...]
+    seats: int
+    options: dict[str, Any] | None = None
+    rounds: int = 1
+    duplicate: bool = False
+    max_games: int | None = None  # ladder: stop after this many games
+    wave: int = DEFAULT_WAVE
+    seed: int = 0
+    time: TimeControl = field(default_factory=TimeControl)
+    fresh_processes: bool = False
+    rating: RatingConfig = field(default_factory=RatingConfig)
+
+    def identity(self) -> dict[str, Any]:
+        """The spec as plain data, stored with the tournament and compared on resume."""
+        return {"game": self.game, "format": self.fmt.value, "entrants": [e.to_dict() for e in self.entrants],
+                "seats": self.seats, "options": self.options, "rounds": self.rounds, "duplicate": self.duplicate,
+                "max_games": self.max_games, "wave": self.wave, "seed": self.seed, "time": self.time.to_wire(),
+                "fresh_processes": self.fresh_processes, "rating": self.rating.to_dict()}
+
+    def default_name(self) -> str:
+        """A name that is the same for the same spec."""
+        digest = hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:8]
+        return f"{self.game}-{self.fmt.value}-{digest}"
+
+    def names(self) -> list[str]:
+        return [e.name for e in self.entrants]
+
+    def fixed_schedule(self) -> list[Table]:
+        """The whole schedule of a round-robin or gauntlet (the challenger is the first entrant)."""
+        names = self.names()
+        if self.fmt == Format.ROUND_ROBIN:
+            return round_robin(names, self.seats, self.rounds, self.duplicate, self.seed)
+        if self.fmt == Format.GAUNTLET:
+            return gauntlet(names[0], names[1:], self.seats, self.rounds, self.duplicate, self.seed)
+        raise ValueError(f"{self.fmt.value} has no fixed schedule")
+
+
+@dataclass(frozen=True)
+class TableJob:
+    """One table to play, as a worker process needs it (plain, picklable values only)."""
+
+    spec_game: str
+    options: dict[str, Any] | None
+    table: Table
+    bots: tuple[tuple[tuple[str, ...], str | None], ...]  # argv and working directory per participant
+    time: TimeControl
+    fresh_processes: bool
+    results_dir: Path
+
+
+@dataclass(frozen=True)
+class TableResult:
+    """A played table: its stored games (failed ones say why)."""
+
+    table: Table
+    games: tuple[StoredGame, ...]
+
+
+def play_table(job: TableJob) -> TableResult:
+    """Play one table as a match; an infrastructure failure is recorded as failed games, not raised."""
+    start = time.perf_counter()
+    config = MatchConfig(
+        game=get_game(job.spec_game), bots=tuple(BotCommand(argv, cwd) for argv, cwd in job.bots),
+        games=job.table.games, seed=job.table.seed, options=job.options, time=job.time,
+        fresh_processes=job.fresh_processes, results_dir=job.results_dir, duplicate=job.table.duplicate)
+    try:
+        result = run_match(config)
+    except (ArenaError, OSError, zmq.ZMQError) as exc:
+        return _failed(job.table, f"the match could not be played: {type(exc).__name__}: {exc}",
+                       time.perf_counter() - start)
+    per_game = (time.perf_counter() - start) / max(1, len(result.records))
+    games = tuple(_stored(job, record, result.directory, per_game) for record in result.records)
+    return TableResult(job.table, games)
+
+
+def _failed(table: Table, reason: str, seconds: float = 0.0) -> TableResult:
+    return TableResult(table, tuple(StoredGame(seq, table.table, table.seed, table.bots, "failed", reason,
+                                               seconds=seconds) for seq in table.seqs))
+
+
+def _stored(job: TableJob, record: GameRecord, directory: Path, seconds: float) -> StoredGame:
+    bots = tuple(job.table.bots[s.participant] for s in record.seats)
+    faults = tuple(StoredFault(f.seat, f.kind.value, f"{f.phase.value}: {f.detail}", f.decision, f.stderr)
+                   for f in record.faults)
+    replay = directory / f"game-{record.game_index + 1:04d}.json"
+    try:
+        replay_path = str(replay.relative_to(job.results_dir))
+    except ValueError:
+        replay_path = str(replay)
+    return StoredGame(job.table.first_seq + record.game_index, job.table.table, record.seed, bots, "done",
+                      record.result.reason, tuple(record.result.scores), tuple(record.ranks),
+                      tuple(record.disqualified), faults, record.result.cut_short, replay_path, seconds)
+
+
+@dataclass
+class Progress:
+    """What a progress display is told: games done of the total (None: open-ended) and the current ratings."""
+
+    done: int
+    total: int | None
+    started: float
+    ratings: Ratings
+    failed: int = 0
+
+
+@dataclass
+class Runner:
+    """Plays a tournament into a store, resuming whatever the store already holds."""
+
+    spec: TournamentSpec
+    store: Store
+    results_dir: Path
+    jobs: int = 1
+    name: str | None = None
+    time_limit: float | None = None
+    on_progress: Callable[[Progress], None] | None = None
+    tournament: Tournament | None = None
+
+    def run(self) -> Ratings:
+        """Play every game not yet stored; returns the final ratings (also saved in the store)."""
+        spec = self.spec
+        self.tournament = self.store.open_tournament(self.name or spec.default_name(), spec.game, spec.fmt.value,
+                                                     spec.identity(), list(spec.entrants))
+        self._deadline = None if self.time_limit is None else time.monotonic() + self.time_limit
+        self._started = time.monotonic()
+        tid = self.tournament.id
+        if spec.fmt == Format.LADDER:
+            self._run_ladder()
+        else:
+            done = self.store.done_seqs(tid)
+            self._play([t for t in spec.fixed_schedule() if not set(t.seqs) <= done], self._total())
+        ratings = rate_all(spec.rating, self.store.outcomes(tid))
+        self.store.save_ratings(tid, ratings)
+        if self._complete():
+            self.store.finish_tournament(tid)
+        return ratings
+
+    def _total(self) -> int | None:
+        if self.spec.fmt == Format.LADDER:
+            return self.spec.max_games
+        return sum(t.games for t in self.spec.fixed_schedule())
+
+    def _complete(self) -> bool:
+        done = len(self.store.done_seqs(self.tournament.id))
+        total = self._total()
+        return total is not None and done >= total
+
+    def _out_of_time(self) -> bool:
+        return self._deadline is not None and time.monotonic() >= self._deadline
+
+    def _run_ladder(self) -> None:
+        spec, tid = self.spec, self.tournament.id
+        per_wave = spec.wave * spec.seats
+        wave_no = 0
+        while not self._out_of_time():
+            first_seq = wave_no * per_wave
+            if spec.max_games is not None and first_seq >= spec.max_games:
+                break
+            history = [o for o in self.store.outcomes(tid) if o.seq < first_seq]
+            counts: dict[str, int] = {}
+            for outcome in history:
+                for bot in outcome.bots:
+                    counts[bot] = counts.get(bot, 0) + 1
+            wave = ladder_wave(rate_all(spec.rating, history), counts, spec.names(), spec.seats, spec.wave,
+                               first_seq, wave_no * spec.wave, spec.seed)
+            if spec.max_games is not None:
+                wave = [t for t in wave if t.first_seq < spec.max_games]
+            done = self.store.done_seqs(tid)
+            self._play([t for t in wave if not set(t.seqs) <= done], self._total())
+            wave_no += 1
+
+    def _job(self, table: Table) -> TableJob:
+        by_name = {e.name: e for e in self.spec.entrants}
+        bots = tuple((by_name[b].command, by_name[b].cwd) for b in table.bots)
+        return TableJob(self.spec.game, self.spec.options, table, bots, self.spec.time, self.spec.fresh_processes,
+                        self.results_dir)
+
+    def _play(self, tables: list[Table], total: int | None) -> None:
+        for result in self._results(tables):
+            self.store.record_games(self.tournament.id, list(result.games))
+            self._report(total)
+
+    def _results(self, tables: list[Table]) -> Iterator[TableResult]:
+        """Results as tables finish; no new table starts once the time limit has passed."""
+        if self.jobs <= 1:
+            for table in tables:
+                if self._out_of_time():
+                    return
+                yield play_table(self._job(table))
+            return
+        queue = list(tables)
+        while queue:
+            # spawn: a worker must not inherit the coordinator's SQLite connection or any ZeroMQ state.
+            with ProcessPoolExecutor(max_workers=self.jobs, mp_context=get_context("spawn")) as pool:
+                yield from self._pooled(pool, queue)
+
+    def _pooled(self, pool: ProcessPoolExecutor, queue: list[Table]) -> Iterator[TableResult]:
+        """Run tables from the queue; if a worker process dies, its tables fail and the caller makes a new pool."""
+        running: dict[Future[TableResult], Table] = {}
+        while queue or running:
+            while queue and len(running) < self.jobs and not self._out_of_time():
+                table = queue.pop(0)
+                running[pool.submit(play_table, self._job(table))] = table
+            if not running:
+                queue.clear()
+                return
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                table = running.pop(future)
+                try:
+                    yield future.result()
+                except BrokenProcessPool:
+                    yield _failed(table, "the worker process playing this table died")
+                    for other in running.values():
+                        yield _failed(other, "the worker process pool broke while this table was played")
+                    return
+
+    def _report(self, total: int | None) -> None:
+        if self.on_progress is None:
+            return
+        tid = self.tournament.id
+        done = self.store.done_seqs(tid)
+        ratings = rate_all(self.spec.rating, self.store.outcomes(tid))
+        failed = sum(1 for m in self.store.matches(tid) if m["status"] == "failed")
+        self.on_progress(Progress(len(done), total, self._started, ratings, failed))
+
+
+def check_spec(spec: TournamentSpec) -> None:
+    """ConfigError naming the problem, before any game starts."""
+    game = get_game(spec.game)
+    if not game.min_players <= spec.seats <= game.max_players:
+        raise ConfigError(f"{game.name} is played by {game.min_players} to {game.max_players} seats, "
+                          f"not {spec.seats}")
+    check_entrants(spec.entrants, spec.seats)
+    if spec.rounds < 1:
+        raise ConfigError(f"rounds must be at least 1, got {spec.rounds}")
+    if spec.fmt == Format.LADDER and spec.wave < 1:
+        raise ConfigError(f"the ladder wave must be at least 1 table, got {spec.wave}")
+    try:
+        game.new_state(spec.seats, 0, spec.options)
+    except ValueError as exc:
+        raise ConfigError(f"bad options for {game.name}: {exc}") from None
