@@ -58,8 +58,11 @@ def _check_program(argv: tuple[str, ...], cwd: str | None, where: str) -> None:
 
 
 def _default_name(argv: tuple[str, ...]) -> str:
-    scripts = [a for a in argv if "/" in a or a.endswith(".py")]
-    stem = Path(scripts[-1] if scripts else argv[0]).stem
+    if "-m" in argv[:-1]:
+        stem = argv[argv.index("-m") + 1].rsplit(".", 1)[-1]
+    else:
+        scripts = [a for a in argv if "/" in a or a.endswith(".py")]
+        stem = Path(scripts[-1] if scripts else argv[0]).stem
     return re.sub(r"[^A-Za-z0-9_.-]", "_", stem)[:64] or "bot"
 
 

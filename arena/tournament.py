@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from importlib.util import find_spec
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -128,12 +130,14 @@ def _stored(job: TableJob, record: GameRecord, directory: Path, seconds: float) 
                       tuple(record.disqualified), faults, record.result.cut_short, replay_path, seconds)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Progress:
-    """What a progress display is told: games done of the total (None: open-ended) and the current ratings."""
+    """What a progress display is told: games stored of the total (None: open-ended), how many of them this
+    run played since `started` (a monotonic time), failures, and the current ratings."""
 
     done: int
     total: int | None
+    done_now: int
     started: float
     ratings: Ratings
     failed: int = 0
@@ -159,6 +163,7 @@ class Runner:
                                                      spec.identity(), list(spec.entrants))
         self._deadline = None if self.time_limit is None else time.monotonic() + self.time_limit
         self._started = time.monotonic()
+        self._played = 0
         tid = self.tournament.id
         if spec.fmt == Format.LADDER:
             self._run_ladder()
@@ -167,7 +172,7 @@ class Runner:
             self._play([t for t in spec.fixed_schedule() if not set(t.seqs) <= done], self._total())
         ratings = rate_all(spec.rating, self.store.outcomes(tid))
         self.store.save_ratings(tid, ratings)
-        if self._complete():
+        if self.complete():
             self.store.finish_tournament(tid)
         return ratings
 
@@ -176,7 +181,8 @@ class Runner:
             return self.spec.max_games
         return sum(t.games for t in self.spec.fixed_schedule())
 
-    def _complete(self) -> bool:
+    def complete(self) -> bool:
+        """True once every scheduled game is stored (a ladder: --games reached)."""
         done = len(self.store.done_seqs(self.tournament.id))
         total = self._total()
         return total is not None and done >= total
@@ -214,6 +220,7 @@ class Runner:
     def _play(self, tables: list[Table], total: int | None) -> None:
         for result in self._results(tables):
             self.store.record_games(self.tournament.id, list(result.games))
+            self._played += len(result.games)
             self._report(total)
 
     def _results(self, tables: list[Table]) -> Iterator[TableResult]:
@@ -258,7 +265,25 @@ class Runner:
         done = self.store.done_seqs(tid)
         ratings = rate_all(self.spec.rating, self.store.outcomes(tid))
         failed = sum(1 for m in self.store.matches(tid) if m["status"] == "failed")
-        self.on_progress(Progress(len(done), total, self._started, ratings, failed))
+        self.on_progress(Progress(len(done), total, self._played, self._started, ratings, failed))
+
+
+def sample_opponents(game: str, count: int, taken: set[str]) -> list[Entrant]:
+    """Sample bots to fill a gauntlet: the game's heuristic bot if there is one, then random bots."""
+    modules = [m for m in (f"sample_bots.{game.replace('-', '')}_heuristic",) if find_spec(m) is not None]
+    modules += ["sample_bots.random_bot"] * count
+    entrants: list[Entrant] = []
+    for module in modules:
+        stem = module.rsplit(".", 1)[1]
+        name, number = stem, 1
+        while name in taken:
+            number += 1
+            name = f"{stem}-{number}"
+        taken.add(name)
+        entrants.append(Entrant(name, (sys.executable, "-m", module), version="sample"))
+        if len(entrants) == count:
+            break
+    return entrants
 
 
 def check_spec(spec: TournamentSpec) -> None:

@@ -9,6 +9,8 @@ from arena.cli.bench import bench
 from arena.cli.match import match
 from arena.cli.play import play
 from arena.cli.replay import replay
+from arena.cli.results import leaderboard, matches, rerate, show
+from arena.cli.tournament import tournament
 from arena.cli.validate import validate
 
 
@@ -23,3 +25,8 @@ main.add_command(bench)
 main.add_command(match)
 main.add_command(validate)
 main.add_command(replay)
+main.add_command(tournament)
+main.add_command(leaderboard)
+main.add_command(matches)
+main.add_command(show)
+main.add_command(rerate)

@@ -98,3 +98,33 @@ def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
 def time_control(timeout: float, init_timeout: float, time_bank: float, increment: float) -> TimeControl:
     """The TimeControl the time options describe."""
     return TimeControl(timeout=timeout, init=init_timeout, bank=time_bank, increment=increment)
+
+
+def db_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--db PATH: the results store (default: arena.sqlite in the results directory)."""
+    return click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                        help="The results database (default: RESULTS/arena.sqlite).")(command)
+
+
+def store_path(results_dir: Path, db: Path | None) -> Path:
+    """The results database the --results and --db options name."""
+    from arena.store import DEFAULT_DB_NAME
+    return db if db is not None else results_dir / DEFAULT_DB_NAME
+
+
+def rating_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--mu, --sigma, --beta, --tau and --draw-probability: the TrueSkill environment (defaults documented)."""
+    options = [
+        click.option("--mu", type=float, help="Rating prior mean (TrueSkill default 25)."),
+        click.option("--sigma", type=click.FloatRange(min=0, min_open=True),
+                     help="Rating prior deviation (default mu/3)."),
+        click.option("--beta", type=click.FloatRange(min=0, min_open=True),
+                     help="Performance deviation: the skill gap that wins 76% of the time (default sigma/2)."),
+        click.option("--tau", type=click.FloatRange(min=0), help="Dynamics: added uncertainty per game "
+                     "(default sigma/100)."),
+        click.option("--draw-probability", type=click.FloatRange(0, 1, max_open=True),
+                     help="Chance of a tie between equal bots (default chosen per game)."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command

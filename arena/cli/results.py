@@ -1,0 +1,140 @@
+"""Browsing the results store: `arena leaderboard`, `arena matches`, `arena show`, `arena rerate`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+from tabulate import tabulate
+
+from arena.cli.params import db_option, results_option, store_path
+from arena.errors import ArenaError
+from arena.leaderboard import FORMATS, build, render
+from arena.ratings import RatingConfig, Rating, Ratings, rate_all
+from arena.record import load_record
+from arena.replay import turn_lines
+from arena.store import Store, Tournament
+
+_tournament_option = click.option("--tournament", "-t", "name",
+                                  help="Tournament name (default: the latest one in the store).")
+
+
+def _open(results_dir: Path, db: Path | None) -> Store:
+    path = store_path(results_dir, db)
+    if not path.is_file():
+        raise click.ClickException(f"no results store at {str(path)!r}: run a tournament first, or give --db")
+    try:
+        return Store(path)
+    except ArenaError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _find(store: Store, name: str | None) -> Tournament:
+    try:
+        return store.tournament(name)
+    except ArenaError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _stored_ratings(store: Store, t: Tournament) -> Ratings:
+    config = RatingConfig(**t.config["rating"])
+    table = {name: Rating(mu, sigma) for name, (mu, sigma) in store.stored_ratings(t.id).items()}
+    return Ratings(config, table)
+
+
+@click.command()
+@_tournament_option
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+              help="Output format; html is one standalone page.")
+@click.option("--max-fault-rate", type=click.FloatRange(0, 1),
+              help="Leave bots whose share of faulty games is above this off the ranking (they stay in the store).")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write to this file.")
+@results_option
+@db_option
+def leaderboard(name: str | None, fmt: str, max_fault_rate: float | None, output: Path | None, results_dir: Path,
+                db: Path | None) -> None:
+    """Print a tournament's leaderboard, ranked by the conservative estimate mu - 3 sigma."""
+    with _open(results_dir, db) as store:
+        t = _find(store, name)
+        board = build(f"{t.name} ({t.game}, {t.format})", _stored_ratings(store, t), store.bot_stats(t.id),
+                      max_fault_rate)
+    text = render(board, fmt)
+    if output is None:
+        click.echo(text)
+    else:
+        output.write_text(text + "\n", encoding="utf-8")
+        click.echo(f"leaderboard written to {output}", err=True)
+
+
+@click.command()
+@_tournament_option
+@click.option("--faults", "only_faults", is_flag=True, help="Only games in which some bot faulted.")
+@results_option
+@db_option
+def matches(name: str | None, only_faults: bool, results_dir: Path, db: Path | None) -> None:
+    """List a tournament's games in schedule order: id, seats, scores, ranks, faults."""
+    with _open(results_dir, db) as store:
+        t = _find(store, name)
+        rows = []
+        for m in store.matches(t.id):
+            faults = sum(s["faults"] for s in m["seats"])
+            if only_faults and not faults:
+                continue
+            seats = ", ".join(f"{s['bot']}:{s['score'] if s['score'] is not None else '-'}"
+                              f"/{s['rank'] if s['rank'] is not None else '-'}" for s in m["seats"])
+            rows.append((m["id"], m["seq"], m["table"], m["status"], seats, faults))
+    click.echo(f"{t.name} ({t.game}, {t.format}): {len(rows)} games")
+    click.echo(tabulate(rows, headers=("id", "seq", "table", "status", "bot:score/rank by seat", "faults")))
+
+
+@click.command()
+@click.argument("match_id", type=click.IntRange(min=1), metavar="MATCH")
+@click.option("--verbose", "-v", is_flag=True, help="Show hidden details in the replay too.")
+@results_option
+@db_option
+def show(match_id: int, verbose: bool, results_dir: Path, db: Path | None) -> None:
+    """Show one stored game: seats, result, faults, and its replay turn by turn."""
+    with _open(results_dir, db) as store:
+        try:
+            m = store.match(match_id)
+        except ArenaError as exc:
+            raise click.ClickException(str(exc)) from None
+    click.echo(_describe(m))
+    if not m["replay"]:
+        raise click.ClickException("this game has no replay file (it failed before it was played)")
+    path = Path(m["replay"])
+    path = path if path.is_absolute() else results_dir / path
+    try:
+        record = load_record(path)
+    except ArenaError as exc:
+        raise click.ClickException(f"cannot show the replay: {exc}") from None
+    for line in turn_lines(record, referee=verbose):
+        click.echo(line)
+
+
+def _describe(m: dict[str, Any]) -> str:
+    head = (f"match {m['id']} of tournament {m['tournament']}: game {m['seq']} (table {m['table']}), seed "
+            f"{m['seed']}, {m['status']}: {m['reason']}{' (cut short)' if m['cut_short'] else ''}")
+    seats = tabulate([(s["seat"], s["bot"], s["score"], s["rank"], "yes" if s["disqualified"] else "", s["faults"])
+                      for s in m["seats"]], headers=("seat", "bot", "score", "rank", "disqualified", "faults"))
+    faults = "\n".join(f"  seat {f['seat']}, decision {f['decision']}: {f['kind']}: {f['detail']}"
+                       for f in m["faults"])
+    return head + "\n" + seats + (f"\nfaults:\n{faults}" if faults else "") + f"\nreplay: {m['replay']}\n"
+
+
+@click.command()
+@_tournament_option
+@click.option("--all", "every", is_flag=True, help="Rerate every tournament in the store.")
+@results_option
+@db_option
+def rerate(name: str | None, every: bool, results_dir: Path, db: Path | None) -> None:
+    """Recompute ratings from the stored results, in schedule order, and store them."""
+    with _open(results_dir, db) as store:
+        targets = store.tournaments() if every else [_find(store, name)]
+        for t in targets:
+            ratings = rate_all(RatingConfig(**t.config["rating"]), store.outcomes(t.id))
+            store.save_ratings(t.id, ratings)
+            click.echo(f"{t.name}: {len(store.outcomes(t.id))} games rated, {len(ratings.table)} bots")
+            click.echo(json.dumps({n: [round(r.mu, 4), round(r.sigma, 4)] for n, r in sorted(ratings.table.items())}))

@@ -1,0 +1,64 @@
+"""Tournament progress: a redrawn bar with a live top five on a terminal, plain lines otherwise."""
+
+from __future__ import annotations
+
+import time
+from typing import IO
+
+from arena.tournament import Progress
+
+TOP = 5
+BAR_WIDTH = 30
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(max(0, seconds))
+    return f"{seconds // 3600:d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+
+
+def summary(p: Progress, now: float | None = None) -> str:
+    """Games done of total, rate per minute and ETA, in one line."""
+    elapsed = max(1e-9, (now if now is not None else time.monotonic()) - p.started)
+    rate = p.done_now / elapsed * 60 if p.done_now else 0.0
+    if p.total:
+        left = max(0, p.total - p.done)
+        eta = _clock(left / (rate / 60)) if rate else "?"
+        head = f"{p.done}/{p.total} games ({100 * p.done / p.total:.0f}%)"
+    else:
+        head, eta = f"{p.done} games", "-"
+    failed = f", {p.failed} failed" if p.failed else ""
+    return f"{head}{failed}, {rate:.1f} games/min, elapsed {_clock(elapsed)}, ETA {eta}"
+
+
+def top_five(p: Progress) -> list[str]:
+    """The current top five by conservative estimate."""
+    ranked = sorted(p.ratings.table.items(), key=lambda kv: (-kv[1].conservative, kv[0]))[:TOP]
+    return [f"{i}. {name:<24} {r.conservative:7.2f}  (mu {r.mu:.2f}, sigma {r.sigma:.2f})"
+            for i, (name, r) in enumerate(ranked, start=1)]
+
+
+class Display:
+    """Shows progress on a stream: redrawn in place on a terminal, a line per update elsewhere."""
+
+    def __init__(self, stream: IO[str], tty: bool) -> None:
+        self.stream = stream
+        self.tty = tty
+        self._lines = 0
+
+    def __call__(self, p: Progress) -> None:
+        if not self.tty:
+            self.stream.write(summary(p) + "\n")
+            self.stream.flush()
+            return
+        lines = [self._bar(p) + "  " + summary(p), *top_five(p)]
+        # Move up over the previous block and redraw it, clearing each line.
+        self.stream.write("\x1b[F" * self._lines + "".join(f"\x1b[2K{line}\n" for line in lines))
+        self.stream.flush()
+        self._lines = len(lines)
+
+    @staticmethod
+    def _bar(p: Progress) -> str:
+        if not p.total:
+            return ""
+        filled = int(BAR_WIDTH * min(1.0, p.done / p.total))
+        return "[" + "#" * filled + "." * (BAR_WIDTH - filled) + "]"
