@@ -69,5 +69,6 @@ def parse_options(options: dict[str, Any] | None) -> Options:
         raise ValueError(f"options must be a map, got {options!r}")
     unknown = sorted(str(key) for key in set(options) - set(_PARSERS))
     if unknown:
-        raise ValueError(f"unknown option {unknown[0]!r}; {GAME_NAME} options are {', '.join(_PARSERS)}")
+        raise ValueError(f"unknown option {unknown[0]!r}; {GAME_NAME} has the variants oracle and demon and the "
+                         f"option start_farmers")
     return Options(**{key: _PARSERS[key](value) for key, value in options.items()})
