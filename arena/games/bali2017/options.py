@@ -58,7 +58,8 @@ def _parse_start_farmers(value: Any) -> tuple[tuple[int, ...], ...]:
     return tuple(sets)
 
 
-_PARSERS = {"oracle": _parse_flag("oracle"), "demon": _parse_flag("demon"), "start_farmers": _parse_start_farmers}
+VARIANTS = ("oracle", "demon")
+_PARSERS = {**{name: _parse_flag(name) for name in VARIANTS}, "start_farmers": _parse_start_farmers}
 
 
 def parse_options(options: dict[str, Any] | None) -> Options:
@@ -69,6 +70,7 @@ def parse_options(options: dict[str, Any] | None) -> Options:
         raise ValueError(f"options must be a map, got {options!r}")
     unknown = sorted(str(key) for key in set(options) - set(_PARSERS))
     if unknown:
-        raise ValueError(f"unknown option {unknown[0]!r}; {GAME_NAME} has the variants oracle and demon and the "
-                         f"option start_farmers")
+        others = ", ".join(name for name in _PARSERS if name not in VARIANTS)
+        raise ValueError(f"unknown option {unknown[0]!r}; {GAME_NAME} has the variants {' and '.join(VARIANTS)} "
+                         f"and the options {others}")
     return Options(**{key: _PARSERS[key](value) for key, value in options.items()})
