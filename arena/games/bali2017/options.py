@@ -72,5 +72,5 @@ def parse_options(options: dict[str, Any] | None) -> Options:
     if unknown:
         others = ", ".join(name for name in _PARSERS if name not in VARIANTS)
         raise ValueError(f"unknown option {unknown[0]!r}; {GAME_NAME} has the variants {' and '.join(VARIANTS)} "
-                         f"and the options {others}")
+                         f"(other options: {others})")
     return Options(**{key: _PARSERS[key](value) for key, value in options.items()})
