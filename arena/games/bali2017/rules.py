@@ -421,23 +421,28 @@ def _score(s: State, row: int) -> None:
     bonus = sole_majority(counts)
     event: dict[str, Any] = {"type": "scoring", "row": row, "card": KIND_NAMES[kind], "counts": counts,
                              "bonus": None if bonus < 0 else bonus}
-    order = [seat for seat in s.clockwise_from(s.active) if counts[seat]]
     if kind in (_STONEMASON, _PRIEST):
-        gains = [c + (seat == bonus) for seat, c in enumerate(counts)]
-        tokens = s.stones if kind == _STONEMASON else s.points
-        for seat, gain in enumerate(gains):
-            tokens[seat] += gain
-        event["stones" if kind == _STONEMASON else "points"] = gains
-        _log(s, event)
-        _end_turn(s)
-    elif kind == _SHRINE:
-        _log(s, event)
+        _hand_out_tokens(s, kind, counts, bonus, event)
+        return
+    _log(s, event)
+    order = [seat for seat in s.clockwise_from(s.active) if counts[seat]]
+    if kind == _SHRINE:
         s.pending = Pending(phase=Phase.SHRINE_REWARD, seat=s.active, queue=order, kind=kind, bonus=bonus)
         _next_shrine_reward(s)
     else:
-        _log(s, event)
         s.pending = Pending(phase=Phase.SUBSTITUTE, seat=s.active, queue=order, kind=kind, bonus=bonus)
         _next_farmer_reward(s)
+
+
+def _hand_out_tokens(s: State, kind: int, counts: list[int], bonus: int, event: dict[str, Any]) -> None:
+    """Stonemasons pay stones and priests points: one per card, one more for the sole majority."""
+    gains = [c + (seat == bonus) for seat, c in enumerate(counts)]
+    tokens = s.stones if kind == _STONEMASON else s.points
+    for seat, gain in enumerate(gains):
+        tokens[seat] += gain
+    event["stones" if kind == _STONEMASON else "points"] = gains
+    _log(s, event)
+    _end_turn(s)
 
 
 def _shrine_amount(s: State, seat: int) -> int:
