@@ -11,7 +11,7 @@ import click
 from arena.cli.params import (GAME, db_option, parse_game_options, rating_options, results_option, store_path,
                               time_control, time_options)
 from arena.entrants import Entrant, check_entrants, from_command, from_submissions
-from arena.errors import ArenaError
+from arena.errors import ArenaError, ConfigError
 from arena.games import Game
 from arena.leaderboard import build, render
 from arena.progress import Display
@@ -97,6 +97,8 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
         except KeyboardInterrupt:
             click.echo("\ninterrupted: finished games are stored; run the same command to resume", err=True)
             raise SystemExit(130) from None
+        except ConfigError as exc:
+            raise click.UsageError(str(exc)) from None
         except ArenaError as exc:
             raise click.ClickException(str(exc)) from None
         t = runner.tournament
