@@ -10,7 +10,7 @@ import signal
 import subprocess
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import IO, Callable, cast
@@ -147,13 +147,13 @@ class Channel:
         self.endpoint = endpoint
         self.max_message = max_message
         self._exited = exited
-        self.watch_fd = watch_fd
         self.next_id = 1
         self.stuck = False  # the last request timed out: the bot may still be busy with it
         self._abandoned: set[int] = set()
         self._socket = self._bind(endpoint)
         if endpoint.endswith(":*"):
             self.endpoint = self._socket.getsockopt_string(zmq.LAST_ENDPOINT)
+        self.watch(watch_fd)
 
     def _bind(self, endpoint: str) -> zmq.Socket:
         socket = self._context.socket(zmq.REQ)
@@ -179,14 +179,13 @@ class Channel:
         """Send request under the next id and return the checked reply; a BotFault if there is none."""
         request_id = self.next_id
         self.next_id += 1
-        data = encode(replace(request, id=request_id))
+        data = encode(request, request_id)
         start = time.monotonic()
         deadline = start + timeout
-        if not self._wait(zmq.POLLOUT, deadline, start):
+        if not self._send(data, deadline, start):
             self._reopen(request_id)
             raise BotTimeout(f"request {request_id} could not be delivered within {timeout:.3g} s: "
                              "the bot is not connected", time.monotonic() - start)
-        self._socket.send(data, zmq.NOBLOCK)
         frames = self._receive(deadline, start)
         elapsed = time.monotonic() - start
         if frames is None:
@@ -194,6 +193,16 @@ class Channel:
             raise BotTimeout(f"no answer to request {request_id} within {timeout:.3g} s", elapsed)
         self.stuck = False
         return Reply(self._check(request, request_id, frames, elapsed), elapsed)
+
+    def _send(self, data: bytes, deadline: float, start: float) -> bool:
+        while True:
+            try:
+                self._socket.send(data, zmq.NOBLOCK)
+                return True
+            except zmq.Again:
+                # No bot connected (yet, or again after a reopen): wait for it.
+                if not self._wait(zmq.POLLOUT, deadline, start):
+                    return False
 
     def _receive(self, deadline: float, start: float) -> list[bytes] | None:
         while self._wait(zmq.POLLIN, deadline, start):
@@ -219,10 +228,7 @@ class Channel:
 
     def _wait(self, flag: int, deadline: float, start: float) -> bool:
         """Wait until the socket is ready for flag; False at the deadline, BotCrashed if the bot exits."""
-        poller = zmq.Poller()
-        poller.register(self._socket, flag)
-        if self.watch_fd is not None:
-            poller.register(self.watch_fd, zmq.POLLIN)
+        poller = self._pollers[flag]
         while True:
             remaining = deadline - time.monotonic()
             wait = max(remaining, 0.0) if self.watch_fd is not None else min(max(remaining, 0.0), _SLICE)
@@ -235,6 +241,16 @@ class Channel:
             if remaining <= 0:
                 return False
 
+    def watch(self, fd: int | None) -> None:
+        """Also wake up when fd turns readable (a pidfd: the bot exited); None: check for that every 50 ms."""
+        self.watch_fd = fd
+        self._pollers = {}
+        for flag in (zmq.POLLIN, zmq.POLLOUT):
+            poller = self._pollers[flag] = zmq.Poller()
+            poller.register(self._socket, flag)
+            if fd is not None:
+                poller.register(fd, zmq.POLLIN)
+
     def _reopen(self, request_id: int) -> None:
         """Lazy pirate: drop the stuck socket and bind a fresh one at the same endpoint."""
         self._abandoned.add(request_id)
@@ -242,6 +258,7 @@ class Channel:
         self._socket.close(linger=0)
         # zmq does not unlink an ipc file on close, and a bind replaces a leftover file, so this cannot race.
         self._socket = self._bind(self.endpoint)
+        self.watch(self.watch_fd)
 
     def close(self) -> None:
         """Close the socket at once; the ipc file goes with it."""
@@ -282,7 +299,7 @@ class BotProcess:
             drain.start()
         if hasattr(os, "pidfd_open"):
             self._pidfd = os.pidfd_open(self.process.pid)
-            self.channel.watch_fd = self._pidfd
+            self.channel.watch(self._pidfd)
 
     @property
     def pid(self) -> int:

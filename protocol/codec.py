@@ -12,9 +12,12 @@ from protocol.messages import DEFAULT_MAX_MESSAGE, MAX_ID, MESSAGE_TYPES, PROTOC
 M = TypeVar("M", bound=Message)
 
 
-def encode(message: Message) -> bytes:
-    """The msgpack bytes of a message."""
-    return msgpack.packb(message.to_wire(), use_bin_type=True)
+def encode(message: Message, request_id: int | None = None) -> bytes:
+    """The msgpack bytes of a message, under request_id if one is given."""
+    wire = message.to_wire()
+    if request_id is not None:
+        wire["id"] = request_id
+    return msgpack.packb(wire, use_bin_type=True)
 
 
 def _reject_ext(code: int, data: bytes) -> Any:

@@ -127,7 +127,13 @@ class Struct:
 
     def to_wire(self) -> dict[str, Any]:
         """The plain map that goes on the wire."""
-        return {name: _to_plain(getattr(self, name)) for name in self.SCHEMA}
+        return self._fill({})
+
+    def _fill(self, wire: dict[str, Any]) -> dict[str, Any]:
+        for name in self.SCHEMA:
+            value = getattr(self, name)
+            wire[name] = value.to_wire() if isinstance(value, Struct) else value
+        return wire
 
     @classmethod
     def parse(cls: type[T], value: Any, path: str) -> T:
@@ -148,10 +154,6 @@ def _parse_fields(cls: Any, value: dict[str, Any], path: str, header: tuple[str,
             raise SchemaError(prefix + name, "missing")
         fields[name] = parse(value[name], prefix + name)
     return fields
-
-
-def _to_plain(value: Any) -> Any:
-    return value.to_wire() if isinstance(value, Struct) else value
 
 
 @dataclass(frozen=True)
@@ -203,7 +205,7 @@ class Message(Struct):
 
     def to_wire(self) -> dict[str, Any]:
         """The plain map that goes on the wire, header first."""
-        return {"type": self.TYPE.value, "version": PROTOCOL_VERSION, "id": self.id, **super().to_wire()}
+        return self._fill({"type": self.TYPE.value, "version": PROTOCOL_VERSION, "id": self.id})
 
     @classmethod
     def from_fields(cls: type[T], request_id: int, value: dict[str, Any]) -> T:

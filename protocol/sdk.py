@@ -115,12 +115,16 @@ def run_bot(bot: Bot | DecideFunction, name: str | None = None, version: str | N
 
 def _serve(bot: Bot, socket: zmq.Socket) -> None:
     parent = os.getppid()
+    # A receive timeout rather than a poll before every receive: one system call less per request.
+    socket.setsockopt(zmq.RCVTIMEO, _PARENT_CHECK_MS)
     while True:
-        if not socket.poll(_PARENT_CHECK_MS):
+        try:
+            data = socket.recv()
+        except zmq.Again:
             if os.getppid() != parent:
                 return  # the arena died without a shutdown; do not linger as an orphan
             continue
-        request = decode(socket.recv(), max_size=_MAX_INCOMING)
+        request = decode(data, max_size=_MAX_INCOMING)
         socket.send(encode(_answer(bot, request)))
         if isinstance(request, Shutdown):
             return
