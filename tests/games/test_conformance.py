@@ -35,9 +35,20 @@ def test_every_game_has_an_adapter(name: str) -> None:
     adapter_for(name)
 
 
+def _playout_cases() -> list[tuple[str, int]]:
+    return [(name, i) for name in GAMES for i in range(len(adapter_for(name).configs()))]
+
+
 @pytest.mark.parametrize("name", GAMES)
-def test_random_playouts_conserve_components_and_end(name: str) -> None:
+def test_every_game_is_played_out_at_least_2000_times(name: str) -> None:
+    assert sum(games for _, _, games in adapter_for(name).configs()) >= 2000
+
+
+# One test per configuration, so that the playouts spread over the test workers.
+@pytest.mark.parametrize("name, config", _playout_cases())
+def test_random_playouts_conserve_components_and_end(name: str, config: int) -> None:
     game, adapter = get_game(name), adapter_for(name)
+    n, options, games = adapter.configs()[config]
 
     def check(state: Any) -> None:
         inventory = adapter.inventory(state)
@@ -48,18 +59,14 @@ def test_random_playouts_conserve_components_and_end(name: str) -> None:
             assert state.options(), "a pending decision must offer at least one option"
             assert state.current_player() is not None
 
-    played = 0
-    for n, options, games in adapter.configs():
-        for seed in range(games):
-            state = game.new_state(n, seed, options)
-            first_totals = adapter.totals(state)
-            state = _play(game, n, seed, options, check=check)
-            assert state.is_terminal() and state.current_player() is None
-            result = state.result()
-            assert len(result.scores) == len(result.ranks) == n
-            assert min(result.ranks) == 1
-            played += 1
-    assert played >= 2000
+    for seed in range(games):
+        state = game.new_state(n, seed, options)
+        first_totals = adapter.totals(state)
+        state = _play(game, n, seed, options, check=check)
+        assert state.is_terminal() and state.current_player() is None
+        result = state.result()
+        assert len(result.scores) == len(result.ranks) == n
+        assert min(result.ranks) == 1
 
 
 @pytest.mark.parametrize("name", GAMES)
