@@ -14,7 +14,7 @@ DEFAULT_BETA = DEFAULT_SIGMA / 2
 DEFAULT_TAU = DEFAULT_SIGMA / 100
 # The share of seat pairs that tie in random play (measured over 400 games per player count); a game without
 # an entry here gets DEFAULT_DRAW_PROBABILITY.
-DRAW_PROBABILITY = {"bali-2001": 0.03}
+DRAW_PROBABILITY = {"bali-2001": 0.03, "bali-2017": 0.01}
 DEFAULT_DRAW_PROBABILITY = 0.05
 CONSERVATIVE_K = 3
 

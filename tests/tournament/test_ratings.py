@@ -54,6 +54,7 @@ def test_conservative_estimate_is_mu_minus_three_sigma() -> None:
 
 def test_game_specific_draw_probability_and_overrides() -> None:
     assert RatingConfig.for_game("bali-2001").draw_probability == 0.03
+    assert RatingConfig.for_game("bali-2017").draw_probability == 0.01
     assert RatingConfig.for_game("unknown-game").draw_probability == 0.05
     config = RatingConfig.for_game("bali-2001", mu=10, sigma=None)
     assert config.mu == 10 and config.sigma == RatingConfig().sigma
