@@ -9,7 +9,6 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from importlib.util import find_spec
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -269,8 +268,9 @@ class Runner:
 
 
 def sample_opponents(game: str, count: int, taken: set[str]) -> list[Entrant]:
-    """Sample bots to fill a gauntlet: the game's heuristic bot if there is one, then random bots."""
-    modules = [m for m in (f"sample_bots.{game.replace('-', '')}_heuristic",) if find_spec(m) is not None]
+    """Sample bots to fill a gauntlet: the heuristic bot if it has a strategy for the game, then random bots."""
+    from sample_bots.heuristic_bot import STRATEGIES
+    modules = ["sample_bots.heuristic_bot"] if game in STRATEGIES else []
     modules += ["sample_bots.random_bot"] * count
     entrants: list[Entrant] = []
     for module in modules:
