@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import shlex
@@ -19,6 +20,7 @@ import zmq
 
 from arena.errors import BotCrashed, BotFault, BotTimeout, ConfigError, OversizedMessage, ProtocolError, WrongRequestId
 from protocol import (
+    ARENA_PID_ENV,
     DEFAULT_MAX_MESSAGE,
     ENDPOINT_ENV,
     REPLY_TO,
@@ -272,6 +274,21 @@ def _ipc_path(endpoint: str) -> Path | None:
     return Path(endpoint[len("ipc://"):]) if endpoint.startswith("ipc://") else None
 
 
+@functools.cache
+def _death_signal_prefix() -> tuple[str, ...]:
+    """`setpriv --pdeathsig KILL --` where it works: the kernel then kills a bot whose arena was killed
+    before it could clean up (the arena's thread that started the bot must live as long as the bot)."""
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        return ()
+    prefix = (setpriv, "--pdeathsig", "KILL", "--")
+    try:
+        works = subprocess.run([*prefix, "true"], capture_output=True, timeout=5).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        works = False
+    return prefix if works else ()
+
+
 class BotProcess:
     """One running bot: its process group, its channel and its two log files."""
 
@@ -281,13 +298,18 @@ class BotProcess:
         self.log_stem = log_stem
         self.ready: Ready | None = None
         self._pidfd: int | None = None
+        try:
+            command.check()
+        except ConfigError as exc:
+            raise BotCrashed(f"cannot start the bot: {exc}") from None
         # Bind before the bot starts, so that it can connect at once.
         self.channel = Channel(context, endpoint, max_message, self._exit_detail)
+        env = {**os.environ, ENDPOINT_ENV: self.channel.endpoint, ARENA_PID_ENV: str(os.getpid())}
         try:
             self.process = subprocess.Popen(
-                [*command.argv, self.channel.endpoint], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, env={**os.environ, ENDPOINT_ENV: self.channel.endpoint},
-                start_new_session=True, close_fds=True, cwd=command.cwd)
+                [*_death_signal_prefix(), *command.argv, self.channel.endpoint], stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True, close_fds=True,
+                cwd=command.cwd)
         except OSError as exc:
             self.channel.close()
             raise BotCrashed(f"cannot start {command}: {exc.strerror or exc}") from None

@@ -33,6 +33,7 @@ from protocol.messages import (
 )
 
 ENDPOINT_ENV = "ARENA_ENDPOINT"
+ARENA_PID_ENV = "ARENA_PID"  # the arena's process id, so that a bot can tell when the arena is gone
 # How often the loop looks up from a quiet socket to check that the arena still runs.
 _PARENT_CHECK_MS = 1000
 # The arena's own messages are not capped by the protocol; this only guards against nonsense.
@@ -121,13 +122,29 @@ def _serve(bot: Bot, socket: zmq.Socket) -> None:
         try:
             data = socket.recv()
         except zmq.Again:
-            if os.getppid() != parent:
+            if _arena_gone(parent):
                 return  # the arena died without a shutdown; do not linger as an orphan
             continue
         request = decode(data, max_size=_MAX_INCOMING)
         socket.send(encode(_answer(bot, request)))
         if isinstance(request, Shutdown):
             return
+
+
+def _arena_gone(parent: int) -> bool:
+    """True once the parent has changed (it died), or the arena named in $ARENA_PID no longer runs."""
+    if os.getppid() != parent:
+        return True
+    arena = os.environ.get(ARENA_PID_ENV, "")
+    if not arena.isdigit():
+        return False
+    try:
+        os.kill(int(arena), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        pass  # it runs, as another user
+    return False
 
 
 def _answer(bot: Bot, request: Message) -> Message:
