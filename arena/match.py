@@ -287,7 +287,7 @@ class GamePlay:
             options=self.config.options, num_players=len(self.participants), seed=self.seed, time=self.config.time,
             seats=tuple(self._seat_record(seat) for seat in range(len(self.participants))),
             decisions=tuple(self.decisions), faults=tuple(self.faults), disqualified=tuple(sorted(disqualified)),
-            result=result, ranks=told.ranks,
+            result=result, ranks=told.ranks, max_faults=self.config.max_faults,
         )
 
     def _seat_record(self, seat: int) -> SeatRecord:

@@ -84,6 +84,7 @@ class GameRecord:
     disqualified: tuple[int, ...]
     result: GameResult
     ranks: tuple[int, ...]
+    max_faults: int
 
     @property
     def outcome(self) -> Outcome:
@@ -100,7 +101,16 @@ class GameRecord:
             "decisions": [_decision_dict(d) for d in self.decisions],
             "faults": [{**vars(f), "phase": f.phase.value, "kind": f.kind.value} for f in self.faults],
             "disqualified": list(self.disqualified), "result": self.result.to_dict(), "ranks": list(self.ranks),
+            "max_faults": self.max_faults,
         }
+
+    def earned_disqualifications(self) -> frozenset[int]:
+        """The seats that the recorded faults disqualify: a failed handshake or a crash, or max_faults faults."""
+        counted = [f for f in self.faults if f.phase != Phase.GAME_OVER]
+        at_once = {f.seat for f in counted if f.phase == Phase.HANDSHAKE or f.kind == FaultKind.CRASH}
+        repeated = {seat for seat in range(self.num_players)
+                    if sum(1 for f in counted if f.seat == seat) >= self.max_faults}
+        return frozenset(at_once | repeated)
 
 
 def _decision_dict(d: DecisionRecord) -> dict[str, Any]:
@@ -152,6 +162,7 @@ def record_from_dict(data: Any) -> GameRecord:
         faults=tuple(_field(data, "faults", list_of(lambda v, p: _fault(v, p, seat_no)))),
         disqualified=tuple(_field(data, "disqualified", list_of(seat_no))),
         result=result, ranks=tuple(_field(data, "ranks", list_of(integer(1)))),
+        max_faults=_field(data, "max_faults", integer(1)),
     )
 
 

@@ -54,12 +54,17 @@ def resimulate(record: GameRecord, visit: Visit | None = None) -> Reproduction:
 
 
 def _replay_decisions(record: GameRecord, state: State, visit: Visit | None) -> list[str]:
+    disqualified = record.earned_disqualifications()
+    if disqualified != set(record.disqualified):
+        return [f"the faults disqualify seats {sorted(disqualified)}, but the record says {list(record.disqualified)}"]
     for number, d in enumerate(record.decisions):
         seat = state.current_player()
         if seat is None:
             return [f"the game is over after {number} decisions, but the record has {len(record.decisions)}"]
         if seat != d.seat:
             return [f"decision {number}: seat {seat} is to move, but the record says seat {d.seat}"]
+        if d.time is None and d.seat not in disqualified:
+            return [f"decision {number}: seat {d.seat} was not asked, but it was not disqualified"]
         if (d.fault is not None or d.time is None) and d.index != 0:
             return [f"decision {number}: a fault or a disqualified seat plays the default (0), "
                     f"but the record says {d.index}"]
