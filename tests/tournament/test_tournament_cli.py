@@ -1,0 +1,239 @@
+"""`arena tournament` and the results commands as a user runs them: real bots, a real SQLite file."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+
+RANDOM = f"{sys.executable} -m sample_bots.random_bot"
+
+
+def bots(n: int) -> list[str]:
+    return [f"r{i}={RANDOM}" for i in range(n)]
+
+
+def arena(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def stored(db: Path) -> dict[int, tuple]:
+    with sqlite3.connect(db) as con:
+        rows = con.execute("SELECT m.seq, m.id, s.seat, s.name, s.score, s.rank FROM matches m "
+                           "JOIN seats s ON s.match_id = m.id ORDER BY m.seq, s.seat").fetchall()
+    games: dict[int, tuple] = {}
+    for seq, mid, seat, name, score, rank in rows:
+        games[seq] = games.get(seq, ()) + ((mid, seat, name, score, rank),)
+    return games
+
+
+def ratings(db: Path) -> dict[str, tuple[float, float]]:
+    with sqlite3.connect(db) as con:
+        return {n: (mu, sigma) for n, mu, sigma in con.execute("SELECT name, mu, sigma FROM ratings")}
+
+
+def processes_in(directory: Path) -> list[int]:
+    """Pids of live processes whose working directory is directory (the arena's bots inherit it)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.readlink(f"/proc/{pid}/cwd") == str(directory):
+                found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+def test_round_robin_stores_every_game_and_prints_the_leaderboard(tmp_path: Path) -> None:
+    r = arena("tournament", "bali-2001", *bots(4), "--seats", "3", "--jobs", "1", "--timeout", "5",
+              cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "rank" in r.stdout and all(f"r{i}" in r.stdout for i in range(4))
+    assert "12/12 games" in r.stderr  # plain progress lines when not on a terminal
+    games = stored(tmp_path / "results" / "arena.sqlite")
+    assert sorted(games) == list(range(12)) and all(len(g) == 3 for g in games.values())
+    again = arena("tournament", "bali-2001", *bots(4), "--seats", "3", "--jobs", "1", "--timeout", "5",
+                  cwd=tmp_path)
+    assert again.returncode == 0 and stored(tmp_path / "results" / "arena.sqlite") == games  # nothing replayed
+
+
+def test_jobs_2_gives_the_same_ratings_as_jobs_1(tmp_path: Path) -> None:
+    for jobs in ("1", "2"):
+        r = arena("tournament", "bali-2001", *bots(4), "--seats", "3", "--jobs", jobs, "--results", jobs,
+                  "--duplicate", cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+    one, two = ratings(tmp_path / "1" / "arena.sqlite"), ratings(tmp_path / "2" / "arena.sqlite")
+    assert one == two and len(one) == 4
+    strip = {seq: tuple(row[1:] for row in g) for seq, g in stored(tmp_path / "1" / "arena.sqlite").items()}
+    assert strip == {seq: tuple(row[1:] for row in g) for seq, g in stored(tmp_path / "2" / "arena.sqlite").items()}
+
+
+def test_sigkill_mid_tournament_then_the_same_command_resumes_losing_and_doubling_nothing(tmp_path: Path) -> None:
+    args = ["tournament", "bali-2001", *bots(5), "--seats", "3", "--jobs", "1"]
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    db = run_dir / "results" / "arena.sqlite"
+    proc = subprocess.Popen([sys.executable, "-m", "arena", *args], cwd=run_dir, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (not db.exists() or len(stored(db)) < 6):
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    before = stored(db)
+    assert 6 <= len(before) < 30, "the tournament should have been killed part-way"
+    # SDK bots notice that the arena is gone and exit.
+    deadline = time.monotonic() + 10
+    while processes_in(run_dir) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert processes_in(run_dir) == []
+    resumed = arena(*args, cwd=run_dir)
+    assert resumed.returncode == 0, resumed.stderr
+    after = stored(db)
+    assert sorted(after) == list(range(30))
+    assert {seq: after[seq] for seq in before} == before  # finished games kept as they were
+    with sqlite3.connect(db) as con:
+        assert con.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == 30
+        assert con.execute("SELECT COUNT(*) FROM seats").fetchone()[0] == 90
+    clean_dir = tmp_path / "clean"
+    clean_dir.mkdir()
+    assert arena(*args, cwd=clean_dir).returncode == 0
+    assert ratings(db) == ratings(clean_dir / "results" / "arena.sqlite")
+
+
+def test_csv_and_json_leaderboards_parse_and_agree_with_the_store(tmp_path: Path) -> None:
+    assert arena("tournament", "bali-2001", *bots(3), "--jobs", "1", cwd=tmp_path).returncode == 0
+    runner = CliRunner()
+    with runner.isolated_filesystem(temp_dir=tmp_path):
+        os.symlink(tmp_path / "results", "results")
+        as_csv = runner.invoke(main, ["leaderboard", "--format", "csv"])
+        as_json = runner.invoke(main, ["leaderboard", "--format", "json"])
+        page = runner.invoke(main, ["leaderboard", "--format", "html", "-o", "board.html"])
+        assert page.exit_code == 0 and Path("board.html").read_text().startswith("<!DOCTYPE html>")
+    assert as_csv.exit_code == 0 and as_json.exit_code == 0
+    rows = list(csv.DictReader(io.StringIO(as_csv.output)))
+    data = json.loads(as_json.output)
+    store = ratings(tmp_path / "results" / "arena.sqlite")
+    assert [r["bot"] for r in rows] == [r["bot"] for r in data["ranking"]]
+    for row in data["ranking"]:
+        mu, sigma = store[row["bot"]]
+        assert row["mu"] == pytest.approx(mu) and row["sigma"] == pytest.approx(sigma)
+        assert row["conservative"] == pytest.approx(mu - 3 * sigma)
+        assert row["games"] == 3
+    conservative = [float(r["conservative"]) for r in rows]
+    assert conservative == sorted(conservative, reverse=True)
+
+
+def test_show_reports_a_missing_or_corrupt_replay_clearly(tmp_path: Path) -> None:
+    assert arena("tournament", "bali-2001", *bots(3), "--jobs", "1", cwd=tmp_path).returncode == 0
+    ok = arena("show", "1", cwd=tmp_path)
+    assert ok.returncode == 0 and "--- turn 1" in ok.stdout
+    listing = arena("matches", cwd=tmp_path)
+    assert listing.returncode == 0 and "3 games" in listing.stdout
+    replay = next((tmp_path / "results" / "matches").glob("*/game-0001.json"))
+    replay.write_text("{not json", encoding="utf-8")
+    corrupt = arena("show", "1", cwd=tmp_path)
+    assert corrupt.returncode == 1 and "cannot show the replay" in corrupt.stderr
+    assert "Traceback" not in corrupt.stderr
+    replay.unlink()
+    missing = arena("show", "1", cwd=tmp_path)
+    assert missing.returncode == 1 and "cannot show the replay" in missing.stderr
+    assert "Traceback" not in missing.stderr
+    nothing = arena("show", "999", cwd=tmp_path)
+    assert nothing.returncode == 1 and "no match 999" in nothing.stderr
+
+
+def test_rerate_rebuilds_the_stored_ratings(tmp_path: Path) -> None:
+    assert arena("tournament", "bali-2001", *bots(3), "--jobs", "1", cwd=tmp_path).returncode == 0
+    db = tmp_path / "results" / "arena.sqlite"
+    before = ratings(db)
+    with sqlite3.connect(db) as con:
+        con.execute("UPDATE ratings SET mu = 0")
+    r = arena("rerate", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert ratings(db) == before
+
+
+def _manifest(folder: Path, text: str) -> None:
+    folder.mkdir(parents=True)
+    (folder / "manifest.toml").write_text(text, encoding="utf-8")
+
+
+@pytest.mark.parametrize("setup, args, message", [
+    (lambda d: _manifest(d / "subs" / "a", "name = 'a'\ncommand = [unclosed"), ["--submissions", "subs"],
+     "not valid TOML"),
+    (lambda d: _manifest(d / "subs" / "a", "name = 'a'\nversion = '1'"), ["--submissions", "subs"],
+     "missing field 'command'"),
+    (lambda d: _manifest(d / "subs" / "a", "name = 'a'\nversion = '1'\ncommand = 'no-such-program-xyz'"),
+     ["--submissions", "subs"], "'no-such-program-xyz' is not found"),
+    (lambda d: _manifest(d / "subs" / "a", "name = 'a b'\nversion = '1'\ncommand = 'true'"),
+     ["--submissions", "subs"], "name 'a b' must be"),
+    (lambda d: None, ["--submissions", "nowhere"], "does not exist"),
+    (lambda d: None, [RANDOM, RANDOM, RANDOM], "duplicate bot name 'random_bot'"),
+    (lambda d: None, ["a=" + RANDOM, "b=" + RANDOM], "2 entrants cannot fill a table of 3 seats"),
+    (lambda d: None, ["a=" + RANDOM, "b=" + RANDOM, "c=" + RANDOM, "--seats", "5"], "not 5"),
+    (lambda d: None, ["a=python3 missing_bot.py", "b=" + RANDOM, "c=" + RANDOM], "'missing_bot.py' does not exist"),
+    (lambda d: None, ["a=" + RANDOM, "b=" + RANDOM, "c=" + RANDOM, "--format", "ladder"], "--games or --time-limit"),
+    (lambda d: None, ["a=" + RANDOM, "b=" + RANDOM, "c=" + RANDOM, "-o", "masks=[1]"], "masks"),
+])
+def test_bad_entrants_and_settings_exit_2_before_any_game(tmp_path: Path, setup, args: list[str],
+                                                           message: str) -> None:
+    setup(tmp_path)
+    r = arena("tournament", "bali-2001", *args, cwd=tmp_path)
+    assert r.returncode == 2, r.stderr
+    assert message in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "results" / "arena.sqlite").exists()
+
+
+def test_resuming_a_name_with_other_settings_is_refused(tmp_path: Path) -> None:
+    assert arena("tournament", "bali-2001", *bots(3), "--name", "cup", "--jobs", "1", cwd=tmp_path).returncode == 0
+    r = arena("tournament", "bali-2001", *bots(3), "--name", "cup", "--seed", "9", cwd=tmp_path)
+    assert r.returncode == 2 and "already exists" in r.stderr
+
+
+def test_submission_folders_run_in_their_own_directory(tmp_path: Path) -> None:
+    for name in ("alpha", "beta", "gamma"):
+        folder = tmp_path / "subs" / name
+        folder.mkdir(parents=True)
+        (folder / "bot.py").write_text("from protocol import run_bot\nfrom sample_bots.random_bot import RandomBot\nrun_bot(RandomBot())\n", encoding="utf-8")
+        (folder / "manifest.toml").write_text(
+            f"name = '{name}'\nversion = '2.0'\nauthor = 'Ann'\ncommand = ['{sys.executable}', 'bot.py']\n",
+            encoding="utf-8")
+    r = arena("tournament", "bali-2001", "--submissions", "subs", "--jobs", "1", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    with sqlite3.connect(tmp_path / "results" / "arena.sqlite") as con:
+        assert sorted(con.execute("SELECT name, version, author FROM bots")) == [
+            ("alpha", "2.0", "Ann"), ("beta", "2.0", "Ann"), ("gamma", "2.0", "Ann")]
+        assert con.execute("SELECT COUNT(*) FROM faults").fetchone()[0] == 0
+
+
+def test_round_robin_of_the_sample_bots_ranks_the_heuristic_bot_above_the_random_bots(tmp_path: Path) -> None:
+    heuristic = f"heuristic={sys.executable} -m sample_bots.heuristic_bot"
+    r = arena("tournament", "bali-2001", heuristic, *bots(3), "--seats", "3", "--rounds", "2", "--jobs", "2",
+              "--format", "round-robin", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    board = json.loads(arena("leaderboard", "--format", "json", cwd=tmp_path).stdout)
+    assert board["ranking"][0]["bot"] == "heuristic"
+    assert board["ranking"][0]["games"] == 18 and board["ranking"][0]["fault_rate"] == 0
+
+
+def test_gauntlet_fills_the_table_with_the_sample_bots(tmp_path: Path) -> None:
+    r = arena("tournament", "bali-2001", f"mine={RANDOM}", "--format", "gauntlet", "--seats", "4", "--jobs", "1",
+              cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    board = json.loads(arena("leaderboard", "--format", "json", cwd=tmp_path).stdout)
+    assert sorted(row["bot"] for row in board["ranking"]) == ["heuristic_bot", "mine", "random_bot", "random_bot-2"]
+    assert all(row["games"] == 4 and row["fault_rate"] == 0 for row in board["ranking"])
