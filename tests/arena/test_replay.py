@@ -40,31 +40,31 @@ def test_every_game_of_a_match_reproduces(match: MatchResult) -> None:
         assert reproduction.state.result() == record.result
 
 
+def changed_decision(record: GameRecord, number: int, **changes: Any) -> GameRecord:
+    decisions = list(record.decisions)
+    decisions[number] = replace(decisions[number], **changes)
+    return replace(record, decisions=tuple(decisions))
+
+
 def another_index(record: GameRecord) -> GameRecord:
     n = first_free_decision(record)
-    d = record.decisions[n]
-    changed = list(record.decisions)
-    changed[n] = replace(d, index=1 if d.index == 0 else 0)
-    return replace(record, decisions=tuple(changed))
+    return changed_decision(record, n, index=1 if record.decisions[n].index == 0 else 0)
 
 
 TAMPERINGS: dict[str, Callable[[GameRecord], GameRecord]] = {
     "another index": another_index,
-    "an illegal index": lambda r: replace(r, decisions=tuple(
-        replace(d, index=999) if n == first_free_decision(r) else d for n, d in enumerate(r.decisions))),
+    "an illegal index": lambda r: changed_decision(r, first_free_decision(r), index=999),
     "a faulted decision not played as the default": lambda r: replace(r, decisions=tuple(
         replace(d, index=1) if d.fault is not None else d for d in r.decisions)),
     "a decision dropped": lambda r: replace(r, decisions=r.decisions[:-1]),
     "a decision added": lambda r: replace(r, decisions=r.decisions + (DecisionRecord(0, 0, 0.001),)),
-    "another seat": lambda r: replace(r, decisions=tuple(
-        replace(d, seat=(d.seat + 1) % r.num_players) if n == 5 else d for n, d in enumerate(r.decisions))),
+    "another seat": lambda r: changed_decision(r, 5, seat=(r.decisions[5].seat + 1) % r.num_players),
     "another score": lambda r: replace(r, result=GameResult((r.result.scores[0] + 1,) + r.result.scores[1:],
                                                              r.result.ranks, r.result.reason, r.result.cut_short)),
     "another seed": lambda r: replace(r, seed=r.seed + 1),
     "the disqualification removed": lambda r: replace(r, disqualified=()),
     "a fault removed": lambda r: replace(r, faults=r.faults[1:]),
-    "a seat skipped without a disqualification": lambda r: replace(r, decisions=tuple(
-        replace(d, time=None) if n == first_free_decision(r) else d for n, d in enumerate(r.decisions))),
+    "a seat skipped without a disqualification": lambda r: changed_decision(r, first_free_decision(r), time=None),
     "other match ranks": lambda r: replace(r, ranks=tuple(reversed(r.ranks))),
 }
 
