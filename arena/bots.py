@@ -315,8 +315,9 @@ class BotProcess:
             raise BotCrashed(f"cannot start {command}: {exc.strerror or exc}") from None
         self.started = time.monotonic()
         log_stem.parent.mkdir(parents=True, exist_ok=True)
-        self._drains = (LogDrain(self.process.stdout, log_stem.with_suffix(".stdout.log"), log_cap),  # type: ignore[arg-type]
-                        LogDrain(self.process.stderr, log_stem.with_suffix(".stderr.log"), log_cap))  # type: ignore[arg-type]
+        pipes = cast(tuple[IO[bytes], IO[bytes]], (self.process.stdout, self.process.stderr))
+        self._drains = (LogDrain(pipes[0], log_stem.with_suffix(".stdout.log"), log_cap),
+                        LogDrain(pipes[1], log_stem.with_suffix(".stderr.log"), log_cap))
         for drain in self._drains:
             drain.start()
         if hasattr(os, "pidfd_open"):

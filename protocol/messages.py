@@ -210,7 +210,8 @@ class Message(Struct):
     @classmethod
     def from_fields(cls: type[T], request_id: int, value: dict[str, Any]) -> T:
         """The message from a map whose header was already checked."""
-        return cls(id=request_id, **_parse_fields(cls, value, "", ("type", "version", "id")))  # type: ignore[attr-defined, call-arg]
+        fields = _parse_fields(cls, value, "", ("type", "version", "id"))
+        return cls(id=request_id, **fields)  # type: ignore[call-arg]
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ import click
 from tabulate import tabulate
 
 from arena.bots import BotCommand, Transport
+from arena.cli.interrupt import cleanup_on_termination
 from arena.cli.params import BOT, GAME, parse_game_options, results_option, time_control, time_options
 from arena.errors import ArenaError
 from arena.games import Game
@@ -58,8 +59,10 @@ def match(game: Game, bots: tuple[BotCommand, ...], games: int, seed: int | None
         config.check()
     except ArenaError as exc:
         raise click.UsageError(str(exc)) from None
+    progress = None if quiet else lambda record: click.echo(game_line(record, games), err=True)
     try:
-        result = run_match(config, on_game=None if quiet else lambda r: click.echo(game_line(r, games), err=True))
+        with cleanup_on_termination():
+            result = run_match(config, on_game=progress)
     except ArenaError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(results_table(result))

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from arena.bots import BotCommand
+from arena.cli.interrupt import cleanup_on_termination
 from arena.cli.params import BOT, GAME, results_option, time_control, time_options
 from arena.errors import ArenaError
 from arena.games import Game
@@ -43,7 +44,8 @@ def validate(bot: BotCommand, game: Game, players: int | None, games: int | None
     click.echo(f"validating {bot} on {game.name}: {config.games} games at a table of {players}, "
                f"{timeout:g} s per decision")
     try:
-        result = run_match(config, on_game=lambda r: click.echo("\n".join(game_report(r, timeout))))
+        with cleanup_on_termination():
+            result = run_match(config, on_game=lambda r: click.echo("\n".join(game_report(r, timeout))))
     except ArenaError as exc:
         raise click.ClickException(str(exc)) from None
     faults = sum(1 for r in result.records for f in r.faults if f.participant == 0)

@@ -148,7 +148,8 @@ def test_bad_headers_and_values(wire: dict[str, Any], error: type[Exception], te
 
 
 @pytest.mark.parametrize("data", [
-    b"", b"\xc1", b"\x93\x01\x02", packed({"type": "ack"})[:-2], packed({"type": "ack", "version": 1, "id": 1}) + b"\x00",
+    b"", b"\xc1", b"\x93\x01\x02", packed({"type": "ack"})[:-2],
+    packed({"type": "ack", "version": 1, "id": 1}) + b"\x00",
     msgpack.packb(msgpack.ExtType(5, b"xx")), msgpack.packb({"type": b"ack"}, use_bin_type=True) + b"junk",
     b"\x81\xa4type\xa2\xff\xfe", "not bytes",
 ])

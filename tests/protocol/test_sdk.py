@@ -165,7 +165,8 @@ def test_the_bot_leaves_when_its_parent_dies(tmp_path: Path) -> None:
     middle = subprocess.run(
         [sys.executable, "-c", "import os, subprocess, sys; "
          "p = subprocess.Popen([sys.executable, '-m', 'sample_bots.random_bot', sys.argv[1]], "
-         "env={**os.environ, 'ARENA_PID': str(os.getpid())}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); print(p.pid)",
+         "env={**os.environ, 'ARENA_PID': str(os.getpid())}, stdout=subprocess.DEVNULL, "
+         "stderr=subprocess.DEVNULL); print(p.pid)",
          endpoint], cwd=ROOT, capture_output=True, text=True, check=True)
     pid = int(middle.stdout)
     deadline = time.monotonic() + 20

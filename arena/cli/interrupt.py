@@ -1,0 +1,23 @@
+"""Termination signals for the commands that run bots: turned into KeyboardInterrupt so that clean-up runs."""
+
+from __future__ import annotations
+
+import signal
+from contextlib import contextmanager
+from types import FrameType
+from typing import Iterator
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
+
+
+@contextmanager
+def cleanup_on_termination() -> Iterator[None]:
+    """Within the block, SIGTERM and SIGHUP unwind like Ctrl-C, so that every bot process group is killed."""
+    previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
