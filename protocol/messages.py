@@ -102,6 +102,10 @@ def list_of(item: Parser, min_len: int = 0) -> Parser:
             raise SchemaError(path, f"expected a list, got {_describe(value)}")
         if len(value) < min_len:
             raise SchemaError(path, f"expected at least {min_len} items, got {len(value)}")
+        try:
+            return [item(v, path) for v in value]
+        except SchemaError:
+            pass  # go again, naming each item: slower, but only on the way to an error
         return [item(v, f"{path}[{i}]") for i, v in enumerate(value)]
     return parse
 
