@@ -10,12 +10,13 @@ import random
 from typing import Any, Callable
 
 from protocol import Bot, NewGame, run_bot
-from sample_bots import bali2001_heuristic
+from sample_bots import bali2001_heuristic, bali2017_heuristic
 
 Strategy = Callable[[dict[str, Any], list[dict[str, Any]], dict[str, Any]], int]
 
 STRATEGIES: dict[str, Strategy] = {
     "bali-2001": bali2001_heuristic.decide,
+    "bali-2017": bali2017_heuristic.decide,
 }
 
 
