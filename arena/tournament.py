@@ -9,13 +9,14 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from multiprocessing import get_context
+from multiprocessing import active_children, get_context
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import zmq
 
 from arena.bots import BotCommand
+from arena.interrupt import cleanup_on_termination
 from arena.entrants import Entrant, check_entrants
 from arena.errors import ArenaError, ConfigError
 from arena.games import get_game
@@ -101,7 +102,8 @@ def play_table(job: TableJob) -> TableResult:
         games=job.table.games, seed=job.table.seed, options=job.options, time=job.time,
         fresh_processes=job.fresh_processes, results_dir=job.results_dir, duplicate=job.table.duplicate)
     try:
-        result = run_match(config)
+        with cleanup_on_termination():
+            result = run_match(config)
     except (ArenaError, OSError, zmq.ZMQError) as exc:
         return _failed(job.table, f"the match could not be played: {type(exc).__name__}: {exc}",
                        time.perf_counter() - start)
@@ -234,7 +236,14 @@ class Runner:
         while queue:
             # spawn: a worker must not inherit the coordinator's SQLite connection or any ZeroMQ state.
             with ProcessPoolExecutor(max_workers=self.jobs, mp_context=get_context("spawn")) as pool:
-                yield from self._pooled(pool, queue)
+                try:
+                    yield from self._pooled(pool, queue)
+                except KeyboardInterrupt:
+                    # Workers unwind on SIGTERM and kill their bots; the unfinished tables are played on resume.
+                    for worker in active_children():
+                        worker.terminate()
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    raise
 
     def _pooled(self, pool: ProcessPoolExecutor, queue: list[Table]) -> Iterator[TableResult]:
         """Run tables from the queue; if a worker process dies, its tables fail and the caller makes a new pool."""

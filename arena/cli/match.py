@@ -9,7 +9,7 @@ import click
 from tabulate import tabulate
 
 from arena.bots import BotCommand, Transport
-from arena.cli.interrupt import cleanup_on_termination
+from arena.interrupt import cleanup_on_termination
 from arena.cli.params import BOT, GAME, parse_game_options, results_option, time_control, time_options
 from arena.errors import ArenaError
 from arena.games import Game

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from arena.interrupt import cleanup_on_termination
 from arena.cli.params import (GAME, db_option, parse_game_options, rating_options, results_option, store_path,
                               time_control, time_options)
 from arena.entrants import Entrant, check_entrants, from_command, from_submissions
@@ -93,7 +94,8 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
         runner = Runner(spec, store, results_dir, jobs=jobs, name=name, time_limit=time_limit,
                         on_progress=Display(sys.stderr, sys.stderr.isatty()))
         try:
-            ratings = runner.run()
+            with cleanup_on_termination():
+                ratings = runner.run()
         except KeyboardInterrupt:
             click.echo("\ninterrupted: finished games are stored; run the same command to resume", err=True)
             raise SystemExit(130) from None

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from arena.bots import BotCommand
-from arena.cli.interrupt import cleanup_on_termination
+from arena.interrupt import cleanup_on_termination
 from arena.cli.params import BOT, GAME, results_option, time_control, time_options
 from arena.errors import ArenaError
 from arena.games import Game

@@ -11,6 +11,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -237,3 +238,45 @@ def test_gauntlet_fills_the_table_with_the_sample_bots(tmp_path: Path) -> None:
     board = json.loads(arena("leaderboard", "--format", "json", cwd=tmp_path).stdout)
     assert sorted(row["bot"] for row in board["ranking"]) == ["heuristic_bot", "mine", "random_bot", "random_bot-2"]
     assert all(row["games"] == 4 and row["fault_rate"] == 0 for row in board["ranking"])
+
+
+def parent_of(pid: int) -> int | None:
+    """The parent pid of a live (not zombie) process, or None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    return None if fields[0] == "Z" else int(fields[1])
+
+
+def test_sigterm_stops_a_parallel_tournament_and_every_worker_and_bot_with_it(tmp_path: Path) -> None:
+    from tests.arena.test_termination import processes_with, wait_for
+    marker = f"marker-{uuid.uuid4().hex}"
+    # A slow but correct bot: a table takes minutes, so only stopping the workers ends the tournament in time.
+    slow = tmp_path / "slow_bot.py"
+    slow.write_text("import time\nfrom protocol import run_bot\n"
+                    "run_bot(lambda view, options, decision: time.sleep(0.05) or 0, name='slow')\n")
+    bot = f"{sys.executable} {slow} {marker}"
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen([sys.executable, "-m", "arena", "tournament", "bali-2001", *(f"{n}={bot}" for n in "abcd"),
+                             "--seats", "3", "--jobs", "2", "--results", str(tmp_path)],
+                            cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        assert wait_for(lambda: len(processes_with(marker, proc.pid)) == 6), "two tables of bots did not start"
+        workers = [pid for pid in processes_with("spawn_main", proc.pid) if parent_of(pid) == proc.pid]
+        assert len(workers) == 2
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=20)
+        assert proc.returncode == 130 and "run the same command to resume" in err
+        assert wait_for(lambda: not processes_with(marker, proc.pid)), "bots outlived the tournament"
+        assert wait_for(lambda: not any(Path(f"/proc/{pid}").exists() and parent_of(pid) is not None
+                                        for pid in workers)), "worker processes outlived the tournament"
+    finally:
+        proc.kill()
+        proc.wait()
+        for pid in processes_with(marker, proc.pid):
+            os.kill(pid, signal.SIGKILL)
+    with sqlite3.connect(tmp_path / "arena.sqlite") as con:
+        assert con.execute("SELECT COUNT(*) FROM matches m WHERE (SELECT COUNT(*) FROM seats s "
+                           "WHERE s.match_id = m.id) != 3").fetchone()[0] == 0
