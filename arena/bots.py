@@ -298,10 +298,12 @@ class BotProcess:
         self.log_stem = log_stem
         self.ready: Ready | None = None
         self._pidfd: int | None = None
+        self._killed = False
         try:
             command.check()
         except ConfigError as exc:
             raise BotCrashed(f"cannot start the bot: {exc}") from None
+        log_stem.parent.mkdir(parents=True, exist_ok=True)
         # Bind before the bot starts, so that it can connect at once.
         self.channel = Channel(context, endpoint, max_message, self._exit_detail)
         env = {**os.environ, ENDPOINT_ENV: self.channel.endpoint, ARENA_PID_ENV: str(os.getpid())}
@@ -314,15 +316,16 @@ class BotProcess:
             self.channel.close()
             raise BotCrashed(f"cannot start {command}: {exc.strerror or exc}") from None
         self.started = time.monotonic()
-        log_stem.parent.mkdir(parents=True, exist_ok=True)
         pipes = cast(tuple[IO[bytes], IO[bytes]], (self.process.stdout, self.process.stderr))
         self._drains = (LogDrain(pipes[0], log_stem.with_suffix(".stdout.log"), log_cap),
                         LogDrain(pipes[1], log_stem.with_suffix(".stderr.log"), log_cap))
         for drain in self._drains:
             drain.start()
-        if hasattr(os, "pidfd_open"):
+        try:
             self._pidfd = os.pidfd_open(self.process.pid)
             self.channel.watch(self._pidfd)
+        except (AttributeError, OSError):
+            pass  # no pidfd here (not Linux, or an old kernel): the channel checks the process every 50 ms
 
     @property
     def pid(self) -> int:
@@ -337,9 +340,12 @@ class BotProcess:
         code = self.process.poll()
         if code is None:
             return None
-        if code < 0:
+        if code >= 0:
+            return f"the bot exited with status {code}"
+        try:
             return f"the bot was killed by {signal.Signals(-code).name}"
-        return f"the bot exited with status {code}"
+        except ValueError:
+            return f"the bot was killed by signal {-code}"
 
     def handshake(self, arena: str, init_timeout: float) -> Ready:
         """Hello and ready, within init_timeout of the start; a BotFault if that fails."""
@@ -363,16 +369,20 @@ class BotProcess:
 
         A bot still busy with a request that timed out is not asked: it would not answer.
         """
-        if self.alive() and self.ready is not None and not self.channel.stuck:
-            try:
+        try:
+            if self.alive() and self.ready is not None and not self.channel.stuck:
                 self.channel.ask(Shutdown(id=0, reason="match over"), grace)
                 self.process.wait(grace)
-            except (BotFault, subprocess.TimeoutExpired):
-                pass  # it is killed below either way
-        self.kill()
+        except (BotFault, subprocess.TimeoutExpired):
+            pass  # it is killed below either way
+        finally:
+            self.kill()
 
     def kill(self) -> None:
-        """Kill the process group at once, reap the bot, and release its socket, pipes and pidfd."""
+        """Kill the process group at once, reap the bot, and release its socket, pipes and pidfd (once)."""
+        if self._killed:
+            return
+        self._killed = True
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):

@@ -166,7 +166,8 @@ class BotPool:
     def stop_all(self) -> None:
         """Shut every bot down, politely first."""
         for p in list(self._bots):
-            self._bots.pop(p).stop(min(self.config.time.timeout, _EXIT_GRACE))
+            self._bots[p].stop(min(self.config.time.timeout, _EXIT_GRACE))
+            del self._bots[p]  # only now: if stopping is interrupted, close() still finds the bot
 
     def close(self) -> None:
         """Stop every bot, release the sockets, and remove the ipc directory."""
@@ -175,7 +176,7 @@ class BotPool:
         finally:
             for p in list(self._bots):
                 self.discard(p)
-            self.context.term()
+            self.context.destroy(linger=0)
             if self.ipc_dir is not None:
                 shutil.rmtree(self.ipc_dir, ignore_errors=True)
 
