@@ -1,4 +1,4 @@
-"""The match runner: one game, bots in rotating seats, clocks, faults, and a record of every game.
+"""The match runner: games between bot processes in rotating seats, with clocks, faults and a record per game.
 
 Seating: participant p (its place on the command line) sits at seat (p + g) mod n in game g. With
 `duplicate`, each block of n consecutive games shares one deal, so every participant plays every seat of it.
