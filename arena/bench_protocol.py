@@ -29,7 +29,7 @@ from arena.games import Game, State
 from arena.local import bench_engine
 from arena.match import ARENA_NAME, MatchConfig, run_match
 from arena.wire import decide_request
-from protocol import Clock, Decide, TimeControl, encode
+from protocol import Clock, Decide, NewGame, TimeControl, encode
 
 TRIVIAL_BOT = BotCommand((sys.executable, "-m", "sample_bots.default_bot"))
 RANDOM_BOT = BotCommand((sys.executable, "-m", "sample_bots.random_bot"))
@@ -118,7 +118,9 @@ class ArenaPeer:
         self.bot.handshake(ARENA_NAME, 10.0)
 
     def round_trips(self, message: Decide, count: int) -> float:
-        """Seconds for count asks of the decide message."""
+        """Seconds for count asks of the decide message, in a new game (so the bot's event log starts empty)."""
+        self.bot.ask(NewGame(id=0, game="bench", game_index=0, options={}, seat=0, num_players=1, seed=0,
+                             time=TimeControl()), 10.0)
         start = time.perf_counter()
         for _ in range(count):
             self.bot.ask(message, 1.0)
