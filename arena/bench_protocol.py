@@ -34,7 +34,7 @@ from protocol import Clock, Decide, NewGame, TimeControl, encode
 TRIVIAL_BOT = BotCommand((sys.executable, "-m", "sample_bots.default_bot"))
 RANDOM_BOT = BotCommand((sys.executable, "-m", "sample_bots.random_bot"))
 _WARM_UP = 200
-_ROUNDS = 10
+_ROUNDS = 25
 
 
 @dataclass(frozen=True)
