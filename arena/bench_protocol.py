@@ -24,15 +24,15 @@ from pathlib import Path
 import msgpack
 import zmq
 
-from arena.bots import BotCommand, BotProcess, Transport
+from arena.bots import BotProcess, Transport, sample_bot
 from arena.games import Game, State
 from arena.local import bench_engine
 from arena.match import ARENA_NAME, MatchConfig, run_match
 from arena.wire import decide_request
 from protocol import Clock, Decide, NewGame, TimeControl, encode
 
-TRIVIAL_BOT = BotCommand((sys.executable, "-m", "sample_bots.default_bot"))
-RANDOM_BOT = BotCommand((sys.executable, "-m", "sample_bots.random_bot"))
+TRIVIAL_BOT = sample_bot("default_bot")
+RANDOM_BOT = sample_bot("random_bot")
 _WARM_UP = 200
 _ROUNDS = 25
 

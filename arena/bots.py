@@ -9,6 +9,7 @@ import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -95,6 +96,11 @@ class BotCommand:
         path = Path(Path(words[0] if words else program).name)
         # bot.py -> bot, but sample_bots.random_bot (a module) -> random_bot
         return path.stem if len(path.suffix) <= 5 else path.suffix[1:]
+
+
+def sample_bot(module: str) -> BotCommand:
+    """The command of a bot shipped in the sample_bots package, run with this Python."""
+    return BotCommand((sys.executable, "-m", f"sample_bots.{module}"))
 
 
 @dataclass(frozen=True)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
-from arena.bots import BotCommand
+from arena.bots import BotCommand, sample_bot
 from arena.interrupt import cleanup_on_termination
 from arena.cli.params import BOT, GAME, results_option, time_control, time_options
 from arena.errors import ArenaError
@@ -15,7 +14,7 @@ from arena.games import Game
 from arena.match import MatchConfig, MatchResult, run_match
 from arena.record import GameRecord
 
-RANDOM_BOT = BotCommand((sys.executable, "-m", "sample_bots.random_bot"))
+RANDOM_BOT = sample_bot("random_bot")
 SLOW_SHARE = 0.5  # warn when a decision used more than this share of its time
 
 
