@@ -41,6 +41,14 @@ def stored(db: Path) -> dict[int, tuple]:
     return games
 
 
+def stored_count(db: Path) -> int:
+    """Games stored so far; 0 while the arena is still creating the database."""
+    try:
+        return len(stored(db)) if db.exists() else 0
+    except sqlite3.OperationalError:
+        return 0
+
+
 def ratings(db: Path) -> dict[str, tuple[float, float]]:
     with sqlite3.connect(db) as con:
         return {n: (mu, sigma) for n, mu, sigma in con.execute("SELECT name, mu, sigma FROM ratings")}
@@ -90,7 +98,7 @@ def test_sigkill_mid_tournament_then_the_same_command_resumes_losing_and_doublin
     proc = subprocess.Popen([sys.executable, "-m", "arena", *args], cwd=run_dir, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and (not db.exists() or len(stored(db)) < 6):
+    while time.monotonic() < deadline and stored_count(db) < 6:
         time.sleep(0.05)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
