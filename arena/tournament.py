@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import json
+import os
+import signal
 import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -27,7 +30,8 @@ from arena.schedule import Format, Table, gauntlet, ladder_wave, round_robin
 from arena.store import Store, StoredFault, StoredGame, Tournament
 from protocol import TimeControl
 
-DEFAULT_WAVE = 4  # ladder tables chosen at a time from the ratings so far
+DEFAULT_WAVE = 4
+_PR_SET_PDEATHSIG = 1  # prctl option, from <linux/prctl.h>  # ladder tables chosen at a time from the ratings so far
 
 
 @dataclass(frozen=True)
@@ -110,6 +114,14 @@ def play_table(job: TableJob) -> TableResult:
     per_game = (time.perf_counter() - start) / max(1, len(result.records))
     games = tuple(_stored(job, record, result.directory, per_game) for record in result.records)
     return TableResult(job.table, games)
+
+
+def _die_with(coordinator: int) -> None:
+    """In a worker: be killed when the coordinator dies, even by SIGKILL (its bots then die with the worker)."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != coordinator:  # it died before the request took effect
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _failed(table: Table, reason: str, seconds: float = 0.0) -> TableResult:
@@ -235,7 +247,8 @@ class Runner:
         queue = list(tables)
         while queue:
             # spawn: a worker must not inherit the coordinator's SQLite connection or any ZeroMQ state.
-            with ProcessPoolExecutor(max_workers=self.jobs, mp_context=get_context("spawn")) as pool:
+            with ProcessPoolExecutor(max_workers=self.jobs, mp_context=get_context("spawn"),
+                                     initializer=_die_with, initargs=(os.getpid(),)) as pool:
                 try:
                     yield from self._pooled(pool, queue)
                 except KeyboardInterrupt:
