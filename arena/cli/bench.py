@@ -6,6 +6,7 @@ import click
 from tabulate import tabulate
 
 from arena.bench_protocol import bench_protocol
+from arena.bench_tournament import bench_tournament
 from arena.cli.params import GAME
 from arena.games import Game, available, get_game
 from arena.local import bench_engine
@@ -21,14 +22,39 @@ from arena.local import bench_engine
               help="Round trips per protocol measurement.")
 @click.option("--match-games", type=click.IntRange(min=1), default=20, show_default=True,
               help="Games per games/s measurement with subprocess bots.")
-def bench(games: tuple[Game, ...], count: int, protocol: bool, round_trips: int, match_games: int) -> None:
+@click.option("--tournament", is_flag=True, help="Also measure tournaments: games per minute with --jobs 1 and 2, "
+              "bots reused and fresh.")
+@click.option("--tournament-rounds", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Round-robin rounds of five random bots per tournament measurement.")
+def bench(games: tuple[Game, ...], count: int, protocol: bool, round_trips: int, match_games: int,
+          tournament: bool, tournament_rounds: int) -> None:
     """Measure random-play games and decisions per second, in-process on one core; with --protocol, also the
-    bot protocol's round trip against raw ZeroMQ and games per second with subprocess bots."""
+    bot protocol's round trip against raw ZeroMQ and games per second with subprocess bots; with --tournament,
+    games per minute of whole tournaments."""
     chosen = games or tuple(get_game(name) for name in available())
     click.echo(_engine_table(chosen, count))
     if protocol:
         click.echo()
         click.echo(_protocol_table(chosen, round_trips, match_games))
+    if tournament:
+        click.echo()
+        click.echo(_tournament_table(chosen, tournament_rounds))
+
+
+def _tournament_table(games: tuple[Game, ...], rounds: int) -> str:
+    rows = []
+    for game in games:
+        base = None
+        for fresh in (False, True):
+            for jobs in (1, 2):
+                click.echo(f"measuring a {game.name} tournament, jobs {jobs}, "
+                           f"{'fresh' if fresh else 'reused'} bots ...", err=True)
+                r = bench_tournament(game.name, game.max_players, rounds, jobs, fresh)
+                base = base or r.games_per_minute
+                rows.append((r.game, r.seats, r.jobs, "fresh" if r.fresh else "reused", r.games,
+                             f"{r.seconds:.1f}", f"{r.games_per_minute:,.0f}", f"{r.games_per_minute / base:.2f}"))
+    return tabulate(rows, headers=("game", "seats", "jobs", "bots", "games", "seconds", "games/min",
+                                   "vs jobs 1 reused"))
 
 
 def _protocol_table(games: tuple[Game, ...], round_trips: int, match_games: int) -> str:
