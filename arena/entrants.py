@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import re
-import shlex
-import shutil
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from arena.bots import BotCommand
 from arena.errors import ConfigError
 
 MANIFEST = "manifest.toml"
@@ -33,46 +31,29 @@ class Entrant:
                 "author": self.author}
 
 
-def _split(command: str, where: str) -> tuple[str, ...]:
+def _command(text: str, cwd: str | None, where: str | None) -> BotCommand:
+    """The bot command of text (run in cwd), checked: ConfigError (prefixed with where) if it cannot work."""
     try:
-        argv = tuple(shlex.split(command))
+        command = BotCommand(BotCommand.parse(text).argv, cwd)
     except ValueError as exc:
-        raise ConfigError(f"{where}: cannot split the command {command!r}: {exc}") from None
-    if not argv:
-        raise ConfigError(f"{where}: the command is empty")
-    return argv
+        raise ConfigError(f"{where}: {exc}" if where else str(exc)) from None
+    return _checked(command, where)
 
 
-def _check_program(argv: tuple[str, ...], cwd: str | None, where: str) -> None:
-    program = argv[0]
-    if os.sep in program:
-        path = Path(cwd or ".") / program
-        if not path.is_file() or not os.access(path, os.X_OK):
-            raise ConfigError(f"{where}: the program {program!r} does not exist or is not executable")
-    elif shutil.which(program) is None:
-        raise ConfigError(f"{where}: the program {program!r} is not found on PATH")
-    for arg in argv[1:]:
-        # A script named as the interpreter's argument is the commonest broken command: check it exists.
-        if arg.endswith((".py", ".js", ".rb", ".pl", ".sh")) and not (Path(cwd or ".") / arg).is_file():
-            raise ConfigError(f"{where}: the script {arg!r} does not exist")
-
-
-def _default_name(argv: tuple[str, ...]) -> str:
-    if "-m" in argv[:-1]:
-        stem = argv[argv.index("-m") + 1].rsplit(".", 1)[-1]
-    else:
-        scripts = [a for a in argv if "/" in a or a.endswith(".py")]
-        stem = Path(scripts[-1] if scripts else argv[0]).stem
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", stem)[:64] or "bot"
+def _checked(command: BotCommand, where: str | None) -> BotCommand:
+    try:
+        command.check()
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {exc}" if where else str(exc)) from None
+    return command
 
 
 def from_command(spec: str) -> Entrant:
-    """An entrant from 'COMMAND' or 'NAME=COMMAND' (the name defaults to the script's file name)."""
+    """An entrant from 'COMMAND' or 'NAME=COMMAND' (the name defaults to the command's script or module)."""
     match = _NAMED_COMMAND.match(spec)
-    name, command = (match.group(1), match.group(2)) if match else (None, spec)
-    argv = _split(command, f"bot {spec!r}")
-    _check_program(argv, None, f"bot {spec!r}")
-    return Entrant(name or _default_name(argv), argv)
+    name, text = (match.group(1), match.group(2)) if match else (None, spec)
+    command = _command(text, None, None)
+    return Entrant(name or command.label, command.argv)
 
 
 def _field(data: dict[str, Any], key: str, where: str, required: bool = True) -> Any:
@@ -103,11 +84,9 @@ def from_folder(folder: Path) -> Entrant:
     name = _field(data, "name", where)
     if not NAME_PATTERN.match(name):
         raise ConfigError(f"{where}: name {name!r} must be 1-64 letters, digits, '_', '.' or '-'")
-    command = _field(data, "command", where)
-    argv = tuple(command) if isinstance(command, list) else _split(command, where)
-    cwd = str(folder.resolve())
-    _check_program(argv, cwd, where)
-    return Entrant(name, argv, cwd, _field(data, "version", where), _field(data, "author", where, False))
+    text, cwd = _field(data, "command", where), str(folder.resolve())
+    command = _checked(BotCommand(tuple(text), cwd), where) if isinstance(text, list) else _command(text, cwd, where)
+    return Entrant(name, command.argv, cwd, _field(data, "version", where), _field(data, "author", where, False))
 
 
 def from_submissions(directory: Path) -> list[Entrant]:
