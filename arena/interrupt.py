@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import threading
 from contextlib import contextmanager
 from types import FrameType
 from typing import Iterator
@@ -15,6 +16,10 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 @contextmanager
 def cleanup_on_termination() -> Iterator[None]:
     """Within the block, SIGTERM and SIGHUP unwind like Ctrl-C, so that every bot process group is killed."""
+    if threading.current_thread() is not threading.main_thread():
+        # Only the main thread may set handlers (a Dask worker plays tables in its threads; it stops them itself).
+        yield
+        return
     previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
         yield
