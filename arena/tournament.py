@@ -14,7 +14,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from multiprocessing import active_children, get_context
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Protocol
 
 import zmq
 
@@ -156,6 +156,12 @@ class Progress:
     failed: int = 0
 
 
+class TablePlayer(Protocol):
+    """Somewhere else to play tables (a Dask cluster, arena/cluster.py) instead of the local process pool."""
+
+    def results(self, jobs: list[TableJob], out_of_time: Callable[[], bool]) -> Iterator[TableResult]: ...
+
+
 @dataclass
 class Runner:
     """Plays a tournament into a store, resuming whatever the store already holds."""
@@ -168,6 +174,7 @@ class Runner:
     time_limit: float | None = None
     on_progress: Callable[[Progress], None] | None = None
     tournament: Tournament | None = None
+    player: TablePlayer | None = None  # None: inline (jobs 1) or the local process pool
 
     def run(self) -> Ratings:
         """Play every game not yet stored; returns the final ratings (also saved in the store)."""
@@ -238,6 +245,9 @@ class Runner:
 
     def _results(self, tables: list[Table]) -> Iterator[TableResult]:
         """Results as tables finish; no new table starts once the time limit has passed."""
+        if self.player is not None:
+            yield from self.player.results([self._job(t) for t in tables], self._out_of_time)
+            return
         if self.jobs <= 1:
             for table in tables:
                 if self._out_of_time():
