@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 
 import click
@@ -13,6 +14,7 @@ from arena.cli.params import (GAME, db_option, parse_game_options, rating_option
                               time_control, time_options)
 from arena.entrants import Entrant, check_entrants, from_command, from_submissions
 from arena.errors import ArenaError, ConfigError
+from arena.cluster import ClusterPlayer
 from arena.games import Game
 from arena.leaderboard import build, render
 from arena.progress import Display
@@ -47,6 +49,9 @@ from arena.tournament import DEFAULT_WAVE, Runner, TournamentSpec, check_spec, s
               help="Tournament seed: every deal and bot seed derives from it.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True,
               help="Matches played at once, each in its own worker process.")
+@click.option("--cluster", metavar="ADDRESS", help="Play the tables on a Dask cluster: a scheduler's address "
+              "(tcp://HOST:8786), or 'local' for a local cluster of --jobs worker processes. Needs the cluster "
+              "extra (pip install 'bali-arena[cluster]').")
 @time_options
 @click.option("--fresh-processes", is_flag=True, help="Start every bot afresh for every game.")
 @click.option("--name", help="Tournament name in the store (default: derived from the settings, so that the "
@@ -61,7 +66,7 @@ from arena.tournament import DEFAULT_WAVE, Runner, TournamentSpec, check_spec, s
 @db_option
 def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt: str, seats: int | None,
                rounds: int, duplicate: bool, max_games: int | None, time_limit: float | None, wave: int,
-               seed: int, jobs: int, timeout: float, init_timeout: float, time_bank: float, increment: float,
+               seed: int, jobs: int, cluster: str | None, timeout: float, init_timeout: float, time_bank: float, increment: float,
                fresh_processes: bool, name: str | None, option_pairs: tuple[str, ...], variants: tuple[str, ...],
                mu: float | None, sigma: float | None, beta: float | None, tau: float | None,
                draw_probability: float | None, max_fault_rate: float | None, results_dir: Path,
@@ -90,9 +95,10 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
         check_spec(spec)
     except (ArenaError, ValueError) as exc:
         raise click.UsageError(str(exc)) from None
-    with _open_store(store_path(results_dir, db)) as store:
+    player = None if cluster is None else _cluster_player(cluster, jobs, results_dir)
+    with _open_store(store_path(results_dir, db)) as store, player or nullcontext():
         runner = Runner(spec, store, results_dir, jobs=jobs, name=name, time_limit=time_limit,
-                        on_progress=Display(sys.stderr, sys.stderr.isatty()))
+                        on_progress=Display(sys.stderr, sys.stderr.isatty()), player=player)
         try:
             with cleanup_on_termination():
                 ratings = runner.run()
@@ -117,6 +123,13 @@ def _entrants(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt: 
     if not entrants:
         raise click.UsageError("give at least one bot command or --submissions DIR")
     return check_entrants(entrants, 1 if fmt == Format.GAUNTLET else game.min_players)
+
+
+def _cluster_player(address: str, jobs: int, results_dir: Path) -> ClusterPlayer:
+    try:
+        return ClusterPlayer(address, jobs, results_dir)
+    except ArenaError as exc:
+        raise click.UsageError(str(exc)) from None
 
 
 def _open_store(path: Path) -> Store:
