@@ -9,10 +9,10 @@ from arena.games.bali2001 import rules, views
 from arena.games.bali2001.cards import DECK_SIZE, GAME_NAME, MAX_PLAYERS, MIN_PLAYERS
 from arena.games.bali2001.options import default_options, parse_options
 from arena.games.bali2001.state import Pending, State
-from arena.games.base import check_players_and_seed
+from arena.games.base import EngineGame, log_from_dicts, rng_from_dict
 
 
-class BaliGame:
+class BaliGame(EngineGame):
     """Uwe Rosenberg's Bali (Kosmos 2001) for 3 or 4 players."""
 
     name = GAME_NAME
@@ -23,51 +23,32 @@ class BaliGame:
         """The options a game gets when none are given."""
         return default_options()
 
-    def new_state(self, num_players: int, seed: int, options: dict[str, Any] | None = None) -> State:
-        """A new game; the same seed and options always give the same game."""
-        check_players_and_seed(num_players, seed, MIN_PLAYERS, MAX_PLAYERS)
-        return rules.setup(num_players, parse_options(options), random.Random(seed))
-
-    def state_from_dict(self, d: dict[str, Any]) -> State:
-        """The state that to_dict() described; ValueError if d is not such a description."""
-        try:
-            return _restore(d)
-        except (KeyError, TypeError, IndexError, AttributeError) as exc:
-            raise ValueError(f"not a bali-2001 state: {type(exc).__name__}: {exc}") from None
-
     def format_event(self, event: dict[str, Any]) -> str:
         """One event as a line of text."""
         return views.format_event(event)
 
+    def _setup(self, num_players: int, options: dict[str, Any] | None, rng: random.Random) -> State:
+        return rules.setup(num_players, parse_options(options), rng)
 
-def _restore(d: dict[str, Any]) -> State:
-    if d.get("game") != GAME_NAME:
-        raise ValueError(f"not a bali-2001 state: game is {d.get('game')!r}")
-    n = d["num_players"]
-    check_players_and_seed(n, 0, MIN_PLAYERS, MAX_PLAYERS)
-    rng = random.Random()
-    version, internal, gauss = d["rng"]
-    try:
-        rng.setstate((version, tuple(internal), gauss))
-    except ValueError as exc:
-        raise ValueError(f"not a bali-2001 state: bad rng state ({exc})") from None
-    s = State(n, parse_options(d["options"]), rng)
-    s.hands = [[int(c) for c in h] for h in d["hands"]]
-    s.piles = [[[int(c) for c in p] for p in ps] for ps in d["piles"]]
-    s.known = [[[bool(k) for k in ks] for ks in kss] for kss in d["known"]]
-    s.draw_pile = [int(c) for c in d["draw_pile"]]
-    s.discard = [int(c) for c in d["discard"]]
-    s.prince, s.priest, s.seals = (list(map(int, d[k])) for k in ("prince", "priest", "seals"))
-    s.masks_left = [int(m) for m in d["masks_left"]]
-    s.masks_won = [[int(m) for m in ms] for ms in d["masks_won"]]
-    s.start_cards = [int(c) for c in d["start_cards"]]
-    s.start_player, s.active, s.dalang, s.turn = (int(d[k]) for k in ("start_player", "active", "dalang", "turn"))
-    s.absent = [bool(a) for a in d["absent"]]
-    s.pending = Pending.from_dict(d["pending"])
-    s.ender, s.cut_short, s.end_reason = int(d["ender"]), bool(d["cut_short"]), str(d["end_reason"])
-    s.log = [(dict(pub), int(who), None if priv is None else dict(priv)) for pub, who, priv in d["log"]]
-    _check_consistent(s)
-    return s
+    def _restore(self, d: dict[str, Any]) -> State:
+        s = State(d["num_players"], parse_options(d["options"]), rng_from_dict(d["rng"], GAME_NAME))
+        s.hands = [[int(c) for c in h] for h in d["hands"]]
+        s.piles = [[[int(c) for c in p] for p in ps] for ps in d["piles"]]
+        s.known = [[[bool(k) for k in ks] for ks in kss] for kss in d["known"]]
+        s.draw_pile = [int(c) for c in d["draw_pile"]]
+        s.discard = [int(c) for c in d["discard"]]
+        s.prince, s.priest, s.seals = (list(map(int, d[k])) for k in ("prince", "priest", "seals"))
+        s.masks_left = [int(m) for m in d["masks_left"]]
+        s.masks_won = [[int(m) for m in ms] for ms in d["masks_won"]]
+        s.start_cards = [int(c) for c in d["start_cards"]]
+        s.start_player, s.active, s.dalang, s.turn = (int(d[k]) for k in ("start_player", "active", "dalang",
+                                                                          "turn"))
+        s.absent = [bool(a) for a in d["absent"]]
+        s.pending = Pending.from_dict(d["pending"])
+        s.ender, s.cut_short, s.end_reason = int(d["ender"]), bool(d["cut_short"]), str(d["end_reason"])
+        s.log = log_from_dicts(d["log"])
+        _check_consistent(s)
+        return s
 
 
 def _check_consistent(s: State) -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any, NamedTuple
 
-from arena.games.base import GameResult
+from arena.games.base import EngineState, GameResult, LogEntry
 from arena.games.bali2001.cards import CARD_TYPE, ISLAND_NAMES, NUM_CARD_TYPES, SEAL_POINTS, TYPE_FIELDS
 from arena.games.bali2001.options import Options
 
@@ -115,11 +115,7 @@ class Pending:
                    int(d["high_seat"]), bool(d["turn_ended"]))
 
 
-# One log entry: the public event, and the seat (or -1) that sees the private version instead.
-LogEntry = tuple[dict[str, Any], int, "dict[str, Any] | None"]
-
-
-class State:
+class State(EngineState):
     """A bali-2001 position. Build it with BaliGame.new_state or BaliGame.state_from_dict."""
 
     def __init__(self, num_players: int, options: Options, rng: random.Random) -> None:
@@ -173,47 +169,20 @@ class State:
         """What is being decided, as a plain dict with at least 'kind' and 'seat'."""
         return _views.decision_dict(self)
 
-    def apply(self, index: int) -> None:
-        """Apply options()[index]; ValueError for a bad index or a finished game, changing nothing."""
-        if self.pending.phase == Phase.OVER:
-            raise ValueError("the game is over; no choice can be applied")
-        legal = self.legal_actions()
-        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(legal):
-            raise ValueError(f"option index must be an integer from 0 to {len(legal) - 1}, got {index!r}")
-        _rules.apply_action(self, legal[index])
+    def _apply_legal(self, action: Action) -> None:
+        _rules.apply_action(self, action)
 
-    def view(self, seat: int) -> dict[str, Any]:
-        """Everything seat may know, and nothing more (ruling 23)."""
-        self._check_seat(seat)
+    def _view(self, seat: int) -> dict[str, Any]:
         return _views.view_dict(self, seat)
 
-    def events(self, seat: int | None, since: int = 0) -> list[dict[str, Any]]:
-        """The log entries from index since on, each as seat may see it (None: as a spectator sees it)."""
-        if seat is not None:
-            self._check_seat(seat)
-        return [dict(private) if who == seat and private is not None else dict(public)
-                for public, who, private in self.log[since:]]
-
-    def referee_events(self, since: int = 0) -> list[dict[str, Any]]:
-        """The log entries from index since on with every hidden detail, for referees and debugging."""
-        return [dict(private if private is not None else public) for public, _, private in self.log[since:]]
-
-    def num_events(self) -> int:
-        """How many log entries there are so far."""
-        return len(self.log)
-
-    def result(self) -> GameResult:
-        """Scores and ranks of a finished game; ValueError while it runs."""
-        if self.pending.phase != Phase.OVER:
-            raise ValueError("the game is not over")
+    def _result(self) -> GameResult:
         return _rules.game_result(self)
 
     def to_dict(self) -> dict[str, Any]:
         """The whole state as plain data; BaliGame.state_from_dict restores it exactly."""
-        version, internal, gauss = self.rng.getstate()
         return {
             "game": "bali-2001", "num_players": self.num_players, "options": self.opts.to_dict(),
-            "rng": [version, list(internal), gauss],
+            "rng": self._rng_dict(),
             "hands": [list(h) for h in self.hands],
             "piles": [[list(p) for p in ps] for ps in self.piles],
             "known": [[list(k) for k in ks] for ks in self.known],
@@ -224,14 +193,10 @@ class State:
             "dalang": self.dalang, "absent": list(self.absent), "turn": self.turn,
             "pending": self.pending.to_dict(), "ender": self.ender, "cut_short": self.cut_short,
             "end_reason": self.end_reason,
-            "log": [[dict(pub), who, None if priv is None else dict(priv)] for pub, who, priv in self.log],
+            "log": self._log_dicts(),
         }
 
     # --- helpers shared by rules and views ------------------------------------------------------------------------
-    def _check_seat(self, seat: int) -> None:
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.num_players:
-            raise ValueError(f"seat must be an integer from 0 to {self.num_players - 1}, got {seat!r}")
-
     def type_counts(self, seat: int) -> list[int]:
         """How many cards of each card type seat holds."""
         counts = [0] * NUM_CARD_TYPES

@@ -23,10 +23,10 @@ from arena.games.bali2017.cards import (
 )
 from arena.games.bali2017.options import default_options, parse_options
 from arena.games.bali2017.state import Pending, Phase, State
-from arena.games.base import check_players_and_seed
+from arena.games.base import EngineGame, log_from_dicts, rng_from_dict
 
 
-class Bali2017Game:
+class Bali2017Game(EngineGame):
     """Klaus-Jürgen Wrede's Bali (White Goblin Games 2017) for 2 to 4 players, with the Oracle and Demon variants."""
 
     name = GAME_NAME
@@ -37,21 +37,15 @@ class Bali2017Game:
         """The options a game gets when none are given."""
         return default_options()
 
-    def new_state(self, num_players: int, seed: int, options: dict[str, Any] | None = None) -> State:
-        """A new game; the same seed and options always give the same game."""
-        check_players_and_seed(num_players, seed, MIN_PLAYERS, MAX_PLAYERS)
-        return rules.setup(num_players, parse_options(options), random.Random(seed))
-
-    def state_from_dict(self, d: dict[str, Any]) -> State:
-        """The state that to_dict() described; ValueError if d is not such a description."""
-        try:
-            return _restore(d)
-        except (KeyError, TypeError, IndexError, AttributeError) as exc:
-            raise ValueError(f"not a {GAME_NAME} state: {type(exc).__name__}: {exc}") from None
-
     def format_event(self, event: dict[str, Any]) -> str:
         """One event as a line of text."""
         return views.format_event(event)
+
+    def _setup(self, num_players: int, options: dict[str, Any] | None, rng: random.Random) -> State:
+        return rules.setup(num_players, parse_options(options), rng)
+
+    def _restore(self, d: dict[str, Any]) -> State:
+        return _restore(d)
 
 
 def _ints(values: Any) -> list[int]:
@@ -59,17 +53,7 @@ def _ints(values: Any) -> list[int]:
 
 
 def _restore(d: dict[str, Any]) -> State:
-    if d.get("game") != GAME_NAME:
-        raise ValueError(f"not a {GAME_NAME} state: game is {d.get('game')!r}")
-    n = d["num_players"]
-    check_players_and_seed(n, 0, MIN_PLAYERS, MAX_PLAYERS)
-    rng = random.Random()
-    version, internal, gauss = d["rng"]
-    try:
-        rng.setstate((version, tuple(internal), gauss))
-    except ValueError as exc:
-        raise ValueError(f"not a {GAME_NAME} state: bad rng state ({exc})") from None
-    s = State(n, parse_options(d["options"]), rng)
+    s = State(d["num_players"], parse_options(d["options"]), rng_from_dict(d["rng"], GAME_NAME))
     s.hands = [_ints(h) for h in d["hands"]]
     s.displays = [_ints(x) for x in d["displays"]]
     s.recount()
@@ -84,7 +68,7 @@ def _restore(d: dict[str, Any]) -> State:
     s.demon, s.active, s.turn = int(d["demon"]), int(d["active"]), int(d["turn"])
     s.pending = Pending.from_dict(d["pending"])
     s.end_reason = str(d["end_reason"])
-    s.log = [(dict(pub), int(who), None if priv is None else dict(priv)) for pub, who, priv in d["log"]]
+    s.log = log_from_dicts(d["log"])
     _check_consistent(s)
     return s
 

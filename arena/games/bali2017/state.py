@@ -8,7 +8,7 @@ from enum import IntEnum
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from arena.games.base import GameResult
+from arena.games.base import EngineState, GameResult, LogEntry
 from arena.games.bali2017.cards import (
     DECK_KINDS,
     GAME_NAME,
@@ -129,10 +129,6 @@ class Pending:
                    int(d["row"]), int(d["bonus"]), bool(d["is_bonus"]), int(d["look"]))
 
 
-# One log entry: the public event, and the seat (or -1) that sees the private version instead.
-LogEntry = tuple[dict[str, Any], int, "dict[str, Any] | None"]
-
-
 def card_kinds(options: Options) -> tuple[int, ...]:
     """The kind of every play card id under these options (start farmers are an option)."""
     start: list[int] = []
@@ -141,7 +137,7 @@ def card_kinds(options: Options) -> tuple[int, ...]:
     return tuple(start) + DECK_KINDS + (int(Kind.ORACLE),) * NUM_ORACLES
 
 
-class State:
+class State(EngineState):
     """A bali-2017 position. Build it with Bali2017Game.new_state or Bali2017Game.state_from_dict."""
 
     def __init__(self, num_players: int, options: Options, rng: random.Random) -> None:
@@ -196,47 +192,20 @@ class State:
         """What is being decided, as a plain dict with at least 'kind' and 'seat'."""
         return _views.decision_dict(self)
 
-    def apply(self, index: int) -> None:
-        """Apply options()[index]; ValueError for a bad index or a finished game, changing nothing."""
-        if self.pending.phase == Phase.OVER:
-            raise ValueError("the game is over; no choice can be applied")
-        legal = self.legal_actions()
-        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(legal):
-            raise ValueError(f"option index must be an integer from 0 to {len(legal) - 1}, got {index!r}")
-        _rules.apply_action(self, legal[index])
+    def _apply_legal(self, action: Action) -> None:
+        _rules.apply_action(self, action)
 
-    def view(self, seat: int) -> dict[str, Any]:
-        """Everything seat may know, and nothing more (ruling 18)."""
-        self._check_seat(seat)
+    def _view(self, seat: int) -> dict[str, Any]:
         return _views.view_dict(self, seat)
 
-    def events(self, seat: int | None, since: int = 0) -> list[dict[str, Any]]:
-        """The log entries from index since on, each as seat may see it (None: as a spectator sees it)."""
-        if seat is not None:
-            self._check_seat(seat)
-        return [dict(private) if who == seat and private is not None else dict(public)
-                for public, who, private in self.log[since:]]
-
-    def referee_events(self, since: int = 0) -> list[dict[str, Any]]:
-        """The log entries from index since on with every hidden detail, for referees and debugging."""
-        return [dict(private if private is not None else public) for public, _, private in self.log[since:]]
-
-    def num_events(self) -> int:
-        """How many log entries there are so far."""
-        return len(self.log)
-
-    def result(self) -> GameResult:
-        """Scores and ranks of a finished game; ValueError while it runs."""
-        if self.pending.phase != Phase.OVER:
-            raise ValueError("the game is not over")
+    def _result(self) -> GameResult:
         return _rules.game_result(self)
 
     def to_dict(self) -> dict[str, Any]:
         """The whole state as plain data; Bali2017Game.state_from_dict restores it exactly."""
-        version, internal, gauss = self.rng.getstate()
         return {
             "game": GAME_NAME, "num_players": self.num_players, "options": self.opts.to_dict(),
-            "rng": [version, list(internal), gauss],
+            "rng": self._rng_dict(),
             "hands": [list(h) for h in self.hands], "displays": [list(d) for d in self.displays],
             "rows": [list(r) for r in self.rows], "deck": list(self.deck), "box": list(self.box),
             "supply": [list(s) for s in self.supply], "offerings": [list(o) for o in self.offerings],
@@ -246,14 +215,10 @@ class State:
             "stones": list(self.stones), "points": list(self.points), "demon": self.demon,
             "active": self.active, "turn": self.turn, "pending": self.pending.to_dict(),
             "end_reason": self.end_reason,
-            "log": [[dict(pub), who, None if priv is None else dict(priv)] for pub, who, priv in self.log],
+            "log": self._log_dicts(),
         }
 
     # --- helpers shared by rules and views ------------------------------------------------------------------------
-    def _check_seat(self, seat: int) -> None:
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.num_players:
-            raise ValueError(f"seat must be an integer from 0 to {self.num_players - 1}, got {seat!r}")
-
     def count_kind(self, seat: int, kind: int) -> int:
         """How many cards of a kind lie in seat's display."""
         return self.display_counts[seat][kind]
