@@ -19,7 +19,8 @@ from typing import IO, Callable, cast
 
 import zmq
 
-from arena.errors import BotCrashed, BotFault, BotTimeout, ConfigError, OversizedMessage, ProtocolError, WrongRequestId
+from arena.errors import (BotCrashed, BotFault, BotTimeout, ConfigError, FaultKind, OversizedMessage, ProtocolError,
+                          WrongRequestId)
 from protocol import (
     ARENA_PID_ENV,
     DEFAULT_MAX_MESSAGE,
@@ -34,12 +35,14 @@ from protocol import (
     decode,
     encode,
 )
+from arena.sandbox import NO_SANDBOX, Isolation, Sandbox, Watchdog, kill_members, limit_fault, verdict
 
 DEFAULT_LOG_CAP = 1 << 20  # bytes per log file
 STDERR_TAIL = 2000  # characters of stderr kept for fault records
 # A reply this many times over the cap is cut off by the transport itself (it then shows as a timeout),
 # so that a hostile bot cannot make the arena buffer gigabytes.
 TRANSPORT_CAP_FACTOR = 16
+_LAST_WORDS = 0.5  # seconds to wait for a dead bot's stderr to drain before judging why it died
 _SLICE = 0.05  # seconds between liveness checks where no pidfd is available
 _REBIND_WAIT = 1.0  # seconds to retry binding a tcp port that a socket closed a moment ago still holds
 _SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".ts", ".rb", ".pl", ".php", ".jl", ".lua", ".sh", ".jar")
@@ -150,7 +153,7 @@ class Channel:
     """
 
     def __init__(self, context: zmq.Context, endpoint: str, max_message: int = DEFAULT_MAX_MESSAGE,
-                 exited: Callable[[], str | None] = lambda: None, watch_fd: int | None = None) -> None:
+                 exited: Callable[[], BotFault | None] = lambda: None, watch_fd: int | None = None) -> None:
         self._context = context
         self.endpoint = endpoint
         self.max_message = max_message
@@ -243,9 +246,10 @@ class Channel:
             ready = dict(poller.poll(math.ceil(wait * 1000)))
             if ready.get(self._socket, 0) & flag:
                 return True
-            exit_detail = self._exited() if ready or self.watch_fd is None else None
-            if exit_detail is not None:
-                raise BotCrashed(exit_detail, time.monotonic() - start)
+            fault = self._exited() if ready or self.watch_fd is None else None
+            if fault is not None:
+                fault.elapsed = time.monotonic() - start
+                raise fault
             if remaining <= 0:
                 return False
 
@@ -299,29 +303,46 @@ class BotProcess:
     """One running bot: its process group, its channel and its two log files."""
 
     def __init__(self, command: BotCommand, context: zmq.Context, endpoint: str, log_stem: Path,
-                 log_cap: int = DEFAULT_LOG_CAP, max_message: int = DEFAULT_MAX_MESSAGE) -> None:
+                 log_cap: int = DEFAULT_LOG_CAP, max_message: int = DEFAULT_MAX_MESSAGE,
+                 sandbox: Sandbox = NO_SANDBOX, private: Path | None = None, hidden: tuple[str, ...] = (),
+                 watchdog: Watchdog | None = None, games: int = 1) -> None:
+        """Start command in sandbox; private is the bot's own directory (made by the caller, holding the ipc
+        socket if any), hidden the other bots' directories, watchdog what enforces the per-game limits, games how
+        many games the process may play."""
         self.command = command
         self.log_stem = log_stem
         self.ready: Ready | None = None
         self._pidfd: int | None = None
         self._killed = False
+        self.limits = sandbox.limits
+        self.cpu_base: float | None = None
+        self.vm_peak = 0
+        self.limit_hit: FaultKind | None = None
+        self._sandbox = sandbox
+        self._watchdog = watchdog if sandbox.limited else None
         try:
             command.check()
         except ConfigError as exc:
             raise BotCrashed(f"cannot start the bot: {exc}") from None
         log_stem.parent.mkdir(parents=True, exist_ok=True)
         # Bind before the bot starts, so that it can connect at once.
-        self.channel = Channel(context, endpoint, max_message, self._exit_detail)
-        env = {**os.environ, ENDPOINT_ENV: self.channel.endpoint, ARENA_PID_ENV: str(os.getpid())}
+        self.channel = Channel(context, endpoint, max_message, self._exit_fault)
+        # In bwrap's PID namespace the arena cannot be seen; its pid 1 lives exactly as long as the arena.
+        arena_pid = "1" if sandbox.level == Isolation.BWRAP else str(os.getpid())
+        private = private or log_stem.parent
+        env = sandbox.environment({ENDPOINT_ENV: self.channel.endpoint, ARENA_PID_ENV: arena_pid}, private)
+        argv = sandbox.command((*command.argv, self.channel.endpoint), command.cwd, private, hidden, games)
         try:
             self.process = subprocess.Popen(
-                [*_death_signal_prefix(), *command.argv, self.channel.endpoint], stdin=subprocess.DEVNULL,
+                [*_death_signal_prefix(), *argv], stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True, close_fds=True,
                 cwd=command.cwd)
         except OSError as exc:
             self.channel.close()
             raise BotCrashed(f"cannot start {command}: {exc.strerror or exc}") from None
         self.started = time.monotonic()
+        if self._watchdog is not None:
+            self._watchdog.watch(self)
         pipes = cast(tuple[IO[bytes], IO[bytes]], (self.process.stdout, self.process.stderr))
         self._drains = (LogDrain(pipes[0], log_stem.with_suffix(".stdout.log"), log_cap),
                         LogDrain(pipes[1], log_stem.with_suffix(".stderr.log"), log_cap))
@@ -342,16 +363,23 @@ class BotProcess:
         """True while the bot process runs."""
         return self.process.poll() is None
 
-    def _exit_detail(self) -> str | None:
+    def _exit_fault(self) -> BotFault | None:
         code = self.process.poll()
         if code is None:
             return None
         if code >= 0:
-            return f"the bot exited with status {code}"
-        try:
-            return f"the bot was killed by {signal.Signals(-code).name}"
-        except ValueError:
-            return f"the bot was killed by signal {-code}"
+            detail = f"the bot exited with status {code}"
+        else:
+            try:
+                detail = f"the bot was killed by {signal.Signals(-code).name}"
+            except ValueError:
+                detail = f"the bot was killed by signal {-code}"
+        kind = verdict(self, code, self.stderr_tail(_LAST_WORDS)) if self._sandbox.limited else None
+        return BotCrashed(detail) if kind is None else limit_fault(kind, detail, self.limits)
+
+    def new_game(self) -> None:
+        """A game begins: the CPU limit counts afresh from the next look of the watchdog."""
+        self.cpu_base = None
 
     def handshake(self, arena: str, init_timeout: float) -> Ready:
         """Hello and ready, within init_timeout of the start; a BotFault if that fails."""
@@ -389,6 +417,9 @@ class BotProcess:
         if self._killed:
             return
         self._killed = True
+        if self._watchdog is not None:
+            self._watchdog.forget(self)
+            kill_members(self.process.pid)  # also those that left the process group
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):

@@ -15,6 +15,16 @@ class FaultKind(StrEnum):
     WRONG_ID = "wrong_id"
     ILLEGAL = "illegal"
     OVERSIZED = "oversized"
+    MEMORY = "memory"
+    CPU = "cpu"
+    PROCESSES = "processes"
+    FILE_SIZE = "file_size"
+    OPEN_FILES = "open_files"
+
+
+# The kinds that mean the bot process is gone (it crashed, or went over a limit and was stopped).
+STOPPED_KINDS = frozenset({FaultKind.CRASH, FaultKind.MEMORY, FaultKind.CPU, FaultKind.PROCESSES,
+                           FaultKind.FILE_SIZE, FaultKind.OPEN_FILES})
 
 
 class ArenaError(Exception):
@@ -53,6 +63,44 @@ class BotCrashed(BotFault):
     """The bot process exited, or could not be started."""
 
     kind = FaultKind.CRASH
+
+
+class LimitExceeded(BotCrashed):
+    """The bot went over one of its resource limits and was stopped; the subclass says which."""
+
+
+class MemoryExceeded(LimitExceeded):
+    """The bot ran out of its address space."""
+
+    kind = FaultKind.MEMORY
+
+
+class CpuExceeded(LimitExceeded):
+    """The bot used more CPU time in a game than it may."""
+
+    kind = FaultKind.CPU
+
+
+class ProcessesExceeded(LimitExceeded):
+    """The bot ran more processes and threads at once than it may."""
+
+    kind = FaultKind.PROCESSES
+
+
+class FileSizeExceeded(LimitExceeded):
+    """The bot wrote a file larger than it may."""
+
+    kind = FaultKind.FILE_SIZE
+
+
+class OpenFilesExceeded(LimitExceeded):
+    """The bot opened more files than it may."""
+
+    kind = FaultKind.OPEN_FILES
+
+
+LIMIT_FAULTS: dict[FaultKind, type[LimitExceeded]] = {
+    c.kind: c for c in (MemoryExceeded, CpuExceeded, ProcessesExceeded, FileSizeExceeded, OpenFilesExceeded)}
 
 
 class ProtocolError(BotFault):

@@ -22,6 +22,7 @@ from arena.bots import DEFAULT_LOG_CAP, BotCommand, BotProcess, Transport
 from arena.errors import BotCrashed, BotFault, BotTimeout, ConfigError, IllegalAction
 from arena.games import Game
 from arena.record import DecisionRecord, FaultRecord, GameRecord, Phase, SeatRecord, save_record
+from arena.sandbox import Isolation, Sandbox, Watchdog
 from arena.wire import SeatClock, decide_request, derive_seed, game_over_request, new_game_request, outcome
 from protocol import DEFAULT_MAX_MESSAGE, Action, Ready, TimeControl
 
@@ -48,6 +49,7 @@ class MatchConfig:
     log_cap: int = DEFAULT_LOG_CAP
     max_faults: int = DEFAULT_MAX_FAULTS
     results_dir: Path = Path("results")
+    sandbox: Sandbox = field(default_factory=Sandbox)
 
     def check(self) -> None:
         """ConfigError naming the problem if this match cannot be played."""
@@ -58,6 +60,9 @@ class MatchConfig:
             raise ConfigError(f"the number of games must be at least 1, got {self.games}")
         if self.time.timeout <= 0 or self.time.init <= 0:
             raise ConfigError("the decision and init timeouts must be positive")
+        if self.sandbox.level == Isolation.BWRAP and self.transport == Transport.TCP:
+            raise ConfigError("--sandbox bwrap takes the bots off the network: use ipc, not tcp")
+        self.sandbox.check()
         try:
             game.new_state(n, 0, self.options)
         except ValueError as exc:
@@ -106,8 +111,12 @@ class BotPool:
         self.config = config
         self.log_dir = log_dir
         self.context = zmq.Context()
-        # A private directory keeps the ipc endpoints out of reach of other users and other matches.
+        # A private directory keeps the ipc endpoints and the bots' own directories out of reach of other users
+        # and other matches.
         self.ipc_dir = Path(tempfile.mkdtemp(prefix="arena-")) if config.transport == Transport.IPC else None
+        self.private_dir = self.ipc_dir or (Path(tempfile.mkdtemp(prefix="arena-")) if config.sandbox.limited
+                                            else None)
+        self.watchdog = Watchdog()
         self.identities: dict[int, Ready] = {}
         self._bots: dict[int, BotProcess] = {}
         self._runs: dict[int, int] = defaultdict(int)
@@ -118,10 +127,18 @@ class BotPool:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _endpoint(self, participant: int, run: int) -> str:
-        if self.ipc_dir is None:
+    def _private(self, participant: int, run: int) -> Path | None:
+        """A fresh directory of the bot's own (its socket and home), one per process."""
+        if self.private_dir is None:
+            return None
+        folder = self.private_dir / f"p{participant}-{run}"
+        (folder / "home").mkdir(parents=True, mode=0o700)
+        return folder
+
+    def _endpoint(self, private: Path | None) -> str:
+        if self.ipc_dir is None or private is None:
             return "tcp://127.0.0.1:*"
-        return f"ipc://{self.ipc_dir}/p{participant}-{run}.sock"
+        return f"ipc://{private}/bot.sock"
 
     def ready(self, participants: list[int]) -> dict[int, BotProcess | StartFailure]:
         """A handshaken bot for each participant, starting (in parallel) those that do not run."""
@@ -136,9 +153,12 @@ class BotPool:
             self._runs[p] += 1
             command = self.config.bots[p]
             stem = self.log_dir / f"p{p}-{command.label}-run{self._runs[p]}"
+            private = self._private(p, self._runs[p])
+            hidden = tuple(b.cwd for b in self.config.bots if b.cwd and b.cwd != command.cwd)
             try:
-                self._bots[p] = BotProcess(command, self.context, self._endpoint(p, self._runs[p]), stem,
-                                           self.config.log_cap, self.config.max_message)
+                self._bots[p] = BotProcess(command, self.context, self._endpoint(private), stem,
+                                           self.config.log_cap, self.config.max_message, self.config.sandbox,
+                                           private, hidden, self.watchdog, self.config.games)
                 started.append(p)
             except BotCrashed as fault:
                 bots[p] = StartFailure(fault, "")
@@ -162,12 +182,16 @@ class BotPool:
         bot = self._bots.pop(participant, None)
         if bot is not None:
             bot.kill()
+            if self.private_dir is not None:
+                shutil.rmtree(self.private_dir / f"p{participant}-{self._runs[participant]}", ignore_errors=True)
 
     def stop_all(self) -> None:
         """Shut every bot down, politely first."""
         for p in list(self._bots):
             self._bots[p].stop(min(self.config.time.timeout, _EXIT_GRACE))
             del self._bots[p]  # only now: if stopping is interrupted, close() still finds the bot
+            if self.private_dir is not None:
+                shutil.rmtree(self.private_dir / f"p{p}-{self._runs[p]}", ignore_errors=True)
 
     def close(self) -> None:
         """Stop every bot, release the sockets, and remove the ipc directory."""
@@ -176,9 +200,10 @@ class BotPool:
         finally:
             for p in list(self._bots):
                 self.discard(p)
+            self.watchdog.close()
             self.context.destroy(linger=0)
-            if self.ipc_dir is not None:
-                shutil.rmtree(self.ipc_dir, ignore_errors=True)
+            if self.private_dir is not None:
+                shutil.rmtree(self.private_dir, ignore_errors=True)
 
 
 class GamePlay:
@@ -218,6 +243,7 @@ class GamePlay:
                 self.disqualified.add(seat)  # a bot that never said ready cannot be asked anything
                 continue
             self.bots[seat] = bot
+            bot.new_game()
             self.first_request[seat] = bot.channel.next_id
             request = new_game_request(self.config.game, self.config.options, self.game_index, seat, n,
                                        self.bot_seeds[seat], self.config.time)

@@ -8,7 +8,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-from arena.errors import FaultKind, ReplayError
+from arena.errors import STOPPED_KINDS, FaultKind, ReplayError
 from arena.games import GameResult
 from arena.wire import outcome
 from protocol import Outcome, SchemaError, TimeControl
@@ -107,7 +107,7 @@ class GameRecord:
     def earned_disqualifications(self) -> frozenset[int]:
         """The seats that the recorded faults disqualify: a failed handshake or a crash, or max_faults faults."""
         counted = [f for f in self.faults if f.phase != Phase.GAME_OVER]
-        at_once = {f.seat for f in counted if f.phase == Phase.HANDSHAKE or f.kind == FaultKind.CRASH}
+        at_once = {f.seat for f in counted if f.phase == Phase.HANDSHAKE or f.kind in STOPPED_KINDS}
         repeated = {seat for seat in range(self.num_players)
                     if sum(1 for f in counted if f.seat == seat) >= self.max_faults}
         return frozenset(at_once | repeated)
