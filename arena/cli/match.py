@@ -10,11 +10,13 @@ from tabulate import tabulate
 
 from arena.bots import BotCommand, Transport
 from arena.interrupt import cleanup_on_termination
-from arena.cli.params import BOT, GAME, parse_game_options, results_option, time_control, time_options
+from arena.cli.params import (BOT, GAME, parse_game_options, results_option, sandbox_options, time_control,
+                              time_options)
 from arena.errors import ArenaError
 from arena.games import Game
 from arena.match import MatchConfig, MatchResult, run_match
 from arena.record import GameRecord
+from arena.sandbox import Sandbox
 from protocol import DEFAULT_MAX_MESSAGE
 
 
@@ -26,6 +28,7 @@ from protocol import DEFAULT_MAX_MESSAGE
 @click.option("--seed", "-s", type=int, default=None, help="Match seed: deals and bot seeds derive from it "
               "(default: a random one, printed).")
 @time_options
+@sandbox_options
 @click.option("--fresh-processes", is_flag=True, help="Start every bot afresh for every game.")
 @click.option("--duplicate", is_flag=True, help="Deal each game once per seat rotation, so every bot plays "
               "every seat of the same deal.")
@@ -41,7 +44,7 @@ from protocol import DEFAULT_MAX_MESSAGE
 def match(game: Game, bots: tuple[BotCommand, ...], games: int, seed: int | None, timeout: float,
           init_timeout: float, time_bank: float, increment: float, fresh_processes: bool, duplicate: bool,
           tcp: bool, max_message: int, option_pairs: tuple[str, ...], variants: tuple[str, ...],
-          results_dir: Path, quiet: bool) -> None:
+          results_dir: Path, quiet: bool, sandbox: Sandbox) -> None:
     """Play GAME between the BOTs (one command line each, quoted), rotating seats, and print the results.
 
     Example: arena match bali-2001 "python sample_bots/random_bot.py" "python sample_bots/heuristic_bot.py"
@@ -54,7 +57,7 @@ def match(game: Game, bots: tuple[BotCommand, ...], games: int, seed: int | None
         game=game, bots=bots, games=games, seed=seed, options=parse_game_options(option_pairs, variants),
         time=time_control(timeout, init_timeout, time_bank, increment), fresh_processes=fresh_processes,
         duplicate=duplicate, transport=Transport.TCP if tcp else Transport.IPC, max_message=max_message,
-        results_dir=results_dir)
+        results_dir=results_dir, sandbox=sandbox)
     try:
         config.check()
     except ArenaError as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import Any, Callable
@@ -11,6 +12,7 @@ import click
 from arena.bots import BotCommand
 from arena.errors import ConfigError
 from arena.games import Game, available, get_game
+from arena.sandbox import MIB, Isolation, Limits, Sandbox
 from protocol import TimeControl
 
 
@@ -128,3 +130,35 @@ def rating_options(command: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def sandbox_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--sandbox and the limits of each bot, gathered into a Sandbox passed as `sandbox`."""
+    default = Limits()
+
+    @functools.wraps(command)
+    def gathered(*args: Any, sandbox: str, memory_limit: int, cpu_limit: float, max_processes: int,
+                 max_file_size: int, max_open_files: int, **kwargs: Any) -> Any:
+        limits = Limits(memory=memory_limit * MIB, cpu=cpu_limit, processes=max_processes,
+                        file_size=max_file_size * MIB, open_files=max_open_files)
+        return command(*args, sandbox=Sandbox(Isolation(sandbox), limits), **kwargs)
+
+    options = [
+        click.option("--sandbox", type=click.Choice([i.value for i in Isolation]), default=Isolation.RLIMIT.value,
+                     show_default=True, help="How bots are isolated: none (development: no limits, the arena's "
+                     "environment), rlimit (the limits, a scrubbed environment, a private home), bwrap (also a "
+                     "read-only filesystem, no network, own PID namespace; needs bubblewrap)."),
+        click.option("--memory-limit", type=click.IntRange(min=16), default=default.memory // MIB,
+                     show_default=True, metavar="MIB", help="Address space per bot process, in MiB."),
+        click.option("--cpu-limit", type=SECONDS, default=default.cpu, show_default=True, metavar="SECONDS",
+                     help="CPU seconds a bot (with all its processes) may use per game."),
+        click.option("--max-processes", type=click.IntRange(min=1), default=default.processes, show_default=True,
+                     help="Processes and threads a bot may run at once."),
+        click.option("--max-file-size", type=click.IntRange(min=1), default=default.file_size // MIB,
+                     show_default=True, metavar="MIB", help="Largest file a bot may write, in MiB."),
+        click.option("--max-open-files", type=click.IntRange(min=16), default=default.open_files,
+                     show_default=True, help="Files (and sockets) a bot process may hold open."),
+    ]
+    for option in reversed(options):
+        gathered = option(gathered)
+    return gathered

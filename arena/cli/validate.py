@@ -8,11 +8,12 @@ import click
 
 from arena.bots import BotCommand, sample_bot
 from arena.interrupt import cleanup_on_termination
-from arena.cli.params import BOT, GAME, results_option, time_control, time_options
+from arena.cli.params import BOT, GAME, results_option, sandbox_options, time_control, time_options
 from arena.errors import ArenaError
 from arena.games import Game
 from arena.match import MatchConfig, MatchResult, run_match
 from arena.record import GameRecord
+from arena.sandbox import Sandbox
 
 RANDOM_BOT = sample_bot("random_bot")
 SLOW_SHARE = 0.5  # warn when a decision used more than this share of its time
@@ -27,15 +28,16 @@ SLOW_SHARE = 0.5  # warn when a decision used more than this share of its time
               help="Games to play (default: one per seat, so the bot plays every seat).")
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="Match seed.")
 @time_options
+@sandbox_options
 @results_option
 def validate(bot: BotCommand, game: Game, players: int | None, games: int | None, seed: int, timeout: float,
-             init_timeout: float, time_bank: float, increment: float, results_dir: Path) -> None:
+             init_timeout: float, time_bank: float, increment: float, results_dir: Path, sandbox: Sandbox) -> None:
     """Check that BOT (a command line, quoted) speaks the protocol: handshake, then a few games of GAME
     against random bots, with a pass/fail report that lists every fault. Exits 1 on failure."""
     players = game.max_players if players is None else players
     config = MatchConfig(game=game, bots=(bot,) + (RANDOM_BOT,) * (players - 1), games=games or players,
                          seed=seed, time=time_control(timeout, init_timeout, time_bank, increment),
-                         results_dir=results_dir)
+                         results_dir=results_dir, sandbox=sandbox)
     try:
         config.check()
     except ArenaError as exc:
