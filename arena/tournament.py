@@ -11,7 +11,7 @@ import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from multiprocessing import active_children, get_context
 from pathlib import Path
 from typing import Any, Callable, Iterator, Protocol
@@ -26,6 +26,7 @@ from arena.games import get_game
 from arena.match import MatchConfig, run_match
 from arena.ratings import RatingConfig, Ratings, rate_all
 from arena.record import GameRecord
+from arena.sandbox import Sandbox, cpu_sets
 from arena.schedule import Format, Table, gauntlet, ladder_wave, round_robin
 from arena.store import Store, StoredFault, StoredGame, Tournament
 from protocol import TimeControl
@@ -51,13 +52,15 @@ class TournamentSpec:
     time: TimeControl = field(default_factory=TimeControl)
     fresh_processes: bool = False
     rating: RatingConfig = field(default_factory=RatingConfig)
+    sandbox: Sandbox = field(default_factory=Sandbox)
 
     def identity(self) -> dict[str, Any]:
         """The spec as plain data, stored with the tournament and compared on resume."""
         return {"game": self.game, "format": self.fmt.value, "entrants": [e.to_dict() for e in self.entrants],
                 "seats": self.seats, "options": self.options, "rounds": self.rounds, "duplicate": self.duplicate,
                 "max_games": self.max_games, "wave": self.wave, "seed": self.seed, "time": self.time.to_wire(),
-                "fresh_processes": self.fresh_processes, "rating": self.rating.to_dict()}
+                "fresh_processes": self.fresh_processes, "rating": self.rating.to_dict(),
+                "sandbox": self.sandbox.to_dict()}
 
     def default_name(self) -> str:
         """A name that is the same for the same spec."""
@@ -88,6 +91,7 @@ class TableJob:
     time: TimeControl
     fresh_processes: bool
     results_dir: Path
+    sandbox: Sandbox = field(default_factory=Sandbox)  # with the CPUs of the worker's slot, if pinned
 
 
 @dataclass(frozen=True)
@@ -104,7 +108,10 @@ def play_table(job: TableJob) -> TableResult:
     config = MatchConfig(
         game=get_game(job.spec_game), bots=tuple(BotCommand(argv, cwd) for argv, cwd in job.bots),
         games=job.table.games, seed=job.table.seed, options=job.options, time=job.time,
-        fresh_processes=job.fresh_processes, results_dir=job.results_dir, duplicate=job.table.duplicate)
+        fresh_processes=job.fresh_processes, results_dir=job.results_dir, duplicate=job.table.duplicate,
+        sandbox=job.sandbox)
+    if job.sandbox.cpus:
+        os.sched_setaffinity(0, job.sandbox.cpus)  # the worker shares its match's CPUs, not its neighbours'
     try:
         with cleanup_on_termination():
             result = run_match(config)
@@ -231,11 +238,11 @@ class Runner:
             self._play([t for t in wave if not set(t.seqs) <= done], self._total())
             wave_no += 1
 
-    def _job(self, table: Table) -> TableJob:
+    def _job(self, table: Table, cpus: tuple[int, ...] = ()) -> TableJob:
         by_name = {e.name: e for e in self.spec.entrants}
         bots = tuple((by_name[b].command, by_name[b].cwd) for b in table.bots)
         return TableJob(self.spec.game, self.spec.options, table, bots, self.spec.time, self.spec.fresh_processes,
-                        self.results_dir)
+                        self.results_dir, replace(self.spec.sandbox, cpus=cpus))
 
     def _play(self, tables: list[Table], total: int | None) -> None:
         for result in self._results(tables):
@@ -270,22 +277,24 @@ class Runner:
 
     def _pooled(self, pool: ProcessPoolExecutor, queue: list[Table]) -> Iterator[TableResult]:
         """Run tables from the queue; if a worker process dies, its tables fail and the caller makes a new pool."""
-        running: dict[Future[TableResult], Table] = {}
+        running: dict[Future[TableResult], tuple[Table, int]] = {}
+        cpus, free = cpu_sets(self.jobs), list(range(self.jobs))  # a slot per running table, with its own CPUs
         while queue or running:
             while queue and len(running) < self.jobs and not self._out_of_time():
-                table = queue.pop(0)
-                running[pool.submit(play_table, self._job(table))] = table
+                table, slot = queue.pop(0), free.pop(0)
+                running[pool.submit(play_table, self._job(table, cpus[slot] if cpus else ()))] = (table, slot)
             if not running:
                 queue.clear()
                 return
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
             for future in finished:
-                table = running.pop(future)
+                table, slot = running.pop(future)
+                free.append(slot)
                 try:
                     yield future.result()
                 except BrokenProcessPool:
                     yield _failed(table, "the worker process playing this table died")
-                    for other in running.values():
+                    for other, _ in running.values():
                         yield _failed(other, "the worker process pool broke while this table was played")
                     return
 
@@ -325,6 +334,7 @@ def check_spec(spec: TournamentSpec) -> None:
         raise ConfigError(f"{game.name} is played by {game.min_players} to {game.max_players} seats, "
                           f"not {spec.seats}")
     check_entrants(spec.entrants, spec.seats)
+    spec.sandbox.check()
     if spec.rounds < 1:
         raise ConfigError(f"rounds must be at least 1, got {spec.rounds}")
     if spec.fmt == Format.LADDER and spec.wave < 1:

@@ -10,8 +10,8 @@ from pathlib import Path
 import click
 
 from arena.interrupt import cleanup_on_termination
-from arena.cli.params import (GAME, db_option, parse_game_options, rating_options, results_option, store_path,
-                              time_control, time_options)
+from arena.cli.params import (GAME, db_option, parse_game_options, rating_options, results_option, sandbox_options,
+                              store_path, time_control, time_options)
 from arena.entrants import Entrant, check_entrants, from_command, from_submissions
 from arena.errors import ArenaError, ConfigError
 from arena.cluster import ClusterPlayer
@@ -19,6 +19,7 @@ from arena.games import Game
 from arena.leaderboard import build, render
 from arena.progress import Display
 from arena.ratings import RatingConfig
+from arena.sandbox import Sandbox
 from arena.schedule import Format
 from arena.store import Store
 from arena.tournament import DEFAULT_WAVE, Runner, TournamentSpec, check_spec, sample_opponents
@@ -53,6 +54,7 @@ from arena.tournament import DEFAULT_WAVE, Runner, TournamentSpec, check_spec, s
               "(tcp://HOST:8786), or 'local' for a local cluster of --jobs worker processes. Needs the cluster "
               "extra (pip install 'bali-arena[cluster]').")
 @time_options
+@sandbox_options
 @click.option("--fresh-processes", is_flag=True, help="Start every bot afresh for every game.")
 @click.option("--name", help="Tournament name in the store (default: derived from the settings, so that the "
               "same command resumes the same tournament).")
@@ -70,7 +72,7 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
                fresh_processes: bool, name: str | None, option_pairs: tuple[str, ...], variants: tuple[str, ...],
                mu: float | None, sigma: float | None, beta: float | None, tau: float | None,
                draw_probability: float | None, max_fault_rate: float | None, results_dir: Path,
-               db: Path | None) -> None:
+               db: Path | None, sandbox: Sandbox) -> None:
     """Play a tournament of GAME between BOTS (command lines, optionally NAME=COMMAND) and print the leaderboard.
 
     Killed or stopped, the same command resumes it: finished games are kept, unfinished ones played again.
@@ -91,7 +93,7 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
             max_games=max_games, wave=wave, seed=seed, fresh_processes=fresh_processes,
             time=time_control(timeout, init_timeout, time_bank, increment),
             rating=RatingConfig.for_game(game.name, mu=mu, sigma=sigma, beta=beta, tau=tau,
-                                         draw_probability=draw_probability))
+                                         draw_probability=draw_probability), sandbox=sandbox)
         check_spec(spec)
     except (ArenaError, ValueError) as exc:
         raise click.UsageError(str(exc)) from None
