@@ -5,8 +5,10 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from arena.entrants import Entrant
 from arena.ratings import RatingConfig
@@ -14,12 +16,16 @@ from arena.schedule import Format
 from arena.store import DEFAULT_DB_NAME, Store
 from arena.tournament import Runner, TournamentSpec
 
+if TYPE_CHECKING:
+    from arena.cluster import ClusterPlayer
+
 BENCH_ENTRANTS = 5
 
 
 @dataclass(frozen=True)
 class TournamentBench:
-    """Games per minute of one round-robin of random bots, with `jobs` workers, bots reused or fresh."""
+    """Games per minute of one round-robin of random bots, with `jobs` workers (processes of the local pool, or of
+    a local Dask cluster), bots reused or fresh."""
 
     game: str
     seats: int
@@ -27,22 +33,32 @@ class TournamentBench:
     fresh: bool
     games: int
     seconds: float
+    cluster: bool = False
 
     @property
     def games_per_minute(self) -> float:
         return 60 * self.games / self.seconds
 
 
-def bench_tournament(game: str, seats: int, rounds: int, jobs: int, fresh: bool) -> TournamentBench:
-    """Time a round-robin of BENCH_ENTRANTS random bots into a fresh store."""
+def bench_tournament(game: str, seats: int, rounds: int, jobs: int, fresh: bool,
+                     cluster: bool = False) -> TournamentBench:
+    """Time a round-robin of BENCH_ENTRANTS random bots into a fresh store (with cluster, through a local Dask
+    cluster of `jobs` workers, whose start-up is not timed)."""
     bot = (sys.executable, "-m", "sample_bots.random_bot")
     entrants = tuple(Entrant(f"random-{i}", bot) for i in range(BENCH_ENTRANTS))
     spec = TournamentSpec(game, Format.ROUND_ROBIN, entrants, seats, rounds=rounds, fresh_processes=fresh,
                           rating=RatingConfig.for_game(game))
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
-        with Store(Path(tmp) / DEFAULT_DB_NAME) as store:
+        with Store(Path(tmp) / DEFAULT_DB_NAME) as store, _player(cluster, jobs, Path(tmp)) as player:
             start = time.perf_counter()
-            Runner(spec, store, Path(tmp), jobs=jobs).run()
+            Runner(spec, store, Path(tmp), jobs=jobs, player=player).run()
             seconds = time.perf_counter() - start
             games = len(store.done_seqs(store.tournament().id))
-    return TournamentBench(game, seats, jobs, fresh, games, seconds)
+    return TournamentBench(game, seats, jobs, fresh, games, seconds, cluster)
+
+
+def _player(cluster: bool, jobs: int, results_dir: Path) -> AbstractContextManager[ClusterPlayer | None]:
+    if not cluster:
+        return nullcontext()
+    from arena.cluster import LOCAL, ClusterPlayer
+    return ClusterPlayer(LOCAL, jobs, results_dir)

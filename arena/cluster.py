@@ -211,8 +211,9 @@ def _connect(address: str, workers: int) -> tuple[Any, Any]:
     try:
         if address == LOCAL:
             # Processes, one thread each: a table's engine runs in Python, so threads would share one core.
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                                   silence_logs=logging.ERROR)
+            # Its scheduler and HTTP server on the loopback only, on free ports (8787 may be another cluster's).
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                   dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR)
             return Client(cluster, timeout=CONNECT_TIMEOUT), cluster
         return Client(address, timeout=CONNECT_TIMEOUT), None
     except (OSError, TimeoutError, ValueError) as exc:

@@ -8,6 +8,7 @@ from tabulate import tabulate
 from arena.bench_protocol import bench_protocol
 from arena.bench_tournament import bench_tournament
 from arena.cli.params import GAME
+from arena.errors import ConfigError
 from arena.games import Game, available, get_game
 from arena.local import bench_engine
 
@@ -24,10 +25,12 @@ from arena.local import bench_engine
               help="Games per games/s measurement with subprocess bots.")
 @click.option("--tournament", is_flag=True, help="Also measure tournaments: games per minute with --jobs 1 and 2, "
               "bots reused and fresh.")
+@click.option("--cluster", is_flag=True, help="With --tournament, also through a local Dask cluster of two "
+              "workers (needs the cluster extra), against --jobs 2.")
 @click.option("--tournament-rounds", type=click.IntRange(min=1), default=2, show_default=True,
               help="Round-robin rounds of five random bots per tournament measurement.")
 def bench(games: tuple[Game, ...], count: int, protocol: bool, round_trips: int, match_games: int,
-          tournament: bool, tournament_rounds: int) -> None:
+          tournament: bool, cluster: bool, tournament_rounds: int) -> None:
     """Measure random-play games and decisions per second, in-process on one core; with --protocol, also the
     bot protocol's round trip against raw ZeroMQ and games per second with subprocess bots; with --tournament,
     games per minute of whole tournaments."""
@@ -38,22 +41,26 @@ def bench(games: tuple[Game, ...], count: int, protocol: bool, round_trips: int,
         click.echo(_protocol_table(chosen, round_trips, match_games))
     if tournament:
         click.echo()
-        click.echo(_tournament_table(chosen, tournament_rounds))
+        click.echo(_tournament_table(chosen, tournament_rounds, cluster))
 
 
-def _tournament_table(games: tuple[Game, ...], rounds: int) -> str:
+def _tournament_table(games: tuple[Game, ...], rounds: int, cluster: bool) -> str:
     rows = []
     for game in games:
         base = None
-        for fresh in (False, True):
-            for jobs in (1, 2):
-                click.echo(f"measuring a {game.name} tournament, jobs {jobs}, "
-                           f"{'fresh' if fresh else 'reused'} bots ...", err=True)
-                r = bench_tournament(game.name, game.max_players, rounds, jobs, fresh)
-                base = base or r.games_per_minute
-                rows.append((r.game, r.seats, r.jobs, "fresh" if r.fresh else "reused", r.games,
-                             f"{r.seconds:.1f}", f"{r.games_per_minute:,.0f}", f"{r.games_per_minute / base:.2f}"))
-    return tabulate(rows, headers=("game", "seats", "jobs", "bots", "games", "seconds", "games/min",
+        runs = [(jobs, fresh, False) for fresh in (False, True) for jobs in (1, 2)]
+        for jobs, fresh, on_cluster in runs + ([(2, False, True)] if cluster else []):
+            click.echo(f"measuring a {game.name} tournament, jobs {jobs}, {'fresh' if fresh else 'reused'} bots"
+                       f"{', local Dask cluster' if on_cluster else ''} ...", err=True)
+            try:
+                r = bench_tournament(game.name, game.max_players, rounds, jobs, fresh, on_cluster)
+            except ConfigError as exc:
+                raise click.UsageError(str(exc)) from None
+            base = base or r.games_per_minute
+            rows.append((r.game, r.seats, r.jobs, "dask" if r.cluster else "pool", "fresh" if r.fresh else "reused",
+                         r.games, f"{r.seconds:.1f}", f"{r.games_per_minute:,.0f}",
+                         f"{r.games_per_minute / base:.2f}"))
+    return tabulate(rows, headers=("game", "seats", "jobs", "workers", "bots", "games", "seconds", "games/min",
                                    "vs jobs 1 reused"))
 
 
