@@ -5,7 +5,7 @@ bounded, so that a broken sandbox cannot take the machine down:
 
   memory         allocates 64 MiB blocks, up to 2 GiB, and dies of the MemoryError
   fork_bomb      forks children that sleep 5 s, up to 300 of them or for 5 s
-  cpu_spin       spins a thread for up to 30 s while it goes on answering
+  cpu_spin       spins two threads (itself and another) for up to 30 s
   disk_fill      writes one file in $HOME (else the working directory), up to 256 MiB, and dies of the error
   open_files     opens /dev/null up to 10000 times and dies of the error
   connect PORT   connects to 127.0.0.1:PORT at every decision; if that works it says so and answers an
@@ -112,6 +112,7 @@ def attack(mode: str, arg: str, request: dict[str, Any], decisions: int) -> byte
             fork_bomb()
         elif mode == "cpu_spin":
             threading.Thread(target=spin, daemon=True).start()
+            spin()
         elif mode == "disk_fill":
             fill_disk()
         elif mode == "open_files":
