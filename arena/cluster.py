@@ -220,3 +220,5 @@ def _connect(address: str, workers: int) -> tuple[Any, Any]:
         if cluster is not None:
             cluster.close()
         raise ConfigError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+    except RuntimeError as exc:  # what LocalCluster raises when its workers cannot start
+        raise ConfigError(f"cannot start a local Dask cluster: {exc}") from None
