@@ -168,26 +168,58 @@ class Task:
 _HZ = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
+def read_task(pid: int) -> Task | None:
+    """One running process from /proc; None if it is gone or a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    if fields[0] == b"Z":
+        return None
+    return Task(pid, int(fields[1]), int(fields[3]), int(fields[17]), sum(int(f) for f in fields[11:15]),
+                int(fields[20]))
+
+
 def read_tasks() -> dict[int, Task]:
     """Every process now running, from /proc (empty where there is no /proc)."""
-    tasks: dict[int, Task] = {}
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return tasks
-    for name in entries:
-        if not name.isdigit():
+        return {}
+    tasks = (read_task(int(name)) for name in entries if name.isdigit())
+    return {t.pid: t for t in tasks if t is not None}
+
+
+def _children(pid: int) -> list[int] | None:
+    """The children of a process from /proc (None where the kernel does not list them)."""
+    found: list[int] = []
+    try:
+        for thread in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{thread}/children", "rb") as children:
+                found.extend(int(c) for c in children.read().split())
+    except FileNotFoundError:
+        return None if os.path.isdir(f"/proc/{pid}") else []
+    except OSError:
+        return []
+    return found
+
+
+def tree(root: int) -> list[Task]:
+    """A bot's processes: its first process and all its descendants. Walking down from the root costs a few
+    reads per process of the bot, where a scan of /proc costs one per process of the machine."""
+    found: list[Task] = []
+    todo = [root]
+    while todo:
+        task = read_task(todo.pop())
+        if task is None:
             continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as stat:
-                fields = stat.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue  # gone in the meantime
-        if fields[0] == b"Z":
-            continue
-        tasks[int(name)] = Task(int(name), int(fields[1]), int(fields[3]), int(fields[17]),
-                                sum(int(f) for f in fields[11:15]), int(fields[20]))
-    return tasks
+        found.append(task)
+        children = _children(task.pid)
+        if children is None:
+            return members(root, read_tasks())  # no children lists here: scan everything
+        todo.extend(children)
+    return found
 
 
 def members(root: int, tasks: dict[int, Task]) -> list[Task]:
@@ -246,15 +278,13 @@ class Watchdog:
         while not self._stop.wait(_TICK):
             with self._lock:
                 bots = list(self._bots)
-            if bots:
-                tasks = read_tasks()
-                for bot in bots:
-                    self.check(bot, tasks)
+            for bot in bots:
+                self.check(bot)
 
     @staticmethod
-    def check(bot: Watched, tasks: dict[int, Task]) -> None:
+    def check(bot: Watched) -> None:
         """Stop bot if its processes go over a limit; note its address space for the verdict on its death."""
-        group = members(bot.pid, tasks)
+        group = tree(bot.pid)
         if not group or bot.limit_hit is not None:
             return
         bot.vm_peak = max(bot.vm_peak, max(t.vsize for t in group))
