@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from arena.errors import FaultKind
-from arena.match import MatchResult
+from arena.games import get_game
+from arena.match import MatchConfig, MatchResult, run_match
 from arena.sandbox import (MIB, NO_SANDBOX, Isolation, Limits, Sandbox, bwrap_problem, cpu_sets, members,
                            read_tasks)
 from protocol import TimeControl
@@ -171,3 +172,14 @@ def test_cpu_sets_are_disjoint_and_only_when_there_are_enough_cpus() -> None:
         sets = cpu_sets(2)
         assert len(sets) == 2 and sets[0] and sets[1] and not set(sets[0]) & set(sets[1])
         assert set(sets[0]) | set(sets[1]) <= set(available)
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="pinning needs two CPUs")
+def test_bots_run_on_the_cpus_of_their_match(tmp_path: Path, spawned: Spawned) -> None:
+    cpu = max(os.sched_getaffinity(0))
+    seen: list[set[int]] = []
+    config = MatchConfig(get_game("bali-2001"), (RANDOM, RANDOM, RANDOM), seed=3, time=CLOCK, results_dir=tmp_path,
+                         sandbox=Sandbox(Isolation.RLIMIT, LIMITS, cpus=(cpu,)))
+    run_match(config, on_game=lambda record: seen.extend(os.sched_getaffinity(pid) for pid in spawned.pids))
+    assert seen and all(cpus == {cpu} for cpus in seen)
+    nothing_left(spawned)
