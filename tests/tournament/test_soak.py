@@ -71,6 +71,16 @@ def workers(pid: int) -> list[int]:
     return found
 
 
+def affinities(pids: list[int]) -> set[frozenset[int]]:
+    found = set()
+    for pid in pids:
+        try:
+            found.add(frozenset(os.sched_getaffinity(pid)))
+        except OSError:
+            continue
+    return found
+
+
 @dataclass(frozen=True)
 class Soak:
     games: int
@@ -80,6 +90,7 @@ class Soak:
     rss_start: int
     rss_end: int
     seconds: float
+    pinned: frozenset[frozenset[int]]  # the CPU sets the bots were seen to run on
 
 
 def soak(tmp_path: Path, rounds: int, hostile: bool) -> Soak:
@@ -94,10 +105,12 @@ def soak(tmp_path: Path, rounds: int, hostile: bool) -> Soak:
          "--max-processes", "24", "--results", str(tmp_path), "--option", "max_turns=60"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     samples: list[int] = []
+    pinned: set[frozenset[int]] = set()
     try:
         while arena.poll() is None:
             if len(workers(arena.pid)) == 2:  # both workers up: the arena as it plays
                 samples.append(rss_kib(arena.pid))
+            pinned |= affinities(processes_with(marker, arena.pid))
             time.sleep(0.5)
         assert arena.returncode == 0, arena.stderr.read().decode() if arena.stderr else ""
         assert wait_for(lambda: not processes_with(marker, arena.pid)), "bot processes outlived the tournament"
@@ -125,7 +138,7 @@ def soak(tmp_path: Path, rounds: int, hostile: bool) -> Soak:
         db.close()
     steady = samples[1:] or samples  # after the workers have imported everything
     return Soak(expected, stored, failed or 0, faults, steady[0] if steady else 0, steady[-1] if steady else 0,
-                seconds)
+                seconds, frozenset(pinned))
 
 
 def report(result: Soak) -> None:
@@ -139,6 +152,10 @@ def test_a_short_soak_of_good_and_hostile_bots(tmp_path: Path) -> None:
     result = soak(tmp_path, rounds=3, hostile=False)
     report(result)
     assert result.faults > 0  # the hostile bots did their worst
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) >= 2:  # two jobs, two CPU sets: each match's bots on CPUs of their own
+        share = len(cpus) // 2
+        assert result.pinned and result.pinned <= {frozenset(cpus[:share]), frozenset(cpus[share:2 * share])}
 
 
 @pytest.mark.soak
