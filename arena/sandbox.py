@@ -124,12 +124,13 @@ def _prlimit(limits: Limits, games: int) -> list[str]:
 def _bwrap(cwd: Path, private: Path, hidden: tuple[str, ...]) -> list[str]:
     args = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
             "--tmpfs", "/dev/shm"]
-    for folder in hidden:
-        resolved = Path(folder).resolve()
-        if resolved != cwd and resolved.is_dir() and resolved != Path("/"):
-            args += ["--tmpfs", str(resolved)]
     if cwd.is_relative_to("/tmp"):
         args += ["--ro-bind", str(cwd), str(cwd)]
+    for folder in hidden:
+        resolved = Path(folder).resolve()
+        # A directory that holds the bot's own cannot be masked: the bot would lose its own too.
+        if not cwd.is_relative_to(resolved) and resolved.is_dir():
+            args += ["--tmpfs", str(resolved)]
     args += ["--bind", str(private), str(private), "--chdir", str(cwd), "--unshare-net", "--unshare-pid",
              "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--"]
     return args

@@ -10,8 +10,8 @@ bounded, so that a broken sandbox cannot take the machine down:
   open_files     opens /dev/null up to 10000 times and dies of the error
   connect PORT   connects to 127.0.0.1:PORT at every decision; if that works it says so and answers an
                  illegal index, so the test sees that the network was reachable
-  peek           writes a secret in its $HOME; at every decision reads the other bots' secrets next to it,
-                 and answers an illegal index if it could read one
+  peek [FILE]    writes a secret in its $HOME; at every decision reads the other bots' secrets next to it
+                 (and FILE, another bot's file), and answers an illegal index if it could read one
   signal_parent  sends SIGTERM to the arena ($ARENA_PID) and to its parent process
 """
 
@@ -90,11 +90,12 @@ def connected(port: int) -> bool:
         return False
 
 
-def others_secrets() -> list[str]:
-    """The secrets of the other bots whose directories sit beside this bot's own, as far as it can read them."""
+def others_secrets(extra: str) -> list[str]:
+    """The secrets of the other bots whose directories sit beside this bot's own (and the file extra), as far as
+    it can read them."""
     mine = home().resolve()
     found = []
-    for other in mine.parent.parent.glob("*/home/secret.txt"):
+    for other in [*mine.parent.parent.glob("*/home/secret.txt"), *([Path(extra)] if extra else [])]:
         if other.parent.resolve() != mine:
             try:
                 found.append(other.read_text())
@@ -126,7 +127,7 @@ def attack(mode: str, arg: str, request: dict[str, Any], decisions: int) -> byte
     if mode == "connect" and connected(int(arg)):
         print("threat_bot: the network is reachable", file=sys.stderr, flush=True)
         return reply(request, type="action", index=len(request["options"]) + 7)
-    if mode == "peek" and others_secrets():
+    if mode == "peek" and others_secrets(arg):
         print("threat_bot: read another bot's secret", file=sys.stderr, flush=True)
         return reply(request, type="action", index=len(request["options"]) + 7)
     return reply(request, type="action", index=0)
@@ -156,7 +157,8 @@ def main(mode: str, arg: str, endpoint: str) -> None:
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    if len(args) not in (2, 3) or args[0] not in MODES or (args[0] == "connect") != (len(args) == 3):
+    if len(args) not in (2, 3) or args[0] not in MODES or (args[0] == "connect" and len(args) != 3) or \
+            (args[0] not in ("connect", "peek") and len(args) != 2):
         sys.stderr.write(f"usage: threat_bot.py MODE [PORT] ENDPOINT, MODE one of {', '.join(MODES)}\n")
         sys.exit(2)
     main(args[0], args[1] if len(args) == 3 else "", args[-1])

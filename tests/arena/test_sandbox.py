@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.bots import BotCommand
 from arena.errors import FaultKind
 from arena.games import get_game
 from arena.match import MatchConfig, MatchResult, run_match
@@ -121,6 +122,23 @@ def test_only_bwrap_hides_the_other_bots_directories(level: Isolation, tmp_path:
     for participant in (0, 1):
         assert (FaultKind.ILLEGAL in faults_of(result, participant)) == read
     assert faults_of(result, 2) == []
+    nothing_left(spawned)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_only_bwrap_hides_the_other_entrants_folders(level: Isolation, tmp_path: Path, spawned: Spawned) -> None:
+    folders = [tmp_path / "a", tmp_path / "b"]
+    for folder in folders:
+        folder.mkdir()
+        (folder / "secret.txt").write_text(f"the code of {folder.name}")
+    script = str(ROOT / "sample_bots" / "threat_bot.py")
+    a = BotCommand((sys.executable, script, "peek", str(folders[1] / "secret.txt")), cwd=str(folders[0]))
+    b = BotCommand((sys.executable, script, "peek", str(folders[0] / "secret.txt")), cwd=str(folders[1]))
+    result = play(tmp_path / "results", "bali-2001", [a, b, RANDOM], seed=3, time=CLOCK,
+                  sandbox=Sandbox(level, LIMITS))
+    read = level != Isolation.BWRAP
+    for participant in (0, 1):
+        assert (FaultKind.ILLEGAL in faults_of(result, participant)) == read
     nothing_left(spawned)
 
 
