@@ -54,6 +54,7 @@ class Limits:
     open_files: int = 256
 
     def to_dict(self) -> dict[str, Any]:
+        """The limits as plain data."""
         return {"memory": self.memory, "cpu": self.cpu, "processes": self.processes, "file_size": self.file_size,
                 "open_files": self.open_files}
 
@@ -72,6 +73,7 @@ class Sandbox:
 
     @property
     def limited(self) -> bool:
+        """True at every level but none: the limits apply, the environment is scrubbed."""
         return self.level != Isolation.NONE
 
     def check(self) -> None:
@@ -266,11 +268,13 @@ class Watchdog:
             self._thread.start()
 
     def forget(self, bot: Watched) -> None:
+        """Stop watching bot (it is being killed anyway)."""
         with self._lock:
             if bot in self._bots:
                 self._bots.remove(bot)
 
     def close(self) -> None:
+        """Stop the watchdog's thread."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join()

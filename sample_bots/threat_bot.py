@@ -39,6 +39,7 @@ def reply(request: dict[str, Any], **fields: Any) -> bytes:
 
 
 def home() -> Path:
+    """The bot's private directory (the sandbox sets HOME)."""
     return Path(os.environ.get("HOME") or ".")
 
 
