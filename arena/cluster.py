@@ -60,7 +60,11 @@ def pack_folder(folder: Path) -> bytes:
 
 
 def play_shipped(shipped: ShippedTable) -> PlayedTable:
-    """On a worker: unpack the submissions and play the table in a private temporary directory."""
+    """On a worker: unpack the submissions and play the table in a private temporary directory.
+
+    ConfigError if this worker cannot give the bots the tournament's sandbox (the coordinator checked only its own
+    machine); the task then fails on this worker and is tried on others."""
+    shipped.job.sandbox.check()
     with tempfile.TemporaryDirectory(prefix="arena-table-") as tmp:
         root = Path(tmp)
         places: dict[str, str] = {}
@@ -175,8 +179,7 @@ class ClusterPlayer:
                     yield _failed_table(job, "every worker that played this table died")
                     continue
                 except Exception as exc:  # noqa: BLE001 - the task's own error, raised again on the coordinator
-                    raise ArenaError(f"table {job.table.table} failed on the cluster ({self.address}): "
-                                     f"{type(exc).__name__}: {exc} (is bali-arena installed on every worker?)") from None
+                    raise ArenaError(_task_failure(job, self.address, exc)) from None
                 yield land(played, self.results_dir)
         finally:
             if running:
@@ -193,6 +196,12 @@ class ClusterPlayer:
             if cwd not in self._packed:
                 self._packed[cwd] = pack_folder(Path(cwd))
         return ShippedTable(job, tuple((cwd, self._packed[cwd]) for cwd in folders))
+
+
+def _task_failure(job: TableJob, address: str, exc: Exception) -> str:
+    hint = " (is bali-arena installed on every worker?)" if isinstance(exc, ImportError) else ""
+    return (f"table {job.table.table} could not be played on the cluster ({address}) after {RETRIES + 1} tries: "
+            f"{type(exc).__name__}: {exc}{hint}; the games stored so far are kept, the same command resumes")
 
 
 def _failed_table(job: TableJob, reason: str) -> TableResult:

@@ -185,3 +185,24 @@ def test_landing_renames_a_match_directory_that_exists_and_refuses_paths_outside
     with pytest.raises(cluster.ArenaError, match="outside the results directory"):
         cluster.land(evil, tmp_path)
     assert not (tmp_path.parent / "x").exists()
+
+
+def test_a_worker_that_cannot_give_the_sandbox_refuses_the_table(tmp_path: Path) -> None:
+    from arena.sandbox import Limits, Sandbox
+    from arena.tournament import TableJob
+    from protocol import TimeControl
+    job = TableJob("bali-2001", None, Table(0, 0, ("a", "b", "c"), 7, False), ((("true",), None),) * 3,
+                   TimeControl(), False, tmp_path, Sandbox(limits=Limits(memory=0)))
+    with pytest.raises(cluster.ConfigError, match="every limit must be positive"):
+        cluster.play_shipped(cluster.ShippedTable(job, ()))
+
+
+def test_a_table_no_worker_can_play_stops_the_tournament_with_the_reason(tmp_path: Path) -> None:
+    from arena.sandbox import Limits, Sandbox
+    from arena.tournament import TableJob
+    from protocol import TimeControl
+    job = TableJob("bali-2001", None, Table(0, 0, ("a", "b", "c"), 7, False), ((("true",), None),) * 3,
+                   TimeControl(), False, tmp_path, Sandbox(limits=Limits(memory=0)))
+    with cluster.ClusterPlayer(cluster.LOCAL, 1, tmp_path) as player:
+        with pytest.raises(cluster.ArenaError, match=r"table 0 could not be played .* every limit must be positive"):
+            list(player.results([job], lambda: False))
