@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import logging
+import os
 import tarfile
 import tempfile
 import uuid
@@ -18,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterator
 
 from arena.errors import ArenaError, ConfigError
+from arena.sandbox import cpu_sets
 from arena.store import StoredGame
 from arena.tournament import TableJob, TableResult, play_table
 
@@ -210,6 +212,12 @@ def _failed_table(job: TableJob, reason: str) -> TableResult:
     return TableResult(job.table, games)
 
 
+def _pin_workers(client: Any, workers: int) -> None:
+    # As the local pool does per slot: each worker (one table at a time) and its bots on CPUs of their own.
+    for address, cpus in zip(sorted(client.scheduler_info()["workers"]), cpu_sets(workers)):
+        client.run(os.sched_setaffinity, 0, cpus, workers=[address])
+
+
 def _connect(address: str, workers: int) -> tuple[Any, Any]:
     try:
         from distributed import Client, LocalCluster
@@ -223,7 +231,9 @@ def _connect(address: str, workers: int) -> tuple[Any, Any]:
             # Its scheduler and HTTP server on the loopback only, on free ports (8787 may be another cluster's).
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
                                    dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR)
-            return Client(cluster, timeout=CONNECT_TIMEOUT), cluster
+            client = Client(cluster, timeout=CONNECT_TIMEOUT)
+            _pin_workers(client, workers)
+            return client, cluster
         return Client(address, timeout=CONNECT_TIMEOUT), None
     except (OSError, TimeoutError, ValueError) as exc:
         if cluster is not None:
