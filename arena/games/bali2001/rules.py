@@ -7,7 +7,7 @@ A decision with a single legal choice is never asked: it is applied at once and 
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Callable
 
 from arena.games.base import GameResult, competition_ranks
 from arena.games.bali2001.cards import (
@@ -233,12 +233,17 @@ def _on_exempt(s: State, a: Action) -> None:
     _next_challenged(s)
 
 
-def _next_challenged(s: State) -> None:
+def _ask_next(s: State, phase: Phase, when_done: Callable[[State], None]) -> None:
+    """Ask the next seat of the queue for a decision of this phase; with no one left, go on with when_done."""
     p = s.pending
     if p.queue:
-        p.phase, p.seat = Phase.CHALLENGE, p.queue.pop(0)
+        p.phase, p.seat = phase, p.queue.pop(0)
     else:
-        _after_card(s)
+        when_done(s)
+
+
+def _next_challenged(s: State) -> None:
+    _ask_next(s, Phase.CHALLENGE, _after_card)
 
 
 def _on_challenge(s: State, a: Action) -> None:
@@ -313,11 +318,7 @@ def _finish_exchange(s: State) -> None:
 
 
 def _next_reactor(s: State) -> None:
-    p = s.pending
-    if p.queue:
-        p.phase, p.seat = Phase.REACT, p.queue.pop(0)
-    else:
-        _after_card(s)
+    _ask_next(s, Phase.REACT, _after_card)
 
 
 def _on_react(s: State, a: Action) -> None:
@@ -361,10 +362,12 @@ def _show(s: State, seat: int, count: int) -> None:
 
 
 def _next_responder(s: State) -> None:
+    _ask_next(s, Phase.CONTEST_RESPOND, _resolve_contest)
+
+
+def _resolve_contest(s: State) -> None:
+    """The highest count shown takes the chip; both chips in one village take the seal (rulings 18-19)."""
     p = s.pending
-    if p.queue:
-        p.phase, p.seat = Phase.CONTEST_RESPOND, p.queue.pop(0)
-        return
     chips = s.priest if p.ctype == _PRIEST else s.prince
     island = s.dalang
     before = chips[island]
@@ -379,11 +382,7 @@ def _next_responder(s: State) -> None:
 
 
 def _next_blocker(s: State) -> None:
-    p = s.pending
-    if p.queue:
-        p.phase, p.seat = Phase.BLOCK, p.queue.pop(0)
-    else:
-        _move_dalang(s)
+    _ask_next(s, Phase.BLOCK, _move_dalang)
 
 
 def _on_block(s: State, a: Action) -> None:
