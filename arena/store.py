@@ -210,15 +210,21 @@ class Store:
             [(mid, f.seat, f.decision, f.kind, f.detail, f.stderr_tail) for f in rec.faults])
         return mid
 
-    def outcomes(self, tid: int) -> list[GameOutcome]:
-        """Every finished game of a tournament as rating input, in schedule order."""
+    def outcomes(self, tid: int, first: int = 0, below: int | None = None) -> list[GameOutcome]:
+        """The finished games of a tournament with first <= seq < below, as rating input, in schedule order."""
         rows = self.db.execute(
             "SELECT m.seq, s.seat, s.name, s.rank FROM matches m JOIN seats s ON s.match_id = m.id "
-            "WHERE m.tournament_id = ? AND m.status = 'done' ORDER BY m.seq, s.seat", (tid,))
+            "WHERE m.tournament_id = ? AND m.status = 'done' AND m.seq >= ? AND m.seq < ? ORDER BY m.seq, s.seat",
+            (tid, first, (1 << 62) if below is None else below))
         games: dict[int, list[tuple[str, int]]] = {}
         for seq, _, name, rank in rows:
             games.setdefault(seq, []).append((name, rank))
         return [GameOutcome(seq, tuple(n for n, _ in s), tuple(r for _, r in s)) for seq, s in games.items()]
+
+    def failed_count(self, tid: int) -> int:
+        """How many games of a tournament are recorded as failed."""
+        return self.db.execute("SELECT COUNT(*) FROM matches WHERE tournament_id = ? AND status = 'failed'",
+                               (tid,)).fetchone()[0]
 
     def save_ratings(self, tid: int, ratings: Ratings) -> None:
         """Replace the stored ratings of a tournament (a cache: `arena rerate` rebuilds it)."""

@@ -19,20 +19,20 @@ from typing import Any, Callable, Iterator, Protocol
 import zmq
 
 from arena.bots import BotCommand
-from arena.interrupt import cleanup_on_termination
 from arena.entrants import Entrant, check_entrants
 from arena.errors import ArenaError, ConfigError
 from arena.games import get_game
+from arena.interrupt import cleanup_on_termination
 from arena.match import MatchConfig, run_match
-from arena.ratings import RatingConfig, Ratings, rate_all
+from arena.ratings import GameOutcome, RatingConfig, Ratings, rate_all
 from arena.record import GameRecord
 from arena.sandbox import Sandbox, cpu_sets
 from arena.schedule import Format, Table, gauntlet, ladder_wave, round_robin
 from arena.store import Store, StoredFault, StoredGame, Tournament
 from protocol import TimeControl
 
-DEFAULT_WAVE = 4
-_PR_SET_PDEATHSIG = 1  # prctl option, from <linux/prctl.h>  # ladder tables chosen at a time from the ratings so far
+DEFAULT_WAVE = 4  # ladder tables chosen at a time from the ratings so far
+_PR_SET_PDEATHSIG = 1  # prctl option, from <linux/prctl.h>
 
 
 @dataclass(frozen=True)
@@ -192,50 +192,51 @@ class Runner:
         self._started = time.monotonic()
         self._played = 0
         tid = self.tournament.id
-        if spec.fmt == Format.LADDER:
+        schedule = None if spec.fmt == Format.LADDER else spec.fixed_schedule()
+        self._total = spec.max_games if schedule is None else sum(t.games for t in schedule)
+        self._done_before = len(self.store.done_seqs(tid))
+        # Live ratings for the progress display follow finishing order; the final ones are rebuilt in schedule order.
+        self._live = rate_all(spec.rating, self.store.outcomes(tid)) if self.on_progress else Ratings(spec.rating)
+        if schedule is None:
             self._run_ladder()
         else:
             done = self.store.done_seqs(tid)
-            self._play([t for t in spec.fixed_schedule() if not set(t.seqs) <= done], self._total())
+            self._play([t for t in schedule if not set(t.seqs) <= done])
         ratings = rate_all(spec.rating, self.store.outcomes(tid))
         self.store.save_ratings(tid, ratings)
         if self.complete():
             self.store.finish_tournament(tid)
         return ratings
 
-    def _total(self) -> int | None:
-        if self.spec.fmt == Format.LADDER:
-            return self.spec.max_games
-        return sum(t.games for t in self.spec.fixed_schedule())
-
     def complete(self) -> bool:
         """True once every scheduled game is stored (a ladder: --games reached)."""
         done = len(self.store.done_seqs(self.tournament.id))
-        total = self._total()
-        return total is not None and done >= total
+        return self._total is not None and done >= self._total
 
     def _out_of_time(self) -> bool:
         return self._deadline is not None and time.monotonic() >= self._deadline
 
     def _run_ladder(self) -> None:
+        """Wave after wave, each chosen from the ratings of every game before it (kept up incrementally)."""
         spec, tid = self.spec, self.tournament.id
         per_wave = spec.wave * spec.seats
+        env = spec.rating.environment()
+        ratings, counts = Ratings(spec.rating), dict.fromkeys(spec.names(), 0)
         wave_no = 0
         while not self._out_of_time():
             first_seq = wave_no * per_wave
             if spec.max_games is not None and first_seq >= spec.max_games:
                 break
-            history = [o for o in self.store.outcomes(tid) if o.seq < first_seq]
-            counts: dict[str, int] = {}
-            for outcome in history:
+            for outcome in self.store.outcomes(tid, first_seq - per_wave, first_seq):
+                ratings = ratings.after(outcome, env)
                 for bot in outcome.bots:
-                    counts[bot] = counts.get(bot, 0) + 1
-            wave = ladder_wave(rate_all(spec.rating, history), counts, spec.names(), spec.seats, spec.wave,
-                               first_seq, wave_no * spec.wave, spec.seed)
+                    counts[bot] += 1
+            wave = ladder_wave(ratings, counts, spec.names(), spec.seats, spec.wave, first_seq,
+                               wave_no * spec.wave, spec.seed)
             if spec.max_games is not None:
                 wave = [t for t in wave if t.first_seq < spec.max_games]
             done = self.store.done_seqs(tid)
-            self._play([t for t in wave if not set(t.seqs) <= done], self._total())
+            self._play([t for t in wave if not set(t.seqs) <= done])
             wave_no += 1
 
     def _job(self, table: Table, cpus: tuple[int, ...] = ()) -> TableJob:
@@ -244,11 +245,11 @@ class Runner:
         return TableJob(self.spec.game, self.spec.options, table, bots, self.spec.time, self.spec.fresh_processes,
                         self.results_dir, replace(self.spec.sandbox, cpus=cpus))
 
-    def _play(self, tables: list[Table], total: int | None) -> None:
+    def _play(self, tables: list[Table]) -> None:
         for result in self._results(tables):
             self.store.record_games(self.tournament.id, list(result.games))
             self._played += len(result.games)
-            self._report(total)
+            self._report(result)
 
     def _results(self, tables: list[Table]) -> Iterator[TableResult]:
         """Results as tables finish; no new table starts once the time limit has passed."""
@@ -298,14 +299,16 @@ class Runner:
                         yield _failed(other, "the worker process pool broke while this table was played")
                     return
 
-    def _report(self, total: int | None) -> None:
+    def _report(self, result: TableResult) -> None:
+        """Tell the progress display, at a cost that does not grow with the games already stored."""
         if self.on_progress is None:
             return
-        tid = self.tournament.id
-        done = self.store.done_seqs(tid)
-        ratings = rate_all(self.spec.rating, self.store.outcomes(tid))
-        failed = sum(1 for m in self.store.matches(tid) if m["status"] == "failed")
-        self.on_progress(Progress(len(done), total, self._played, self._started, ratings, failed))
+        for game in result.games:
+            if game.status == "done" and game.ranks is not None:
+                self._live = self._live.after(GameOutcome(game.seq, game.bots, game.ranks))
+        failed = self.store.failed_count(self.tournament.id)
+        self.on_progress(Progress(self._done_before + self._played, self._total, self._played, self._started,
+                                  self._live, failed))
 
 
 def sample_opponents(game: str, count: int, taken: set[str]) -> list[Entrant]:

@@ -288,3 +288,18 @@ def test_sigterm_stops_a_parallel_tournament_and_every_worker_and_bot_with_it(tm
     with sqlite3.connect(tmp_path / "arena.sqlite") as con:
         assert con.execute("SELECT COUNT(*) FROM matches m WHERE (SELECT COUNT(*) FROM seats s "
                            "WHERE s.match_id = m.id) != 3").fetchone()[0] == 0
+
+
+def test_ladder_plays_its_games_in_waves_the_same_with_one_or_two_workers(tmp_path: Path) -> None:
+    heuristic = f"heuristic={sys.executable} -m sample_bots.heuristic_bot"
+    for jobs in ("1", "2"):
+        r = arena("tournament", "bali-2017", heuristic, *bots(4), "--format", "ladder", "--seats", "3",
+                  "--wave", "2", "--games", "24", "--jobs", jobs, "--results", jobs, cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+    one, two = stored(tmp_path / "1" / "arena.sqlite"), stored(tmp_path / "2" / "arena.sqlite")
+    assert sorted(one) == list(range(24))
+    assert {seq: tuple(row[1:] for row in g) for seq, g in one.items()} == \
+        {seq: tuple(row[1:] for row in g) for seq, g in two.items()}
+    assert ratings(tmp_path / "1" / "arena.sqlite") == ratings(tmp_path / "2" / "arena.sqlite")
+    tables = {frozenset(row[2] for row in g) for g in one.values()}
+    assert len(tables) > 1  # later waves are chosen from the ratings, not one table over and over
