@@ -13,6 +13,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -100,7 +101,7 @@ class Sandbox:
         if self.limited:
             prefix += _prlimit(self.limits, games)
         if self.level == Isolation.BWRAP:
-            prefix += _bwrap(Path(cwd or os.getcwd()).resolve(), private, hidden)
+            prefix += _bwrap(Path(cwd or os.getcwd()).resolve(), private, hidden, argv)
         return [*prefix, *argv]
 
     def environment(self, endpoint_env: dict[str, str], private: Path) -> dict[str, str]:
@@ -123,11 +124,11 @@ def _prlimit(limits: Limits, games: int) -> list[str]:
             f"--cpu={cpu}:{cpu + 1}", "--core=0", "--"]
 
 
-def _bwrap(cwd: Path, private: Path, hidden: tuple[str, ...]) -> list[str]:
+def _bwrap(cwd: Path, private: Path, hidden: tuple[str, ...], argv: tuple[str, ...]) -> list[str]:
     args = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
             "--tmpfs", "/dev/shm"]
-    if cwd.is_relative_to("/tmp"):
-        args += ["--ro-bind", str(cwd), str(cwd)]
+    for path in _needed_in_tmp(cwd, argv):
+        args += ["--ro-bind", str(path), str(path)]
     for folder in hidden:
         resolved = Path(folder).resolve()
         # A directory that holds the bot's own cannot be masked: the bot would lose its own too.
@@ -136,6 +137,19 @@ def _bwrap(cwd: Path, private: Path, hidden: tuple[str, ...]) -> list[str]:
     args += ["--bind", str(private), str(private), "--chdir", str(cwd), "--unshare-net", "--unshare-pid",
              "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--"]
     return args
+
+
+def _needed_in_tmp(cwd: Path, argv: tuple[str, ...]) -> list[Path]:
+    """What a bot needs that lies under /tmp, which bwrap empties: its folder, absolute paths in its command,
+    and where this Python and the arena's own packages live (a virtual environment, an editable install)."""
+    candidates = [cwd, Path(sys.prefix), Path(sys.base_prefix), Path(__file__).resolve().parents[1]]
+    candidates += [Path(p) for p in sys.path if p]
+    candidates += [Path(a) for a in argv if a.startswith("/")]
+    tmp = Path("/tmp").resolve()
+    found = sorted({c.resolve() for c in candidates if c.resolve().is_relative_to(tmp) and c.exists()
+                    and c.resolve() != tmp})
+    # A path inside another one already bound needs no binding of its own.
+    return [p for p in found if not any(p != q and p.is_relative_to(q) for q in found)]
 
 
 @functools.cache
