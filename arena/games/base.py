@@ -91,21 +91,33 @@ class EngineState(ABC):
     num_players: int
     log: list[LogEntry]
     rng: random.Random
+    pending: Any  # the pending decision; its `seat` decides
+    _legal: list[Any] | None = None  # the legal actions of the pending decision, once computed
 
     @abstractmethod
     def is_terminal(self) -> bool: ...
 
     @abstractmethod
-    def legal_actions(self) -> list[Any]: ...
+    def _compute_legal(self) -> list[Any]: ...
 
     @abstractmethod
-    def _apply_legal(self, action: Any) -> None: ...
+    def _apply_one(self, action: Any) -> None: ...
 
     @abstractmethod
     def _view(self, seat: int) -> dict[str, Any]: ...
 
     @abstractmethod
     def _result(self) -> GameResult: ...
+
+    def current_player(self) -> int | None:
+        """The seat that must decide now, or None when the game is over."""
+        return None if self.is_terminal() else self.pending.seat
+
+    def legal_actions(self) -> list[Any]:
+        """The legal choices as typed actions, in the order of options()."""
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return self._legal
 
     def apply(self, index: int) -> None:
         """Apply options()[index]; ValueError for a bad index or a finished game, changing nothing."""
@@ -114,7 +126,21 @@ class EngineState(ABC):
         legal = self.legal_actions()
         if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(legal):
             raise ValueError(f"option index must be an integer from 0 to {len(legal) - 1}, got {index!r}")
-        self._apply_legal(legal[index])
+        self._apply_one(legal[index])
+        self._settle()
+
+    def _settle(self) -> None:
+        """Apply every forced decision (a single legal choice) that follows, so that players are only asked real
+        choices; forced choices are logged like any other."""
+        while True:
+            self._legal = None
+            if self.is_terminal():
+                return
+            legal = self._compute_legal()
+            if len(legal) != 1:
+                self._legal = legal
+                return
+            self._apply_one(legal[0])
 
     def view(self, seat: int) -> dict[str, Any]:
         """Everything seat may know, and nothing more."""

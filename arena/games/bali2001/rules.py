@@ -64,7 +64,7 @@ def setup(num_players: int, options: Options, rng: random.Random) -> State:
     for seat in range(num_players):
         _pick_up(s, seat, s.dalang, keep=None)
     _begin_turn(s, s.start_player)
-    _settle(s)
+    s._settle()
     return s
 
 
@@ -184,26 +184,9 @@ _LEGAL = {
 
 
 # --- applying a choice -----------------------------------------------------------------------------------------------
-def apply_action(s: State, action: Action) -> None:
-    """Apply one legal action, then every forced (single-choice) decision that follows."""
-    _apply_one(s, action)
-    _settle(s)
-
-
-def _settle(s: State) -> None:
-    while True:
-        s._legal = None
-        if s.pending.phase == Phase.OVER:
-            return
-        legal = legal_actions(s)
-        if len(legal) != 1:
-            s._legal = legal
-            return
-        _apply_one(s, legal[0])
-
-
-def _apply_one(s: State, a: Action) -> None:
-    _APPLY[s.pending.phase](s, a)
+def apply_one(s: State, action: Action) -> None:
+    """Apply one legal action of the pending decision (the state applies the forced ones that follow)."""
+    _APPLY[s.pending.phase](s, action)
 
 
 def _on_turn(s: State, a: Action) -> None:

@@ -144,22 +144,11 @@ class State(EngineState):
         self.cut_short = False
         self.end_reason = ""
         self.log: list[LogEntry] = []
-        self._legal: list[Any] | None = None
 
     # --- the game interface -------------------------------------------------------------------------------------
-    def current_player(self) -> int | None:
-        """The seat that must decide now, or None when the game is over."""
-        return None if self.pending.phase == Phase.OVER else self.pending.seat
-
     def is_terminal(self) -> bool:
         """True once the game is over."""
         return self.pending.phase == Phase.OVER
-
-    def legal_actions(self) -> list[Action]:
-        """The legal choices as typed actions, in the order of options()."""
-        if self._legal is None:
-            self._legal = _rules.legal_actions(self)
-        return self._legal
 
     def options(self) -> list[dict[str, Any]]:
         """The legal choices as plain dicts; index 0 is the default."""
@@ -169,8 +158,11 @@ class State(EngineState):
         """What is being decided, as a plain dict with at least 'kind' and 'seat'."""
         return _views.decision_dict(self)
 
-    def _apply_legal(self, action: Action) -> None:
-        _rules.apply_action(self, action)
+    def _compute_legal(self) -> list[Action]:
+        return _rules.legal_actions(self)
+
+    def _apply_one(self, action: Action) -> None:
+        _rules.apply_one(self, action)
 
     def _view(self, seat: int) -> dict[str, Any]:
         return _views.view_dict(self, seat)

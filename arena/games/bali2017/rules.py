@@ -90,7 +90,7 @@ def setup(num_players: int, options: Options, rng: random.Random) -> State:
         _log(s, {"type": "deal", "seat": seat, "count": len(s.hands[seat])}, seat,
              {"cards": _kind_names(s, s.hands[seat])})
     _begin_turn(s, 0)
-    _settle(s)
+    s._settle()
     return s
 
 
@@ -184,22 +184,9 @@ _LEGAL = {
 
 
 # --- applying a choice -----------------------------------------------------------------------------------------------
-def apply_action(s: State, action: Action) -> None:
-    """Apply one legal action, then every forced (single-choice) decision that follows."""
+def apply_one(s: State, action: Action) -> None:
+    """Apply one legal action of the pending decision (the state applies the forced ones that follow)."""
     _APPLY[s.pending.phase](s, action)
-    _settle(s)
-
-
-def _settle(s: State) -> None:
-    while True:
-        s._legal = None
-        if s.pending.phase == Phase.OVER:
-            return
-        legal = legal_actions(s)
-        if len(legal) != 1:
-            s._legal = legal
-            return
-        _APPLY[s.pending.phase](s, legal[0])
 
 
 # --- phases 1 and 2: buy and play (rulings 10-11) --------------------------------------------------------------------
