@@ -47,6 +47,13 @@ def check_players_and_seed(num_players: Any, seed: Any, low: int, high: int) -> 
         raise ValueError(f"seed must be an integer, got {seed!r}")
 
 
+def seat_label(seat: Any, colours: Sequence[str]) -> str:
+    """A seat as log text, 'seat 2 (red)'; 'nobody' for None or -1."""
+    if seat is None or seat == -1:
+        return "nobody"
+    return f"seat {seat} ({colours[seat]})"
+
+
 def competition_ranks(keys: Sequence[Any]) -> tuple[int, ...]:
     """Ranks for sort keys where higher is better: 1 + the number of strictly better seats."""
     return tuple(1 + sum(1 for other in keys if other > mine) for mine in keys)

@@ -6,6 +6,7 @@ from typing import Any
 
 from arena.games.bali2001.cards import GAME_NAME, ISLAND_NAMES, KIND_NAMES, SEAT_COLOURS, card_dict
 from arena.games.bali2001.state import PHASE_KINDS, Phase, State
+from arena.games.base import seat_label
 
 
 def _seat_or_none(seat: int) -> int | None:
@@ -76,9 +77,7 @@ def decision_dict(s: State) -> dict[str, Any]:
 
 
 def _who(seat: Any) -> str:
-    if seat is None or seat == -1:
-        return "nobody"
-    return f"seat {seat} ({SEAT_COLOURS[seat]})"
+    return seat_label(seat, SEAT_COLOURS)
 
 
 def _count(n: int) -> str:

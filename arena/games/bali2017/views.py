@@ -15,6 +15,7 @@ from arena.games.bali2017.cards import (
     Kind,
 )
 from arena.games.bali2017.state import PHASE_KINDS, Phase, State
+from arena.games.base import seat_label
 
 _DISPLAY_KINDS = tuple(range(int(Kind.ORACLE)))  # every kind that can lie in a display
 
@@ -84,9 +85,7 @@ def decision_dict(s: State) -> dict[str, Any]:
 
 
 def _who(seat: Any) -> str:
-    if seat is None or seat == -1:
-        return "nobody"
-    return f"seat {seat} ({SEAT_COLOURS[seat]})"
+    return seat_label(seat, SEAT_COLOURS)
 
 
 def _names(items: list[str]) -> str:
