@@ -532,7 +532,7 @@ def test_r14_the_game_ends_when_a_row_empties_the_deck_and_the_scoring_is_skippe
     assert "scoring" not in event_types(s)
     assert event_types(s)[-2:] == ["new_row", "game_over"]
     assert s.result().reason == "the deck ran out"
-    assert s.decision() == {"kind": "game_over", "seat": None}
+    assert s.decision() == {"kind": "game_over", "seat": None, "active": s.active}
     with pytest.raises(ValueError):
         s.apply(0)
 
