@@ -1,4 +1,5 @@
-"""bali-2001: one or more tests per numbered ruling (shared/rules/bali-2001.md), and the rulebook's examples."""
+"""bali-2001: one or more tests per numbered rule of arena/games/bali2001/README.md (test_rN: rules §N), and the
+rulebook's examples."""
 
 from __future__ import annotations
 

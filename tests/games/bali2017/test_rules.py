@@ -1,4 +1,5 @@
-"""bali-2017: one or more tests per numbered ruling (shared/rules/bali-2017.md), and the rulebook's examples.
+"""bali-2017: one or more tests per numbered rule of arena/games/bali2017/README.md (test_rN: rules §N), and the
+rulebook's examples.
 
 The rulebook's examples seat Kenny, Robert and Jessica clockwise as seats 0, 1 and 2.
 """
@@ -185,7 +186,7 @@ def test_r8_rows_from_the_shuffled_deck_then_oracles_shuffled_in(options: dict |
     s = GAME.new_state(4, seed, options)
     rng = random.Random(seed)
     if options:
-        rng.shuffle([0, 1, 2, 3])  # the oracle altar is shuffled first (ruling 7)
+        rng.shuffle([0, 1, 2, 3])  # the oracle altar is shuffled first (rules §7)
     deck = list(DECK_CARDS)
     rng.shuffle(deck)
     expected_rows = [[deck.pop() for _ in range(4)] for _ in range(4)]
