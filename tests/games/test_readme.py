@@ -101,7 +101,8 @@ def _check_fields(fields: dict[str, Any], types: dict[str, str]) -> None:
 def test_the_readme_gives_the_type_of_every_field_and_the_engine_keeps_to_it(name: str) -> None:
     text = READMES[name].read_text(encoding="utf-8")
     view_types = _field_types(text, "## The view")
-    decision_types = {**_field_types(text, "### Decision fields"), "kind": "str", "seat": "int or null", "active": "int"}
+    decision_types = {**_field_types(text, "### Decision fields"),
+                      "kind": "str", "seat": "int or null", "active": "int"}
     option_types = _field_types(text, "### Option fields")
     kinds = set(re.findall(r"^\| `(\w+)` \|", _section(text, "## Decisions"), re.M))
     seen_kinds = set()

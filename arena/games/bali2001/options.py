@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from arena.games.bali2001.cards import (
@@ -19,8 +19,6 @@ from arena.games.bali2001.cards import (
 )
 from arena.games.base import GameError, is_int
 
-START_CARD_FIELDS = ("prince", "priest", "dalang")
-
 
 @dataclass(frozen=True)
 class StartCard:
@@ -34,6 +32,9 @@ class StartCard:
         """The start card as a plain dict."""
         return {"prince": ISLAND_NAMES[self.prince], "priest": ISLAND_NAMES[self.priest],
                 "dalang": ISLAND_NAMES[self.dalang]}
+
+
+START_CARD_FIELDS = tuple(f.name for f in fields(StartCard))
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,6 @@ from arena.games.bali2001.cards import (
     DALANG_TYPES,
     DECK_SIZE,
     EXCHANGE_LIMIT,
-    FIRST_DALANG_TYPE,
     FLEE_KEEP,
     ISLAND_NAMES,
     ISLANDS,
@@ -193,7 +192,7 @@ def _on_turn(s: State, a: Action) -> None:
         s.log_event({"type": "end_turn", "seat": seat})
         _end_turn(s)
         return
-    card = _play(s, seat, a.ctype, target=a.island)
+    _play(s, seat, a.ctype, target=a.island)
     kind = int(type_kind(a.ctype))
     s.pending = Pending(phase=Phase.TURN, seat=seat, ctype=a.ctype)
     if kind == _WARRIOR:

@@ -19,8 +19,25 @@ from arena.games.bali2001.cards import (
     Kind,
 )
 from tests.games.bali2001.helpers import (
-    ARTIST, BLUE, GREEN, K, P, PRIEST, PRINCE, RED, SCHOLAR, T, W, WARRIOR, YELLOW,
-    choose, dalang, event_types, hand_kinds, matching, position,
+    ARTIST,
+    BLUE,
+    GREEN,
+    PRIEST,
+    PRINCE,
+    RED,
+    SCHOLAR,
+    WARRIOR,
+    YELLOW,
+    K,
+    P,
+    T,
+    W,
+    choose,
+    dalang,
+    event_types,
+    hand_kinds,
+    matching,
+    position,
 )
 
 
@@ -35,7 +52,6 @@ def test_r1_seats_pass_the_turn_to_the_left_neighbour() -> None:
 
 
 def test_r1_seat_colours_in_seat_order() -> None:
-    s = position(4)
     assert [GAME.format_event({"type": "pass", "seat": i}) for i in range(4)] == [
         "seat 0 (green) passes", "seat 1 (yellow) passes", "seat 2 (red) passes", "seat 3 (blue) passes"]
 

@@ -25,8 +25,23 @@ from arena.games.bali2017.cards import (
 from arena.games.bali2017.rules import altar_values
 from arena.games.bali2017.state import Phase
 from tests.games.bali2017.helpers import (
-    BANANA, BANANA_F, ORACLE, PEANUT, PEANUT_F, PEPPER, PEPPER_F, PRIEST, RICE, RICE_F, SHRINE, STONEMASON, choose,
-    event_types, events, matching, position,
+    BANANA,
+    BANANA_F,
+    ORACLE,
+    PEANUT,
+    PEANUT_F,
+    PEPPER,
+    PEPPER_F,
+    PRIEST,
+    RICE,
+    RICE_F,
+    SHRINE,
+    STONEMASON,
+    choose,
+    event_types,
+    events,
+    matching,
+    position,
 )
 
 KENNY, ROBERT, JESSICA = 0, 1, 2
