@@ -39,6 +39,7 @@ class WireEnum(IntEnum):
         """The members by wire name."""
         return {member.wire: member for member in cls}
 
+
 # One event log entry: the public event, and the seat (or -1) that sees the private version instead.
 LogEntry = tuple[dict[str, Any], int, "dict[str, Any] | None"]
 
