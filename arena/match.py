@@ -20,7 +20,7 @@ import zmq
 from arena import __version__
 from arena.bots import DEFAULT_LOG_CAP, BotCommand, BotProcess, Transport
 from arena.errors import BotCrashed, BotFault, BotTimeout, ConfigError, IllegalAction
-from arena.games import Game
+from arena.games import Game, GameError
 from arena.record import DecisionRecord, FaultRecord, GameRecord, Phase, SeatRecord, save_record
 from arena.sandbox import Isolation, Sandbox, Watchdog
 from arena.wire import SeatClock, decide_request, derive_seed, game_over_request, new_game_request, outcome
@@ -65,7 +65,7 @@ class MatchConfig:
         self.sandbox.check()
         try:
             game.new_state(n, 0, self.options)
-        except ValueError as exc:
+        except GameError as exc:
             raise ConfigError(f"bad options for {game.name}: {exc}") from None
 
 

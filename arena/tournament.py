@@ -21,7 +21,7 @@ import zmq
 from arena.bots import BotCommand
 from arena.entrants import Entrant, check_entrants
 from arena.errors import ArenaError, ConfigError
-from arena.games import get_game
+from arena.games import GameError, get_game
 from arena.interrupt import cleanup_on_termination
 from arena.match import MatchConfig, run_match
 from arena.ratings import GameOutcome, RatingConfig, Ratings, rate_all
@@ -344,5 +344,5 @@ def check_spec(spec: TournamentSpec) -> None:
         raise ConfigError(f"the ladder wave must be at least 1 table, got {spec.wave}")
     try:
         game.new_state(spec.seats, 0, spec.options)
-    except ValueError as exc:
+    except GameError as exc:
         raise ConfigError(f"bad options for {game.name}: {exc}") from None

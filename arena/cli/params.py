@@ -11,7 +11,7 @@ import click
 
 from arena.bots import BotCommand
 from arena.errors import ConfigError
-from arena.games import Game, available, get_game
+from arena.games import Game, GameError, available, get_game
 from arena.sandbox import MIB, Isolation, Limits, Sandbox
 from protocol import TimeControl
 
@@ -26,7 +26,7 @@ class GameType(click.ParamType):
             return value
         try:
             return get_game(value)
-        except ValueError as exc:
+        except GameError as exc:
             self.fail(str(exc), param, ctx)
 
     def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
