@@ -25,6 +25,7 @@ SAYS = {
     "deep_id": "nested more than",
     "str_bin_keys": "field 'zzz': unknown field",
     "float_version": "field 'version': expected an integer, got a float",
+    "version_2": "protocol version 2 is not supported; this side speaks version 1",
     "duplicate_key": "duplicate map key 'type'",
     "huge_string": "exceeds max_str_len",
     "million_maps": "exceeds max_array_len",

@@ -59,6 +59,7 @@ POISONS: dict[str, Callable[[dict[str, Any], str], bytes]] = {
     "deep_id": lambda r, a: pack_map(replace(header(r, a), "id", nested(1000)) + fields(r, a)),
     "str_bin_keys": lambda r, a: pack_map(header(r, a) + fields(r, a) + [("zzz", 1), (b"aaa", 2)]),
     "float_version": lambda r, a: pack_map(replace(header(r, a), "version", 1.0) + fields(r, a)),
+    "version_2": lambda r, a: pack_map(replace(header(r, a), "version", 2) + fields(r, a)),
     "duplicate_key": lambda r, a: pack_map(header(r, a) + fields(r, a) + [("type", a)]),
     "huge_string": lambda r, a: pack_map(replace(header(r, a), "type", "x" * 1_000_000) + fields(r, a)),
     "million_maps": lambda r, a: pack_map(header(r, a) + fields(r, a) + [("padding", Raw(

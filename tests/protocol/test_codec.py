@@ -154,6 +154,19 @@ def test_bad_headers_and_values(wire: dict[str, Any], error: type[Exception], te
     assert text in str(caught.value)
 
 
+@pytest.mark.parametrize("name", ["é-bot", "名前", "bot 🤖", "x" * 64, "🤖" * 64, "a b", "Ω≈ç√"])
+def test_names_are_unicode_characters_counted_as_code_points(name: str) -> None:
+    assert decode(packed({"type": "ready", "version": 1, "id": 1, "name": name, "bot_version": ""})).name == name
+
+
+@pytest.mark.parametrize("name", ["tab\there", "new\nline", "zero\u200bwidth", "no\u00a0break", "bidi\u202eflip",
+                                  "soft\u00adhyphen", "private\ue000use", "line\u2028sep", "🤖" * 65, ""])
+def test_names_refuse_what_is_not_printable_or_too_long(name: str) -> None:
+    with pytest.raises(SchemaError) as caught:
+        decode(packed({"type": "ready", "version": 1, "id": 1, "name": name, "bot_version": ""}))
+    assert caught.value.field == "name"
+
+
 @pytest.mark.parametrize("data", [
     b"", b"\xc1", b"\x93\x01\x02", packed({"type": "ack"})[:-2],
     packed({"type": "ack", "version": 1, "id": 1}) + b"\x00",
