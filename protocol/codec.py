@@ -127,9 +127,10 @@ def unpack(data: bytes, max_size: int = DEFAULT_MAX_MESSAGE,
     except msgpack.StackError:
         raise DecodeError(f"maps and lists nested more than {MSGPACK_DEPTH} deep") from None
     except (ValueError, TypeError, msgpack.UnpackException) as exc:
-        # ValueError also covers invalid UTF-8 and every limit of the Unpacker.
-        raise DecodeError(f"not a msgpack message within the limits ({show(str(exc) or type(exc).__name__, 120)})"
-                          ) from None
+        # ValueError also covers invalid UTF-8 and every size limit of the Unpacker.
+        said = (str(exc) or type(exc).__name__)[:120]
+        raise DecodeError(f"over the decoder's limits ({said})" if "exceeds max_" in said
+                          else f"not a msgpack message ({said})") from None
     if trailing:
         raise DecodeError(f"{trailing} bytes after the end of the message; a message is one msgpack map")
     if not isinstance(value, dict):
