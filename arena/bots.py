@@ -35,6 +35,7 @@ from protocol import (
     decode,
     encode,
 )
+from protocol.codec import REPLY_LIMITS
 from arena.sandbox import NO_SANDBOX, Isolation, Sandbox, Watchdog, kill_members, limit_fault, verdict
 
 DEFAULT_LOG_CAP = 1 << 20  # bytes per log file
@@ -227,7 +228,7 @@ class Channel:
         if len(frames) != 1:
             raise ProtocolError(f"a reply must be one frame, got {len(frames)}", elapsed)
         try:
-            reply = decode(frames[0], REPLY_TO[type(request)], self.max_message)
+            reply = decode(frames[0], REPLY_TO[type(request)], self.max_message, REPLY_LIMITS)
         except OversizedError as exc:
             raise OversizedMessage(str(exc), elapsed) from None
         except MessageError as exc:

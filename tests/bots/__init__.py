@@ -1,0 +1,1 @@
+"""Hostile and test-double bots, started by the tests as real processes."""
