@@ -236,8 +236,15 @@ class Store:
                                  "first, or give --db")
             self._upgrade_in_memory()
             return
-        with self._transaction():
-            self._upgrade(self._version())  # again, inside the write lock: another arena may have done it
+        try:
+            with self._transaction():
+                self._upgrade(self._version())  # again, inside the write lock: another arena may have done it
+        except sqlite3.OperationalError as exc:
+            if version is None or getattr(exc, "sqlite_errorname", "") != "SQLITE_ERROR":
+                raise  # busy, read-only, full: said as such
+            raise StoreError(f"cannot bring the results store {shlex.quote(str(self.path))} from schema {version} "
+                             f"to {SCHEMA_VERSION} ({exc}); it is left as it was: an arena of its schema reads "
+                             "it") from None
 
     def _upgrade(self, version: int | None) -> None:
         if version == SCHEMA_VERSION:
@@ -456,10 +463,16 @@ def _read_only_mount(place: Path) -> bool:
 
 
 def _connect_readonly(path: Path) -> sqlite3.Connection:
-    """A read-only connection; `immutable` where the WAL's shared memory cannot be made (a read-only folder)."""
+    """A connection that only reads. Where the store may be written, an ordinary one (query_only), which removes
+    the WAL files on closing as a read-only one cannot; else read-only, and `immutable` where the WAL's shared
+    memory cannot be made (a read-only folder)."""
     if not path.is_file():
         raise OSError(errno.ENOENT, "no such file", str(path))
     uri = path.resolve().as_uri()
+    if os.access(path, os.W_OK) and os.access(path.parent, os.W_OK):
+        db = sqlite3.connect(f"{uri}?mode=rw", uri=True, timeout=30, isolation_level=None)
+        db.execute("PRAGMA query_only=ON")
+        return db
     for query in ("mode=ro", "mode=ro&immutable=1"):
         db = sqlite3.connect(f"{uri}?{query}", uri=True, timeout=30, isolation_level=None)
         try:

@@ -1,0 +1,1 @@
+"""Test-double bots, started by the tests as real bot processes."""
