@@ -561,4 +561,9 @@ class _Transaction:
         self.db.execute("BEGIN IMMEDIATE")
 
     def __exit__(self, exc_type: type | None, *rest: object) -> None:
-        self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+        try:
+            if exc_type is None:
+                self.db.execute("COMMIT")
+        finally:
+            if self.db.in_transaction:  # not after some errors (a full disk, for one): SQLite rolled back already
+                self.db.execute("ROLLBACK")

@@ -17,9 +17,12 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest
+from click.testing import CliRunner
 
 from arena import leftovers
-from arena.store import SCHEMA_VERSION, Store
+from arena.cli import main
+from arena.entrants import Entrant
+from arena.store import SCHEMA_VERSION, Store, StoreBusy, StoredFault, StoredGame, StoreError
 
 ROOT = Path(__file__).resolve().parents[2]
 RELEASE_0_1_0 = Path(__file__).parent / "data" / "store-0.1.0"  # made by `arena tournament` of release 0.1.0
@@ -96,10 +99,9 @@ def test_a_store_made_by_release_0_1_0_is_read_as_it_is_and_migrated_on_the_firs
     results = old_store(tmp_path)
     db = results / "arena.sqlite"
     before = files(results)
-    board = arena("leaderboard", "--results", str(results), cwd=tmp_path)
-    listing = arena("matches", "--results", str(results), cwd=tmp_path)
-    shown = arena("show", "1", "--results", str(results), cwd=tmp_path)
-    assert board.returncode == listing.returncode == shown.returncode == 0, (board.stderr, listing.stderr, shown.stderr)
+    browse = [("leaderboard",), ("matches",), ("show", "1")]
+    board, listing, shown = (CliRunner().invoke(main, [*args, "--results", str(results)]) for args in browse)
+    assert board.exit_code == listing.exit_code == shown.exit_code == 0, (board.output, listing.output, shown.output)
     assert "fixture (bali-2001, round-robin): 3 games" in listing.stdout
     assert "illegal" in shown.stdout and "seat 2" in shown.stdout
     assert files(results) == before  # browsing does not write, not even to migrate
@@ -112,8 +114,7 @@ def test_a_store_made_by_release_0_1_0_is_read_as_it_is_and_migrated_on_the_firs
         assert con.execute("SELECT COUNT(*) FROM seats s JOIN games g ON g.id = s.game_id").fetchone()[0] == 9
         assert con.execute("PRAGMA foreign_key_check").fetchall() == []
         assert con.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
-    again = [arena(*args, "--results", str(results), cwd=tmp_path) for args in (("leaderboard",), ("matches",),
-                                                                                  ("show", "1"))]
+    again = [CliRunner().invoke(main, [*args, "--results", str(results)]) for args in browse]
     assert [r.stdout for r in again] == [board.stdout, listing.stdout, shown.stdout]
 
 
@@ -290,3 +291,43 @@ def _sigkill_then_resume(tmp_path: Path, temp: Path, processes: list[subprocess.
     with closing(sqlite3.connect(db)) as con:
         replays = {Path(r).parent.name for (r,) in con.execute("SELECT replay FROM games")}
     assert {f.name for f in matches.iterdir()} == replays  # every table folder left is a stored one
+
+
+# --- the store's own rules, in-process --------------------------------------------------------------------------------
+def test_a_tournament_is_locked_until_its_store_is_closed_and_a_killed_holder_blocks_no_one(tmp_path: Path) -> None:
+    db = tmp_path / "arena.sqlite"
+    name = "odd name/with ünicode"
+    with Store(db) as first:
+        first.open_tournament(name, "bali-2001", "round-robin", {}, [])
+        with Store(db) as second, pytest.raises(StoreBusy) as busy:
+            second.open_tournament(name, "bali-2001", "round-robin", {}, [])
+        assert f"pid {os.getpid()}:" in str(busy.value) and "\n" not in str(busy.value)
+        with Store(db) as other:
+            other.open_tournament("another", "bali-2001", "round-robin", {}, [])  # another tournament: no wait
+    assert [p.name for p in tmp_path.iterdir()] == ["arena.sqlite"]  # lock files go with their holders
+    holder = subprocess.Popen([sys.executable, "-c", f"import sys, time; from arena.store import Store; "
+                               f"Store(sys.argv[1]).open_tournament({name!r}, 'g', 'f', {{}}, []); print(flush=True); "
+                               "time.sleep(600)", str(db)], stdout=subprocess.PIPE, text=True)
+    try:
+        holder.stdout.readline()
+        with Store(db) as blocked, pytest.raises(StoreBusy, match=f"pid {holder.pid}:"):
+            blocked.open_tournament(name, "bali-2001", "round-robin", {}, [])
+    finally:
+        holder.kill()
+        holder.wait()
+    with Store(db) as after:
+        assert after.open_tournament(name, "bali-2001", "round-robin", {}, []).name == name
+
+
+def test_a_full_disk_is_one_line_and_the_stored_games_are_kept(tmp_path: Path) -> None:
+    db = tmp_path / "arena.sqlite"
+    with Store(db) as store:
+        t = store.open_tournament("t", "bali-2001", "round-robin", {}, [Entrant("a", ("a",))])
+        store.record_games(t.id, [StoredGame(0, 0, 1, ("a",), "done", "end", (1,), (1,))])
+        pages = store.db.execute("PRAGMA page_count").fetchone()[0]
+        store.db.execute(f"PRAGMA max_page_count = {pages}")  # as if the disk were full now
+        big = StoredFault(0, "malformed", "x" * 100_000)
+        with pytest.raises(StoreError) as full:
+            store.record_games(t.id, [StoredGame(1, 0, 1, ("a",), "done", "end", (1,), (1,), faults=(big,))])
+        assert str(full.value).startswith(f"no space left for the results store {db}")
+        assert store.done_seqs(t.id) == {0}
