@@ -182,6 +182,7 @@ class Store:
             self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
         try:
             self._check_intact()
+            self._refuse_unknown()
             if not self.readonly:
                 self.db.execute("PRAGMA journal_mode=WAL")
                 self.db.execute("PRAGMA synchronous=NORMAL")
@@ -222,14 +223,21 @@ class Store:
                              "version): give --db the right file")
         return int(row[0])
 
-    def _check_version(self) -> None:
-        """Create the schema in a new store, bring an older store up to date, refuse a newer one."""
+    def _refuse_unknown(self) -> None:
+        """StoreError, before anything is written, for a store this arena cannot read or bring up to date."""
         version = self._version()
-        if version == SCHEMA_VERSION:
-            return
         if version is not None and version > SCHEMA_VERSION:
             raise StoreError(f"the results store {shlex.quote(str(self.path))} has schema {version}, newer than "
                              f"this arena's {SCHEMA_VERSION}: upgrade the arena to read it")
+        if version is not None and version < min(MIGRATIONS):
+            raise StoreError(f"the results store {shlex.quote(str(self.path))} has schema {version}, which no "
+                             "release of the arena wrote: give --db an arena results store")
+
+    def _check_version(self) -> None:
+        """Create the schema in a new store, or bring an older store up to date."""
+        version = self._version()
+        if version == SCHEMA_VERSION:
+            return
         if self.readonly:
             if version is None:
                 raise StoreError(f"the results store {shlex.quote(str(self.path))} is empty: run a tournament "
@@ -544,7 +552,8 @@ def _holder(fd: int) -> str:
     while True:
         try:
             info = json.loads(os.pread(fd, 4096, 0) or b"null")
-            return f"another arena (pid {int(info['pid'])}: {str(info['command'])[:_MAX_COMMAND]})"
+            command = "".join(c if c.isprintable() else "?" for c in str(info["command"])[:_MAX_COMMAND])
+            return f"another arena (pid {int(info['pid'])}: {command})"
         except (ValueError, TypeError, KeyError):
             if time.monotonic() > deadline:
                 return "another arena"

@@ -331,3 +331,21 @@ def test_a_full_disk_is_one_line_and_the_stored_games_are_kept(tmp_path: Path) -
             store.record_games(t.id, [StoredGame(1, 0, 1, ("a",), "done", "end", (1,), (1,), faults=(big,))])
         assert str(full.value).startswith(f"no space left for the results store {db}")
         assert store.done_seqs(t.id) == {0}
+
+
+@pytest.mark.parametrize("schema, expected", [("3", "newer than this arena's 2"), ("0", "which no release"),
+                                              (None, "not an arena results store")])
+def test_a_store_of_an_unknown_schema_is_refused_and_left_alone(tmp_path: Path, schema: str | None,
+                                                                  expected: str) -> None:
+    db = tmp_path / "arena.sqlite"
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    if schema is not None:
+        con.execute("INSERT INTO meta VALUES ('schema', ?)", (schema,))
+    con.commit()
+    con.close()
+    before = db.read_bytes()
+    for readonly in (False, True):
+        with pytest.raises(StoreError, match=expected):
+            Store(db, readonly=readonly)
+    assert db.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["arena.sqlite"]
