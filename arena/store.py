@@ -511,7 +511,8 @@ class _TournamentLock:
                 holder = _holder(fd)
                 os.close(fd)
                 raise StoreBusy(f"tournament {name!r} is already being played from {shlex.quote(str(db))} by "
-                                f"{holder}: wait for it to finish, or stop it, then run the same command again") from None
+                                f"{holder}: wait for it to finish, or stop it, then run the same command "
+                                "again") from None
             except BaseException:
                 os.close(fd)
                 raise

@@ -110,7 +110,8 @@ def test_a_store_made_by_release_0_1_0_is_read_as_it_is_and_migrated_on_the_firs
     assert {"games", "seats", "faults"} <= tables(db) and "matches" not in tables(db)
     with closing(sqlite3.connect(db)) as con:
         assert con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == str(SCHEMA_VERSION)
-        assert [con.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("games", "seats", "faults")] == [3, 9, 9]
+        counts = [con.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("games", "seats", "faults")]
+        assert counts == [3, 9, 9]
         assert con.execute("SELECT COUNT(*) FROM seats s JOIN games g ON g.id = s.game_id").fetchone()[0] == 9
         assert con.execute("PRAGMA foreign_key_check").fetchall() == []
         assert con.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
@@ -226,7 +227,7 @@ def test_two_arenas_started_at_once_on_one_tournament_one_plays_and_the_other_st
     assert not list((tmp_path / "results").glob("*.lock"))
 
 
-# --- leftovers of a killed arena ----------------------------------------------------------------------------------------
+# --- leftovers of a killed arena --------------------------------------------------------------------------------------
 def marked(parent: Path, prefix: str = "") -> dict[Path, leftovers.Owner]:
     """The marked folders directly under parent, with their owners."""
     found = {}
