@@ -161,20 +161,33 @@ def test_a_store_with_garbage_in_its_data_pages_is_one_line_and_left_untouched(t
 
 
 @pytest.fixture
-def read_only() -> Callable[[Path], tuple[str, ...]]:
-    """A command prefix under which a folder is read-only, for root too (a read-only bind mount in a private
-    mount namespace); skips where no such place can be made."""
+def read_only() -> Iterator[Callable[[Path], tuple[str, ...]]]:
+    """Makes a folder read-only for the arena commands run with the returned prefix: a read-only bind mount in a
+    private mount namespace for root (who ignores permission bits), the permission bits for anyone else. Skips,
+    saying why, where no read-only place can be made."""
+    changed: list[tuple[Path, int]] = []
+
+    def by_permissions(folder: Path) -> tuple[str, ...]:
+        for path in [folder, *folder.rglob("*")]:
+            changed.append((path, path.stat().st_mode))
+            path.chmod(0o555 if path.is_dir() else 0o444)
+        return ()
+
+    def by_mount(folder: Path) -> tuple[str, ...]:
+        return ("unshare", "-m", "sh", "-c", 'mount --bind -o ro "$0" "$0" && exec "$@"', str(folder))
+
     if os.geteuid() != 0:
-        pytest.skip("needs root for a read-only bind mount; as another user, chmod would do, but this test runs "
-                    "the root case, where permission bits are ignored")
-    if shutil.which("unshare") is None:
-        pytest.skip("cannot make a read-only place: unshare (util-linux) is not installed")
-    probe = subprocess.run(["unshare", "-m", "sh", "-c", 'mount --bind -o ro / / 2>&1 || exit 1'],
-                           capture_output=True, text=True)
-    if probe.returncode != 0:
-        pytest.skip(f"cannot make a read-only place: a bind mount in a private mount namespace failed "
-                    f"({(probe.stdout + probe.stderr).strip()[:200]})")
-    return lambda folder: ("unshare", "-m", "sh", "-c", 'mount --bind -o ro "$0" "$0" && exec "$@"', str(folder))
+        yield by_permissions
+    else:
+        if shutil.which("unshare") is None:
+            pytest.skip("cannot make a read-only place for root: unshare (util-linux) is not installed")
+        probe = subprocess.run(["unshare", "-m", "sh", "-c", "mount --bind -o ro / /"], capture_output=True, text=True)
+        if probe.returncode != 0:
+            pytest.skip("cannot make a read-only place for root: a read-only bind mount in a private mount namespace "
+                        f"failed ({(probe.stdout + probe.stderr).strip()[:200]})")
+        yield by_mount
+    for path, mode in reversed(changed):
+        path.chmod(mode)
 
 
 @pytest.mark.parametrize("make", [old_store, current_store], ids=["release-0.1.0", "current"])
@@ -350,3 +363,19 @@ def test_a_store_of_an_unknown_schema_is_refused_and_left_alone(tmp_path: Path, 
         with pytest.raises(StoreError, match=expected):
             Store(db, readonly=readonly)
     assert db.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["arena.sqlite"]
+
+
+def test_a_store_locked_by_another_process_is_one_line(tmp_path: Path) -> None:
+    db = tmp_path / "arena.sqlite"
+    with Store(db) as store:
+        t = store.open_tournament("t", "bali-2001", "round-robin", {}, [])
+        store.db.execute("PRAGMA busy_timeout = 100")  # not the 30 s an arena waits
+        other = sqlite3.connect(db, isolation_level=None)
+        other.execute("BEGIN EXCLUSIVE")
+        try:
+            with pytest.raises(StoreError) as locked:
+                store.finish_tournament(t.id)
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+        assert str(locked.value).startswith(f"the results store {db} is locked by another process")
