@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -17,7 +16,7 @@ from typing import Any, Callable, cast
 
 import zmq
 
-from arena import __version__
+from arena import __version__, leftovers
 from arena.bots import DEFAULT_LOG_CAP, BotCommand, BotProcess, Transport
 from arena.errors import BotCrashed, BotFault, BotTimeout, ConfigError, IllegalAction
 from arena.games import Game, GameError
@@ -50,6 +49,7 @@ class MatchConfig:
     max_faults: int = DEFAULT_MAX_FAULTS
     results_dir: Path = Path("results")
     sandbox: Sandbox = field(default_factory=Sandbox)
+    mark_folder: bool = False  # a tournament table: its folder is marked as this process's until it is stored
 
     def check(self) -> None:
         """ConfigError naming the problem if this match cannot be played."""
@@ -113,9 +113,8 @@ class BotPool:
         self.context = zmq.Context()
         # A private directory keeps the ipc endpoints and the bots' own directories out of reach of other users
         # and other matches.
-        self.ipc_dir = Path(tempfile.mkdtemp(prefix="arena-")) if config.transport == Transport.IPC else None
-        self.private_dir = self.ipc_dir or (Path(tempfile.mkdtemp(prefix="arena-")) if config.sandbox.limited
-                                            else None)
+        self.ipc_dir = leftovers.private_dir() if config.transport == Transport.IPC else None
+        self.private_dir = self.ipc_dir or (leftovers.private_dir() if config.sandbox.limited else None)
         self.watchdog = Watchdog()
         self.identities: dict[int, Ready] = {}
         self._bots: dict[int, BotProcess] = {}
@@ -327,6 +326,7 @@ class GamePlay:
 def run_match(config: MatchConfig, on_game: Callable[[GameRecord], None] | None = None) -> MatchResult:
     """Play the match, writing a record per game and a summary under the results directory."""
     config.check()
+    leftovers.sweep()
     match_id, directory = _match_directory(config)
     records: list[GameRecord] = []
     with BotPool(config, directory / "logs") as pool:
@@ -367,6 +367,8 @@ def _match_directory(config: MatchConfig) -> tuple[str, Path]:
         match_id = stem if attempt == 0 else f"{stem}-{attempt}"
         try:
             (base / match_id).mkdir(parents=True)
+            if config.mark_folder:
+                leftovers.mark(base / match_id)
             return match_id, base / match_id
         except FileExistsError:
             continue

@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterator, Protocol
 
 import zmq
 
+from arena import leftovers
 from arena.bots import BotCommand
 from arena.entrants import Entrant, check_entrants
 from arena.errors import ArenaError, ConfigError
@@ -109,7 +110,7 @@ def play_table(job: TableJob) -> TableResult:
         game=get_game(job.spec_game), bots=tuple(BotCommand(argv, cwd) for argv, cwd in job.bots),
         games=job.table.games, seed=job.table.seed, options=job.options, time=job.time,
         fresh_processes=job.fresh_processes, results_dir=job.results_dir, duplicate=job.table.duplicate,
-        sandbox=job.sandbox)
+        sandbox=job.sandbox, mark_folder=True)
     if job.sandbox.cpus:
         os.sched_setaffinity(0, job.sandbox.cpus)  # the worker shares its match's CPUs, not its neighbours'
     try:
@@ -188,6 +189,7 @@ class Runner:
         spec = self.spec
         self.tournament = self.store.open_tournament(self.name or spec.default_name(), spec.game, spec.fmt.value,
                                                      spec.identity(), list(spec.entrants))
+        leftovers.sweep(self.results_dir, self.store.replays())  # what killed arenas left behind
         self._deadline = None if self.time_limit is None else time.monotonic() + self.time_limit
         self._started = time.monotonic()
         self._played = 0
@@ -248,6 +250,7 @@ class Runner:
     def _play(self, tables: list[Table]) -> None:
         for result in self._results(tables):
             self.store.record_games(self.tournament.id, list(result.games))
+            leftovers.release_replays(self.results_dir, (game.replay for game in result.games))
             self._played += len(result.games)
             self._report(result)
 

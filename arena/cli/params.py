@@ -114,6 +114,20 @@ def store_path(results_dir: Path, db: Path | None) -> Path:
     return db if db is not None else results_dir / DEFAULT_DB_NAME
 
 
+def store_errors(command: Callable[..., Any]) -> Callable[..., Any]:
+    """A command that reports a results store failure in one line (exit 1) instead of a traceback."""
+
+    @functools.wraps(command)
+    def reported(*args: Any, **kwargs: Any) -> Any:
+        from arena.store import StoreError
+        try:
+            return command(*args, **kwargs)
+        except StoreError as exc:
+            raise click.ClickException(str(exc)) from None
+
+    return reported
+
+
 def rating_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """--mu, --sigma, --beta, --tau and --draw-probability: the TrueSkill environment (defaults documented)."""
     options = [

@@ -11,7 +11,7 @@ import click
 
 from arena.interrupt import cleanup_on_termination
 from arena.cli.params import (GAME, db_option, parse_game_options, rating_options, results_option, sandbox_options,
-                              store_path, time_control, time_options)
+                              store_errors, store_path, time_control, time_options)
 from arena.entrants import Entrant, check_entrants, from_command, from_submissions
 from arena.errors import ArenaError, ConfigError
 from arena.cluster import ClusterPlayer
@@ -66,6 +66,7 @@ from arena.tournament import DEFAULT_WAVE, Runner, TournamentSpec, check_spec, s
               "above this off the printed ranking.")
 @results_option
 @db_option
+@store_errors
 def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt: str, seats: int | None,
                rounds: int, duplicate: bool, max_games: int | None, time_limit: float | None, wave: int,
                seed: int, jobs: int, cluster: str | None, timeout: float, init_timeout: float, time_bank: float, increment: float,

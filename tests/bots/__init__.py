@@ -1,1 +1,1 @@
-"""Hostile and test-double bots, started by the tests as real processes."""
+"""Test-double and hostile bots, started by the tests as real bot processes; not part of the installed package."""

@@ -123,15 +123,15 @@ def soak(tmp_path: Path, rounds: int, hostile: bool) -> Soak:
     seconds = time.monotonic() - start
     db = sqlite3.connect(tmp_path / "arena.sqlite")
     try:
-        stored, failed = db.execute("SELECT COUNT(*), SUM(status = 'failed') FROM matches").fetchone()
+        stored, failed = db.execute("SELECT COUNT(*), SUM(status = 'failed') FROM games").fetchone()
         assert stored == expected
-        assert db.execute("SELECT COUNT(*) FROM matches WHERE status = 'failed' AND reason = ''").fetchone()[0] == 0
+        assert db.execute("SELECT COUNT(*) FROM games WHERE status = 'failed' AND reason = ''").fetchone()[0] == 0
         # Every played game has all its seats; every fault belongs to a stored game and one of its seats.
-        short = db.execute("SELECT COUNT(*) FROM matches m WHERE status = 'done' AND "
-                           "(SELECT COUNT(*) FROM seats s WHERE s.match_id = m.id) != ?", (SEATS,)).fetchone()[0]
+        short = db.execute("SELECT COUNT(*) FROM games m WHERE status = 'done' AND "
+                           "(SELECT COUNT(*) FROM seats s WHERE s.game_id = m.id) != ?", (SEATS,)).fetchone()[0]
         assert short == 0
         stray = db.execute("SELECT COUNT(*) FROM faults f WHERE NOT EXISTS (SELECT 1 FROM seats s WHERE "
-                           "s.match_id = f.match_id AND s.seat = f.seat)").fetchone()[0]
+                           "s.game_id = f.game_id AND s.seat = f.seat)").fetchone()[0]
         assert stray == 0
         faults = db.execute("SELECT COUNT(*) FROM faults").fetchone()[0]
     finally:
