@@ -1,0 +1,1 @@
+"""Test doubles: bots that misbehave or attack on purpose (never installed)."""
