@@ -36,8 +36,8 @@ from protocol import (
     encode,
 )
 from arena.cgroups import new_cgroup
-from arena.sandbox import (NO_SANDBOX, Isolation, Sandbox, Watchdog, kill_all, limit_fault, reap_pids,
-                           verdict)
+from arena.sandbox import (NO_SANDBOX, Isolation, Sandbox, Watchdog, kill_all, limit_fault, outer_namespace,
+                           reap_pids, verdict)
 
 DEFAULT_LOG_CAP = 1 << 20  # bytes per log file
 STDERR_TAIL = 2000  # characters of stderr kept for fault records
@@ -349,8 +349,8 @@ class BotProcess:
         """Start the bot: in its cgroup (limited), with a lifeline (a pipe whose far end only the arena holds, so
         that it reads end-of-file once the arena is gone, whatever pid the bot can see)."""
         if self.cgroup is not None and sandbox.limited:
-            # bubblewrap's two processes (outside and init of the PID namespace) are in the bot's cgroup too.
-            extra = 2 if sandbox.level == Isolation.BWRAP else 0
+            # The sandbox's own processes (bubblewrap outside and as init, unshare's) are in the bot's cgroup too.
+            extra = 2 + (1 if outer_namespace() else 0) if sandbox.level == Isolation.BWRAP else 0
             self.cgroup.limit(self.limits.memory, self.limits.processes + extra)
         lifeline, self._lifeline = os.pipe()
         # In bwrap's PID namespace the arena cannot be seen; its pid 1 lives exactly as long as the arena.

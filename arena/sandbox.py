@@ -151,7 +151,8 @@ class Sandbox:
         if self.limited:
             prefix += _prlimit(self.limits, games)
         if self.level == Isolation.BWRAP:
-            prefix += _bwrap(Path(cwd or os.getcwd()).resolve(), private, hidden, argv, masked, self.shared_network)
+            prefix += [*outer_namespace(), *_bwrap(Path(cwd or os.getcwd()).resolve(), private, hidden, argv, masked,
+                                                   self.shared_network)]
         return [*prefix, *argv]
 
     def environment(self, endpoint_env: dict[str, str], private: Path) -> dict[str, str]:
@@ -183,6 +184,22 @@ def _death_signal_prefix() -> tuple[str, ...]:
     if setpriv is None:
         return ()
     prefix = (setpriv, "--pdeathsig", "KILL", "--")
+    try:
+        works = subprocess.run([*prefix, "true"], capture_output=True, timeout=5).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        works = False
+    return prefix if works else ()
+
+
+@functools.cache
+def outer_namespace() -> tuple[str, ...]:
+    """As root: `unshare --pid --fork --kill-child`, a PID namespace around bubblewrap whose init dies with the
+    arena, so that a bubblewrap killed while it sets its sandbox up (before its own die-with-parent holds) takes the
+    sandbox with it. Elsewhere nothing (bubblewrap then runs unprivileged, in a user namespace of its own)."""
+    unshare = shutil.which("unshare")
+    if unshare is None or os.geteuid() != 0:
+        return ()
+    prefix = (unshare, "--pid", "--fork", "--kill-child", "--")
     try:
         works = subprocess.run([*prefix, "true"], capture_output=True, timeout=5).returncode == 0
     except (OSError, subprocess.SubprocessError):
