@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import glob
 import os
+import select
 import signal
 import socket as net
 import sys
@@ -182,12 +183,24 @@ def cpu_seconds(pid: int) -> float:
 
 
 def spread_memory() -> None:
+    """Six children of 150 MiB each; returns once they all hold it, or they are gone (8 s at most)."""
+    read, write = os.pipe()
     for _ in range(6):
         if os.fork() == 0:
             block = bytearray(150 * MIB)  # touched: resident
+            os.write(write, b"!")
             time.sleep(20)
             os._exit(len(block) & 0)
-    print("threat_bot: six children hold 900 MiB", file=sys.stderr, flush=True)
+    os.close(write)
+    held, end = 0, time.monotonic() + 8
+    while held < 6 and time.monotonic() < end:
+        if not select.select([read], [], [], max(0.0, end - time.monotonic()))[0]:
+            break
+        got = os.read(read, 6)
+        if not got:
+            break  # every child is gone: something stopped them
+        held += len(got)
+    print(f"threat_bot: {held} children hold 150 MiB each", file=sys.stderr, flush=True)
 
 
 def signal_others() -> None:
