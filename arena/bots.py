@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 import os
 import shlex
@@ -25,6 +24,7 @@ from protocol import (
     ARENA_PID_ENV,
     DEFAULT_MAX_MESSAGE,
     ENDPOINT_ENV,
+    LIFELINE_ENV,
     REPLY_TO,
     Hello,
     Message,
@@ -36,7 +36,9 @@ from protocol import (
     encode,
 )
 from protocol.codec import REPLY_LIMITS
-from arena.sandbox import NO_SANDBOX, Isolation, Sandbox, Watchdog, kill_members, limit_fault, verdict
+from arena.cgroups import new_cgroup
+from arena.sandbox import (NO_SANDBOX, Isolation, Sandbox, Watchdog, kill_all, limit_fault, outer_namespace,
+                           reap_pids, verdict)
 
 DEFAULT_LOG_CAP = 1 << 20  # bytes per log file
 STDERR_TAIL = 2000  # characters of stderr kept for fault records
@@ -45,6 +47,7 @@ STDERR_TAIL = 2000  # characters of stderr kept for fault records
 TRANSPORT_CAP_FACTOR = 16
 _LAST_WORDS = 0.5  # seconds to wait for a dead bot's stderr to drain before judging why it died
 _SLICE = 0.05  # seconds between liveness checks where no pidfd is available
+_REAP_WAIT = 2.0  # seconds to wait for a killed bot's processes to die, to reap them
 _REBIND_WAIT = 1.0  # seconds to retry binding a tcp port that a socket closed a moment ago still holds
 _SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".ts", ".rb", ".pl", ".php", ".jl", ".lua", ".sh", ".jar")
 _INTERPRETERS = ("python", "pypy", "node", "deno", "bun", "ruby", "perl", "java", "php", "sh", "bash", "julia")
@@ -285,42 +288,33 @@ def _ipc_path(endpoint: str) -> Path | None:
     return Path(endpoint[len("ipc://"):]) if endpoint.startswith("ipc://") else None
 
 
-@functools.cache
-def _death_signal_prefix() -> tuple[str, ...]:
-    """`setpriv --pdeathsig KILL --` where it works: the kernel then kills a bot whose arena was killed
-    before it could clean up (the arena's thread that started the bot must live as long as the bot)."""
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        return ()
-    prefix = (setpriv, "--pdeathsig", "KILL", "--")
-    try:
-        works = subprocess.run([*prefix, "true"], capture_output=True, timeout=5).returncode == 0
-    except (OSError, subprocess.SubprocessError):
-        works = False
-    return prefix if works else ()
-
-
 class BotProcess:
     """One running bot: its process group, its channel and its two log files."""
 
     def __init__(self, command: BotCommand, context: zmq.Context, endpoint: str, log_stem: Path,
                  log_cap: int = DEFAULT_LOG_CAP, max_message: int = DEFAULT_MAX_MESSAGE,
                  sandbox: Sandbox = NO_SANDBOX, private: Path | None = None, hidden: tuple[str, ...] = (),
-                 watchdog: Watchdog | None = None, games: int = 1) -> None:
+                 watchdog: Watchdog | None = None, games: int = 1, masked: tuple[Path, ...] = ()) -> None:
         """Start command in sandbox; private is the bot's own directory (made by the caller, holding the ipc
-        socket if any), hidden the other bots' directories, watchdog what enforces the per-game limits, games how
-        many games the process may play."""
+        socket if any), hidden the other bots' directories and masked the arena's, watchdog what finds the bot's
+        processes and enforces the per-game limits, games how many games the process may play."""
         self.command = command
         self.log_stem = log_stem
         self.ready: Ready | None = None
         self._pidfd: int | None = None
+        self._lifeline: int | None = None
         self._killed = False
+        sandbox = sandbox.resolved()
         self.limits = sandbox.limits
+        self.limited = sandbox.limited
         self.cpu_base: float | None = None
+        self.cpu_peak = 0.0
         self.vm_peak = 0
         self.limit_hit: FaultKind | None = None
+        self.adopted: set[int] = set()
+        self.seen: set[int] = set()
         self._sandbox = sandbox
-        self._watchdog = watchdog if sandbox.limited else None
+        self._watchdog = watchdog
         try:
             command.check()
         except ConfigError as exc:
@@ -328,19 +322,15 @@ class BotProcess:
         log_stem.parent.mkdir(parents=True, exist_ok=True)
         # Bind before the bot starts, so that it can connect at once.
         self.channel = Channel(context, endpoint, max_message, self._exit_fault)
-        # In bwrap's PID namespace the arena cannot be seen; its pid 1 lives exactly as long as the arena.
-        arena_pid = "1" if sandbox.level == Isolation.BWRAP else str(os.getpid())
-        private = private or log_stem.parent
-        env = sandbox.environment({ENDPOINT_ENV: self.channel.endpoint, ARENA_PID_ENV: arena_pid}, private)
-        argv = sandbox.command((*command.argv, self.channel.endpoint), command.cwd, private, hidden, games)
+        self.endpoint = self.channel.endpoint
+        self.cgroup = new_cgroup()
         try:
-            self.process = subprocess.Popen(
-                [*_death_signal_prefix(), *argv], stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True, close_fds=True,
-                cwd=command.cwd)
-        except OSError as exc:
+            self.process = self._spawn(command, sandbox, private or log_stem.parent, hidden, games, masked)
+        except (OSError, ValueError) as exc:
             self.channel.close()
-            raise BotCrashed(f"cannot start {command}: {exc.strerror or exc}") from None
+            if self.cgroup is not None:
+                self.cgroup.remove()
+            raise BotCrashed(f"cannot start {command}: {getattr(exc, 'strerror', None) or exc}") from None
         self.started = time.monotonic()
         if self._watchdog is not None:
             self._watchdog.watch(self)
@@ -354,6 +344,28 @@ class BotProcess:
             self.channel.watch(self._pidfd)
         except (AttributeError, OSError):
             pass  # no pidfd here (not Linux, or an old kernel): the channel checks the process every 50 ms
+
+    def _spawn(self, command: BotCommand, sandbox: Sandbox, private: Path, hidden: tuple[str, ...], games: int,
+               masked: tuple[Path, ...]) -> subprocess.Popen[bytes]:
+        """Start the bot: in its cgroup (limited), with a lifeline (a pipe whose far end only the arena holds, so
+        that it reads end-of-file once the arena is gone, whatever pid the bot can see)."""
+        if self.cgroup is not None and sandbox.limited:
+            # The sandbox's own processes (bubblewrap outside and as init, unshare's) are in the bot's cgroup too.
+            extra = 2 + (1 if outer_namespace() else 0) if sandbox.level == Isolation.BWRAP else 0
+            self.cgroup.limit(self.limits.memory, self.limits.processes + extra)
+        lifeline, self._lifeline = os.pipe()
+        # In bwrap's PID namespace the arena cannot be seen; its pid 1 lives exactly as long as the arena.
+        arena_pid = "1" if sandbox.level == Isolation.BWRAP else str(os.getpid())
+        env = sandbox.environment({ENDPOINT_ENV: self.endpoint, ARENA_PID_ENV: arena_pid,
+                                   LIFELINE_ENV: str(lifeline)}, private)
+        argv = sandbox.command((*command.argv, self.endpoint), command.cwd, private, hidden, games, masked,
+                               self.cgroup.join if self.cgroup else ())
+        try:
+            return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    env=env, start_new_session=True, close_fds=True, pass_fds=(lifeline,),
+                                    cwd=command.cwd)
+        finally:
+            os.close(lifeline)
 
     @property
     def pid(self) -> int:
@@ -375,7 +387,7 @@ class BotProcess:
                 detail = f"the bot was killed by {signal.Signals(-code).name}"
             except ValueError:
                 detail = f"the bot was killed by signal {-code}"
-        kind = verdict(self, code, self.stderr_tail(_LAST_WORDS)) if self._sandbox.limited else None
+        kind = verdict(self, code, self.stderr_tail(_LAST_WORDS)) if self.limited else None
         return BotCrashed(detail) if kind is None else limit_fault(kind, detail, self.limits)
 
     def new_game(self) -> None:
@@ -414,21 +426,27 @@ class BotProcess:
             self.kill()
 
     def kill(self) -> None:
-        """Kill the process group at once, reap the bot, and release its socket, pipes and pidfd (once)."""
+        """Kill every process of the bot at once, reap them, and release its socket, pipes, pidfd and cgroup
+        (once)."""
         if self._killed:
             return
         self._killed = True
         if self._watchdog is not None:
             self._watchdog.forget(self)
-            kill_members(self.process.pid)  # also those that left the process group
+        killed = set(kill_all(self)) - {self.process.pid}
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass  # the group is already gone
         self.process.wait()
+        # With the bot reaped, its own children were handed to the arena (a subreaper): reap them as well.
+        reap_pids(killed | self.adopted, _REAP_WAIT)
         for drain in self._drains:
             drain.join(1.0)
         self.channel.close()
-        if self._pidfd is not None:
-            os.close(self._pidfd)
-            self._pidfd = None
+        for fd in (self._pidfd, self._lifeline):
+            if fd is not None:
+                os.close(fd)
+        self._pidfd = self._lifeline = None
+        if self.cgroup is not None:
+            self.cgroup.remove()

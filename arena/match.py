@@ -60,7 +60,7 @@ class MatchConfig:
             raise ConfigError(f"the number of games must be at least 1, got {self.games}")
         if self.time.timeout <= 0 or self.time.init <= 0:
             raise ConfigError("the decision and init timeouts must be positive")
-        if self.sandbox.level == Isolation.BWRAP and self.transport == Transport.TCP:
+        if self.sandbox.level == Isolation.BWRAP and not self.sandbox.shared_network and self.transport == Transport.TCP:
             raise ConfigError("--sandbox bwrap takes the bots off the network: use ipc, not tcp")
         self.sandbox.check()
         try:
@@ -111,10 +111,13 @@ class BotPool:
         self.config = config
         self.log_dir = log_dir
         self.context = zmq.Context()
+        self.sandbox = config.sandbox.resolved(config.transport == Transport.TCP)
         # A private directory keeps the ipc endpoints and the bots' own directories out of reach of other users
         # and other matches.
         self.ipc_dir = leftovers.private_dir() if config.transport == Transport.IPC else None
-        self.private_dir = self.ipc_dir or (leftovers.private_dir() if config.sandbox.limited else None)
+        self.private_dir = self.ipc_dir or (leftovers.private_dir() if self.sandbox.limited else None)
+        # What bubblewrap covers: where every match keeps its bots' sockets and homes, and the results.
+        self.masked = (Path(tempfile.gettempdir()), config.results_dir)
         self.watchdog = Watchdog()
         self.identities: dict[int, Ready] = {}
         self._bots: dict[int, BotProcess] = {}
@@ -156,8 +159,8 @@ class BotPool:
             hidden = tuple(b.cwd for b in self.config.bots if b.cwd and b.cwd != command.cwd)
             try:
                 self._bots[p] = BotProcess(command, self.context, self._endpoint(private), stem,
-                                           self.config.log_cap, self.config.max_message, self.config.sandbox,
-                                           private, hidden, self.watchdog, self.config.games)
+                                           self.config.log_cap, self.config.max_message, self.sandbox,
+                                           private, hidden, self.watchdog, self.config.games, self.masked)
                 started.append(p)
             except BotCrashed as fault:
                 bots[p] = StartFailure(fault, "")

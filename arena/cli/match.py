@@ -10,8 +10,8 @@ from tabulate import tabulate
 
 from arena.bots import BotCommand, Transport
 from arena.interrupt import cleanup_on_termination
-from arena.cli.params import (BOT, GAME, parse_game_options, results_option, sandbox_options, time_control,
-                              time_options)
+from arena.cli.params import (BOT, GAME, announce_sandbox, parse_game_options, results_option, sandbox_options,
+                              time_control, time_options)
 from arena.errors import ArenaError
 from arena.games import Game
 from arena.match import MatchConfig, MatchResult, run_match
@@ -57,11 +57,12 @@ def match(game: Game, bots: tuple[BotCommand, ...], games: int, seed: int | None
         game=game, bots=bots, games=games, seed=seed, options=parse_game_options(option_pairs, variants),
         time=time_control(timeout, init_timeout, time_bank, increment), fresh_processes=fresh_processes,
         duplicate=duplicate, transport=Transport.TCP if tcp else Transport.IPC, max_message=max_message,
-        results_dir=results_dir, sandbox=sandbox)
+        results_dir=results_dir, sandbox=sandbox.resolved(tcp))
     try:
         config.check()
     except ArenaError as exc:
         raise click.UsageError(str(exc)) from None
+    announce_sandbox(config.sandbox)
     progress = None if quiet else lambda record: click.echo(game_line(record, games), err=True)
     try:
         with cleanup_on_termination():

@@ -59,7 +59,8 @@ def leaderboard(name: str | None, fmt: str, max_fault_rate: float | None, output
     """Print a tournament's leaderboard, ranked by the conservative estimate mu - 3 sigma."""
     with _open(results_dir, db) as store:
         t = _find(store, name)
-        board = build(f"{t.name} ({t.game}, {t.format})", _stored_ratings(store, t), store.bot_stats(t.id),
+        sandbox = t.config.get("sandbox", {}).get("level", "unknown")
+        board = build(f"{t.name} ({t.game}, {t.format}, sandbox {sandbox})", _stored_ratings(store, t), store.bot_stats(t.id),
                       max_fault_rate)
     text = render(board, fmt)
     if output is None:
