@@ -148,18 +148,19 @@ class LogDrain(threading.Thread):
         return self._tail.decode("utf-8", errors="replace")
 
 
-_beacon: list[Any] = []  # a shared counter of requests sent and replies awaited, if a supervisor watches this process
+_due: list[Any] = []  # where a supervising process reads when this one should next make progress (arena.worker)
 
 
-def report_progress(counter: Any) -> None:
-    """Count every request this process sends, and every wait for a reply that ends, in counter (a shared integer
-    with a `value`, such as multiprocessing's RawValue), so that a supervising process can tell it is not stuck."""
-    _beacon[:] = [counter]
+def report_progress(due: Any) -> None:
+    """Keep due (a shared float with a `value`, such as multiprocessing's RawValue("d")) at the monotonic time by
+    which this process should next make progress: the deadline of the request in flight, else the last answer's
+    arrival. A supervising process that sees it pass by far knows this one is stuck."""
+    _due[:] = [due]
 
 
-def _beat() -> None:
-    for counter in _beacon:
-        counter.value += 1
+def _progress(by: float) -> None:
+    for due in _due:
+        due.value = by
 
 
 class Channel:
@@ -209,17 +210,17 @@ class Channel:
         """Send request under the next id and return the checked reply; a BotFault if there is none."""
         request_id = self.next_id
         self.next_id += 1
-        _beat()
         data = encode(request, request_id)
         start = time.monotonic()
         deadline = start + timeout
+        _progress(deadline)
         if not self._send(data, deadline, start):
             self._reopen(request_id)
             raise BotTimeout(f"request {request_id} could not be delivered within {timeout:.3g} s: "
                              "the bot is not connected", time.monotonic() - start)
         frames = self._receive(deadline, start)
         elapsed = time.monotonic() - start
-        _beat()
+        _progress(start + elapsed)
         if frames is None:
             self._reopen(request_id)
             raise BotTimeout(f"no answer to request {request_id} within {timeout:.3g} s", elapsed)
