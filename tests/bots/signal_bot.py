@@ -1,4 +1,5 @@
-"""A bot that signals the arena: `python tests/bots/signal_bot.py SIGNAL ENDPOINT`.
+"""A bot that signals the arena: `python tests/bots/signal_bot.py SIGNAL [WORD...] ENDPOINT` (the words are
+ignored: a test can mark the bot's command line with them).
 
 It plays option 0 with the SDK, and at its first decision sends SIGNAL (TERM, INT, HUP, KILL or STOP) to the
 process named in $ARENA_PID and to its own parent, then answers. Every process started signals once: a bot
@@ -43,7 +44,7 @@ def main(name: str) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] not in SIGNALS:
-        sys.stderr.write(f"usage: signal_bot.py SIGNAL ENDPOINT, SIGNAL one of {', '.join(SIGNALS)}\n")
+    if len(sys.argv) < 3 or sys.argv[1] not in SIGNALS:
+        sys.stderr.write(f"usage: signal_bot.py SIGNAL [WORD...] ENDPOINT, SIGNAL one of {', '.join(SIGNALS)}\n")
         sys.exit(2)
     main(sys.argv[1])
