@@ -64,7 +64,11 @@ def _serve(conn: Connection, target: Callable[[Any], Any], coordinator: int, sto
                 job = conn.recv()
             except EOFError:
                 return
-            conn.send(target(job))
+            try:
+                result = target(job)
+            except Exception as exc:  # a bug, not the bots: the job fails and the worker is replaced
+                result = Failure(f"the worker process failed: {type(exc).__name__}: {exc}"[:500])
+            conn.send(result)
     except KeyboardInterrupt:
         return  # asked to stop: the match under way has stopped its bots while unwinding
 
@@ -156,11 +160,14 @@ class Worker(Generic[J, R]):
         """The job's result, a Failure if the worker failed it (the worker is then killed), or None for now."""
         if self._conn.poll():
             try:
-                result: R = self._conn.recv()
-                self.job = None
-                return result
+                result: R | Failure = self._conn.recv()
             except (EOFError, OSError):
                 pass  # it died while sending; the checks below say how
+            else:
+                self.job = None
+                if isinstance(result, Failure):
+                    self.kill()
+                return result
         failure = self._failure()
         if failure is not None:
             self.kill()
@@ -185,6 +192,8 @@ class Worker(Generic[J, R]):
     def ask_to_stop(self) -> None:
         """Ask the worker to stop its match (its bots) and exit."""
         self._stop.value = 1
+        if self.process.exitcode is not None:
+            return  # gone already (and reaped: its pid may belong to another process by now)
         try:
             os.kill(self.process.pid, signal.SIGCONT)
             os.kill(self.process.pid, signal.SIGTERM)
@@ -193,11 +202,9 @@ class Worker(Generic[J, R]):
 
     def kill(self) -> None:
         """Kill the worker and everything it started, at once."""
-        self._seen += descendants(self.process.pid)
-        try:
+        if self.process.exitcode is None:  # not reaped, so the pid is still the worker's
+            self._seen += descendants(self.process.pid)
             os.kill(self.process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         self.process.join()
         _kill_all(self._seen)  # its bots' own processes too, which no death signal reaches
         self._conn.close()

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.arena.conftest import ROOT
-from tests.arena.test_termination import PATIENCE, processes_with, wait_for
+from tests.arena.test_termination import processes_with, wait_for
 
 SIGNAL_BOT = ROOT / "tests" / "bots" / "signal_bot.py"
 

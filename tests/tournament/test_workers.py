@@ -9,6 +9,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -16,6 +17,8 @@ from pathlib import Path
 import pytest
 
 from arena.worker import STOP_GRACE
+from protocol import DEFAULT_MAX_MESSAGE
+from tests.arena.test_flood import BOTS, FLOOD_BOT, bound, rss
 from tests.arena.test_termination import processes_with, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,14 +27,14 @@ TIMEOUT = 0.5  # seconds per decision
 PATIENCE = 240  # seconds a whole tournament may take on a busy machine
 
 
-def with_marker(marker: str) -> list[int]:
+def with_marker(marker: str, where: tuple[str, ...] = ("environ", "cmdline")) -> list[int]:
     """Live processes whose command line or environment holds marker (workers inherit the arena's environment)."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            if marker.encode() in (entry / "environ").read_bytes() + (entry / "cmdline").read_bytes() and \
+            if marker.encode() in b"".join((entry / part).read_bytes() for part in where) and \
                     (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
                 found.append(int(entry.name))
         except (OSError, IndexError):
@@ -122,3 +125,33 @@ def test_ctrl_c_still_stops_a_one_job_tournament_at_once(tmp_path: Path) -> None
     assert proc.returncode == 130 and "run the same command to resume" in err
     assert "Traceback" not in err
     assert time.monotonic() - start < STOP_GRACE + 30  # the worker stopped when asked (generous for load)
+
+
+def test_a_flooding_bot_in_a_parallel_tournament_stays_under_the_memory_bound(tmp_path: Path) -> None:
+    marker = f"marker-{uuid.uuid4().hex}"
+    slow = tmp_path / "slow_bot.py"  # keeps the games going while the flood arrives
+    slow.write_text("import time\nfrom protocol import run_bot\n"
+                    "run_bot(lambda view, options, decision: time.sleep(0.02) or 0, name='slow')\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena", "tournament", "bali-2001", f"flood={sys.executable} {FLOOD_BOT} unsolicited "
+         f"48 {16 << 20}", f"slow={sys.executable} {slow} {marker}", f"random={sys.executable} -m "
+         f"sample_bots.random_bot {marker}", "--seats", "3", "--jobs", "2", "--sandbox", "rlimit",
+         "--results", str(tmp_path / "results")],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        env={**os.environ, "ARENA_TEST_MARKER": marker})
+    peak = [0]
+
+    def sample() -> None:  # the coordinator and its workers (the bots' scrubbed environment lacks the marker)
+        while proc.poll() is None:
+            peak[0] = max([peak[0], *(rss(pid) for pid in with_marker(marker, where=("environ",)))])
+            time.sleep(0.02)  # the sampling interval
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    try:
+        out, err = finish(proc, marker)
+    finally:
+        sampler.join()
+    assert proc.returncode == 0 and "Traceback" not in err, err
+    assert 0 < peak[0] < bound(DEFAULT_MAX_MESSAGE, BOTS), f"a process of the arena reached {peak[0] >> 20} MiB"
+    assert [status for status, _, _ in stored(tmp_path / "results")] == ["done"] * 3
