@@ -326,22 +326,42 @@ class GamePlay:
                           self.first_request[seat], self.game_over_sent[seat])
 
 
+class MatchInterrupted(KeyboardInterrupt):
+    """A match stopped by Ctrl-C or a termination signal; `result` holds the games finished before it (their
+    records are kept on disk, and every bot is stopped)."""
+
+    def __init__(self, result: MatchResult, cause: str) -> None:
+        super().__init__(cause)
+        self.result = result
+        self.cause = cause
+
+
 def run_match(config: MatchConfig, on_game: Callable[[GameRecord], None] | None = None) -> MatchResult:
-    """Play the match, writing a record per game and a summary under the results directory."""
+    """Play the match, writing a record per game and a summary under the results directory.
+
+    Interrupted (KeyboardInterrupt, which arena.interrupt makes of SIGTERM too), it stops every bot, writes the
+    summary of the games finished so far and raises MatchInterrupted with them."""
     config.check()
     leftovers.sweep()
     match_id, directory = _match_directory(config)
     records: list[GameRecord] = []
-    with BotPool(config, directory / "logs") as pool:
-        for g in range(config.games):
-            record = GamePlay(config, pool, match_id, g).play()
-            save_record(record, directory / f"game-{g + 1:04d}.json")
-            records.append(record)
-            if on_game is not None:
-                on_game(record)
-            if config.fresh_processes:
-                pool.stop_all()
-        result = MatchResult(match_id, directory, config.seed, tuple(records), standings(config, pool, records))
+    pool: BotPool | None = None
+    try:
+        with BotPool(config, directory / "logs") as pool:
+            for g in range(config.games):
+                record = GamePlay(config, pool, match_id, g).play()
+                save_record(record, directory / f"game-{g + 1:04d}.json")
+                records.append(record)
+                if on_game is not None:
+                    on_game(record)
+                if config.fresh_processes:
+                    pool.stop_all()
+    except KeyboardInterrupt as exc:
+        partial = MatchResult(match_id, directory, config.seed, tuple(records),
+                              standings(config, pool, records) if pool is not None else ())
+        _write_summary(config, partial, interrupted=True)
+        raise MatchInterrupted(partial, str(exc) or "SIGINT") from None
+    result = MatchResult(match_id, directory, config.seed, tuple(records), standings(config, pool, records))
     _write_summary(config, result)
     return result
 
@@ -356,7 +376,8 @@ def standings(config: MatchConfig, pool: BotPool, records: list[GameRecord]) -> 
         name, version = pool.name(p)
         rows.append(Standing(
             participant=p, command=str(command), name=name, version=version, games=len(seats),
-            wins=ranks.count(1), mean_rank=sum(ranks) / len(ranks), mean_score=sum(scores) / len(scores),
+            wins=ranks.count(1), mean_rank=sum(ranks) / max(1, len(ranks)),
+            mean_score=sum(scores) / max(1, len(scores)),
             faults=sum(1 for r in records for f in r.faults if f.participant == p),
             disqualified=sum(1 for r, seat in seats if seat in r.disqualified),
         ))
@@ -380,12 +401,12 @@ def _match_directory(config: MatchConfig) -> tuple[str, Path]:
     raise ConfigError(f"too many matches named {stem} under {base}")
 
 
-def _write_summary(config: MatchConfig, result: MatchResult) -> None:
+def _write_summary(config: MatchConfig, result: MatchResult, interrupted: bool = False) -> None:
     summary = {
         "match": result.match_id, "game": config.game.name, "seed": config.seed, "games": config.games,
         "bots": [str(b) for b in config.bots], "options": config.options, "time": config.time.to_wire(),
         "fresh_processes": config.fresh_processes, "duplicate": config.duplicate, "transport": config.transport.value,
         "records": [f"game-{r.game_index + 1:04d}.json" for r in result.records],
-        "standings": [vars(s) for s in result.standings],
+        "standings": [vars(s) for s in result.standings], "interrupted": interrupted,
     }
     (result.directory / "match.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")

@@ -14,10 +14,12 @@ from arena.cli.params import (BOT, GAME, announce_sandbox, parse_game_options, r
                               time_control, time_options)
 from arena.errors import ArenaError
 from arena.games import Game
-from arena.match import MatchConfig, MatchResult, run_match
+from arena.match import MatchConfig, MatchInterrupted, MatchResult, run_match
 from arena.record import GameRecord
 from arena.sandbox import Sandbox
 from protocol import DEFAULT_MAX_MESSAGE
+
+INTERRUPTED = 130  # the exit status of a command stopped by Ctrl-C or SIGTERM, as a shell reports SIGINT
 
 
 @click.command()
@@ -67,10 +69,27 @@ def match(game: Game, bots: tuple[BotCommand, ...], games: int, seed: int | None
     try:
         with cleanup_on_termination():
             result = run_match(config, on_game=progress)
+    except MatchInterrupted as stop:
+        report_interrupted(stop, games)
+        if stop.result.records:
+            click.echo(results_table(stop.result))
+        raise SystemExit(INTERRUPTED) from None
+    except KeyboardInterrupt:
+        click.echo("\ninterrupted before the match started", err=True)
+        raise SystemExit(INTERRUPTED) from None
     except ArenaError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(results_table(result))
     click.echo(f"\nrecords and logs: {result.directory}")
+
+
+def report_interrupted(stop: MatchInterrupted, total: int) -> None:
+    """On stderr: why the match stopped, and the records of the games it kept."""
+    result = stop.result
+    click.echo(f"\ninterrupted ({stop.cause}): every bot is stopped; {len(result.records)} of {total} games were "
+               f"played and are kept in {result.directory}", err=True)
+    for record in result.records:
+        click.echo(f"  game-{record.game_index + 1:04d}.json", err=True)
 
 
 def game_line(record: GameRecord, total: int) -> str:
