@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from arena import cluster
 from arena.cli import main
-from arena.schedule import Table
+from arena.formats import Table
 from arena.store import StoredGame
 from arena.tournament import TableResult
 from tests.tournament.test_tournament_cli import arena, bots, processes_in, ratings, stored, stored_count

@@ -6,7 +6,7 @@ from collections import Counter
 from itertools import combinations
 
 from arena.ratings import GameOutcome, RatingConfig, rate_all
-from arena.schedule import gauntlet, ladder_wave, round_robin
+from arena.formats import gauntlet, ladder_wave, round_robin
 from arena.wire import derive_seed
 
 BOTS = ["a", "b", "c", "d", "e"]

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.schedule import round_robin
+from arena.formats import round_robin
 from tests.arena.test_termination import processes_with, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
