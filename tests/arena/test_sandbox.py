@@ -19,7 +19,7 @@ from arena.sandbox import (MIB, NO_SANDBOX, Isolation, Limits, Sandbox, bwrap_pr
                            read_tasks)
 from protocol import TimeControl
 from tests.arena.conftest import RANDOM, ROOT, Spawned, play, sample_bot
-from tests.arena.test_termination import wait_for
+from tests.helpers import wait_until
 
 # Small limits make each attack hit its wall at once; a healthy random bot stays far below all of them.
 LIMITS = Limits(memory=512 * MIB, cpu=2.0, processes=24, file_size=8 * MIB, open_files=64)
@@ -53,7 +53,7 @@ def nothing_left(spawned: Spawned) -> None:
     for pid in spawned.pids:
         assert not members(pid, tasks), f"processes of bot {pid} are still running"
     # Killed processes of a PID namespace are reaped by the machine's init, a moment later.
-    assert wait_for(lambda: not any(group_exists(pgid) for pgid in spawned.pids))
+    assert wait_until(lambda: not any(group_exists(pgid) for pgid in spawned.pids))
     spawned.assert_all_gone()
 
 
