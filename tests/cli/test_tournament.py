@@ -141,6 +141,14 @@ def test_gauntlet_fills_the_table_with_the_sample_bots(tmp_path: Path) -> None:
     assert all(row["games"] == 4 and row["fault_rate"] == 0 for row in board["ranking"])
 
 
+def test_a_lone_gauntlet_challenger_needs_no_seats_option(tmp_path: Path) -> None:
+    r = arena("tournament", "bali-2001", f"mine={RANDOM}", "--format", "gauntlet", "--jobs", "1", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    board = json.loads(arena("leaderboard", "--format", "json", cwd=tmp_path).stdout)
+    assert sorted(row["bot"] for row in board["ranking"]) == ["heuristic_bot", "mine", "random_bot"]
+    assert all(row["games"] == 3 for row in board["ranking"])  # the smallest table, in each seat rotation
+
+
 def test_sigterm_stops_a_parallel_tournament_and_every_worker_and_bot_with_it(tmp_path: Path) -> None:
     marker = f"marker-{uuid.uuid4().hex}"
     # A slow but correct bot: a table takes minutes, so only stopping the workers ends the tournament in time.
