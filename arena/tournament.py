@@ -22,6 +22,7 @@ from arena.bots import BotCommand
 from arena.entrants import Entrant, check_entrants
 from arena.errors import ArenaError, ConfigError
 from arena.formats import Table, TournamentFormat
+from arena.formats.ladder import DEFAULT_WAVE
 from arena.games import get_game
 from arena.interrupt import cleanup_on_termination
 from arena.match import MatchConfig, run_match
@@ -31,7 +32,6 @@ from arena.sandbox import Sandbox, cpu_sets
 from arena.store import Store, StoredFault, StoredGame, Tournament
 from protocol import TimeControl
 
-DEFAULT_WAVE = 4  # ladder tables chosen at a time from the ratings so far
 _PR_SET_PDEATHSIG = 1  # prctl option, from <linux/prctl.h>
 
 

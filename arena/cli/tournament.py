@@ -15,6 +15,7 @@ from arena.cli.params import (GAME, db_option, game_options, rating_options, res
 from arena.cluster import ClusterPlayer
 from arena.entrants import Entrant, from_command, from_submissions
 from arena.formats import DEFAULT_FORMAT, FORMATS, get_format
+from arena.formats.ladder import DEFAULT_WAVE
 from arena.games import Game
 from arena.interrupt import cleanup_on_termination
 from arena.leaderboard import build, render
@@ -22,7 +23,7 @@ from arena.progress import Display
 from arena.ratings import RatingConfig
 from arena.sandbox import Sandbox
 from arena.store import Store
-from arena.tournament import DEFAULT_WAVE, Runner, TournamentSpec, check_spec
+from arena.tournament import Runner, TournamentSpec, check_spec
 from protocol import TimeControl
 
 HEURISTIC_BOT, RANDOM_BOT = "sample_bots.heuristic_bot", "sample_bots.random_bot"
@@ -35,8 +36,7 @@ HEURISTIC_BOT, RANDOM_BOT = "sample_bots.heuristic_bot", "sample_bots.random_bot
               help="A directory with one folder per bot, each holding a manifest.toml (name, version, author, "
                    "command).")
 @click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default=DEFAULT_FORMAT, show_default=True,
-              help="round-robin: every table of SEATS entrants; gauntlet: the first entrant against the others "
-              "(or the sample bots); ladder: tables chosen by rating until --games or --time-limit.")
+              help="; ".join(f"{f.name}: {f.summary}" for f in FORMATS.values()) + ".")
 @click.option("--seats", type=click.IntRange(min=1), help="Seats per table (default: as many as the game and "
               "the entrants allow).")
 @click.option("--rounds", type=click.IntRange(min=1), default=1, show_default=True,

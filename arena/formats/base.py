@@ -47,6 +47,7 @@ class TournamentFormat(ABC):
     """
 
     name: ClassVar[str]  # as the command line and the store spell it
+    summary: ClassVar[str]  # what it plays, in a few words, for --help
     open_ended: ClassVar[bool] = False  # True: it plays until a number of games or a time limit
 
     def __eq__(self, other: object) -> bool:

@@ -12,6 +12,7 @@ class Gauntlet(FixedFormat):
     """The challenger at every table of `seats` with the others; alone, it wants opponents to play against."""
 
     name = "gauntlet"
+    summary = "the first entrant against the others (or the sample bots)"
 
     def missing_opponents(self, given: int, seats: int) -> int:
         return max(0, seats - given)

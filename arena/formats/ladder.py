@@ -14,12 +14,15 @@ from arena.wire import derive_seed
 if TYPE_CHECKING:
     from arena.tournament import TournamentSpec
 
+DEFAULT_WAVE = 4  # tables chosen at a time from the ratings so far
+
 
 class Ladder(TournamentFormat):
     """`wave` tables at a time, each anchored on the most uncertain bot and filled by match quality, until
     `max_games` or the time limit."""
 
     name = "ladder"
+    summary = "tables chosen by rating until --games or --time-limit"
     open_ended = True
 
     def check(self, spec: TournamentSpec, time_limit: float | None) -> None:

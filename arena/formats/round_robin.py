@@ -12,6 +12,7 @@ class RoundRobin(FixedFormat):
     """Every table of `seats` entrants."""
 
     name = "round-robin"
+    summary = "every table of SEATS entrants"
 
     def tables(self, names: Sequence[str], seats: int) -> list[tuple[str, ...]]:
         return [tuple(c) for c in combinations(names, seats)]
