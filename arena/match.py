@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import tempfile
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
