@@ -159,6 +159,7 @@ class Runner:
     name: str | None = None
     time_limit: float | None = None
     on_progress: Callable[[Progress], None] | None = None
+    on_start: Callable[[Tournament], None] | None = None  # told once the tournament is open and held by this run
     tournament: Tournament | None = None
     player: TablePlayer | None = None  # None: the local worker processes
     _workers: WorkerPool[TableJob, TableResult] | None = field(default=None, init=False, repr=False)
@@ -179,6 +180,8 @@ class Runner:
         self.tournament = self.store.open_tournament(self.name or spec.default_name(), spec.game, spec.fmt.name,
                                                      spec.identity(), list(spec.entrants))
         leftovers.sweep(self.results_dir, self.store.replays())  # what killed arenas left behind
+        if self.on_start is not None:
+            self.on_start(self.tournament)
         self._deadline = None if self.time_limit is None else time.monotonic() + self.time_limit
         self._started = time.monotonic()
         self._played = 0
