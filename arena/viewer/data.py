@@ -29,9 +29,9 @@ class _Perspective:
     def key(self) -> str:
         return REFEREE if self.seat is None else str(self.seat)
 
-    def add(self, state: State, game: Game, num_players: int) -> None:
-        """Record the frame of the state as this view sees it, and the events since the last frame."""
-        table = GAMES[game.name].referee(state, num_players) if self.seat is None else state.view(self.seat)
+    def add(self, state: State, game: Game, views: list[dict[str, Any]]) -> None:
+        """Record the frame of the state as this view sees it (views: every seat's), and the events since."""
+        table = GAMES[game.name].referee(state, views) if self.seat is None else views[self.seat]
         self.frames.append(patch.diff(self.last, table) if self.frames else [table])
         self.last = table
         events = state.referee_events(self.shown) if self.seat is None else state.events(self.seat, self.shown)
@@ -51,17 +51,20 @@ def replay_data(record: GameRecord, seat: int | None = None) -> dict[str, Any]:
     views = [_Perspective(s) for s in seats]
     decisions: list[dict[str, Any]] = []
 
-    def visit(state: State, number: int, d: DecisionRecord) -> None:
+    def add(state: State) -> None:
+        seat_views = [state.view(s) if seat is None or s == seat else {} for s in range(record.num_players)]
         for view in views:
-            view.add(state, game, record.num_players)
+            view.add(state, game, seat_views)
+
+    def visit(state: State, number: int, d: DecisionRecord) -> None:
+        add(state)
         decisions.append(_decision(state, d, seat))
 
     reproduction = resimulate(record, visit)
     if reproduction.problems:
         raise ReplayError("the replay does not reproduce the record: " + "; ".join(reproduction.problems))
     final = reproduction.state
-    for view in views:
-        view.add(final, game, record.num_players)
+    add(final)
     game_over = next((e for e in reversed(final.events(None)) if e.get("type") == "game_over"), None)
     return {
         "format": "bali-arena-replay-page", "game": record.game, "match": record.match_id,

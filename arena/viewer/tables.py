@@ -14,12 +14,8 @@ from arena.games.bali2017.cards import OFFERING_NAMES, OFFERING_TYPE, SHRINE_POI
 REFEREE = "referee"
 
 
-def _seat_views(state: State, n: int) -> list[dict[str, Any]]:
-    return [state.view(seat) for seat in range(n)]
-
-
-def _referee_2001(state: State, n: int) -> dict[str, Any]:
-    views = _seat_views(state, n)
+def _referee_2001(state: State, views: list[dict[str, Any]]) -> dict[str, Any]:
+    n = len(views)
     table = {key: value for key, value in views[0].items() if key not in ("seat", "hand", "piles")}
     table["hands"] = [v["hand"] for v in views]
     # Every card of every pile, including those no seat knows: the views only show a seat what it placed.
@@ -28,8 +24,7 @@ def _referee_2001(state: State, n: int) -> dict[str, Any]:
     return table
 
 
-def _referee_2017(state: State, n: int) -> dict[str, Any]:
-    views = _seat_views(state, n)
+def _referee_2017(state: State, views: list[dict[str, Any]]) -> dict[str, Any]:
     drop = ("seat", "hand", "offerings", "offerings_known")
     table = {key: value for key, value in views[0].items() if key not in drop}
     table["hands"] = [v["hand"] for v in views]
@@ -60,7 +55,7 @@ def _scoring_2017(view: dict[str, Any], game_over: dict[str, Any] | None) -> dic
     return {"columns": ["points", "shrines", "stones", "offerings", "total"], "values": values, "rows": rows}
 
 
-RefereeView = Callable[[State, int], dict[str, Any]]
+RefereeView = Callable[[State, list[dict[str, Any]]], dict[str, Any]]  # from the state and every seat's view
 Scoring = Callable[[dict[str, Any], "dict[str, Any] | None"], dict[str, Any]]
 
 
