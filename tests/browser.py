@@ -18,6 +18,7 @@ FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage
          "--disable-background-networking", "--disable-component-update", "--disable-sync")
 DESKTOP = (1280, 900)
 PHONE = (390, 844)
+SCRIPT_TIMEOUT = 300  # seconds a test's script may run: stepping through a whole game on a busy machine
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 
 
@@ -56,6 +57,7 @@ def start_chromium() -> Iterator[Any]:
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
+    driver.set_script_timeout(SCRIPT_TIMEOUT)
     try:
         yield driver
     finally:

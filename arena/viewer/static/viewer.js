@@ -2,10 +2,15 @@
 (function () {
   "use strict";
 
+  var marks = { start: performance.now() };
   var DATA = JSON.parse(document.getElementById("replay-data").textContent);
+  marks.parsed = performance.now();
   var N = DATA.decisions.length;          // frames 0..N-1 come before a decision, frame N is the end
   var REFEREE = "referee";
   var PLAY_MS = 450;
+  var LOG_WINDOW = 30;     // decisions shown in the log on either side of the current one
+  var LOG_MARGIN = 8;      // how near the window's edge the current decision may come before the window moves
+  var FRAGMENT_MS = 250;   // browsers throttle history updates: the fragment follows a fast stepper at this pace
   var ISLAND_SHORT = { Kukusch: "K", Panschar: "P", Tschakkalag: "T", Wontong: "W" };
   var KIND_SHORT = {
     priest: "pri", warrior: "war", prince: "prn", scholar: "sch", artist: "art",
@@ -269,10 +274,16 @@
     return html + "</div>";
   }
 
-  function buildLog(view) {
+  // The log shows a window of decisions around the current one, so that a long game's log costs no more to lay
+  // out than a short one's; the window moves along as the viewer steps.
+  function buildLog(view, center) {
     var events = DATA.views[view].events;
+    var from = Math.max(0, center - LOG_WINDOW), to = Math.min(N, center + LOG_WINDOW);
     var parts = [];
-    for (var k = 0; k <= N; k++) {
+    if (from > 0) {
+      parts.push('<div class="entry more" data-step="' + (from - 1) + '">… ' + from + " earlier decisions</div>");
+    }
+    for (var k = from; k <= to; k++) {
       var lines = events[k].map(function (line) {
         return '<div class="event' + (line.indexOf("---") === 0 ? " turn-line" : "") + '">' + esc(line) + "</div>";
       }).join("");
@@ -288,9 +299,20 @@
       }
       parts.push('<div class="entry" data-step="' + k + '">' + lines + line + "</div>");
     }
+    if (to < N) {
+      parts.push('<div class="entry more" data-step="' + (to + 1) + '">… ' + (N - to) + " later decisions</div>");
+    }
     var log = document.getElementById("log");
     log.innerHTML = parts.join("");
     log.dataset.view = view;
+    log.dataset.from = String(from);
+    log.dataset.to = String(to);
+  }
+
+  function logCovers(log, view, step) {
+    var from = +log.dataset.from, to = +log.dataset.to;
+    return log.dataset.view === view && (from === 0 || step >= from + LOG_MARGIN) &&
+      (to === N || step <= to - LOG_MARGIN);
   }
 
   // --- moving ----------------------------------------------------------------------------------------------------
@@ -308,10 +330,10 @@
       N + " decisions") + " · turn " + v.turn;
     document.getElementById("slider").value = String(step);
     var log = document.getElementById("log");
-    if (log.dataset.view !== view) { buildLog(view); }
+    if (!logCovers(log, view, step)) { buildLog(view, step); }
     var old = log.querySelector(".entry.current");
     if (old) { old.classList.remove("current"); }
-    var entry = log.querySelector('.entry[data-step="' + step + '"]');
+    var entry = log.querySelector('.entry[data-step="' + step + '"]:not(.more)');
     entry.classList.add("current");
     log.scrollTop = Math.max(0, entry.offsetTop - log.clientHeight / 3);
     document.body.dataset.step = String(step);
@@ -372,7 +394,12 @@
     return { step: step, view: view };
   }
 
+  var fragmentTimer = null;
   function writeFragment() {
+    if (fragmentTimer === null) { fragmentTimer = setTimeout(flushFragment, FRAGMENT_MS); }
+  }
+  function flushFragment() {
+    fragmentTimer = null;
     var hash = "#step=" + current.step + "&seat=" + current.view;
     if (location.hash === hash) { return; }
     try { history.replaceState(null, "", hash); } catch (e) { location.replace(hash); }
@@ -423,13 +450,18 @@
     var start = readFragment();
     current.view = start.view;
     select.value = current.view;
+    frames(current.view);
+    marks.frames = performance.now();
+    buildLog(current.view, start.step);
+    marks.log = performance.now();
     go(start.step, start.view);
+    marks.drawn = performance.now();
   }
 
   setup();
   window.arenaViewer = {
     data: DATA, frames: frames, go: go, next: function () { go(current.step + 1); },
     position: function () { return { step: current.step, view: current.view, last: N }; },
-    loadMs: performance.now(), stepTimes: stepTimes
+    loadMs: performance.now(), stepTimes: stepTimes, marks: marks
   };
 })();
