@@ -19,10 +19,11 @@ import zmq
 
 from arena import __version__
 from arena.bots import DEFAULT_LOG_CAP, BotCommand, BotProcess, Transport
-from arena.errors import BotCrashed, BotFault, BotTimeout, ConfigError, IllegalAction
+from arena.errors import BotCrashed, BotFault, BotTimeout, BuildFailed, ConfigError, IllegalAction
 from arena.games import Game
 from arena.record import DecisionRecord, FaultRecord, GameRecord, Phase, SeatRecord, save_record
 from arena.sandbox import Isolation, Sandbox, Watchdog
+from arena.submission import ensure_built, wants_tcp
 from arena.wire import SeatClock, decide_request, derive_seed, game_over_request, new_game_request, outcome
 from protocol import DEFAULT_MAX_MESSAGE, Action, Ready, TimeControl
 
@@ -62,6 +63,10 @@ class MatchConfig:
             raise ConfigError("the decision and init timeouts must be positive")
         if self.sandbox.level == Isolation.BWRAP and self.transport == Transport.TCP:
             raise ConfigError("--sandbox bwrap takes the bots off the network: use ipc, not tcp")
+        for bot in self.bots:
+            if self.sandbox.level == Isolation.BWRAP and wants_tcp(bot.cwd):
+                raise ConfigError(f"{bot.cwd}: its manifest asks for transport tcp, which --sandbox bwrap cannot "
+                                  "give (the bots have no network there)")
         self.sandbox.check()
         try:
             game.new_state(n, 0, self.options)
@@ -135,8 +140,8 @@ class BotPool:
         (folder / "home").mkdir(parents=True, mode=0o700)
         return folder
 
-    def _endpoint(self, private: Path | None) -> str:
-        if self.ipc_dir is None or private is None:
+    def _endpoint(self, private: Path | None, command: BotCommand) -> str:
+        if self.ipc_dir is None or private is None or wants_tcp(command.cwd):
             return "tcp://127.0.0.1:*"
         return f"ipc://{private}/bot.sock"
 
@@ -152,11 +157,16 @@ class BotPool:
             self.discard(p)
             self._runs[p] += 1
             command = self.config.bots[p]
+            try:
+                ensure_built(command.cwd, self.log_dir / f"p{p}-{command.label}-build.log")
+            except BuildFailed as fault:
+                bots[p] = StartFailure(fault, fault.output)
+                continue
             stem = self.log_dir / f"p{p}-{command.label}-run{self._runs[p]}"
             private = self._private(p, self._runs[p])
             hidden = tuple(b.cwd for b in self.config.bots if b.cwd and b.cwd != command.cwd)
             try:
-                self._bots[p] = BotProcess(command, self.context, self._endpoint(private), stem,
+                self._bots[p] = BotProcess(command, self.context, self._endpoint(private, command), stem,
                                            self.config.log_cap, self.config.max_message, self.config.sandbox,
                                            private, hidden, self.watchdog, self.config.games)
                 started.append(p)
