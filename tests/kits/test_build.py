@@ -26,37 +26,49 @@ def new_kit(tmp_path: Path, language: Language, name: str = "mybot") -> Path:
 
 
 def test_a_folder_is_built_before_its_first_game_and_again_only_when_its_files_change(tmp_path: Path) -> None:
-    need(Language.CPP)
-    folder = new_kit(tmp_path, Language.CPP)
+    need(Language.PYTHON)
+    folder = new_kit(tmp_path, Language.PYTHON)
     first = arena("validate", "mybot", *QUICK, "--games", "2", "--results", "r1", cwd=tmp_path)
     assert first.returncode == 0, first.stdout + first.stderr
     assert "PASS: bot 'mybot'" in first.stdout
     logs = build_logs(tmp_path / "r1")
     assert [log.name for log in logs] == ["p0-mybot-build.log"]  # once, not once per game
-    assert "$ make" in logs[0].read_text() and "g++" in logs[0].read_text()
+    assert "$ python3 -m compileall -q ." in logs[0].read_text()
     assert read_stamp(folder) == folder_digest(folder)
 
     again = arena("validate", "mybot", *QUICK, "--games", "1", "--results", "r2", cwd=tmp_path)
     assert again.returncode == 0, again.stdout + again.stderr
     assert build_logs(tmp_path / "r2") == []  # unchanged: not built again
 
-    source = folder / "bot.cpp"
-    source.write_text(source.read_text() + "// a change\n")
+    source = folder / "bot.py"
+    source.write_text(source.read_text() + "# a change\n")
     changed = arena("validate", "mybot", *QUICK, "--games", "1", "--results", "r3", cwd=tmp_path)
     assert changed.returncode == 0, changed.stdout + changed.stderr
     assert len(build_logs(tmp_path / "r3")) == 1
 
 
-def test_a_failed_build_is_a_build_fault_shown_with_the_builds_last_lines(tmp_path: Path) -> None:
-    need(Language.CPP)
-    folder = new_kit(tmp_path, Language.CPP)
-    source = folder / "bot.cpp"
-    source.write_text(source.read_text().replace("if (count == 1) return 0;", "if (count == 1) return 0 +;"))
+# Each kit's syntax error, and what its build says about it.
+BROKEN = {
+    Language.PYTHON: ("bot.py", "if len(options) == 1:", "if len(options) == 1", "'python3 -m compileall -q .' "
+                      "failed with status 1", r"SyntaxError: expected ':'"),
+    Language.CPP: ("bot.cpp", "if (count == 1) return 0;", "if (count == 1) return 0 +;", "'make' failed with "
+                   "status 2", r"bot\.cpp:\d+:\d+: error: expected primary-expression"),
+}
+
+
+@pytest.mark.parametrize("language", list(BROKEN), ids=[lang.value for lang in BROKEN])
+def test_a_failed_build_is_a_build_fault_shown_with_the_builds_last_lines(tmp_path: Path,
+                                                                         language: Language) -> None:
+    need(language)
+    name, good, bad, failure, last_line = BROKEN[language]
+    folder = new_kit(tmp_path, language)
+    source = folder / name
+    source.write_text(source.read_text().replace(good, bad))
     run = arena("validate", "mybot", *QUICK, "--games", "2", "--results", "r", cwd=tmp_path)
     assert run.returncode == 1, run.stdout + run.stderr
-    assert re.search(r"fault at handshake: build: the build step 'make' failed with status 2; its output: "
+    assert re.search(rf"fault at handshake: build: the build step {re.escape(failure)}; its output: "
                      r"\S+p0-mybot-build\.log", run.stdout), run.stdout
-    assert re.search(r"stderr\| .*bot\.cpp:\d+:\d+: error: expected primary-expression", run.stdout), run.stdout
+    assert re.search(rf"stderr\| .*{last_line}", run.stdout), run.stdout
     assert "FAIL" in run.stdout + run.stderr
     assert len(build_logs(tmp_path / "r")) == 1  # the failure is remembered for the second game, not rebuilt
     assert not (folder / STAMP).exists()
