@@ -15,6 +15,11 @@ from arena.errors import ConfigError
 MANIFEST = "manifest.toml"
 FIELDS = ("name", "version", "author", "command", "build", "transport")
 TRANSPORTS = tuple(t.value for t in Transport)
+# What to install where a build's program is missing (Debian packages).
+INSTALL_HINTS = {
+    "make": "make", "g++": "g++", "cargo": "cargo", "npm": "nodejs npm", "node": "nodejs",
+    "javac": "default-jdk-headless", "java": "default-jdk-headless",
+}
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _NAMED_COMMAND = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.-]{0,63})=(.+)$", re.S)
 
@@ -156,6 +161,12 @@ def _words(value: str | list[str], where: str, key: str) -> tuple[str, ...]:
     return words
 
 
+def install_hint(program: str) -> str:
+    """How to install a build program the machine may lack (Debian packages), as a parenthesis, or ''."""
+    packages = INSTALL_HINTS.get(Path(program).name)
+    return f" (Debian/Ubuntu: apt-get install {packages})" if packages else ""
+
+
 def from_folder(folder: Path) -> Entrant:
     """An entrant from a submission folder holding manifest.toml (name, version, author, command, build,
     transport)."""
@@ -173,7 +184,10 @@ def from_folder(folder: Path) -> Entrant:
     else:
         # What the bot runs may not exist before its first build: only the build's program is checked now,
         # the bot's own when it starts.
-        _checked(BotCommand(build, cwd), f"{where}: build")
+        try:
+            BotCommand(build, cwd).check()
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: build: {exc}{install_hint(build[0])}") from None
     return Entrant(name, command.argv, cwd, _field(data, "version", where), _field(data, "author", where, False))
 
 

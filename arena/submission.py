@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Iterator
 
 from arena.bots import Transport
-from arena.entrants import MANIFEST, build_step, transport
+from arena.entrants import MANIFEST, build_step, install_hint, transport
 from arena.errors import BuildFailed, ConfigError
 
 STAMP = ".arena-build"
@@ -30,11 +30,6 @@ BUILD_TIMEOUT = 900.0  # seconds a build may take: a first Rust or npm build on 
 BUILD_OUTPUTS = frozenset({"target", "node_modules", "build", "results", "logs", "__pycache__", ".git"})
 TAIL_LINES = 20  # lines of a failed build's output shown with its fault
 _TAIL_BYTES = 1 << 16  # how much of the end of a build log is read for those lines
-# What to install where a build's program is missing (Debian package names).
-INSTALL_HINTS = {
-    "make": "make g++", "g++": "g++", "cargo": "cargo rustc", "npm": "nodejs npm", "node": "nodejs",
-    "javac": "default-jdk-headless", "java": "default-jdk-headless",
-}
 
 _lock = threading.Lock()
 _built: set[str] = set()  # folders checked (and built if need be) by this process
@@ -86,10 +81,8 @@ def run_build(folder: Path, build: tuple[str, ...], log: Path) -> None:
             process = subprocess.Popen(build, cwd=folder, stdin=subprocess.DEVNULL, stdout=out,
                                        stderr=subprocess.STDOUT, start_new_session=True)
         except OSError as exc:
-            hint = INSTALL_HINTS.get(Path(build[0]).name)
-            fix = f" (Debian/Ubuntu: apt-get install {hint})" if hint else ""
-            raise BuildFailed(f"cannot run the build step {shlex.join(build)!r}: {exc.strerror or exc}{fix}") \
-                from None
+            raise BuildFailed(f"cannot run the build step {shlex.join(build)!r}: {exc.strerror or exc}"
+                              f"{install_hint(build[0])}") from None
         try:
             status = process.wait(BUILD_TIMEOUT)
         except BaseException as exc:

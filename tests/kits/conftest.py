@@ -32,10 +32,11 @@ def need(language: Language) -> None:
         pytest.skip(reason)
 
 
-def arena(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """The real `arena` command line, run in cwd."""
-    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=cwd, env=ENV, capture_output=True,
-                          text=True, timeout=timeout)
+def arena(*args: str, cwd: Path, timeout: float = 300,
+          env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """The real `arena` command line, run in cwd, with env over the environment."""
+    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=cwd, env={**ENV, **(env or {})},
+                          capture_output=True, text=True, timeout=timeout)
 
 
 @pytest.fixture(scope="session")

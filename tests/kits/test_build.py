@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.kits import Language
+from arena.kits import Language, Need, install_hint
 from arena.submission import STAMP, folder_digest, read_stamp
 from tests.kits.conftest import arena, need
 
@@ -146,3 +146,40 @@ def test_arena_new_usage_errors_exit_2(tmp_path: Path, args: list[str], message:
     run = arena(*args, cwd=tmp_path)
     assert run.returncode == 2 and message in run.stderr, run.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
+
+
+# A kit's build run where its compiler or libraries are missing (pointed elsewhere through the environment).
+UNBUILDABLE = {
+    Language.CPP: ({"CXX": "no-such-cxx"}, "no C++ compiler 'no-such-cxx': apt-get install g++ make"),
+    Language.JAVA: ({"JARS": "/nonexistent"}, "missing jars; install them with: apt-get install libjeromq-java "
+                    "libmsgpack-java"),
+}
+
+
+@pytest.mark.parametrize("language", list(UNBUILDABLE), ids=[lang.value for lang in UNBUILDABLE])
+def test_a_kit_that_cannot_be_built_says_what_to_install(tmp_path: Path, language: Language) -> None:
+    need(language)
+    new_kit(tmp_path, language)
+    env, message = UNBUILDABLE[language]
+    run = arena("validate", "mybot", *QUICK, "--games", "1", "--results", "r", cwd=tmp_path, env=env)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "fault at handshake: build: the build step 'make' failed" in run.stdout
+    assert f"stderr| {message}" in run.stdout, run.stdout
+
+
+def test_a_missing_build_program_is_named_with_its_package(tmp_path: Path) -> None:
+    folder = tmp_path / "b"
+    folder.mkdir()
+    (folder / "manifest.toml").write_text('name = "b"\nversion = "1"\ncommand = "./target/release/bot"\n'
+                                          'build = "cargo build --release --offline"\n')
+    run = arena("validate", "b", "--game", "bali-2017", "--results", "r", cwd=tmp_path, env={"PATH": "/nowhere"})
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "'cargo' is not found on PATH (Debian/Ubuntu: apt-get install cargo)" in run.stderr
+
+
+def test_missing_needs_are_told_as_one_install_line() -> None:
+    needs = [Need(program="no-such-compiler", install="g++"), Need(path="/nonexistent/zmq.hpp", install="cppzmq-dev"),
+             Need(module="no_such_module", install="pyzmq"), Need(program="sh", install="dash")]
+    lacking = [need for need in needs if not need.met()]
+    assert [n.install for n in lacking] == ["g++", "cppzmq-dev", "pyzmq"]
+    assert install_hint(lacking) == "apt-get install g++ cppzmq-dev and python3 -m pip install pyzmq"

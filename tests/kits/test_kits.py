@@ -31,12 +31,19 @@ def test_kit_passes_validate(language: Language, game: str, kit: Callable[[Langu
 
 
 @pytest.mark.parametrize("language", list(Language), ids=[lang.value for lang in Language])
-def test_kit_reads_its_view_in_a_strategy_function(language: Language, kit: Callable[[Language], Path]) -> None:
-    folder = kit(language)
+def test_a_new_kit_is_named_after_its_folder_with_a_strategy_function_that_reads_the_view(
+        language: Language, tmp_path: Path) -> None:
+    made = arena("new", "my-bot.2", "--lang", language.value, cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    folder = tmp_path / "my-bot.2"
+    assert f"created {folder.name}/ from the {language.value} kit" in made.stdout
+    assert 'name = "my-bot.2"' in (folder / "manifest.toml").read_text()
     source = {Language.PYTHON: "bot.py", Language.JAVASCRIPT: "bot.js", Language.CPP: "bot.cpp",
               Language.JAVA: "Bot.java", Language.RUST: "src/main.rs"}[language]
     text = (folder / source).read_text()
     assert "strategy(" in text and '"hand"' in text.replace("view.hand", '"hand"')
-    assert "{{" not in text and folder.name in text
+    assert '"my-bot.2"' in text
     readme = (folder / "README.md").read_text()
-    assert f"arena validate {folder.name} --game bali-2001" in readme
+    assert "arena validate my-bot.2 --game bali-2001" in readme
+    leftovers = [p for p in folder.rglob("*") if p.is_file() and "{{" in p.read_text(errors="replace")]
+    assert leftovers == []
