@@ -9,12 +9,13 @@ import subprocess
 from dataclasses import dataclass
 from enum import StrEnum
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from arena.entrants import MANIFEST, NAME_PATTERN
 from arena.errors import ConfigError
 
-TEMPLATE_SUFFIXES = (".toml", ".py", ".js", ".json", ".cpp", ".java", ".rs", ".md", ".txt", ".mf", "Makefile")
+TEMPLATE_SUFFIXES = (".toml", ".py", ".js", ".json", ".cpp", ".java", ".rs", ".md", ".txt", "Makefile")
 KIT_FILES = ("__init__.py",)  # the package's own files, not part of any kit
 
 
@@ -110,11 +111,15 @@ def create(folder: Path, language: Language) -> Path:
         folder.mkdir(parents=True)
     except OSError as exc:
         raise ConfigError(f"cannot create {str(folder)!r}: {exc.strerror or exc}") from None
-    _copy(template, folder, {"{{name}}": name, "{{crate}}": identifier(name).lower()})
+    try:
+        _copy(template, folder, {"{{name}}": name, "{{crate}}": identifier(name).lower()})
+    except OSError as exc:
+        shutil.rmtree(folder, ignore_errors=True)  # no half-made kit left behind
+        raise ConfigError(f"cannot write the kit into {str(folder)!r}: {exc.strerror or exc}") from None
     return folder
 
 
-def _copy(source: resources.abc.Traversable, target: Path, values: dict[str, str]) -> None:
+def _copy(source: Traversable, target: Path, values: dict[str, str]) -> None:
     for entry in source.iterdir():
         if entry.name in KIT_FILES or entry.name == "__pycache__":
             continue
