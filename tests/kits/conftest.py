@@ -12,6 +12,7 @@ from typing import Callable
 
 import pytest
 
+from arena.errors import BuildFailed
 from arena.kits import Language, install_hint, missing
 from arena.submission import ensure_built
 
@@ -57,7 +58,10 @@ def kit(tmp_path_factory: pytest.TempPathFactory) -> Callable[[Language], Path]:
                 created = arena("new", folder.name, "--lang", language.value, cwd=root)
                 assert created.returncode == 0, created.stdout + created.stderr
                 start = time.monotonic()
-                ensure_built(str(folder), root / f"{language.value}-build.log")
+                try:
+                    ensure_built(str(folder), root / f"{language.value}-build.log")
+                except BuildFailed as exc:
+                    pytest.fail(f"the {language.value} kit does not build: {exc}\n{exc.output}")
                 print(f"{language.value} kit: built in {time.monotonic() - start:.1f} s")
         return folder
 
