@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 import os
 import shlex
@@ -15,7 +14,7 @@ import time
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import IO, Callable, cast
+from typing import IO, Any, Callable, cast
 
 import zmq
 
@@ -25,6 +24,7 @@ from protocol import (
     ARENA_PID_ENV,
     DEFAULT_MAX_MESSAGE,
     ENDPOINT_ENV,
+    LIFELINE_ENV,
     REPLY_TO,
     Hello,
     Message,
@@ -35,15 +35,23 @@ from protocol import (
     decode,
     encode,
 )
-from arena.sandbox import NO_SANDBOX, Isolation, Sandbox, Watchdog, kill_members, limit_fault, verdict
+from protocol.codec import REPLY_LIMITS
+from arena.cgroups import new_cgroup
+from arena.sandbox import (NO_SANDBOX, Isolation, Sandbox, Watchdog, kill_all, limit_fault, outer_namespace,
+                           reap_pids, verdict)
 
 DEFAULT_LOG_CAP = 1 << 20  # bytes per log file
 STDERR_TAIL = 2000  # characters of stderr kept for fault records
-# A reply this many times over the cap is cut off by the transport itself (it then shows as a timeout),
-# so that a hostile bot cannot make the arena buffer gigabytes.
-TRANSPORT_CAP_FACTOR = 16
+# The transport reads a message of up to twice the cap (so that an over-cap reply is an `oversized` fault) and cuts
+# off anything larger (the connection drops and the bot reconnects): what it buffers per message stays near the cap.
+TRANSPORT_CAP_FACTOR = 2
+_ENVELOPE = 4096  # bytes of framing a message may carry besides its body
+# Messages the arena's socket queues from one connection while it is not reading it (a bot may send unsolicited
+# ones at any time, and zmq's default of 1000 would let it fill the arena's memory).
+RECEIVE_QUEUE = 1
 _LAST_WORDS = 0.5  # seconds to wait for a dead bot's stderr to drain before judging why it died
 _SLICE = 0.05  # seconds between liveness checks where no pidfd is available
+_REAP_WAIT = 2.0  # seconds to wait for a killed bot's processes to die, to reap them
 _REBIND_WAIT = 1.0  # seconds to retry binding a tcp port that a socket closed a moment ago still holds
 _SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".ts", ".rb", ".pl", ".php", ".jl", ".lua", ".sh", ".jar")
 _INTERPRETERS = ("python", "pypy", "node", "deno", "bun", "ruby", "perl", "java", "php", "sh", "bash", "julia")
@@ -144,6 +152,21 @@ class LogDrain(threading.Thread):
         return self._tail.decode("utf-8", errors="replace")
 
 
+_due: list[Any] = []  # where a supervising process reads when this one should next make progress (arena.worker)
+
+
+def report_progress(due: Any) -> None:
+    """Keep due (a shared float with a `value`, such as multiprocessing's RawValue("d")) at the monotonic time by
+    which this process should next make progress: the deadline of the request in flight, else the last answer's
+    arrival. A supervising process that sees it pass by far knows this one is stuck."""
+    _due[:] = [due]
+
+
+def _progress(by: float) -> None:
+    for due in _due:
+        due.value = by
+
+
 class Channel:
     """The arena's end of one bot link: a REQ socket it binds, used the lazy-pirate way.
 
@@ -173,7 +196,8 @@ class Channel:
         # CORRELATE makes zmq drop any reply that does not belong to the request in flight.
         socket.setsockopt(zmq.REQ_CORRELATE, 1)
         socket.setsockopt(zmq.REQ_RELAXED, 1)
-        socket.setsockopt(zmq.MAXMSGSIZE, max(self.max_message * TRANSPORT_CAP_FACTOR, 1 << 26))
+        socket.setsockopt(zmq.MAXMSGSIZE, transport_cap(self.max_message))
+        socket.setsockopt(zmq.RCVHWM, RECEIVE_QUEUE)
         deadline = time.monotonic() + _REBIND_WAIT
         while True:
             try:
@@ -193,16 +217,22 @@ class Channel:
         data = encode(request, request_id)
         start = time.monotonic()
         deadline = start + timeout
+        _progress(deadline)
         if not self._send(data, deadline, start):
             self._reopen(request_id)
             raise BotTimeout(f"request {request_id} could not be delivered within {timeout:.3g} s: "
                              "the bot is not connected", time.monotonic() - start)
         frames = self._receive(deadline, start)
         elapsed = time.monotonic() - start
+        _progress(start + elapsed)
         if frames is None:
             self._reopen(request_id)
             raise BotTimeout(f"no answer to request {request_id} within {timeout:.3g} s", elapsed)
         self.stuck = False
+        if elapsed > timeout:
+            # Whatever held it up (the bot, the machine, a signal that stopped the arena), the arena's clock rules.
+            raise BotTimeout(f"the answer to request {request_id} came after {elapsed:.3g} s, over its "
+                             f"{timeout:.3g} s", elapsed)
         return Reply(self._check(request, request_id, frames, elapsed), elapsed)
 
     def _send(self, data: bytes, deadline: float, start: float) -> bool:
@@ -227,7 +257,7 @@ class Channel:
         if len(frames) != 1:
             raise ProtocolError(f"a reply must be one frame, got {len(frames)}", elapsed)
         try:
-            reply = decode(frames[0], REPLY_TO[type(request)], self.max_message)
+            reply = decode(frames[0], REPLY_TO[type(request)], self.max_message, REPLY_LIMITS)
         except OversizedError as exc:
             raise OversizedMessage(str(exc), elapsed) from None
         except MessageError as exc:
@@ -280,23 +310,13 @@ class Channel:
             path.unlink(missing_ok=True)
 
 
+def transport_cap(max_message: int) -> int:
+    """The largest message the arena's socket takes in for a reply cap of max_message bytes."""
+    return TRANSPORT_CAP_FACTOR * max_message + _ENVELOPE
+
+
 def _ipc_path(endpoint: str) -> Path | None:
     return Path(endpoint[len("ipc://"):]) if endpoint.startswith("ipc://") else None
-
-
-@functools.cache
-def _death_signal_prefix() -> tuple[str, ...]:
-    """`setpriv --pdeathsig KILL --` where it works: the kernel then kills a bot whose arena was killed
-    before it could clean up (the arena's thread that started the bot must live as long as the bot)."""
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        return ()
-    prefix = (setpriv, "--pdeathsig", "KILL", "--")
-    try:
-        works = subprocess.run([*prefix, "true"], capture_output=True, timeout=5).returncode == 0
-    except (OSError, subprocess.SubprocessError):
-        works = False
-    return prefix if works else ()
 
 
 class BotProcess:
@@ -305,21 +325,27 @@ class BotProcess:
     def __init__(self, command: BotCommand, context: zmq.Context, endpoint: str, log_stem: Path,
                  log_cap: int = DEFAULT_LOG_CAP, max_message: int = DEFAULT_MAX_MESSAGE,
                  sandbox: Sandbox = NO_SANDBOX, private: Path | None = None, hidden: tuple[str, ...] = (),
-                 watchdog: Watchdog | None = None, games: int = 1) -> None:
+                 watchdog: Watchdog | None = None, games: int = 1, masked: tuple[Path, ...] = ()) -> None:
         """Start command in sandbox; private is the bot's own directory (made by the caller, holding the ipc
-        socket if any), hidden the other bots' directories, watchdog what enforces the per-game limits, games how
-        many games the process may play."""
+        socket if any), hidden the other bots' directories and masked the arena's, watchdog what finds the bot's
+        processes and enforces the per-game limits, games how many games the process may play."""
         self.command = command
         self.log_stem = log_stem
         self.ready: Ready | None = None
         self._pidfd: int | None = None
+        self._lifeline: int | None = None
         self._killed = False
+        sandbox = sandbox.resolved()
         self.limits = sandbox.limits
+        self.limited = sandbox.limited
         self.cpu_base: float | None = None
+        self.cpu_peak = 0.0
         self.vm_peak = 0
         self.limit_hit: FaultKind | None = None
+        self.adopted: set[int] = set()
+        self.seen: set[int] = set()
         self._sandbox = sandbox
-        self._watchdog = watchdog if sandbox.limited else None
+        self._watchdog = watchdog
         try:
             command.check()
         except ConfigError as exc:
@@ -327,19 +353,15 @@ class BotProcess:
         log_stem.parent.mkdir(parents=True, exist_ok=True)
         # Bind before the bot starts, so that it can connect at once.
         self.channel = Channel(context, endpoint, max_message, self._exit_fault)
-        # In bwrap's PID namespace the arena cannot be seen; its pid 1 lives exactly as long as the arena.
-        arena_pid = "1" if sandbox.level == Isolation.BWRAP else str(os.getpid())
-        private = private or log_stem.parent
-        env = sandbox.environment({ENDPOINT_ENV: self.channel.endpoint, ARENA_PID_ENV: arena_pid}, private)
-        argv = sandbox.command((*command.argv, self.channel.endpoint), command.cwd, private, hidden, games)
+        self.endpoint = self.channel.endpoint
+        self.cgroup = new_cgroup()
         try:
-            self.process = subprocess.Popen(
-                [*_death_signal_prefix(), *argv], stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True, close_fds=True,
-                cwd=command.cwd)
-        except OSError as exc:
+            self.process = self._spawn(command, sandbox, private or log_stem.parent, hidden, games, masked)
+        except (OSError, ValueError) as exc:
             self.channel.close()
-            raise BotCrashed(f"cannot start {command}: {exc.strerror or exc}") from None
+            if self.cgroup is not None:
+                self.cgroup.remove()
+            raise BotCrashed(f"cannot start {command}: {getattr(exc, 'strerror', None) or exc}") from None
         self.started = time.monotonic()
         if self._watchdog is not None:
             self._watchdog.watch(self)
@@ -353,6 +375,28 @@ class BotProcess:
             self.channel.watch(self._pidfd)
         except (AttributeError, OSError):
             pass  # no pidfd here (not Linux, or an old kernel): the channel checks the process every 50 ms
+
+    def _spawn(self, command: BotCommand, sandbox: Sandbox, private: Path, hidden: tuple[str, ...], games: int,
+               masked: tuple[Path, ...]) -> subprocess.Popen[bytes]:
+        """Start the bot: in its cgroup (limited), with a lifeline (a pipe whose far end only the arena holds, so
+        that it reads end-of-file once the arena is gone, whatever pid the bot can see)."""
+        if self.cgroup is not None and sandbox.limited:
+            # The sandbox's own processes (bubblewrap outside and as init, unshare's) are in the bot's cgroup too.
+            extra = 2 + (1 if outer_namespace() else 0) if sandbox.level == Isolation.BWRAP else 0
+            self.cgroup.limit(self.limits.memory, self.limits.processes + extra)
+        lifeline, self._lifeline = os.pipe()
+        # In bwrap's PID namespace the arena cannot be seen; its pid 1 lives exactly as long as the arena.
+        arena_pid = "1" if sandbox.level == Isolation.BWRAP else str(os.getpid())
+        env = sandbox.environment({ENDPOINT_ENV: self.endpoint, ARENA_PID_ENV: arena_pid,
+                                   LIFELINE_ENV: str(lifeline)}, private)
+        argv = sandbox.command((*command.argv, self.endpoint), command.cwd, private, hidden, games, masked,
+                               self.cgroup.join if self.cgroup else ())
+        try:
+            return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    env=env, start_new_session=True, close_fds=True, pass_fds=(lifeline,),
+                                    cwd=command.cwd)
+        finally:
+            os.close(lifeline)
 
     @property
     def pid(self) -> int:
@@ -374,7 +418,7 @@ class BotProcess:
                 detail = f"the bot was killed by {signal.Signals(-code).name}"
             except ValueError:
                 detail = f"the bot was killed by signal {-code}"
-        kind = verdict(self, code, self.stderr_tail(_LAST_WORDS)) if self._sandbox.limited else None
+        kind = verdict(self, code, self.stderr_tail(_LAST_WORDS)) if self.limited else None
         return BotCrashed(detail) if kind is None else limit_fault(kind, detail, self.limits)
 
     def new_game(self) -> None:
@@ -413,21 +457,27 @@ class BotProcess:
             self.kill()
 
     def kill(self) -> None:
-        """Kill the process group at once, reap the bot, and release its socket, pipes and pidfd (once)."""
+        """Kill every process of the bot at once, reap them, and release its socket, pipes, pidfd and cgroup
+        (once)."""
         if self._killed:
             return
         self._killed = True
         if self._watchdog is not None:
             self._watchdog.forget(self)
-            kill_members(self.process.pid)  # also those that left the process group
+        killed = set(kill_all(self)) - {self.process.pid}
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass  # the group is already gone
         self.process.wait()
+        # With the bot reaped, its own children were handed to the arena (a subreaper): reap them as well.
+        reap_pids(killed | self.adopted, _REAP_WAIT)
         for drain in self._drains:
             drain.join(1.0)
         self.channel.close()
-        if self._pidfd is not None:
-            os.close(self._pidfd)
-            self._pidfd = None
+        for fd in (self._pidfd, self._lifeline):
+            if fd is not None:
+                os.close(fd)
+        self._pidfd = self._lifeline = None
+        if self.cgroup is not None:
+            self.cgroup.remove()

@@ -7,25 +7,30 @@ the sandbox are wrapper commands (prlimit, taskset, bwrap) put in front of the b
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import math
 import os
+import shlex
 import shutil
 import signal
 import subprocess
 import sys
 import threading
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol
 
+from arena.cgroups import BotCgroup, hierarchy
 from arena.errors import LIMIT_FAULTS, BotCrashed, ConfigError, FaultKind
 
 MIB = 1 << 20
 # Environment variables a bot keeps under rlimit and bwrap; everything else of the arena's is dropped.
 PASSED_ENV = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "VIRTUAL_ENV")
 _TICK = 0.1  # seconds between two looks of the watchdog
+_REAP_WAIT = 2.0  # seconds to wait for killed orphans to die before leaving them for a later look
 _MEMORY_NEAR = 0.9  # a bot that died with this share of its address space in use ran out of memory
 # What runtimes print when a limit refuses them; stderr is the only trace the kernel leaves of some limits.
 _STDERR_SIGNS = (
@@ -37,8 +42,9 @@ _STDERR_SIGNS = (
 
 
 class Isolation(StrEnum):
-    """How far a bot is kept from the machine."""
+    """How far a bot is kept from the machine; AUTO is resolved at start to the strongest level that works here."""
 
+    AUTO = "auto"
     NONE = "none"
     RLIMIT = "rlimit"
     BWRAP = "bwrap"
@@ -46,7 +52,7 @@ class Isolation(StrEnum):
 
 @dataclass(frozen=True)
 class Limits:
-    """What one bot process may use: address space and file size in bytes, CPU seconds per game, tasks, fds."""
+    """What one bot may use: memory and file size in bytes, CPU seconds per game, tasks, fds."""
 
     memory: int = 1024 * MIB
     cpu: float = 60.0
@@ -64,21 +70,63 @@ class Limits:
 class Sandbox:
     """The isolation level, the limits it enforces (not under none), and the CPUs the bots are pinned to."""
 
-    level: Isolation = Isolation.RLIMIT
+    level: Isolation = Isolation.AUTO
     limits: Limits = field(default_factory=Limits)
     cpus: tuple[int, ...] = ()  # empty: not pinned
+    shared_network: bool = False  # bwrap without its own network namespace (auto over --tcp)
 
     def to_dict(self) -> dict[str, Any]:
         """The level and limits as plain data (the pinning is not part of what defines a tournament)."""
-        return {"level": self.level.value, "limits": self.limits.to_dict()}
+        found = {"level": self.level.value, "limits": self.limits.to_dict()}
+        return {**found, "shared_network": True} if self.shared_network else found
 
     @property
     def limited(self) -> bool:
         """True at every level but none: the limits apply, the environment is scrubbed."""
         return self.level != Isolation.NONE
 
+    def resolved(self, tcp: bool = False) -> "Sandbox":
+        """This sandbox with auto replaced by the strongest level this machine supports (for tcp endpoints, when
+        tcp is true: bubblewrap then has to share the network)."""
+        if self.level != Isolation.AUTO:
+            return self
+        if bwrap_problem() is None:
+            return replace(self, level=Isolation.BWRAP, shared_network=tcp)
+        return replace(self, level=Isolation.RLIMIT)
+
+    def describe(self) -> str:
+        """The level in effect and what enforces the limits, in a few words."""
+        if self.level == Isolation.AUTO:
+            return self.resolved().describe()
+        where = hierarchy()
+        counted = f"limits by {where.describe()} and the watchdog" if where else "limits by the watchdog"
+        if self.level == Isolation.NONE:
+            return "none (no limits; processes contained" + (f" by {where.describe()})" if where else ")")
+        if self.level == Isolation.RLIMIT:
+            return f"rlimit ({counted})"
+        namespaces = "user, PID, IPC, UTS" + ("" if self.shared_network else ", network")
+        return f"bwrap (own {namespaces} namespaces; {counted})"
+
+    def warning(self) -> str | None:
+        """One line saying what this level does not protect, or None where a bot is fully kept apart."""
+        if self.level == Isolation.AUTO:
+            return self.resolved().warning()
+        if self.level == Isolation.BWRAP:
+            if self.shared_network:
+                return ("sandbox warning: over --tcp the bots share the machine's network: a bot can open "
+                        "connections and reach the other bots' endpoints (use ipc for full separation)")
+            return None
+        why = "" if self.level == Isolation.NONE else f" (bubblewrap: {bwrap_problem()})" if bwrap_problem() else ""
+        return (f"sandbox warning: at {self.level.value}{why} the bots are contained and"
+                f"{' limited' if self.limited else ' not limited'}, but run as your user: a bot can read your "
+                "files and the other bots', answer for another bot at its endpoint, use the network and signal "
+                "the arena")
+
     def check(self) -> None:
         """ConfigError naming the problem if this sandbox cannot work here."""
+        if self.level == Isolation.AUTO:
+            self.resolved().check()
+            return
         limits = self.limits
         if min(limits.memory, limits.processes, limits.file_size, limits.open_files) < 1 or limits.cpu <= 0:
             raise ConfigError("every limit must be positive")
@@ -92,16 +140,19 @@ class Sandbox:
                 raise ConfigError(f"--sandbox bwrap cannot be used: {problem}")
 
     def command(self, argv: tuple[str, ...], cwd: str | None, private: Path, hidden: tuple[str, ...],
-                games: int = 1) -> list[str]:
+                games: int = 1, masked: tuple[Path, ...] = (), join: tuple[Path, ...] = ()) -> list[str]:
         """The command line that runs argv in this sandbox for up to `games` games; private is the bot's own
-        directory (socket, home), hidden the directories of the other bots, which bwrap masks."""
+        directory (socket, home), hidden the directories of the other bots and masked those of the arena (its
+        temporary and results directories), which bwrap covers; join the cgroup.procs files the bot enters."""
         prefix: list[str] = []
         if self.cpus:
             prefix += ["taskset", "--cpu-list", ",".join(map(str, self.cpus))]
+        prefix += launcher(join)
         if self.limited:
             prefix += _prlimit(self.limits, games)
         if self.level == Isolation.BWRAP:
-            prefix += _bwrap(Path(cwd or os.getcwd()).resolve(), private, hidden, argv)
+            prefix += [*outer_namespace(), *_bwrap(Path(cwd or os.getcwd()).resolve(), private, hidden, argv, masked,
+                                                   self.shared_network)]
         return [*prefix, *argv]
 
     def environment(self, endpoint_env: dict[str, str], private: Path) -> dict[str, str]:
@@ -116,38 +167,85 @@ class Sandbox:
 NO_SANDBOX = Sandbox(Isolation.NONE)
 
 
+def launcher(join: tuple[Path, ...]) -> list[str]:
+    """What starts every bot: the kernel kills it when the arena dies (setpriv --pdeathsig, where it works), it
+    gives up if the arena died before that took effect, and it enters its cgroup before the bot's code runs."""
+    script = f'[ "$PPID" = {os.getpid()} ] || exit 125'
+    for procs in join:
+        script += f"; echo $$ > {shlex.quote(str(procs))} || exit 126"
+    return [*_death_signal_prefix(), "sh", "-c", script + '; exec "$@"', "arena-bot"]
+
+
+@functools.cache
+def _death_signal_prefix() -> tuple[str, ...]:
+    """`setpriv --pdeathsig KILL --` where it works (the arena's thread that started the bot must live as long as
+    the bot: the kernel ties the signal to it)."""
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        return ()
+    prefix = (setpriv, "--pdeathsig", "KILL", "--")
+    try:
+        works = subprocess.run([*prefix, "true"], capture_output=True, timeout=5).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        works = False
+    return prefix if works else ()
+
+
+@functools.cache
+def outer_namespace() -> tuple[str, ...]:
+    """As root: `unshare --pid --fork --kill-child`, a PID namespace around bubblewrap whose init dies with the
+    arena, so that a bubblewrap killed while it sets its sandbox up (before its own die-with-parent holds) takes the
+    sandbox with it. Elsewhere nothing (bubblewrap then runs unprivileged, in a user namespace of its own)."""
+    unshare = shutil.which("unshare")
+    if unshare is None or os.geteuid() != 0:
+        return ()
+    prefix = (unshare, "--pid", "--fork", "--kill-child", "--")
+    try:
+        works = subprocess.run([*prefix, "true"], capture_output=True, timeout=5).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        works = False
+    return prefix if works else ()
+
+
 def _prlimit(limits: Limits, games: int) -> list[str]:
-    # CPU: the kernel's limit is a backstop over the process's life (the watchdog enforces the limit per game),
-    # soft below hard so that the bot first gets SIGXCPU, which tells the cause.
-    cpu = max(1, math.ceil(limits.cpu * games))
+    # CPU: the kernel's limit is a backstop over the process's life (the watchdog enforces the limit per game, over
+    # all the bot's processes, and must see an overrun first: hence the extra second), soft below hard so that the
+    # bot first gets SIGXCPU, which tells the cause.
+    cpu = max(1, math.ceil(limits.cpu * games)) + 1
     return ["prlimit", f"--as={limits.memory}", f"--fsize={limits.file_size}", f"--nofile={limits.open_files}",
             f"--cpu={cpu}:{cpu + 1}", "--core=0", "--"]
 
 
-def _bwrap(cwd: Path, private: Path, hidden: tuple[str, ...], argv: tuple[str, ...]) -> list[str]:
-    args = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-            "--tmpfs", "/dev/shm"]
-    for path in _needed_in_tmp(cwd, argv):
+def _bwrap(cwd: Path, private: Path, hidden: tuple[str, ...], argv: tuple[str, ...], masked: tuple[Path, ...],
+           shared_network: bool) -> list[str]:
+    args = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    # Unix sockets in the filesystem are not behind the network namespace, and a read-only mount does not stop a
+    # connect: every place holding other bots' or other programs' sockets is covered with an empty tmpfs.
+    covered = sorted({Path("/tmp"), Path("/dev/shm"), Path("/run"), *(m.resolve() for m in masked)} - {Path("/")})
+    covered = [c for c in covered if c.is_dir() and not any(c != o and c.is_relative_to(o) for o in covered)]
+    for folder in covered:
+        args += ["--tmpfs", str(folder)]
+    for path in _needed_under(covered, cwd, argv):
         args += ["--ro-bind", str(path), str(path)]
     for folder in hidden:
         resolved = Path(folder).resolve()
         # A directory that holds the bot's own cannot be masked: the bot would lose its own too.
         if not cwd.is_relative_to(resolved) and resolved.is_dir():
             args += ["--tmpfs", str(resolved)]
-    args += ["--bind", str(private), str(private), "--chdir", str(cwd), "--unshare-net", "--unshare-pid",
-             "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--"]
-    return args
+    args += ["--bind", str(private), str(private), "--chdir", str(cwd), "--unshare-user", "--unshare-pid",
+             "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--cap-drop", "ALL", "--new-session",
+             "--die-with-parent"]
+    return args + ([] if shared_network else ["--unshare-net"]) + ["--"]
 
 
-def _needed_in_tmp(cwd: Path, argv: tuple[str, ...]) -> list[Path]:
-    """What a bot needs that lies under /tmp, which bwrap empties: its folder, absolute paths in its command,
-    and where this Python and the arena's own packages live (a virtual environment, an editable install)."""
+def _needed_under(covered: list[Path], cwd: Path, argv: tuple[str, ...]) -> list[Path]:
+    """What a bot needs that lies under a covered directory: its folder, absolute paths in its command, and
+    where this Python and the arena's own packages live (a virtual environment, an editable install)."""
     candidates = [cwd, Path(sys.prefix), Path(sys.base_prefix), Path(__file__).resolve().parents[1]]
     candidates += [Path(p) for p in sys.path if p]
     candidates += [Path(a) for a in argv if a.startswith("/")]
-    tmp = Path("/tmp").resolve()
-    found = sorted({c.resolve() for c in candidates if c.resolve().is_relative_to(tmp) and c.exists()
-                    and c.resolve() != tmp})
+    found = sorted({c.resolve() for c in candidates if c.exists() and any(
+        c.resolve().is_relative_to(d) and c.resolve() != d for d in covered)})
     # A path inside another one already bound needs no binding of its own.
     return [p for p in found if not any(p != q and p.is_relative_to(q) for q in found)]
 
@@ -157,14 +255,15 @@ def bwrap_problem() -> str | None:
     """Why bubblewrap cannot run a sandbox here, or None if it can."""
     if shutil.which("bwrap") is None:
         return "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
-    probe = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid",
-             "--die-with-parent", "--", "true"]
+    probe = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-user", "--unshare-net",
+             "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--cap-drop", "ALL", "--die-with-parent", "--",
+             "true"]
     try:
         run = subprocess.run(probe, capture_output=True, timeout=10)
     except (OSError, subprocess.SubprocessError) as exc:
         return f"bwrap does not run: {exc}"
     if run.returncode != 0:
-        why = run.stderr.decode(errors="replace").strip() or f"status {run.returncode}"
+        why = run.stderr.decode(errors="replace").strip()[:200] or f"status {run.returncode}"
         return f"bwrap cannot create a sandbox here ({why}); it needs unprivileged user namespaces or root"
     return None
 
@@ -172,7 +271,7 @@ def bwrap_problem() -> str | None:
 @dataclass(frozen=True)
 class Task:
     """One process as /proc shows it: parent, session, threads, CPU ticks (its own and its reaped children's),
-    and address space in bytes."""
+    address space and resident memory in bytes."""
 
     pid: int
     ppid: int
@@ -180,9 +279,12 @@ class Task:
     threads: int
     ticks: int
     vsize: int
+    rss: int = 0
 
 
 _HZ = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+_PR_SET_CHILD_SUBREAPER = 36  # prctl option, from <linux/prctl.h>
 
 
 def read_task(pid: int) -> Task | None:
@@ -195,7 +297,7 @@ def read_task(pid: int) -> Task | None:
     if fields[0] == b"Z":
         return None
     return Task(pid, int(fields[1]), int(fields[3]), int(fields[17]), sum(int(f) for f in fields[11:15]),
-                int(fields[20]))
+                int(fields[20]), int(fields[21]) * _PAGE)
 
 
 def read_tasks() -> dict[int, Task]:
@@ -223,8 +325,8 @@ def _children(pid: int) -> list[int] | None:
 
 
 def tree(root: int) -> list[Task]:
-    """A bot's processes: its first process and all its descendants. Walking down from the root costs a few
-    reads per process of the bot, where a scan of /proc costs one per process of the machine."""
+    """A process and all its descendants. Walking down from the root costs a few reads per process of the bot,
+    where a scan of /proc costs one per process of the machine."""
     found: list[Task] = []
     todo = [root]
     while todo:
@@ -250,21 +352,57 @@ def members(root: int, tasks: dict[int, Task]) -> list[Task]:
     return [tasks[pid] for pid in found]
 
 
+@functools.cache
+def become_subreaper() -> bool:
+    """Make this process the one that inherits the orphans of its descendants (a bot's double-forked daemons
+    included), so that the arena can still find and kill them; False where the kernel cannot."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _environ_has(pid: int, entry: bytes) -> bool:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as environ:
+            return entry in environ.read().split(b"\0")
+    except OSError:
+        return False
+
+
 class Watched(Protocol):
     """What the watchdog needs of a bot process."""
 
     pid: int
+    endpoint: str
     limits: Limits
+    limited: bool
+    cgroup: BotCgroup | None
+    adopted: set[int]  # orphans the bot left that the arena inherited
+    seen: set[int]  # every process seen as part of the bot
     cpu_base: float | None  # CPU seconds used when the current game began (None: not yet measured)
+    cpu_peak: float
     vm_peak: int
     limit_hit: FaultKind | None
 
 
-class Watchdog:
-    """Looks at a match's bots every 100 ms and stops any that uses more tasks, or more CPU in a game, than it may.
+def processes(bot: Watched) -> list[Task]:
+    """Every live process of the bot: its tree, its cgroup, and the orphans it left to the arena (with theirs)."""
+    roots = {bot.pid, *bot.adopted, *(bot.cgroup.pids() if bot.cgroup else ())}
+    found: dict[int, Task] = {}
+    for root in roots:
+        if root not in found:
+            found.update((t.pid, t) for t in tree(root))
+    return list(found.values())
 
-    The kernel's rlimits stop the rest (memory, file size, open files); they have no per-bot count of tasks
-    (RLIMIT_NPROC counts a whole user) and no per-game CPU clock.
+
+class Watchdog:
+    """Looks at a match's bots every 100 ms: adopts the orphans they leave, and stops any that uses more memory,
+    tasks, or CPU in a game, than it may (summed over all its processes: from its cgroup where there is one).
+
+    The kernel's rlimits stop the rest (address space, file size and open files per process).
     """
 
     def __init__(self) -> None:
@@ -272,6 +410,7 @@ class Watchdog:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        become_subreaper()
 
     def watch(self, bot: Watched) -> None:
         """Start watching bot (and the watchdog, on the first)."""
@@ -297,48 +436,99 @@ class Watchdog:
         while not self._stop.wait(_TICK):
             with self._lock:
                 bots = list(self._bots)
+            adopt(bots)
             for bot in bots:
                 self.check(bot)
 
     @staticmethod
     def check(bot: Watched) -> None:
         """Stop bot if its processes go over a limit; note its address space for the verdict on its death."""
-        group = tree(bot.pid)
-        if not group or bot.limit_hit is not None:
+        reap(bot, block=False)
+        group = processes(bot)
+        bot.seen.update(t.pid for t in group)
+        if not group or bot.limit_hit is not None or not bot.limited:
             return
+        limits, cgroup = bot.limits, bot.cgroup
         bot.vm_peak = max(bot.vm_peak, max(t.vsize for t in group))
-        cpu = sum(t.ticks for t in group) / _HZ
+        counted = cgroup.counts if cgroup else frozenset()
+        cpu = cgroup.cpu_seconds() if "cpu" in counted else None
+        bot.cpu_peak = max(bot.cpu_peak, cpu if cpu is not None else sum(t.ticks for t in group) / _HZ)
         if bot.cpu_base is None:
-            bot.cpu_base = cpu
-        if sum(t.threads for t in group) > bot.limits.processes:
+            bot.cpu_base = bot.cpu_peak
+        if cgroup is not None and cgroup.out_of_memory():
+            stop(bot, FaultKind.MEMORY, group)
+        elif "memory" not in counted and sum(t.rss for t in group) > limits.memory:
+            stop(bot, FaultKind.MEMORY, group)
+        elif cgroup is not None and cgroup.refused_tasks():
             stop(bot, FaultKind.PROCESSES, group)
-        elif cpu - bot.cpu_base > bot.limits.cpu:
+        elif "pids" not in counted and sum(t.threads for t in group) > limits.processes:
+            stop(bot, FaultKind.PROCESSES, group)
+        elif bot.cpu_peak - bot.cpu_base > limits.cpu:
             stop(bot, FaultKind.CPU, group)
+
+
+def adopt(bots: list[Watched]) -> None:
+    """Give each orphan the arena inherited to the bot it came from: one seen in the bot's tree before, or one
+    whose environment names the bot's endpoint."""
+    roots = {bot.pid for bot in bots}
+    known = set().union(*(bot.adopted for bot in bots)) if bots else set()
+    for pid in set(_children(os.getpid()) or ()) - roots - known:
+        for bot in bots:
+            if pid in bot.seen or _environ_has(pid, f"ARENA_ENDPOINT={bot.endpoint}".encode()):
+                bot.adopted.add(pid)
+                break
 
 
 def stop(bot: Watched, kind: FaultKind, group: list[Task]) -> None:
     """Kill every process of bot for going over a limit of the given kind."""
     bot.limit_hit = kind
+    kill_all(bot, group)
+
+
+def kill_all(bot: Watched, group: list[Task] | None = None) -> list[int]:
+    """SIGKILL every process of the bot (its cgroup, its tree, its adopted orphans); their pids."""
+    group = processes(bot) if group is None else group
+    if bot.cgroup is not None:
+        bot.cgroup.kill()
     for task in group:
         try:
             os.kill(task.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass  # gone already
+    return [t.pid for t in group]
 
 
-def kill_members(root: int) -> None:
-    """SIGKILL every process of the bot that started as root, including those that left its process group."""
-    for task in members(root, read_tasks()):
-        try:
-            os.kill(task.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+def reap(bot: Watched, block: bool = True) -> None:
+    """Collect the exit status of the bot's orphans the arena inherited, else they stay zombies; block: they were
+    just killed, wait a moment for each."""
+    reap_pids(bot.adopted, _REAP_WAIT if block else 0.0)
+
+
+def reap_pids(pids: set[int], patience: float) -> None:
+    """Reap those of pids that are (or become within patience seconds) dead children of the arena; the others
+    are left out of pids."""
+    deadline = time.monotonic() + patience
+    while pids:
+        for pid in list(pids):
+            try:
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                done = pid  # not the arena's child, or reaped already
+            if done:
+                pids.discard(pid)
+        if not pids or time.monotonic() >= deadline:
+            return
+        time.sleep(0.005)
 
 
 def verdict(bot: Watched, returncode: int, stderr: str) -> FaultKind | None:
-    """The limit a dead bot went over, from what the watchdog saw, its exit signal and its last words."""
+    """The limit a dead bot went over, from what the watchdog saw, its cgroup, its exit signal and last words."""
     if bot.limit_hit is not None:
         return bot.limit_hit
+    if bot.cgroup is not None and bot.cgroup.out_of_memory():
+        return FaultKind.MEMORY
+    if bot.cgroup is not None and bot.cgroup.refused_tasks():
+        return FaultKind.PROCESSES
     if returncode == -signal.SIGXCPU:
         return FaultKind.CPU
     if returncode == -signal.SIGXFSZ:
@@ -353,7 +543,7 @@ def verdict(bot: Watched, returncode: int, stderr: str) -> FaultKind | None:
 
 def limit_fault(kind: FaultKind, detail: str, limits: Limits) -> BotCrashed:
     """The fault of a bot stopped for going over the limit of the given kind."""
-    what = {FaultKind.MEMORY: f"its address space of {limits.memory // MIB} MiB",
+    what = {FaultKind.MEMORY: f"{limits.memory // MIB} MiB of memory",
             FaultKind.CPU: f"{limits.cpu:g} CPU seconds in a game",
             FaultKind.PROCESSES: f"{limits.processes} processes and threads",
             FaultKind.FILE_SIZE: f"files of {limits.file_size // MIB} MiB",

@@ -2,37 +2,34 @@
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import json
 import os
-import signal
 import sys
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
+from collections import deque
 from dataclasses import dataclass, field, replace
-from multiprocessing import active_children, get_context
 from pathlib import Path
 from typing import Any, Callable, Iterator, Protocol
 
 import zmq
 
+from arena import leftovers
 from arena.bots import BotCommand
 from arena.entrants import Entrant, check_entrants
 from arena.errors import ArenaError, ConfigError
-from arena.games import get_game
-from arena.interrupt import cleanup_on_termination
+from arena.games import GameError, get_game
 from arena.match import MatchConfig, run_match
 from arena.ratings import GameOutcome, RatingConfig, Ratings, rate_all
 from arena.record import GameRecord
 from arena.sandbox import Sandbox, cpu_sets
 from arena.schedule import Format, Table, gauntlet, ladder_wave, round_robin
 from arena.store import Store, StoredFault, StoredGame, Tournament
+from arena.worker import Failure, WorkerPool
 from protocol import TimeControl
 
 DEFAULT_WAVE = 4  # ladder tables chosen at a time from the ratings so far
-_PR_SET_PDEATHSIG = 1  # prctl option, from <linux/prctl.h>
+MAX_TRIES = 3  # times a table is tried on a fresh worker before it is stored as failed
 
 
 @dataclass(frozen=True)
@@ -109,26 +106,17 @@ def play_table(job: TableJob) -> TableResult:
         game=get_game(job.spec_game), bots=tuple(BotCommand(argv, cwd) for argv, cwd in job.bots),
         games=job.table.games, seed=job.table.seed, options=job.options, time=job.time,
         fresh_processes=job.fresh_processes, results_dir=job.results_dir, duplicate=job.table.duplicate,
-        sandbox=job.sandbox)
+        sandbox=job.sandbox, mark_folder=True)
     if job.sandbox.cpus:
         os.sched_setaffinity(0, job.sandbox.cpus)  # the worker shares its match's CPUs, not its neighbours'
     try:
-        with cleanup_on_termination():
-            result = run_match(config)
+        result = run_match(config)
     except (ArenaError, OSError, zmq.ZMQError) as exc:
         return _failed(job.table, f"the match could not be played: {type(exc).__name__}: {exc}",
                        time.perf_counter() - start)
     per_game = (time.perf_counter() - start) / max(1, len(result.records))
     games = tuple(_stored(job, record, result.directory, per_game) for record in result.records)
     return TableResult(job.table, games)
-
-
-def _die_with(coordinator: int) -> None:
-    """In a worker: be killed when the coordinator dies, even by SIGKILL (its bots then die with the worker)."""
-    if sys.platform.startswith("linux"):
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != coordinator:  # it died before the request took effect
-        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _failed(table: Table, reason: str, seconds: float = 0.0) -> TableResult:
@@ -181,13 +169,21 @@ class Runner:
     time_limit: float | None = None
     on_progress: Callable[[Progress], None] | None = None
     tournament: Tournament | None = None
-    player: TablePlayer | None = None  # None: inline (jobs 1) or the local process pool
+    player: TablePlayer | None = None  # None: the local worker processes
+    _workers: WorkerPool[TableJob, TableResult] | None = field(default=None, init=False, repr=False)
 
     def run(self) -> Ratings:
         """Play every game not yet stored; returns the final ratings (also saved in the store)."""
+        try:
+            return self._run()
+        finally:
+            self.close()
+
+    def _run(self) -> Ratings:
         spec = self.spec
         self.tournament = self.store.open_tournament(self.name or spec.default_name(), spec.game, spec.fmt.value,
                                                      spec.identity(), list(spec.entrants))
+        leftovers.sweep(self.results_dir, self.store.replays())  # what killed arenas left behind
         self._deadline = None if self.time_limit is None else time.monotonic() + self.time_limit
         self._started = time.monotonic()
         self._played = 0
@@ -248,6 +244,7 @@ class Runner:
     def _play(self, tables: list[Table]) -> None:
         for result in self._results(tables):
             self.store.record_games(self.tournament.id, list(result.games))
+            leftovers.release_replays(self.results_dir, (game.replay for game in result.games))
             self._played += len(result.games)
             self._report(result)
 
@@ -256,48 +253,38 @@ class Runner:
         if self.player is not None:
             yield from self.player.results([self._job(t) for t in tables], self._out_of_time)
             return
-        if self.jobs <= 1:
-            for table in tables:
-                if self._out_of_time():
-                    return
-                yield play_table(self._job(table))
-            return
-        queue = list(tables)
-        while queue:
-            # spawn: a worker must not inherit the coordinator's SQLite connection or any ZeroMQ state.
-            with ProcessPoolExecutor(max_workers=self.jobs, mp_context=get_context("spawn"),
-                                     initializer=_die_with, initargs=(os.getpid(),)) as pool:
-                try:
-                    yield from self._pooled(pool, queue)
-                except KeyboardInterrupt:
-                    # Workers unwind on SIGTERM and kill their bots; the unfinished tables are played on resume.
-                    for worker in active_children():
-                        worker.terminate()
-                    pool.shutdown(wait=False, cancel_futures=True)
-                    raise
+        if self._workers is None:
+            # Even one job runs in a worker: bots then see the worker as their parent and ARENA_PID, and whatever
+            # they do to it costs only its table, never the tournament.
+            self._workers = WorkerPool(self.jobs, play_table)
+        yield from self._pooled(self._workers, tables)
 
-    def _pooled(self, pool: ProcessPoolExecutor, queue: list[Table]) -> Iterator[TableResult]:
-        """Run tables from the queue; if a worker process dies, its tables fail and the caller makes a new pool."""
-        running: dict[Future[TableResult], tuple[Table, int]] = {}
-        cpus, free = cpu_sets(self.jobs), list(range(self.jobs))  # a slot per running table, with its own CPUs
-        while queue or running:
-            while queue and len(running) < self.jobs and not self._out_of_time():
-                table, slot = queue.pop(0), free.pop(0)
-                running[pool.submit(play_table, self._job(table, cpus[slot] if cpus else ()))] = (table, slot)
-            if not running:
-                queue.clear()
+    def _pooled(self, pool: WorkerPool[TableJob, TableResult], tables: list[Table]) -> Iterator[TableResult]:
+        """Play the tables in the pool's workers; a table whose worker failed is played again on a fresh one, and
+        after MAX_TRIES failed tries it is stored as failed, with the reason."""
+        queue = deque((table, 1) for table in tables)
+        tries: dict[int, int] = {}  # slot -> the try its table is on
+        cpus = cpu_sets(self.jobs)  # a slot per running table, with its own CPUs
+        while queue or pool.busy():
+            for slot in range(self.jobs):
+                if queue and slot not in pool.busy() and not self._out_of_time():
+                    table, tries[slot] = queue.popleft()
+                    pool.submit(slot, self._job(table, cpus[slot] if cpus else ()))
+            if not pool.busy():
                 return
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in finished:
-                table, slot = running.pop(future)
-                free.append(slot)
-                try:
-                    yield future.result()
-                except BrokenProcessPool:
-                    yield _failed(table, "the worker process playing this table died")
-                    for other, _ in running.values():
-                        yield _failed(other, "the worker process pool broke while this table was played")
-                    return
+            for slot, job, outcome in pool.finished():
+                if not isinstance(outcome, Failure):
+                    yield outcome
+                elif tries[slot] < MAX_TRIES:
+                    queue.appendleft((job.table, tries[slot] + 1))
+                else:
+                    yield _failed(job.table, f"{outcome.reason} (try {tries[slot]} of {MAX_TRIES})")
+
+    def close(self) -> None:
+        """Stop the workers (and their bots); the next run starts new ones."""
+        if self._workers is not None:
+            workers, self._workers = self._workers, None
+            workers.close()
 
     def _report(self, result: TableResult) -> None:
         """Tell the progress display, at a cost that does not grow with the games already stored."""
@@ -344,5 +331,5 @@ def check_spec(spec: TournamentSpec) -> None:
         raise ConfigError(f"the ladder wave must be at least 1 table, got {spec.wave}")
     try:
         game.new_state(spec.seats, 0, spec.options)
-    except ValueError as exc:
+    except GameError as exc:
         raise ConfigError(f"bad options for {game.name}: {exc}") from None

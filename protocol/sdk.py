@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import operator
 import os
+import select
 import sys
 from typing import Any, Callable
 
@@ -34,6 +35,7 @@ from protocol.messages import (
 
 ENDPOINT_ENV = "ARENA_ENDPOINT"
 ARENA_PID_ENV = "ARENA_PID"  # the arena's process id, so that a bot can tell when the arena is gone
+LIFELINE_ENV = "ARENA_LIFELINE"  # a file descriptor that reads end-of-file once the arena is gone
 # How often the loop looks up from a quiet socket to check that the arena still runs.
 _PARENT_CHECK_MS = 1000
 # The arena's own messages are not capped by the protocol; this only guards against nonsense.
@@ -125,16 +127,26 @@ def _serve(bot: Bot, socket: zmq.Socket) -> None:
             if _arena_gone(parent):
                 return  # the arena died without a shutdown; do not linger as an orphan
             continue
-        request = decode(data, max_size=_MAX_INCOMING)
+        # The arena is trusted: its messages are checked field by field, not map by map (see codec.unpack).
+        request = decode(data, max_size=_MAX_INCOMING, limits=None)
         socket.send(encode(_answer(bot, request)))
         if isinstance(request, Shutdown):
             return
 
 
 def _arena_gone(parent: int) -> bool:
-    """True once the parent has changed (it died), or the arena named in $ARENA_PID no longer runs."""
+    """True once the parent has changed (it died), the lifeline in $ARENA_LIFELINE reads end-of-file, or the
+    arena named in $ARENA_PID no longer runs."""
     if os.getppid() != parent:
         return True
+    lifeline = os.environ.get(LIFELINE_ENV, "")
+    if lifeline.isdigit():
+        try:
+            # Nobody ever writes to it: readable means end-of-file, the arena's end is closed.
+            if select.select([int(lifeline)], [], [], 0)[0]:
+                return True
+        except (OSError, ValueError):
+            pass  # not open in this process (closed by the bot): fall back to the pid
     arena = os.environ.get(ARENA_PID_ENV, "")
     if not arena.isdigit():
         return False

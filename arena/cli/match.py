@@ -10,14 +10,17 @@ from tabulate import tabulate
 
 from arena.bots import BotCommand, Transport
 from arena.interrupt import cleanup_on_termination
-from arena.cli.params import (BOT, GAME, parse_game_options, results_option, sandbox_options, time_control,
-                              time_options)
+from arena.cli.params import (BOT, GAME, announce_sandbox, parse_game_options, results_option, sandbox_options,
+                              time_control, time_options)
 from arena.errors import ArenaError
 from arena.games import Game
-from arena.match import MatchConfig, MatchResult, run_match
+from arena.match import MatchConfig, MatchInterrupted, MatchResult, run_match
 from arena.record import GameRecord
 from arena.sandbox import Sandbox
+from arena.submission import wants_tcp
 from protocol import DEFAULT_MAX_MESSAGE
+
+INTERRUPTED = 130  # the exit status of a command stopped by Ctrl-C or SIGTERM, as a shell reports SIGINT
 
 
 @click.command()
@@ -57,19 +60,37 @@ def match(game: Game, bots: tuple[BotCommand, ...], games: int, seed: int | None
         game=game, bots=bots, games=games, seed=seed, options=parse_game_options(option_pairs, variants),
         time=time_control(timeout, init_timeout, time_bank, increment), fresh_processes=fresh_processes,
         duplicate=duplicate, transport=Transport.TCP if tcp else Transport.IPC, max_message=max_message,
-        results_dir=results_dir, sandbox=sandbox)
+        results_dir=results_dir, sandbox=sandbox.resolved(tcp or any(wants_tcp(b.cwd) for b in bots)))
     try:
         config.check()
     except ArenaError as exc:
         raise click.UsageError(str(exc)) from None
+    announce_sandbox(config.sandbox)
     progress = None if quiet else lambda record: click.echo(game_line(record, games), err=True)
     try:
         with cleanup_on_termination():
             result = run_match(config, on_game=progress)
+    except MatchInterrupted as stop:
+        report_interrupted(stop, games)
+        if stop.result.records:
+            click.echo(results_table(stop.result))
+        raise SystemExit(INTERRUPTED) from None
+    except KeyboardInterrupt:
+        click.echo("\ninterrupted before the match started", err=True)
+        raise SystemExit(INTERRUPTED) from None
     except ArenaError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(results_table(result))
     click.echo(f"\nrecords and logs: {result.directory}")
+
+
+def report_interrupted(stop: MatchInterrupted, total: int) -> None:
+    """On stderr: why the match stopped, and the records of the games it kept."""
+    result = stop.result
+    click.echo(f"\ninterrupted ({stop.cause}): every bot is stopped; {len(result.records)} of {total} games were "
+               f"played and are kept in {result.directory}", err=True)
+    for record in result.records:
+        click.echo(f"  game-{record.game_index + 1:04d}.json", err=True)
 
 
 def game_line(record: GameRecord, total: int) -> str:

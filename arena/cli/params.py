@@ -12,7 +12,7 @@ import click
 from arena.bots import BotCommand
 from arena.entrants import bot_command
 from arena.errors import ConfigError
-from arena.games import Game, available, get_game
+from arena.games import Game, GameError, available, get_game
 from arena.sandbox import MIB, Isolation, Limits, Sandbox
 from protocol import TimeControl
 
@@ -27,7 +27,7 @@ class GameType(click.ParamType):
             return value
         try:
             return get_game(value)
-        except ValueError as exc:
+        except GameError as exc:
             self.fail(str(exc), param, ctx)
 
     def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
@@ -113,6 +113,20 @@ def store_path(results_dir: Path, db: Path | None) -> Path:
     return db if db is not None else results_dir / DEFAULT_DB_NAME
 
 
+def store_errors(command: Callable[..., Any]) -> Callable[..., Any]:
+    """A command that reports a results store failure in one line (exit 1) instead of a traceback."""
+
+    @functools.wraps(command)
+    def reported(*args: Any, **kwargs: Any) -> Any:
+        from arena.store import StoreError
+        try:
+            return command(*args, **kwargs)
+        except StoreError as exc:
+            raise click.ClickException(str(exc)) from None
+
+    return reported
+
+
 def rating_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """--mu, --sigma, --beta, --tau and --draw-probability: the TrueSkill environment (defaults documented)."""
     options = [
@@ -143,12 +157,14 @@ def sandbox_options(command: Callable[..., Any]) -> Callable[..., Any]:
         return command(*args, sandbox=Sandbox(Isolation(sandbox), limits), **kwargs)
 
     options = [
-        click.option("--sandbox", type=click.Choice([i.value for i in Isolation]), default=Isolation.RLIMIT.value,
-                     show_default=True, help="How bots are isolated: none (development: no limits, the arena's "
-                     "environment), rlimit (the limits, a scrubbed environment, a private home), bwrap (also a "
-                     "read-only filesystem, no network, own PID namespace; needs bubblewrap)."),
+        click.option("--sandbox", type=click.Choice([i.value for i in Isolation]), default=Isolation.AUTO.value,
+                     show_default=True, help="How bots are isolated: auto (the strongest level this machine "
+                     "supports, printed at start), none (development: no limits, the arena's environment), rlimit "
+                     "(the limits, a scrubbed environment, a private home; same user, same network), bwrap (also "
+                     "own user, PID, IPC, UTS and network namespaces, a read-only filesystem; needs bubblewrap)."),
         click.option("--memory-limit", type=click.IntRange(min=16), default=default.memory // MIB,
-                     show_default=True, metavar="MIB", help="Address space per bot process, in MiB."),
+                     show_default=True, metavar="MIB", help="Memory of a bot, all its processes together (and "
+                     "address space per process), in MiB."),
         click.option("--cpu-limit", type=SECONDS, default=default.cpu, show_default=True, metavar="SECONDS",
                      help="CPU seconds a bot (with all its processes) may use per game."),
         click.option("--max-processes", type=click.IntRange(min=1), default=default.processes, show_default=True,
@@ -161,3 +177,11 @@ def sandbox_options(command: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed(options):
         gathered = option(gathered)
     return gathered
+
+
+def announce_sandbox(sandbox: Sandbox) -> None:
+    """Print the level in effect, and the one-line warning of what it does not protect, on stderr."""
+    click.echo(f"sandbox: {sandbox.describe()}", err=True)
+    warning = sandbox.warning()
+    if warning:
+        click.echo(warning, err=True)

@@ -6,7 +6,7 @@ import click
 from tabulate import tabulate
 
 from arena.cli.params import GAME, parse_game_options
-from arena.games import Game, State
+from arena.games import Game, GameError, State
 from arena.local import player_rng
 
 
@@ -25,7 +25,7 @@ def play(game: Game, players: int, seed: int, option_pairs: tuple[str, ...], var
     options = parse_game_options(option_pairs, variants)
     try:
         state = game.new_state(players, seed, options)
-    except ValueError as exc:
+    except GameError as exc:
         raise click.UsageError(str(exc)) from None
     rng = player_rng(seed)
     shown = 0

@@ -9,7 +9,7 @@ from typing import Any
 import click
 from tabulate import tabulate
 
-from arena.cli.params import db_option, results_option, store_path
+from arena.cli.params import db_option, results_option, store_errors, store_path
 from arena.errors import ArenaError
 from arena.leaderboard import FORMATS, build, render
 from arena.ratings import RatingConfig, Rating, Ratings, rate_all
@@ -21,12 +21,12 @@ _tournament_option = click.option("--tournament", "-t", "name",
                                   help="Tournament name (default: the latest one in the store).")
 
 
-def _open(results_dir: Path, db: Path | None) -> Store:
+def _open(results_dir: Path, db: Path | None, readonly: bool = True) -> Store:
     path = store_path(results_dir, db)
     if not path.is_file():
         raise click.ClickException(f"no results store at {str(path)!r}: run a tournament first, or give --db")
     try:
-        return Store(path)
+        return Store(path, readonly=readonly)
     except ArenaError as exc:
         raise click.ClickException(str(exc)) from None
 
@@ -53,12 +53,14 @@ def _stored_ratings(store: Store, t: Tournament) -> Ratings:
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write to this file.")
 @results_option
 @db_option
+@store_errors
 def leaderboard(name: str | None, fmt: str, max_fault_rate: float | None, output: Path | None, results_dir: Path,
                 db: Path | None) -> None:
     """Print a tournament's leaderboard, ranked by the conservative estimate mu - 3 sigma."""
     with _open(results_dir, db) as store:
         t = _find(store, name)
-        board = build(f"{t.name} ({t.game}, {t.format})", _stored_ratings(store, t), store.bot_stats(t.id),
+        sandbox = t.config.get("sandbox", {}).get("level", "unknown")
+        board = build(f"{t.name} ({t.game}, {t.format}, sandbox {sandbox})", _stored_ratings(store, t), store.bot_stats(t.id),
                       max_fault_rate)
     text = render(board, fmt)
     if output is None:
@@ -73,12 +75,13 @@ def leaderboard(name: str | None, fmt: str, max_fault_rate: float | None, output
 @click.option("--faults", "only_faults", is_flag=True, help="Only games in which some bot faulted.")
 @results_option
 @db_option
+@store_errors
 def matches(name: str | None, only_faults: bool, results_dir: Path, db: Path | None) -> None:
     """List a tournament's games in schedule order: id, seats, scores, ranks, faults."""
     with _open(results_dir, db) as store:
         t = _find(store, name)
         rows = []
-        for m in store.matches(t.id):
+        for m in store.games(t.id):
             faults = sum(s["faults"] for s in m["seats"])
             if only_faults and not faults:
                 continue
@@ -94,11 +97,12 @@ def matches(name: str | None, only_faults: bool, results_dir: Path, db: Path | N
 @click.option("--verbose", "-v", is_flag=True, help="Show hidden details in the replay too.")
 @results_option
 @db_option
+@store_errors
 def show(match_id: int, verbose: bool, results_dir: Path, db: Path | None) -> None:
     """Show one stored game: seats, result, faults, and its replay turn by turn."""
     with _open(results_dir, db) as store:
         try:
-            m = store.match(match_id)
+            m = store.game(match_id)
         except ArenaError as exc:
             raise click.ClickException(str(exc)) from None
     click.echo(_describe(m))
@@ -129,9 +133,10 @@ def _describe(m: dict[str, Any]) -> str:
 @click.option("--all", "every", is_flag=True, help="Rerate every tournament in the store.")
 @results_option
 @db_option
+@store_errors
 def rerate(name: str | None, every: bool, results_dir: Path, db: Path | None) -> None:
     """Recompute ratings from the stored results, in schedule order, and store them."""
-    with _open(results_dir, db) as store:
+    with _open(results_dir, db, readonly=False) as store:
         targets = store.tournaments() if every else [_find(store, name)]
         for t in targets:
             ratings = rate_all(RatingConfig(**t.config["rating"]), store.outcomes(t.id))

@@ -10,8 +10,8 @@ from pathlib import Path
 import click
 
 from arena.interrupt import cleanup_on_termination
-from arena.cli.params import (GAME, db_option, parse_game_options, rating_options, results_option, sandbox_options,
-                              store_path, time_control, time_options)
+from arena.cli.params import (GAME, announce_sandbox, db_option, parse_game_options, rating_options, results_option,
+                              sandbox_options, store_errors, store_path, time_control, time_options)
 from arena.entrants import Entrant, check_entrants, from_command, from_submissions
 from arena.errors import ArenaError, ConfigError
 from arena.cluster import ClusterPlayer
@@ -20,6 +20,7 @@ from arena.leaderboard import build, render
 from arena.progress import Display
 from arena.ratings import RatingConfig
 from arena.sandbox import Sandbox
+from arena.submission import wants_tcp
 from arena.schedule import Format
 from arena.store import Store
 from arena.tournament import DEFAULT_WAVE, Runner, TournamentSpec, check_spec, sample_opponents
@@ -66,6 +67,7 @@ from arena.tournament import DEFAULT_WAVE, Runner, TournamentSpec, check_spec, s
               "above this off the printed ranking.")
 @results_option
 @db_option
+@store_errors
 def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt: str, seats: int | None,
                rounds: int, duplicate: bool, max_games: int | None, time_limit: float | None, wave: int,
                seed: int, jobs: int, cluster: str | None, timeout: float, init_timeout: float, time_bank: float, increment: float,
@@ -93,10 +95,12 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
             max_games=max_games, wave=wave, seed=seed, fresh_processes=fresh_processes,
             time=time_control(timeout, init_timeout, time_bank, increment),
             rating=RatingConfig.for_game(game.name, mu=mu, sigma=sigma, beta=beta, tau=tau,
-                                         draw_probability=draw_probability), sandbox=sandbox)
+                                         draw_probability=draw_probability),
+            sandbox=sandbox.resolved(any(wants_tcp(e.cwd) for e in entrants)))
         check_spec(spec)
     except (ArenaError, ValueError) as exc:
         raise click.UsageError(str(exc)) from None
+    announce_sandbox(spec.sandbox)
     player = None if cluster is None else _cluster_player(cluster, jobs, results_dir)
     with _open_store(store_path(results_dir, db)) as store, player or nullcontext():
         runner = Runner(spec, store, results_dir, jobs=jobs, name=name, time_limit=time_limit,
@@ -112,7 +116,7 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
         except ArenaError as exc:
             raise click.ClickException(str(exc)) from None
         t = runner.tournament
-        board = build(f"{t.name} ({game.name}, {fmt})", ratings, store.bot_stats(t.id), max_fault_rate)
+        board = build(f"{t.name} ({game.name}, {fmt}, sandbox {spec.sandbox.level.value})", ratings, store.bot_stats(t.id), max_fault_rate)
         click.echo(render(board, "table"))
         if not runner.complete():
             click.echo("\nthe tournament is not complete: run the same command to go on", err=True)

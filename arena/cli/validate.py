@@ -8,10 +8,11 @@ import click
 
 from arena.bots import BotCommand, sample_bot
 from arena.interrupt import cleanup_on_termination
+from arena.cli.match import INTERRUPTED, report_interrupted
 from arena.cli.params import BOT, GAME, results_option, sandbox_options, time_control, time_options
 from arena.errors import ArenaError
 from arena.games import Game
-from arena.match import MatchConfig, MatchResult, run_match
+from arena.match import MatchConfig, MatchInterrupted, MatchResult, run_match
 from arena.record import GameRecord
 from arena.sandbox import Sandbox
 
@@ -47,6 +48,16 @@ def validate(bot: BotCommand, game: Game, players: int | None, games: int | None
     try:
         with cleanup_on_termination():
             result = run_match(config, on_game=lambda r: click.echo("\n".join(game_report(r, timeout))))
+    except MatchInterrupted as stop:
+        report_interrupted(stop, config.games)
+        if stop.result.records:
+            faults = sum(1 for r in stop.result.records for f in r.faults if f.participant == 0)
+            click.echo(f"so far: {summary(stop.result, faults)}")
+        click.echo("no verdict: the validation did not finish", err=True)
+        raise SystemExit(INTERRUPTED) from None
+    except KeyboardInterrupt:
+        click.echo("\ninterrupted before the first game", err=True)
+        raise SystemExit(INTERRUPTED) from None
     except ArenaError as exc:
         raise click.ClickException(str(exc)) from None
     faults = sum(1 for r in result.records for f in r.faults if f.participant == 0)

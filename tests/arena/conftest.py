@@ -30,9 +30,14 @@ PLAIN = sample_bot("plain_bot")
 RANDOM_MODULE = BotCommand((sys.executable, "-m", "sample_bots.random_bot"), cwd=str(ROOT))
 
 
+def double(name: str, *args: str) -> BotCommand:
+    """The command of a test double in tests/bots/."""
+    return BotCommand((sys.executable, str(ROOT / "tests" / "bots" / f"{name}.py"), *args))
+
+
 def faulty(mode: str) -> BotCommand:
     """A faulty bot of the given mode."""
-    return sample_bot("faulty_bot", mode)
+    return double("faulty_bot", mode)
 
 
 def play(results: Path, game: str, bots: list[BotCommand], **settings: Any) -> MatchResult:

@@ -1,83 +1,217 @@
-"""The sandbox: each threat bot under rlimit and bwrap, through real bot processes and the arena's commands."""
+"""The sandbox, attacked: each threat bot through a real `arena match` (and `arena tournament`), at the default level
+and at every named level, asserting the answer arena/SANDBOX.md documents for that level."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
+import sqlite3
 import subprocess
 import sys
 import threading
+import uuid
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from arena.bots import BotCommand
+from arena.cgroups import DISABLE_ENV
 from arena.errors import FaultKind
 from arena.games import get_game
-from arena.match import MatchConfig, MatchResult, run_match
-from arena.sandbox import (MIB, NO_SANDBOX, Isolation, Limits, Sandbox, bwrap_problem, cpu_sets, members,
-                           read_tasks)
+from arena.match import MatchConfig, run_match
+from arena.sandbox import NO_SANDBOX, Isolation, Limits, MIB, Sandbox, bwrap_problem, cpu_sets
 from protocol import TimeControl
-from tests.arena.conftest import RANDOM, ROOT, Spawned, play, sample_bot
-from tests.arena.test_termination import wait_for
+from tests.arena.conftest import ROOT, Spawned
+from tests.arena.test_termination import processes_with, wait_for
 
+BWRAP = bwrap_problem() is None
+needs_bwrap = pytest.mark.skipif(not BWRAP, reason=f"bubblewrap: {bwrap_problem()}")
+# The default level and every named one; auto is bwrap on a machine that has it.
+LEVELS = ["auto", "none", "rlimit", pytest.param("bwrap", marks=needs_bwrap)]
+ISOLATED = {"bwrap"} | ({"auto"} if BWRAP else set())  # the levels that keep bots apart
+LIMITED = {"auto", "rlimit", "bwrap"}
 # Small limits make each attack hit its wall at once; a healthy random bot stays far below all of them.
-LIMITS = Limits(memory=512 * MIB, cpu=2.0, processes=24, file_size=8 * MIB, open_files=64)
-CLOCK = TimeControl(timeout=1.0, init=20.0)
-LEVELS = [Isolation.RLIMIT,
-          pytest.param(Isolation.BWRAP, marks=pytest.mark.skipif(bwrap_problem() is not None,
-                                                                 reason=f"bubblewrap: {bwrap_problem()}"))]
+LIMIT_OPTIONS = ["--memory-limit", "512", "--cpu-limit", "2", "--max-processes", "24", "--max-file-size", "8",
+                 "--max-open-files", "64", "--timeout", "1", "--init-timeout", "20"]
 EXCEEDS = {"memory": FaultKind.MEMORY, "fork_bomb": FaultKind.PROCESSES, "cpu_spin": FaultKind.CPU,
-           "disk_fill": FaultKind.FILE_SIZE, "open_files": FaultKind.OPEN_FILES}
+           "disk_fill": FaultKind.FILE_SIZE, "open_files": FaultKind.OPEN_FILES, "spread_memory": FaultKind.MEMORY,
+           "daemon_spin": FaultKind.CPU}
 
 
-def threat(mode: str, *args: str):
-    return sample_bot("threat_bot", mode, *args)
+@dataclass
+class Arena:
+    """One `arena match` run: its exit, its game records, and whether any bot process was left behind."""
+
+    run: subprocess.CompletedProcess[str]
+    records: list[dict] = field(default_factory=list)
+    left: list[int] = field(default_factory=list)
+
+    def faults(self, participant: int) -> list[str]:
+        return [f["kind"] for r in self.records for f in r["faults"] if f["participant"] == participant]
 
 
-def faults_of(result: MatchResult, participant: int) -> list[FaultKind]:
-    return [f.kind for r in result.records for f in r.faults if f.participant == participant]
+def bot(marker: str, script: str, *args: str) -> str:
+    """A bot command whose processes (forked children included) carry the marker in their command line."""
+    return " ".join([sys.executable, f"-X{marker}", script, *args])
 
 
-def group_exists(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-        return True
-    except ProcessLookupError:
-        return False
+def threat(marker: str, mode: str, *args: str) -> str:
+    return bot(marker, "tests/bots/threat_bot.py", mode, *args)
 
 
-def nothing_left(spawned: Spawned) -> None:
-    """No process of any bot is left: not in its group, not in its session, not among its descendants."""
-    tasks = read_tasks()
-    for pid in spawned.pids:
-        assert not members(pid, tasks), f"processes of bot {pid} are still running"
-    # Killed processes of a PID namespace are reaped by the machine's init, a moment later.
-    assert wait_for(lambda: not any(group_exists(pgid) for pgid in spawned.pids))
-    spawned.assert_all_gone()
+def match(tmp_path: Path, level: str, first: str | list[str], *options: str, env: dict[str, str] | None = None,
+          games: int = 2, marker: str = "") -> Arena:
+    """Play the threat bot(s) against random bots at a level; wait until the bots are all gone (5 s at most)."""
+    marker = marker or new_marker()
+    firsts = first if isinstance(first, list) else [first]
+    bots = [*firsts, *[bot(marker, "sample_bots/random_bot.py")] * max(3 - len(firsts), 1)]
+    results = tmp_path / "results"
+    run = subprocess.run([sys.executable, "-m", "arena", "match", "bali-2001", *bots, "--games", str(games),
+                          "--seed", "3", "--sandbox", level, "--results", str(results), "-q", *LIMIT_OPTIONS,
+                          *options], cwd=ROOT, capture_output=True, text=True, timeout=240,
+                         env={**os.environ, **(env or {})})
+    records = [json.loads(p.read_text()) for p in sorted(results.glob("matches/*/game-*.json"))]
+    gone = wait_for(lambda: not processes_with(marker, -1), 5.0)
+    left = [] if gone else processes_with(marker, -1)
+    for pid in left:
+        os.kill(pid, 9)
+    return Arena(run, records, left)
+
+
+def new_marker() -> str:
+    return f"marker-{uuid.uuid4().hex}"
+
+
+def assert_unharmed(arena: Arena, *participants: int) -> None:
+    for participant in participants:
+        assert arena.faults(participant) == [], arena.run.stderr
+    assert not arena.left, f"bot processes left behind: {arena.left}"
 
 
 @pytest.mark.parametrize("level", LEVELS)
-@pytest.mark.parametrize("mode", sorted(EXCEEDS))
-def test_a_bot_over_a_limit_is_stopped_with_that_fault(mode: str, level: Isolation, tmp_path: Path,
-                                                       spawned: Spawned) -> None:
-    # A spinning bot times out first; it must stay in the game until its CPU time runs out, however busy the machine.
-    result = play(tmp_path, "bali-2001", [threat(mode), RANDOM, RANDOM], games=2, seed=3, time=CLOCK,
-                  sandbox=Sandbox(level, LIMITS), max_faults=100)
-    assert len(result.records) == 2
-    assert EXCEEDS[mode] in faults_of(result, 0)
-    for record in result.records:
-        if any(f.participant == 0 for f in record.faults):
-            assert next(s.seat for s in record.seats if s.participant == 0) in record.disqualified
-    assert faults_of(result, 1) == faults_of(result, 2) == []
-    nothing_left(spawned)
+@pytest.mark.parametrize("modes", [("memory", "fork_bomb", "open_files"), ("cpu_spin", "disk_fill", "spread_memory"),
+                                   ("daemon_spin",)], ids="+".join)
+def test_a_bot_over_a_limit_is_stopped_with_that_fault(modes: tuple[str, ...], level: str, tmp_path: Path) -> None:
+    if level == "none" and "daemon_spin" in modes:
+        pytest.skip("without limits the daemon would spin its 40 s: the daemon test covers none")
+    marker = new_marker()
+    # A spinning or dying bot must stay in the game until the limit stops it, however busy the machine: a long
+    # timeout (the other bots answer at once).
+    arena = match(tmp_path, level, [threat(marker, mode) for mode in modes], "--timeout", "10", games=1,
+                  marker=marker)
+    assert arena.run.returncode == 0, arena.run.stderr
+    assert len(arena.records) == 1
+    for participant, mode in enumerate(modes):
+        kinds = arena.faults(participant)
+        if level in LIMITED:
+            assert EXCEEDS[mode].value in kinds, (mode, kinds, arena.run.stderr)
+            record = arena.records[0]
+            seat = next(s["seat"] for s in record["seats"] if s["participant"] == participant)
+            assert seat in record["disqualified"]
+        else:
+            assert EXCEEDS[mode].value not in kinds  # none sets no limits: SANDBOX.md says so
+    assert_unharmed(arena, len(modes))
 
 
-def test_without_a_sandbox_the_limits_do_not_apply(tmp_path: Path, spawned: Spawned) -> None:
-    result = play(tmp_path, "bali-2001", [threat("open_files"), RANDOM, RANDOM], seed=3, time=CLOCK,
-                  sandbox=NO_SANDBOX)
-    assert FaultKind.OPEN_FILES not in faults_of(result, 0)
-    nothing_left(spawned)
+@pytest.mark.parametrize("level", LEVELS)
+def test_the_limits_hold_without_cgroups_too(level: str, tmp_path: Path) -> None:
+    """Where no cgroup can be made, the watchdog sums memory and CPU over the bot's tree, daemons included."""
+    if level == "none":
+        pytest.skip("none sets no limits")
+    for mode in ("spread_memory", "daemon_spin"):
+        marker = new_marker()
+        arena = match(tmp_path / mode, level, threat(marker, mode), "--timeout", "10", env={DISABLE_ENV: "1"},
+                      games=1, marker=marker)
+        assert "limits by the watchdog" in arena.run.stderr
+        assert EXCEEDS[mode].value in arena.faults(0), arena.run.stderr
+        assert_unharmed(arena, 1, 2)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_daemon_never_outlives_the_match(level: str, tmp_path: Path) -> None:
+    marker = new_marker()
+    arena = match(tmp_path, level, threat(marker, "daemon"), marker=marker)
+    assert arena.run.returncode == 0, arena.run.stderr
+    assert_unharmed(arena, 0, 1, 2)
+
+
+@pytest.mark.parametrize("tmpdir", ["default", "elsewhere"])
+@pytest.mark.parametrize("level", LEVELS)
+def test_only_isolation_keeps_a_bot_from_answering_for_the_others(level: str, tmpdir: str, tmp_path: Path) -> None:
+    env = {}
+    if tmpdir == "elsewhere":  # not under /tmp, which bubblewrap always empties
+        (tmp_path / "tmp").mkdir()
+        env = {"TMPDIR": str(tmp_path / "tmp")}
+    marker = new_marker()
+    arena = match(tmp_path, level, threat(marker, "hijack"), env=env, games=1, marker=marker)
+    assert arena.run.returncode == 0, arena.run.stderr
+    victims = arena.faults(1) + arena.faults(2)
+    if level in ISOLATED:
+        assert_unharmed(arena, 1, 2)
+    else:
+        assert FaultKind.ILLEGAL.value in victims  # same user: SANDBOX.md says so
+        assert not arena.left
+
+
+@pytest.mark.skipif(not BWRAP, reason="auto over tcp is bwrap sharing the network")
+def test_over_tcp_the_default_level_says_what_it_does_not_protect(tmp_path: Path) -> None:
+    marker = new_marker()
+    arena = match(tmp_path, "auto", threat(marker, "hijack"), "--tcp", games=1, marker=marker)
+    assert arena.run.returncode == 0, arena.run.stderr
+    assert "sandbox warning: over --tcp the bots share the machine's network" in arena.run.stderr
+    assert FaultKind.ILLEGAL.value in arena.faults(1) + arena.faults(2)  # documented: not prevented
+    assert not arena.left
+
+
+@pytest.mark.parametrize("tmpdir", ["default", "elsewhere"])
+@pytest.mark.parametrize("level", LEVELS)
+def test_only_isolation_hides_the_other_bots_homes(level: str, tmpdir: str, tmp_path: Path) -> None:
+    env = {}
+    if tmpdir == "elsewhere":
+        (tmp_path / "tmp").mkdir()
+        env = {"TMPDIR": str(tmp_path / "tmp")}
+    if level == "none":
+        pytest.skip("none gives no private home: the bots would write into the user's own")
+    marker = new_marker()
+    arena = match(tmp_path, level, [threat(marker, "peek"), threat(marker, "peek")], env=env, marker=marker)
+    read = level not in ISOLATED
+    for participant in (0, 1):
+        assert (FaultKind.ILLEGAL.value in arena.faults(participant)) == read, arena.run.stderr
+    assert_unharmed(arena, 2)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_only_isolation_keeps_a_bot_out_of_the_results(level: str, tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    results.mkdir()
+    secret = results / "arena.sqlite-secret"
+    secret.write_text("the arena's own file")
+    marker = new_marker()
+    arena = match(tmp_path, level, [threat(marker, "peek", str(secret)), threat(marker, "write", str(secret))],
+                  marker=marker)
+    got_in = level not in ISOLATED
+    assert (FaultKind.ILLEGAL.value in arena.faults(0)) == got_in, arena.run.stderr
+    assert (FaultKind.ILLEGAL.value in arena.faults(1)) == got_in, arena.run.stderr
+    assert ("threat_bot was here" in secret.read_text()) == got_in
+    assert_unharmed(arena, 2)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_only_isolation_hides_the_other_entrants_folders(level: str, tmp_path: Path) -> None:
+    folders = [tmp_path / "a", tmp_path / "b"]
+    for folder in folders:
+        folder.mkdir()
+        (folder / "secret.txt").write_text(f"the code of {folder.name}")
+    script = str(ROOT / "tests" / "bots" / "threat_bot.py")
+    marker = new_marker()
+    a = f"{sys.executable} -X{marker} {script} peek {folders[1] / 'secret.txt'}"
+    b = f"{sys.executable} -X{marker} {script} peek {folders[0] / 'secret.txt'}"
+    arena = match(tmp_path, level, [a, b], games=1, marker=marker)
+    read = level not in ISOLATED
+    for participant in (0, 1):
+        assert (FaultKind.ILLEGAL.value in arena.faults(participant)) == read, arena.run.stderr
+    assert not arena.left
 
 
 class Listener:
@@ -100,66 +234,71 @@ class Listener:
 
 
 @pytest.mark.parametrize("level", LEVELS)
-def test_only_bwrap_keeps_a_bot_off_the_network(level: Isolation, tmp_path: Path, spawned: Spawned) -> None:
+def test_only_isolation_keeps_a_bot_off_the_network(level: str, tmp_path: Path) -> None:
     listener = Listener()
+    marker = new_marker()
     try:
-        result = play(tmp_path, "bali-2001", [threat("connect", str(listener.port)), RANDOM, RANDOM], seed=3,
-                      time=CLOCK, sandbox=Sandbox(level, LIMITS))
+        arena = match(tmp_path, level, threat(marker, "connect", str(listener.port)), games=1, marker=marker)
     finally:
         listener.server.close()
-    got_through = level != Isolation.BWRAP  # rlimit does not isolate the network: SANDBOX.md says so
+    got_through = level not in ISOLATED
     assert (listener.accepted > 0) == got_through
-    assert (FaultKind.ILLEGAL in faults_of(result, 0)) == got_through
-    assert faults_of(result, 1) == faults_of(result, 2) == []
-    nothing_left(spawned)
+    assert (FaultKind.ILLEGAL.value in arena.faults(0)) == got_through
+    assert_unharmed(arena, 1, 2)
 
 
 @pytest.mark.parametrize("level", LEVELS)
-def test_only_bwrap_hides_the_other_bots_directories(level: Isolation, tmp_path: Path, spawned: Spawned) -> None:
-    result = play(tmp_path, "bali-2001", [threat("peek"), threat("peek"), RANDOM], games=3, seed=3, time=CLOCK,
-                  sandbox=Sandbox(level, LIMITS))
-    read = level != Isolation.BWRAP  # under rlimit every bot runs as the same user
-    for participant in (0, 1):
-        assert (FaultKind.ILLEGAL in faults_of(result, participant)) == read
-    assert faults_of(result, 2) == []
-    nothing_left(spawned)
-
-
-@pytest.mark.parametrize("level", LEVELS)
-def test_only_bwrap_hides_the_other_entrants_folders(level: Isolation, tmp_path: Path, spawned: Spawned) -> None:
-    folders = [tmp_path / "a", tmp_path / "b"]
-    for folder in folders:
-        folder.mkdir()
-        (folder / "secret.txt").write_text(f"the code of {folder.name}")
-    script = str(ROOT / "sample_bots" / "threat_bot.py")
-    a = BotCommand((sys.executable, script, "peek", str(folders[1] / "secret.txt")), cwd=str(folders[0]))
-    b = BotCommand((sys.executable, script, "peek", str(folders[0] / "secret.txt")), cwd=str(folders[1]))
-    result = play(tmp_path / "results", "bali-2001", [a, b, RANDOM], seed=3, time=CLOCK,
-                  sandbox=Sandbox(level, LIMITS))
-    read = level != Isolation.BWRAP
-    for participant in (0, 1):
-        assert (FaultKind.ILLEGAL in faults_of(result, participant)) == read
-    nothing_left(spawned)
-
-
-@pytest.mark.parametrize("level", LEVELS)
-def test_only_bwrap_keeps_a_bot_from_signalling_the_arena(level: Isolation, tmp_path: Path) -> None:
-    bot = f"{sys.executable} sample_bots/threat_bot.py signal_parent"
-    rand = f"{sys.executable} sample_bots/random_bot.py"
-    arena = subprocess.run([sys.executable, "-m", "arena", "match", "bali-2001", bot, rand, rand, "--games", "2",
-                            "--seed", "1", "--sandbox", level.value, "--results", str(tmp_path), "--quiet"],
-                           cwd=ROOT, capture_output=True, text=True, timeout=120)
-    if level == Isolation.BWRAP:
-        assert arena.returncode == 0, arena.stderr
-        assert len(list(tmp_path.glob("matches/*/game-*.json"))) == 2
+def test_only_isolation_keeps_a_bot_from_signalling_the_arena(level: str, tmp_path: Path) -> None:
+    marker = new_marker()
+    arena = match(tmp_path, level, threat(marker, "signal_parent"), marker=marker)
+    if level in ISOLATED:
+        assert arena.run.returncode == 0, arena.run.stderr
+        assert len(arena.records) == 2
     else:
-        assert arena.returncode != 0  # the arena runs as the bot's user: rlimit cannot stop the signal
+        assert arena.run.returncode != 0  # the arena runs as the bot's user: SANDBOX.md says so
+    assert not arena.left
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_only_isolation_keeps_a_bot_from_killing_the_others(level: str, tmp_path: Path) -> None:
+    marker = new_marker()
+    arena = match(tmp_path, level, threat(marker, "signal_others"), games=1, marker=marker)
+    assert arena.run.returncode == 0, arena.run.stderr
+    if level in ISOLATED:
+        assert_unharmed(arena, 1, 2)
+    else:
+        assert FaultKind.CRASH.value in arena.faults(1) + arena.faults(2)
+        assert not arena.left
+
+
+def test_the_level_is_printed_stored_with_the_tournament_and_shown_with_its_leaderboard(tmp_path: Path) -> None:
+    marker = new_marker()
+    bots = [f"hijack={threat(marker, 'hijack')}", f"spin={threat(marker, 'daemon_spin')}",
+            f"random={bot(marker, 'sample_bots/random_bot.py')}"]
+    run = subprocess.run([sys.executable, "-m", "arena", "tournament", "bali-2001", *bots, "--seats", "3",
+                          "--jobs", "1", "--results", str(tmp_path), *LIMIT_OPTIONS], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    level = "bwrap" if BWRAP else "rlimit"
+    assert f"sandbox: {level}" in run.stderr
+    board = subprocess.run([sys.executable, "-m", "arena", "leaderboard", "--results", str(tmp_path)], cwd=ROOT,
+                           capture_output=True, text=True, timeout=60)
+    assert f"sandbox {level}" in board.stdout
+    with sqlite3.connect(tmp_path / "arena.sqlite") as db:
+        config = json.loads(db.execute("SELECT config FROM tournaments").fetchone()[0])
+    assert config["sandbox"]["level"] == level
+    assert wait_for(lambda: not processes_with(marker, -1), 5.0)
+    matches = subprocess.run([sys.executable, "-m", "arena", "matches", "--faults", "--results", str(tmp_path)],
+                             cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert "cpu" in matches.stdout
+    if BWRAP:
+        assert "illegal" not in matches.stdout  # nobody answered for the random bot
 
 
 def test_bwrap_missing_fails_before_any_game_with_exit_2(tmp_path: Path) -> None:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    for tool in ("prlimit", "taskset"):
+    for tool in ("prlimit", "taskset", "setpriv", "sh", "unshare"):
         found = subprocess.run(["which", tool], capture_output=True, text=True).stdout.strip()
         if found:
             (bin_dir / tool).symlink_to(found)
@@ -173,9 +312,27 @@ def test_bwrap_missing_fails_before_any_game_with_exit_2(tmp_path: Path) -> None
     assert not (tmp_path / "results" / "matches").exists()
 
 
+def test_without_bwrap_auto_goes_on_at_rlimit_and_says_what_is_not_protected(tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("prlimit", "taskset", "setpriv", "sh"):
+        found = subprocess.run(["which", tool], capture_output=True, text=True).stdout.strip()
+        if found:
+            (bin_dir / tool).symlink_to(found)
+    rand = f"{sys.executable} sample_bots/random_bot.py"
+    arena = subprocess.run([sys.executable, "-m", "arena", "match", "bali-2001", rand, rand, rand, "--results",
+                            str(tmp_path / "results")], cwd=ROOT, capture_output=True, text=True,
+                           env={**os.environ, "PATH": str(bin_dir)}, timeout=60)
+    assert arena.returncode == 0, arena.stderr
+    lines = arena.stderr.splitlines()
+    assert any(line.startswith("sandbox: rlimit") for line in lines)
+    warning = [line for line in lines if line.startswith("sandbox warning:")]
+    assert len(warning) == 1 and "bubblewrap is not installed" in warning[0] and "network" in warning[0]
+
+
 def test_the_environment_is_scrubbed_and_home_is_private(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("ARENA_TEST_SECRET", "hunter2")
-    env = Sandbox().environment({"ARENA_ENDPOINT": "ipc://x"}, tmp_path)
+    env = Sandbox(Isolation.RLIMIT).environment({"ARENA_ENDPOINT": "ipc://x"}, tmp_path)
     assert "ARENA_TEST_SECRET" not in env
     assert env["HOME"] == env["TMPDIR"] == str(tmp_path / "home")
     assert env["ARENA_ENDPOINT"] == "ipc://x" and env["PATH"] == os.environ["PATH"]
@@ -196,8 +353,12 @@ def test_cpu_sets_are_disjoint_and_only_when_there_are_enough_cpus() -> None:
 def test_bots_run_on_the_cpus_of_their_match(tmp_path: Path, spawned: Spawned) -> None:
     cpu = max(os.sched_getaffinity(0))
     seen: list[set[int]] = []
-    config = MatchConfig(get_game("bali-2001"), (RANDOM, RANDOM, RANDOM), seed=3, time=CLOCK, results_dir=tmp_path,
-                         sandbox=Sandbox(Isolation.RLIMIT, LIMITS, cpus=(cpu,)))
+    random_bot = ROOT / "sample_bots" / "random_bot.py"
+    from arena.bots import BotCommand
+    rand = BotCommand((sys.executable, str(random_bot)))
+    config = MatchConfig(get_game("bali-2001"), (rand, rand, rand), seed=3,
+                         time=TimeControl(timeout=1.0, init=20.0), results_dir=tmp_path,
+                         sandbox=Sandbox(Isolation.RLIMIT, Limits(memory=512 * MIB), cpus=(cpu,)))
     run_match(config, on_game=lambda record: seen.extend(os.sched_getaffinity(pid) for pid in spawned.pids))
     assert seen and all(cpus == {cpu} for cpus in seen)
-    nothing_left(spawned)
+    spawned.assert_all_gone()

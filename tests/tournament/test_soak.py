@@ -29,12 +29,12 @@ def entrants(marker: str, hostile: bool) -> dict[str, str]:
     """Entrant name -> command; the marker (an -X option Python ignores) finds the bots and their children."""
     python = f"{sys.executable} -X{marker}"
     bots = {"random": f"{python} sample_bots/random_bot.py", "heuristic": f"{python} sample_bots/heuristic_bot.py",
-            "crasher": f"{python} sample_bots/faulty_bot.py die_mid_game",
-            "memory": f"{python} sample_bots/threat_bot.py memory"}
+            "crasher": f"{python} tests/bots/faulty_bot.py die_mid_game",
+            "memory": f"{python} tests/bots/threat_bot.py memory"}
     if hostile:
         bots |= {"random2": f"{python} sample_bots/random_bot.py",
-                 "garbage": f"{python} sample_bots/faulty_bot.py garbage",
-                 "forks": f"{python} sample_bots/threat_bot.py fork_bomb"}
+                 "garbage": f"{python} tests/bots/faulty_bot.py garbage",
+                 "forks": f"{python} tests/bots/threat_bot.py fork_bomb"}
     return bots
 
 
@@ -123,15 +123,15 @@ def soak(tmp_path: Path, rounds: int, hostile: bool) -> Soak:
     seconds = time.monotonic() - start
     db = sqlite3.connect(tmp_path / "arena.sqlite")
     try:
-        stored, failed = db.execute("SELECT COUNT(*), SUM(status = 'failed') FROM matches").fetchone()
+        stored, failed = db.execute("SELECT COUNT(*), SUM(status = 'failed') FROM games").fetchone()
         assert stored == expected
-        assert db.execute("SELECT COUNT(*) FROM matches WHERE status = 'failed' AND reason = ''").fetchone()[0] == 0
+        assert db.execute("SELECT COUNT(*) FROM games WHERE status = 'failed' AND reason = ''").fetchone()[0] == 0
         # Every played game has all its seats; every fault belongs to a stored game and one of its seats.
-        short = db.execute("SELECT COUNT(*) FROM matches m WHERE status = 'done' AND "
-                           "(SELECT COUNT(*) FROM seats s WHERE s.match_id = m.id) != ?", (SEATS,)).fetchone()[0]
+        short = db.execute("SELECT COUNT(*) FROM games m WHERE status = 'done' AND "
+                           "(SELECT COUNT(*) FROM seats s WHERE s.game_id = m.id) != ?", (SEATS,)).fetchone()[0]
         assert short == 0
         stray = db.execute("SELECT COUNT(*) FROM faults f WHERE NOT EXISTS (SELECT 1 FROM seats s WHERE "
-                           "s.match_id = f.match_id AND s.seat = f.seat)").fetchone()[0]
+                           "s.game_id = f.game_id AND s.seat = f.seat)").fetchone()[0]
         assert stray == 0
         faults = db.execute("SELECT COUNT(*) FROM faults").fetchone()[0]
     finally:

@@ -33,8 +33,8 @@ def arena(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedPr
 
 def stored(db: Path) -> dict[int, tuple]:
     with sqlite3.connect(db) as con:
-        rows = con.execute("SELECT m.seq, m.id, s.seat, s.name, s.score, s.rank FROM matches m "
-                           "JOIN seats s ON s.match_id = m.id ORDER BY m.seq, s.seat").fetchall()
+        rows = con.execute("SELECT m.seq, m.id, s.seat, s.name, s.score, s.rank FROM games m "
+                           "JOIN seats s ON s.game_id = m.id ORDER BY m.seq, s.seat").fetchall()
     games: dict[int, tuple] = {}
     for seq, mid, seat, name, score, rank in rows:
         games[seq] = games.get(seq, ()) + ((mid, seat, name, score, rank),)
@@ -115,7 +115,7 @@ def test_sigkill_mid_tournament_then_the_same_command_resumes_losing_and_doublin
     assert sorted(after) == list(range(30))
     assert {seq: after[seq] for seq in before} == before  # finished games kept as they were
     with sqlite3.connect(db) as con:
-        assert con.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == 30
+        assert con.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 30
         assert con.execute("SELECT COUNT(*) FROM seats").fetchone()[0] == 90
     clean_dir = tmp_path / "clean"
     clean_dir.mkdir()
@@ -162,7 +162,7 @@ def test_show_reports_a_missing_or_corrupt_replay_clearly(tmp_path: Path) -> Non
     assert missing.returncode == 1 and "cannot show the replay" in missing.stderr
     assert "Traceback" not in missing.stderr
     nothing = arena("show", "999", cwd=tmp_path)
-    assert nothing.returncode == 1 and "no match 999" in nothing.stderr
+    assert nothing.returncode == 1 and "no game 999" in nothing.stderr
 
 
 def test_rerate_rebuilds_the_stored_ratings(tmp_path: Path) -> None:
@@ -286,8 +286,8 @@ def test_sigterm_stops_a_parallel_tournament_and_every_worker_and_bot_with_it(tm
         for pid in processes_with(marker, proc.pid):
             os.kill(pid, signal.SIGKILL)
     with sqlite3.connect(tmp_path / "arena.sqlite") as con:
-        assert con.execute("SELECT COUNT(*) FROM matches m WHERE (SELECT COUNT(*) FROM seats s "
-                           "WHERE s.match_id = m.id) != 3").fetchone()[0] == 0
+        assert con.execute("SELECT COUNT(*) FROM games m WHERE (SELECT COUNT(*) FROM seats s "
+                           "WHERE s.game_id = m.id) != 3").fetchone()[0] == 0
 
 
 def test_ladder_plays_its_games_in_waves_the_same_with_one_or_two_workers(tmp_path: Path) -> None:
