@@ -4,21 +4,20 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import click
 from tabulate import tabulate
 
 from arena.bots import BotCommand, Transport
 from arena.interrupt import cleanup_on_termination
-from arena.cli.params import (BOT, GAME, announce_sandbox, parse_game_options, results_option, sandbox_options,
-                              time_control, time_options)
-from arena.errors import ArenaError
+from arena.cli.params import BOT, GAME, announce_sandbox, game_options, results_option, sandbox_options, time_options
 from arena.games import Game
 from arena.match import MatchConfig, MatchInterrupted, MatchResult, run_match
 from arena.record import GameRecord
 from arena.sandbox import Sandbox
 from arena.submission import wants_tcp
-from protocol import DEFAULT_MAX_MESSAGE
+from protocol import DEFAULT_MAX_MESSAGE, TimeControl
 
 INTERRUPTED = 130  # the exit status of a command stopped by Ctrl-C or SIGTERM, as a shell reports SIGINT
 
@@ -38,15 +37,11 @@ INTERRUPTED = 130  # the exit status of a command stopped by Ctrl-C or SIGTERM, 
 @click.option("--tcp", is_flag=True, help="Reach the bots over tcp://127.0.0.1 instead of private ipc sockets.")
 @click.option("--max-message", type=click.IntRange(min=64), default=DEFAULT_MAX_MESSAGE, show_default=True,
               help="Largest reply a bot may send, in bytes.")
-@click.option("--option", "-o", "option_pairs", multiple=True, metavar="KEY=VALUE",
-              help="A game option, VALUE as JSON (e.g. max_turns=50); repeatable.")
-@click.option("--variant", "variants", multiple=True, metavar="NAME",
-              help="Switch on a variant of the game (the option NAME=true); repeatable.")
+@game_options
 @results_option
 @click.option("--quiet", "-q", is_flag=True, help="Print only the results table, not a line per game.")
-def match(game: Game, bots: tuple[BotCommand, ...], games: int, seed: int | None, timeout: float,
-          init_timeout: float, time_bank: float, increment: float, fresh_processes: bool, duplicate: bool,
-          tcp: bool, max_message: int, option_pairs: tuple[str, ...], variants: tuple[str, ...],
+def match(game: Game, bots: tuple[BotCommand, ...], games: int, seed: int | None, time: TimeControl,
+          fresh_processes: bool, duplicate: bool, tcp: bool, max_message: int, options: dict[str, Any] | None,
           results_dir: Path, quiet: bool, sandbox: Sandbox) -> None:
     """Play GAME between the BOTs (one command line each, quoted), rotating seats, and print the results.
 
@@ -57,14 +52,10 @@ def match(game: Game, bots: tuple[BotCommand, ...], games: int, seed: int | None
         seed = random.SystemRandom().randrange(1 << 31)
         click.echo(f"match seed: {seed}", err=True)
     config = MatchConfig(
-        game=game, bots=bots, games=games, seed=seed, options=parse_game_options(option_pairs, variants),
-        time=time_control(timeout, init_timeout, time_bank, increment), fresh_processes=fresh_processes,
+        game=game, bots=bots, games=games, seed=seed, options=options, time=time, fresh_processes=fresh_processes,
         duplicate=duplicate, transport=Transport.TCP if tcp else Transport.IPC, max_message=max_message,
         results_dir=results_dir, sandbox=sandbox.resolved(tcp or any(wants_tcp(b.cwd) for b in bots)))
-    try:
-        config.check()
-    except ArenaError as exc:
-        raise click.UsageError(str(exc)) from None
+    config.check()
     announce_sandbox(config.sandbox)
     progress = None if quiet else lambda record: click.echo(game_line(record, games), err=True)
     try:
@@ -78,8 +69,6 @@ def match(game: Game, bots: tuple[BotCommand, ...], games: int, seed: int | None
     except KeyboardInterrupt:
         click.echo("\ninterrupted before the match started", err=True)
         raise SystemExit(INTERRUPTED) from None
-    except ArenaError as exc:
-        raise click.ClickException(str(exc)) from None
     click.echo(results_table(result))
     click.echo(f"\nrecords and logs: {result.directory}")
 

@@ -13,6 +13,7 @@ from arena.bots import BotCommand
 from arena.entrants import bot_command
 from arena.errors import ConfigError
 from arena.games import Game, GameError, available, get_game
+from arena.ratings import RatingConfig
 from arena.sandbox import MIB, Isolation, Limits, Sandbox
 from protocol import TimeControl
 
@@ -54,6 +55,28 @@ def parse_game_options(pairs: tuple[str, ...], variants: tuple[str, ...]) -> dic
     return options or None
 
 
+def game_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--option and --variant, gathered into the game's options (a dict, or None) passed as `options`."""
+
+    @functools.wraps(command)
+    def gathered(*args: Any, option_pairs: tuple[str, ...], variants: tuple[str, ...], **kwargs: Any) -> Any:
+        return command(*args, options=parse_game_options(option_pairs, variants), **kwargs)
+
+    return _with_options(gathered, [
+        click.option("--option", "-o", "option_pairs", multiple=True, metavar="KEY=VALUE",
+                     help="A game option, VALUE as JSON (e.g. max_turns=50); repeatable."),
+        click.option("--variant", "variants", multiple=True, metavar="NAME",
+                     help="Switch on a variant of the game (the option NAME=true); repeatable."),
+    ])
+
+
+def _with_options(command: Callable[..., Any], options: list[Callable[..., Any]]) -> Callable[..., Any]:
+    """The command with the options, listed in --help in the order given."""
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
 class BotCommandType(click.ParamType):
     """A bot's command line, split like a shell would, whose program (and script) must exist."""
 
@@ -80,8 +103,15 @@ def results_option(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """--timeout, --init-timeout, --time-bank and --increment, gathered into a TimeControl named `time`."""
-    options = [
+    """--timeout, --init-timeout, --time-bank and --increment, gathered into a TimeControl passed as `time`."""
+
+    @functools.wraps(command)
+    def gathered(*args: Any, timeout: float, init_timeout: float, time_bank: float, increment: float,
+                 **kwargs: Any) -> Any:
+        time = TimeControl(timeout=timeout, init=init_timeout, bank=time_bank, increment=increment)
+        return command(*args, time=time, **kwargs)
+
+    return _with_options(gathered, [
         click.option("--timeout", type=SECONDS, default=1.0, show_default=True,
                      help="Seconds a bot may take per decision."),
         click.option("--init-timeout", type=SECONDS, default=10.0, show_default=True,
@@ -90,15 +120,7 @@ def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
                      help="Extra seconds per game a bot may spend beyond the per-decision timeout."),
         click.option("--increment", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
                      help="Seconds added to the time bank after every decision."),
-    ]
-    for option in reversed(options):
-        command = option(command)
-    return command
-
-
-def time_control(timeout: float, init_timeout: float, time_bank: float, increment: float) -> TimeControl:
-    """The TimeControl the time options describe."""
-    return TimeControl(timeout=timeout, init=init_timeout, bank=time_bank, increment=increment)
+    ])
 
 
 def db_option(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -113,23 +135,18 @@ def store_path(results_dir: Path, db: Path | None) -> Path:
     return db if db is not None else results_dir / DEFAULT_DB_NAME
 
 
-def store_errors(command: Callable[..., Any]) -> Callable[..., Any]:
-    """A command that reports a results store failure in one line (exit 1) instead of a traceback."""
+def rating_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--mu, --sigma, --beta, --tau and --draw-probability, gathered into the RatingConfig of the command's
+    `game` (its defaults where an option is not given), passed as `rating`."""
 
     @functools.wraps(command)
-    def reported(*args: Any, **kwargs: Any) -> Any:
-        from arena.store import StoreError
-        try:
-            return command(*args, **kwargs)
-        except StoreError as exc:
-            raise click.ClickException(str(exc)) from None
+    def gathered(*args: Any, mu: float | None, sigma: float | None, beta: float | None, tau: float | None,
+                 draw_probability: float | None, **kwargs: Any) -> Any:
+        rating = RatingConfig.for_game(kwargs["game"].name, mu=mu, sigma=sigma, beta=beta, tau=tau,
+                                       draw_probability=draw_probability)
+        return command(*args, rating=rating, **kwargs)
 
-    return reported
-
-
-def rating_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """--mu, --sigma, --beta, --tau and --draw-probability: the TrueSkill environment (defaults documented)."""
-    options = [
+    return _with_options(gathered, [
         click.option("--mu", type=float, help="Rating prior mean (TrueSkill default 25)."),
         click.option("--sigma", type=click.FloatRange(min=0, min_open=True),
                      help="Rating prior deviation (default mu/3)."),
@@ -139,10 +156,7 @@ def rating_options(command: Callable[..., Any]) -> Callable[..., Any]:
                      "(default sigma/100)."),
         click.option("--draw-probability", type=click.FloatRange(0, 1, max_open=True),
                      help="Chance of a tie between equal bots (default chosen per game)."),
-    ]
-    for option in reversed(options):
-        command = option(command)
-    return command
+    ])
 
 
 def sandbox_options(command: Callable[..., Any]) -> Callable[..., Any]:

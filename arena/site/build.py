@@ -14,7 +14,7 @@ import jinja2
 
 from arena import __version__
 from arena.errors import ArenaError, ConfigError
-from arena.site.data import RECENT_GAMES, GameRow, TournamentData, slug, tournament_data
+from arena.site.data import RECENT_GAMES, TournamentData, slug, tournament_data
 from arena.store import Store, Tournament
 
 STATE_FILE = ".arena-publish.json"  # what each game page was made from, so that it is made only once

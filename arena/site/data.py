@@ -123,12 +123,12 @@ def head_to_head(outcomes: Iterable[GameOutcome]) -> dict[str, dict[str, tuple[i
 
 def _games(store: Store, tid: int) -> list[GameRow]:
     rows = store.db.execute(
-        "SELECT id, seq, status, reason, finished, replay FROM matches WHERE tournament_id = ? ORDER BY seq", (tid,))
+        "SELECT id, seq, status, reason, finished, replay FROM games WHERE tournament_id = ? ORDER BY seq", (tid,))
     games = {r[0]: list(r) for r in rows}
     seats: dict[int, list[dict[str, Any]]] = {}
     for mid, seat, name, score, rank, dq, faults in store.db.execute(
-            "SELECT s.match_id, s.seat, s.name, s.score, s.rank, s.disqualified, s.faults FROM seats s "
-            "JOIN matches m ON m.id = s.match_id WHERE m.tournament_id = ? ORDER BY s.match_id, s.seat", (tid,)):
+            "SELECT s.game_id, s.seat, s.name, s.score, s.rank, s.disqualified, s.faults FROM seats s "
+            "JOIN games m ON m.id = s.game_id WHERE m.tournament_id = ? ORDER BY s.game_id, s.seat", (tid,)):
         seats.setdefault(mid, []).append({"seat": seat, "bot": name, "score": score, "rank": rank,
                                           "disqualified": bool(dq), "faults": faults})
     return [GameRow(mid, seq, status, reason, finished, tuple(seats.get(mid, ())), replay,
@@ -140,7 +140,7 @@ def _faults(store: Store, tid: int) -> dict[str, list[FaultRow]]:
     faults: dict[str, list[FaultRow]] = {}
     for mid, seq, seat, name, decision, kind, detail, tail in store.db.execute(
             "SELECT m.id, m.seq, f.seat, s.name, f.decision, f.kind, f.detail, f.stderr_tail FROM faults f "
-            "JOIN matches m ON m.id = f.match_id JOIN seats s ON s.match_id = f.match_id AND s.seat = f.seat "
+            "JOIN games m ON m.id = f.game_id JOIN seats s ON s.game_id = f.game_id AND s.seat = f.seat "
             "WHERE m.tournament_id = ? ORDER BY m.seq, f.id", (tid,)):
         faults.setdefault(name, []).append(FaultRow(mid, seq, seat, decision, kind, detail, tail))
     return faults

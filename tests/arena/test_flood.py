@@ -14,7 +14,7 @@ import pytest
 
 from arena.bots import RECEIVE_QUEUE, transport_cap
 from tests.arena.conftest import ROOT
-from tests.arena.test_termination import processes_with, wait_for
+from tests.helpers import processes_with, wait_until
 from protocol import DEFAULT_MAX_MESSAGE
 
 MIB = 1 << 20
@@ -78,4 +78,4 @@ def test_a_flooding_bot_cannot_fill_the_arenas_memory(mode: str, count: int, siz
     kinds = [f["kind"] for f in record["faults"] if f["participant"] == 0 and f["phase"] == "decide"]
     assert kinds[:3] == [fault] * 3 and 0 in record["disqualified"]
     assert not [f for f in record["faults"] if f["participant"] != 0]  # the other seats' game is normal
-    assert wait_for(lambda: not processes_with(marker, arena.pid)), "bots outlived the match"
+    assert wait_until(lambda: not processes_with(marker, arena.pid)), "bots outlived the match"

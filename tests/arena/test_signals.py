@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.arena.conftest import ROOT
-from tests.arena.test_termination import processes_with, wait_for
+from tests.helpers import processes_with, wait_until
 
 SIGNAL_BOT = ROOT / "tests" / "bots" / "signal_bot.py"
 
@@ -33,7 +33,7 @@ def end(proc: subprocess.Popen[str], marker: str) -> tuple[str, str]:
     finally:
         proc.kill()
         proc.wait()
-        gone = wait_for(lambda: not processes_with(marker, proc.pid))
+        gone = wait_until(lambda: not processes_with(marker, proc.pid))
         for pid in processes_with(marker, proc.pid):
             os.kill(pid, signal.SIGKILL)
     assert gone, "bots outlived the arena"
@@ -47,7 +47,7 @@ def test_an_interrupted_match_keeps_and_lists_its_games_and_prints_a_partial_tab
     bot = f"{sys.executable} sample_bots/plain_bot.py {marker}"
     proc = start(marker, "match", "bali-2017", bot, bot, "--games", "100000", "--seed", "1", "--quiet",
                  "--results", str(tmp_path))
-    assert wait_for(lambda: len(list(tmp_path.glob("matches/*/game-0002.json"))) == 1, 60), "no game finished"
+    assert wait_until(lambda: len(list(tmp_path.glob("matches/*/game-0002.json"))) == 1, 60), "no game finished"
     proc.send_signal(sig)
     out, err = end(proc, marker)
     assert proc.returncode == 130, err
@@ -70,7 +70,7 @@ def test_an_interrupted_validation_says_it_has_no_verdict_and_exits_130(tmp_path
                     "run_bot(lambda view, options, decision: time.sleep(0.02) or 0, name='slow')\n")
     proc = start(marker, "validate", f"{sys.executable} {slow} {marker}", "--game", "bali-2001", "--games", "50",
                  "--results", str(tmp_path / "results"))
-    assert wait_for(lambda: len(processes_with(marker, proc.pid)) >= 1, 60), "the bot did not start"
+    assert wait_until(lambda: len(processes_with(marker, proc.pid)) >= 1, 60), "the bot did not start"
     proc.send_signal(signal.SIGTERM)
     out, err = end(proc, marker)
     assert proc.returncode == 130, err
@@ -85,7 +85,7 @@ def test_a_decision_stalled_by_stopping_the_arena_is_a_timeout(tmp_path: Path) -
                  "--results", str(tmp_path))
     stat = Path(f"/proc/{proc.pid}/stat")
     try:
-        assert wait_for(lambda: stat.read_text().rsplit(")", 1)[1].split()[0] == "T", 60), "never stopped"
+        assert wait_until(lambda: stat.read_text().rsplit(")", 1)[1].split()[0] == "T", 60), "never stopped"
         stopped = time.monotonic()
         while time.monotonic() - stopped < 1.0:  # the stall must outlast the 0.5 s deadline
             time.sleep(0.05)

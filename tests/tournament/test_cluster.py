@@ -9,7 +9,6 @@ import socket
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Iterator
 
@@ -18,10 +17,10 @@ from click.testing import CliRunner
 
 from arena import cluster
 from arena.cli import main
-from arena.schedule import Table
+from arena.formats import Table
 from arena.store import StoredGame
 from arena.tournament import TableResult
-from tests.tournament.test_tournament_cli import arena, bots, processes_in, ratings, stored, stored_count
+from tests.helpers import arena, bots, processes_in, ratings, stored, stored_count, wait_until
 
 pytest.importorskip("distributed")
 
@@ -35,15 +34,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def wait_until(check, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.02)
-    return False
 
 
 def workers_seen(address: str) -> int:

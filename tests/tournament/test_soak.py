@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.schedule import round_robin
-from tests.arena.test_termination import processes_with, wait_for
+from arena.formats import round_robin
+from tests.helpers import processes_with, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 SEATS = 3
@@ -113,7 +113,7 @@ def soak(tmp_path: Path, rounds: int, hostile: bool) -> Soak:
             pinned |= affinities(processes_with(marker, arena.pid))
             time.sleep(0.5)
         assert arena.returncode == 0, arena.stderr.read().decode() if arena.stderr else ""
-        assert wait_for(lambda: not processes_with(marker, arena.pid)), "bot processes outlived the tournament"
+        assert wait_until(lambda: not processes_with(marker, arena.pid)), "bot processes outlived the tournament"
     finally:
         if arena.poll() is None:
             os.killpg(arena.pid, signal.SIGKILL)

@@ -19,7 +19,7 @@ import pytest
 from arena.worker import STOP_GRACE
 from protocol import DEFAULT_MAX_MESSAGE
 from tests.arena.test_flood import BOTS, FLOOD_BOT, bound, rss
-from tests.arena.test_termination import processes_with, wait_for
+from tests.helpers import processes_with, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 SIGNAL_BOT = ROOT / "tests" / "bots" / "signal_bot.py"
@@ -58,7 +58,7 @@ def finish(proc: subprocess.Popen[str], marker: str) -> tuple[str, str]:
     finally:
         proc.kill()
         proc.wait()
-        gone = wait_for(lambda: not with_marker(marker))
+        gone = wait_until(lambda: not with_marker(marker))
         for pid in with_marker(marker):
             os.kill(pid, signal.SIGKILL)
     assert gone, "processes outlived the tournament"
@@ -68,8 +68,8 @@ def finish(proc: subprocess.Popen[str], marker: str) -> tuple[str, str]:
 def stored(results: Path) -> list[tuple[str, str, list[str]]]:
     """Each stored game: its status, its reason and its bots."""
     with sqlite3.connect(results / "arena.sqlite") as db:
-        rows = db.execute("SELECT m.status, m.reason, m.id FROM matches m ORDER BY m.seq").fetchall()
-        return [(status, reason, [b for (b,) in db.execute("SELECT name FROM seats WHERE match_id = ?", (mid,))])
+        rows = db.execute("SELECT m.status, m.reason, m.id FROM games m ORDER BY m.seq").fetchall()
+        return [(status, reason, [b for (b,) in db.execute("SELECT name FROM seats WHERE game_id = ?", (mid,))])
             for status, reason, mid in rows]
 
 
@@ -102,7 +102,7 @@ def test_bots_that_terminate_kill_or_stop_the_arena_cost_only_their_own_tables(j
         else:
             assert status == "done", (bots, reason)
     with sqlite3.connect(tmp_path / "arena.sqlite") as db:
-        random_faults = db.execute("SELECT COUNT(*) FROM faults f JOIN seats s ON s.match_id = f.match_id AND "
+        random_faults = db.execute("SELECT COUNT(*) FROM faults f JOIN seats s ON s.game_id = f.game_id AND "
                                    "s.seat = f.seat WHERE s.name = 'random'")
         assert random_faults.fetchone()[0] == 0
     assert not decisions_over_time(tmp_path)
@@ -116,7 +116,7 @@ def test_ctrl_c_still_stops_a_one_job_tournament_at_once(tmp_path: Path) -> None
     bot = f"{sys.executable} {slow} {marker}"
     proc = tournament(tmp_path / "results", marker, 1, *(f"{n}={bot}" for n in "abcd"))
     try:
-        assert wait_for(lambda: len(processes_with(marker, proc.pid)) == 2, PATIENCE), "no table started"
+        assert wait_until(lambda: len(processes_with(marker, proc.pid)) == 2, PATIENCE), "no table started"
         proc.send_signal(signal.SIGINT)
         start = time.monotonic()
         out, err = finish(proc, marker)
