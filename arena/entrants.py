@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 import re
+import shlex
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable
 
-from arena.bots import BotCommand
+from arena.bots import BotCommand, Transport
 from arena.errors import ConfigError
 
 MANIFEST = "manifest.toml"
+FIELDS = ("name", "version", "author", "command", "build", "transport")
+TRANSPORTS = tuple(t.value for t in Transport)
+# What to install where a build's program is missing (Debian packages).
+INSTALL_HINTS = {
+    "make": "make", "g++": "g++", "cargo": "cargo", "npm": "nodejs npm", "node": "nodejs",
+    "javac": "default-jdk-headless", "java": "default-jdk-headless",
+}
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _NAMED_COMMAND = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.-]{0,63})=(.+)$", re.S)
 
@@ -49,11 +57,49 @@ def _checked(command: BotCommand, where: str | None) -> BotCommand:
 
 
 def from_command(spec: str) -> Entrant:
-    """An entrant from 'COMMAND' or 'NAME=COMMAND' (the name defaults to the command's script or module)."""
+    """An entrant from 'COMMAND', 'FOLDER' (a submission folder), or either after 'NAME=' (the name defaults to
+    the manifest's, else to the command's script or module)."""
     match = _NAMED_COMMAND.match(spec)
     name, text = (match.group(1), match.group(2)) if match else (None, spec)
+    if is_submission(text):
+        entrant = from_folder(Path(text))
+        return replace(entrant, name=name) if name else entrant
     command = _command(text, None, None)
     return Entrant(name or command.label, command.argv)
+
+
+@dataclass(frozen=True)
+class SubmissionCommand(BotCommand):
+    """The command of a submission folder's bot, which goes by its manifest's name."""
+
+    name: str = ""
+
+    @property
+    def label(self) -> str:
+        """The manifest's name."""
+        return self.name
+
+
+def bot_command(text: str) -> BotCommand:
+    """The bot a command line or a submission folder names, checked: ConfigError if it cannot work."""
+    if is_submission(text):
+        entrant = from_folder(Path(text))
+        return SubmissionCommand(entrant.command, entrant.cwd, entrant.name)
+    return _command(text, None, None)
+
+
+def is_submission(text: str) -> bool:
+    """True if text names a folder: a submission (ConfigError if it holds no manifest, the one thing it needs)."""
+    folder = Path(text)
+    try:
+        if not folder.is_dir():
+            return False
+    except OSError:
+        return False
+    if not (folder / MANIFEST).is_file():
+        raise ConfigError(f"{text!r} is a folder without a {MANIFEST}: a submission folder needs one "
+                          "(arena new NAME --lang LANG creates a bot with its manifest)")
+    return True
 
 
 def _field(data: dict[str, Any], key: str, where: str, required: bool = True) -> Any:
@@ -62,15 +108,15 @@ def _field(data: dict[str, Any], key: str, where: str, required: bool = True) ->
             raise ConfigError(f"{where}: missing field {key!r}")
         return ""
     value = data[key]
-    if key == "command" and isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+    if key in ("command", "build") and isinstance(value, list) and value and all(isinstance(v, str) for v in value):
         return value
     if not isinstance(value, str) or (required and not value.strip()):
         raise ConfigError(f"{where}: field {key!r} must be a non-empty string")
     return value
 
 
-def from_folder(folder: Path) -> Entrant:
-    """An entrant from a submission folder holding manifest.toml (name, version, author, command)."""
+def read_manifest(folder: Path) -> dict[str, Any]:
+    """The parsed manifest of a submission folder, with only known fields; ConfigError naming what is wrong."""
     where = str(folder / MANIFEST)
     try:
         data = tomllib.loads((folder / MANIFEST).read_text(encoding="utf-8"))
@@ -78,14 +124,70 @@ def from_folder(folder: Path) -> Entrant:
         raise ConfigError(f"{where}: no manifest in this submission folder") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{where}: not valid TOML: {exc}") from None
-    unknown = sorted(set(data) - {"name", "version", "author", "command"})
+    except OSError as exc:
+        raise ConfigError(f"{where}: cannot be read: {exc.strerror or exc}") from None
+    unknown = sorted(set(data) - set(FIELDS))
     if unknown:
-        raise ConfigError(f"{where}: unknown field {unknown[0]!r} (fields: name, version, author, command)")
+        raise ConfigError(f"{where}: unknown field {unknown[0]!r} (fields: {', '.join(FIELDS)})")
+    return data
+
+
+def build_step(folder: Path) -> tuple[str, ...] | None:
+    """The build command a submission's manifest names (run in its folder), or None if it needs no build."""
+    data = read_manifest(folder)
+    if "build" not in data:
+        return None
+    return _words(_field(data, "build", str(folder / MANIFEST)), str(folder / MANIFEST), "build")
+
+
+def transport(folder: Path) -> str | None:
+    """The transport a submission's manifest asks for ("tcp" for a ZeroMQ library without ipc), or None."""
+    data = read_manifest(folder)
+    value = data.get("transport")
+    if value is not None and value not in TRANSPORTS:
+        raise ConfigError(f"{folder / MANIFEST}: transport must be one of {', '.join(TRANSPORTS)}, got {value!r}")
+    return value
+
+
+def _words(value: str | list[str], where: str, key: str) -> tuple[str, ...]:
+    if isinstance(value, list):
+        return tuple(value)
+    try:
+        words = tuple(shlex.split(value))
+    except ValueError as exc:
+        raise ConfigError(f"{where}: cannot split {key} {value!r}: {exc}") from None
+    if not words:
+        raise ConfigError(f"{where}: field {key!r} must not be empty")
+    return words
+
+
+def install_hint(program: str) -> str:
+    """How to install a build program the machine may lack (Debian packages), as a parenthesis, or ''."""
+    packages = INSTALL_HINTS.get(Path(program).name)
+    return f" (Debian/Ubuntu: apt-get install {packages})" if packages else ""
+
+
+def from_folder(folder: Path) -> Entrant:
+    """An entrant from a submission folder holding manifest.toml (name, version, author, command, build,
+    transport)."""
+    where = str(folder / MANIFEST)
+    data = read_manifest(folder)
     name = _field(data, "name", where)
     if not NAME_PATTERN.match(name):
         raise ConfigError(f"{where}: name {name!r} must be 1-64 letters, digits, '_', '.' or '-'")
-    text, cwd = _field(data, "command", where), str(folder.resolve())
-    command = _checked(BotCommand(tuple(text), cwd), where) if isinstance(text, list) else _command(text, cwd, where)
+    cwd = str(folder.resolve())
+    transport(folder)
+    build = build_step(folder)
+    command = BotCommand(_words(_field(data, "command", where), where, "command"), cwd)
+    if build is None:
+        _checked(command, where)
+    else:
+        # What the bot runs may not exist before its first build: only the build's program is checked now,
+        # the bot's own when it starts.
+        try:
+            BotCommand(build, cwd).check()
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: build: {exc}{install_hint(build[0])}") from None
     return Entrant(name, command.argv, cwd, _field(data, "version", where), _field(data, "author", where, False))
 
 

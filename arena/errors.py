@@ -20,6 +20,7 @@ class FaultKind(StrEnum):
     PROCESSES = "processes"
     FILE_SIZE = "file_size"
     OPEN_FILES = "open_files"
+    BUILD = "build"
 
 
 # The kinds that mean the bot process is gone (it crashed, or went over a limit and was stopped).
@@ -115,6 +116,16 @@ class OpenFilesExceeded(LimitExceeded):
 
 LIMIT_FAULTS: dict[FaultKind, type[LimitExceeded]] = {
     c.kind: c for c in (MemoryExceeded, CpuExceeded, ProcessesExceeded, FileSizeExceeded, OpenFilesExceeded)}
+
+
+class BuildFailed(BotFault):
+    """The build step of the bot's submission folder failed; `output` holds the build's last lines."""
+
+    kind = FaultKind.BUILD
+
+    def __init__(self, detail: str, output: str = "") -> None:
+        super().__init__(detail)
+        self.output = output
 
 
 class ProtocolError(BotFault):

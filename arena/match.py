@@ -19,10 +19,11 @@ import zmq
 
 from arena import __version__, leftovers
 from arena.bots import DEFAULT_LOG_CAP, BotCommand, BotProcess, Transport
-from arena.errors import BotCrashed, BotFault, BotTimeout, ConfigError, IllegalAction
+from arena.errors import BotCrashed, BotFault, BotTimeout, BuildFailed, ConfigError, IllegalAction
 from arena.games import Game, GameError
 from arena.record import DecisionRecord, FaultRecord, GameRecord, Phase, SeatRecord, save_record
 from arena.sandbox import Isolation, Sandbox, Watchdog
+from arena.submission import ensure_built, wants_tcp
 from arena.wire import SeatClock, decide_request, derive_seed, game_over_request, new_game_request, outcome
 from protocol import DEFAULT_MAX_MESSAGE, Action, Ready, TimeControl
 
@@ -63,6 +64,10 @@ class MatchConfig:
             raise ConfigError("the decision and init timeouts must be positive")
         if self.sandbox.level == Isolation.BWRAP and not self.sandbox.shared_network and self.transport == Transport.TCP:
             raise ConfigError("--sandbox bwrap takes the bots off the network: use ipc, not tcp")
+        for bot in self.bots:
+            if self.sandbox.level == Isolation.BWRAP and not self.sandbox.shared_network and wants_tcp(bot.cwd):
+                raise ConfigError(f"{bot.cwd}: its manifest asks for transport tcp, which --sandbox bwrap cannot "
+                                  "give (the bots have no network there): use --sandbox rlimit")
         self.sandbox.check()
         try:
             game.new_state(n, 0, self.options)
@@ -112,7 +117,9 @@ class BotPool:
         self.config = config
         self.log_dir = log_dir
         self.context = zmq.Context()
-        self.sandbox = config.sandbox.resolved(config.transport == Transport.TCP)
+        # A bot whose manifest asks for tcp needs, like --tcp, a bubblewrap that shares the network under auto.
+        tcp = config.transport == Transport.TCP or any(wants_tcp(b.cwd) for b in config.bots)
+        self.sandbox = config.sandbox.resolved(tcp)
         # A private directory keeps the ipc endpoints and the bots' own directories out of reach of other users
         # and other matches.
         self.ipc_dir = leftovers.private_dir() if config.transport == Transport.IPC else None
@@ -138,8 +145,8 @@ class BotPool:
         (folder / "home").mkdir(parents=True, mode=0o700)
         return folder
 
-    def _endpoint(self, private: Path | None) -> str:
-        if self.ipc_dir is None or private is None:
+    def _endpoint(self, private: Path | None, command: BotCommand) -> str:
+        if self.ipc_dir is None or private is None or wants_tcp(command.cwd):
             return "tcp://127.0.0.1:*"
         return f"ipc://{private}/bot.sock"
 
@@ -155,11 +162,16 @@ class BotPool:
             self.discard(p)
             self._runs[p] += 1
             command = self.config.bots[p]
+            try:
+                ensure_built(command.cwd, self.log_dir / f"p{p}-{command.label}-build.log")
+            except BuildFailed as fault:
+                bots[p] = StartFailure(fault, fault.output)
+                continue
             stem = self.log_dir / f"p{p}-{command.label}-run{self._runs[p]}"
             private = self._private(p, self._runs[p])
             hidden = tuple(b.cwd for b in self.config.bots if b.cwd and b.cwd != command.cwd)
             try:
-                self._bots[p] = BotProcess(command, self.context, self._endpoint(private), stem,
+                self._bots[p] = BotProcess(command, self.context, self._endpoint(private, command), stem,
                                            self.config.log_cap, self.config.max_message, self.sandbox,
                                            private, hidden, self.watchdog, self.config.games, self.masked)
                 started.append(p)

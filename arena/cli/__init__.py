@@ -9,6 +9,7 @@ import click
 from arena import __version__
 from arena.cli.bench import bench
 from arena.cli.match import match
+from arena.cli.new import new
 from arena.cli.play import play
 from arena.cli.replay import replay
 from arena.cli.results import leaderboard, matches, rerate, show
@@ -53,3 +54,4 @@ main.add_command(leaderboard)
 main.add_command(matches)
 main.add_command(show)
 main.add_command(rerate)
+main.add_command(new)

@@ -16,6 +16,7 @@ from arena.games import Game
 from arena.match import MatchConfig, MatchInterrupted, MatchResult, run_match
 from arena.record import GameRecord
 from arena.sandbox import Sandbox
+from arena.submission import wants_tcp
 from protocol import DEFAULT_MAX_MESSAGE, TimeControl
 
 INTERRUPTED = 130  # the exit status of a command stopped by Ctrl-C or SIGTERM, as a shell reports SIGINT
@@ -53,7 +54,7 @@ def match(game: Game, bots: tuple[BotCommand, ...], games: int, seed: int | None
     config = MatchConfig(
         game=game, bots=bots, games=games, seed=seed, options=options, time=time, fresh_processes=fresh_processes,
         duplicate=duplicate, transport=Transport.TCP if tcp else Transport.IPC, max_message=max_message,
-        results_dir=results_dir, sandbox=sandbox.resolved(tcp))
+        results_dir=results_dir, sandbox=sandbox.resolved(tcp or any(wants_tcp(b.cwd) for b in bots)))
     config.check()
     announce_sandbox(config.sandbox)
     progress = None if quiet else lambda record: click.echo(game_line(record, games), err=True)

@@ -10,6 +10,7 @@ from typing import Any, Callable
 import click
 
 from arena.bots import BotCommand
+from arena.entrants import bot_command
 from arena.errors import ConfigError
 from arena.games import Game, GameError, available, get_game
 from arena.ratings import RatingConfig
@@ -85,11 +86,9 @@ class BotCommandType(click.ParamType):
         if isinstance(value, BotCommand):
             return value
         try:
-            command = BotCommand.parse(value)
-            command.check()
-        except (ValueError, ConfigError) as exc:
+            return bot_command(value)
+        except ConfigError as exc:
             self.fail(str(exc), param, ctx)
-        return command
 
 
 BOT = BotCommandType()

@@ -23,6 +23,7 @@ from arena.progress import Display
 from arena.ratings import RatingConfig
 from arena.sandbox import Sandbox
 from arena.store import Store
+from arena.submission import wants_tcp
 from arena.tournament import Runner, TournamentSpec, check_spec
 from protocol import TimeControl
 
@@ -85,7 +86,7 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
     spec = TournamentSpec(
         game=game.name, fmt=format_, entrants=tuple(entrants), seats=seats, options=options, rounds=rounds,
         duplicate=duplicate, max_games=max_games, wave=wave, seed=seed, fresh_processes=fresh_processes, time=time,
-        rating=rating, sandbox=sandbox.resolved())
+        rating=rating, sandbox=sandbox.resolved(any(wants_tcp(e.cwd) for e in entrants)))
     check_spec(spec, time_limit)  # before the store is created: a bad command leaves nothing behind
     player = None if cluster is None else ClusterPlayer(cluster, jobs, results_dir)
     with Store(store_path(results_dir, db)) as store, player or nullcontext():

@@ -1,0 +1,138 @@
+"""Starter kits for `arena new`: a template folder per language, copied and filled in, and what each needs."""
+
+from __future__ import annotations
+
+import glob
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from enum import StrEnum
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+
+from arena.entrants import MANIFEST, NAME_PATTERN
+from arena.errors import ConfigError
+
+TEMPLATE_SUFFIXES = (".toml", ".py", ".js", ".json", ".cpp", ".java", ".rs", ".md", ".txt", "Makefile")
+KIT_FILES = ("__init__.py",)  # the package's own files, not part of any kit
+
+
+class Language(StrEnum):
+    """The languages a kit exists for; the value is the --lang name and the template folder."""
+
+    PYTHON = "python"
+    JAVASCRIPT = "javascript"
+    CPP = "cpp"
+    JAVA = "java"
+    RUST = "rust"
+
+
+@dataclass(frozen=True)
+class Need:
+    """Something a kit needs to build and run: a program on PATH, a file (glob) or a Python module, and what
+    provides it."""
+
+    program: str = ""
+    path: str = ""
+    module: str = ""
+    install: str = ""  # Debian packages, or for a Python module the pip packages
+
+    def met(self) -> bool:
+        """True if it is there."""
+        if self.program:
+            return shutil.which(self.program) is not None
+        if self.path:
+            return bool(glob.glob(self.path))
+        return _python_has(self.module)
+
+
+_HEADERS = "/usr/include"
+_JARS = "/usr/share/java"
+_CRATES = "/usr/share/cargo/registry"
+NEEDS: dict[Language, tuple[Need, ...]] = {
+    Language.PYTHON: (Need(program="python3", install="python3"), Need(module="zmq", install="pyzmq"),
+                      Need(module="msgpack", install="msgpack")),
+    Language.JAVASCRIPT: (Need(program="node", install="nodejs"), Need(program="npm", install="npm")),
+    Language.CPP: (Need(program="g++", install="g++"), Need(program="make", install="make"),
+                   Need(path=f"{_HEADERS}/zmq.h", install="libzmq3-dev"),
+                   Need(path=f"{_HEADERS}/zmq.hpp", install="cppzmq-dev"),
+                   Need(path=f"{_HEADERS}/msgpack.hpp", install="libmsgpack-cxx-dev")),
+    Language.JAVA: (Need(program="javac", install="default-jdk-headless"), Need(program="jar",
+                    install="default-jdk-headless"), Need(program="make", install="make"),
+                    Need(path=f"{_JARS}/jeromq.jar", install="libjeromq-java"),
+                    Need(path=f"{_JARS}/msgpack-core.jar", install="libmsgpack-java")),
+    Language.RUST: (Need(program="cargo", install="cargo"), Need(program="pkg-config", install="pkg-config"),
+                    Need(path=f"{_HEADERS}/zmq.h", install="libzmq3-dev"),
+                    Need(path=f"{_CRATES}/zmq-0.*", install="librust-zmq-dev"),
+                    Need(path=f"{_CRATES}/rmp-serde-1.*", install="librust-rmp-serde-dev")),
+}
+
+
+def missing(language: Language) -> list[Need]:
+    """What the kit of language needs and this machine lacks."""
+    return [need for need in NEEDS[language] if not need.met()]
+
+
+def install_hint(needs: list[Need]) -> str:
+    """How to install what is missing, in one line."""
+    pip = [n.install for n in needs if n.module]
+    apt = list(dict.fromkeys(n.install for n in needs if not n.module))
+    parts = ([f"apt-get install {' '.join(apt)}"] if apt else []) + \
+        ([f"python3 -m pip install {' '.join(pip)}"] if pip else [])
+    return " and ".join(parts)
+
+
+def _python_has(module: str) -> bool:
+    python = shutil.which("python3")
+    if python is None:
+        return False
+    return subprocess.run([python, "-c", f"import {module}"], capture_output=True, timeout=30).returncode == 0
+
+
+def identifier(name: str) -> str:
+    """name as a package or crate name: letters, digits and '_' only, starting with a letter."""
+    word = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    return word if word[:1].isalpha() else f"bot_{word}"
+
+
+def create(folder: Path, language: Language) -> Path:
+    """A new submission folder from the kit of language, its bot named after the folder; ConfigError if the
+    folder exists or the name is not a valid bot name."""
+    name = folder.name
+    if not NAME_PATTERN.match(name):
+        raise ConfigError(f"{name!r} is not a valid bot name: 1-64 letters, digits, '_', '.' or '-', "
+                          "starting with a letter or digit")
+    if folder.exists():
+        raise ConfigError(f"{str(folder)!r} already exists: choose a new folder")
+    template = resources.files(__name__) / language.value
+    try:
+        folder.mkdir(parents=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot create {str(folder)!r}: {exc.strerror or exc}") from None
+    try:
+        _copy(template, folder, {"{{name}}": name, "{{crate}}": identifier(name).lower()})
+    except OSError as exc:
+        shutil.rmtree(folder, ignore_errors=True)  # no half-made kit left behind
+        raise ConfigError(f"cannot write the kit into {str(folder)!r}: {exc.strerror or exc}") from None
+    return folder
+
+
+def _copy(source: Traversable, target: Path, values: dict[str, str]) -> None:
+    for entry in source.iterdir():
+        if entry.name in KIT_FILES or entry.name == "__pycache__":
+            continue
+        # Files a package cannot ship under their own name (dot-files) carry a 'dot-' prefix.
+        name = "." + entry.name[4:] if entry.name.startswith("dot-") else entry.name
+        if entry.is_dir():
+            (target / name).mkdir()
+            _copy(entry, target / name, values)
+            continue
+        data = entry.read_bytes()
+        if entry.name.endswith(TEMPLATE_SUFFIXES):
+            text = data.decode("utf-8")
+            for key, value in values.items():
+                text = text.replace(key, value)
+            data = text.encode("utf-8")
+        (target / name).write_bytes(data)
