@@ -15,7 +15,8 @@ from arena.leaderboard import FORMATS, build, render
 from arena.ratings import RatingConfig, Rating, Ratings, rate_all
 from arena.record import GameRecord, load_record
 from arena.replay import turn_lines
-from arena.store import Store, StoreError, Tournament
+from arena.site import leaderboard_page, tournament_data
+from arena.store import Store, Tournament
 from arena.viewer import write_replay
 
 _tournament_option = click.option("--tournament", "-t", "name",
@@ -23,10 +24,7 @@ _tournament_option = click.option("--tournament", "-t", "name",
 
 
 def _open(results_dir: Path, db: Path | None, readonly: bool = True) -> Store:
-    path = store_path(results_dir, db)
-    if not path.is_file():
-        raise StoreError(f"no results store at {str(path)!r}: run a tournament first, or give --db")
-    return Store(path, readonly=readonly)
+    return Store.existing(store_path(results_dir, db), readonly)
 
 
 def _stored_ratings(store: Store, t: Tournament) -> Ratings:
@@ -37,7 +35,7 @@ def _stored_ratings(store: Store, t: Tournament) -> Ratings:
 
 @click.command()
 @_tournament_option
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+@click.option("--format", "fmt", type=click.Choice([*FORMATS, "html"]), default="table", show_default=True,
               help="Output format; html is one standalone page.")
 @click.option("--max-fault-rate", type=click.FloatRange(0, 1),
               help="Leave bots whose share of faulty games is above this off the ranking (they stay in the store).")
@@ -49,10 +47,12 @@ def leaderboard(name: str | None, fmt: str, max_fault_rate: float | None, output
     """Print a tournament's leaderboard, ranked by the conservative estimate mu - 3 sigma."""
     with _open(results_dir, db) as store:
         t = store.tournament(name)
-        sandbox = t.config.get("sandbox", {}).get("level", "unknown")
-        board = build(f"{t.name} ({t.game}, {t.format}, sandbox {sandbox})", _stored_ratings(store, t),
-                      store.bot_stats(t.id), max_fault_rate)
-    text = render(board, fmt)
+        if fmt == "html":  # the published site's leaderboard page, on its own
+            text = leaderboard_page(tournament_data(store, t, max_fault_rate))
+        else:
+            sandbox = t.config.get("sandbox", {}).get("level", "unknown")
+            text = render(build(f"{t.name} ({t.game}, {t.format}, sandbox {sandbox})", _stored_ratings(store, t),
+                                store.bot_stats(t.id), max_fault_rate), fmt)
     if output is None:
         click.echo(text)
     else:
