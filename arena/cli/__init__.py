@@ -8,6 +8,7 @@ import click
 
 from arena import __version__
 from arena.cli.bench import bench
+from arena.cli.compare import compare
 from arena.cli.match import match
 from arena.cli.new import new
 from arena.cli.play import play
@@ -56,4 +57,5 @@ main.add_command(matches)
 main.add_command(show)
 main.add_command(rerate)
 main.add_command(publish)
+main.add_command(compare)
 main.add_command(new)

@@ -6,7 +6,7 @@ import click
 from tabulate import tabulate
 
 from arena.bench_protocol import bench_protocol
-from arena.bench_tournament import bench_tournament
+from arena.bench_tournament import bench_compare, bench_tournament
 from arena.cli.params import GAME
 from arena.games import Game, available, get_game
 from arena.local import bench_engine
@@ -28,8 +28,11 @@ from arena.local import bench_engine
               "workers (needs the cluster extra), against --jobs 2.")
 @click.option("--tournament-rounds", type=click.IntRange(min=1), default=2, show_default=True,
               help="Round-robin rounds of five random bots per tournament measurement.")
+@click.option("--compare", "compare_pairs", type=click.IntRange(min=1), default=None, metavar="PAIRS",
+              help="Also measure arena compare: pairs per minute of PAIRS pairs of random bots with --jobs 1 and 2, "
+                   "against games per minute of a tournament of random bots at the same table size.")
 def bench(games: tuple[Game, ...], count: int, protocol: bool, round_trips: int, match_games: int,
-          tournament: bool, cluster: bool, tournament_rounds: int) -> None:
+          tournament: bool, cluster: bool, tournament_rounds: int, compare_pairs: int | None) -> None:
     """Measure random-play games and decisions per second, in-process on one core; with --protocol, also the
     bot protocol's round trip against raw ZeroMQ and games per second with subprocess bots; with --tournament,
     games per minute of whole tournaments."""
@@ -41,6 +44,22 @@ def bench(games: tuple[Game, ...], count: int, protocol: bool, round_trips: int,
     if tournament:
         click.echo()
         click.echo(_tournament_table(chosen, tournament_rounds, cluster))
+    if compare_pairs:
+        click.echo()
+        click.echo(_compare_table(chosen, compare_pairs, tournament_rounds))
+
+
+def _compare_table(games: tuple[Game, ...], pairs: int, rounds: int) -> str:
+    rows = []
+    for game in games:
+        for jobs in (1, 2):
+            click.echo(f"measuring {game.name} comparisons and tournaments, jobs {jobs} ...", err=True)
+            t = bench_tournament(game.name, game.max_players, rounds, jobs, False)
+            c = bench_compare(game.name, game.max_players, pairs, jobs)
+            rows.append((game.name, game.max_players, jobs, c.pairs, f"{c.pairs_per_minute:,.0f}",
+                         f"{t.games_per_minute:,.0f}", f"{c.pairs_per_minute / t.games_per_minute:.2f}"))
+    return tabulate(rows, headers=("game", "seats", "jobs", "pairs", "compare pairs/min", "tournament games/min",
+                                   "pairs per tournament game"))
 
 
 def _tournament_table(games: tuple[Game, ...], rounds: int, cluster: bool) -> str:
