@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import ROOT, arena, stored, stored_count, wait_until
+from tests.helpers import arena, stored, stored_count, wait_until
 
 HEURISTIC = f"{sys.executable} -m sample_bots.heuristic_bot"
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
