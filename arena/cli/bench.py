@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from tabulate import tabulate
 
-from arena.bench_protocol import bench_protocol
+from arena.bench_protocol import bench_protocol, bench_sandboxes
 from arena.bench_tournament import bench_tournament
 from arena.cli.params import GAME
 from arena.errors import ConfigError
@@ -18,7 +18,7 @@ from arena.local import bench_engine
 @click.option("--count", "-n", type=click.IntRange(min=1), default=200, show_default=True,
               help="Games per game and player count.")
 @click.option("--protocol", is_flag=True, help="Also measure the bot protocol: round trips and games/s with "
-              "subprocess bots.")
+              "subprocess bots, and each sandbox level's bot start-up and round trip.")
 @click.option("--round-trips", type=click.IntRange(min=10), default=5000, show_default=True,
               help="Round trips per protocol measurement.")
 @click.option("--match-games", type=click.IntRange(min=1), default=20, show_default=True,
@@ -39,6 +39,8 @@ def bench(games: tuple[Game, ...], count: int, protocol: bool, round_trips: int,
     if protocol:
         click.echo()
         click.echo(_protocol_table(chosen, round_trips, match_games))
+        click.echo()
+        click.echo(_sandbox_table(chosen, round_trips))
     if tournament:
         click.echo()
         click.echo(_tournament_table(chosen, tournament_rounds, cluster))
@@ -73,6 +75,17 @@ def _protocol_table(games: tuple[Game, ...], round_trips: int, match_games: int)
                      f"{r.ratio:.2f}", f"{r.in_process_gps:,.1f}", f"{r.reused_gps:,.1f}", f"{r.fresh_gps:,.2f}"))
     return tabulate(rows, headers=("game", "players", "decide bytes", "(a) raw µs", "(b) arena µs", "b/a",
                                    "(c) games/s in-process", "subprocess bots", "fresh processes"))
+
+
+def _sandbox_table(games: tuple[Game, ...], round_trips: int) -> str:
+    rows = []
+    for game in games:
+        click.echo(f"measuring the sandbox levels with {game.name} ...", err=True)
+        found = bench_sandboxes(game, game.max_players, round_trips)
+        none = found[0].round_trip_us
+        rows += [(game.name, b.level, f"{b.startup_ms:.0f}", f"{b.round_trip_us:.0f}", f"{b.round_trip_us / none:.2f}")
+                 for b in found]
+    return tabulate(rows, headers=("game", "sandbox", "start-up ms (spawn to ready)", "round trip µs", "vs none"))
 
 
 def _engine_table(games: tuple[Game, ...], count: int) -> str:
