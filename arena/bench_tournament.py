@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from arena.entrants import Entrant
+from arena.formats import RoundRobin
 from arena.ratings import RatingConfig
-from arena.schedule import Format
 from arena.store import DEFAULT_DB_NAME, Store
 from arena.tournament import Runner, TournamentSpec
 
@@ -46,7 +46,7 @@ def bench_tournament(game: str, seats: int, rounds: int, jobs: int, fresh: bool,
     cluster of `jobs` workers, whose start-up is not timed)."""
     bot = (sys.executable, "-m", "sample_bots.random_bot")
     entrants = tuple(Entrant(f"random-{i}", bot) for i in range(BENCH_ENTRANTS))
-    spec = TournamentSpec(game, Format.ROUND_ROBIN, entrants, seats, rounds=rounds, fresh_processes=fresh,
+    spec = TournamentSpec(game, RoundRobin(), entrants, seats, rounds=rounds, fresh_processes=fresh,
                           rating=RatingConfig.for_game(game))
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         with Store(Path(tmp) / DEFAULT_DB_NAME) as store, _player(cluster, jobs, Path(tmp)) as player:

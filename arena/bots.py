@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import IO, Callable, cast
+from typing import IO, Any, Callable, cast
 
 import zmq
 
@@ -35,15 +35,20 @@ from protocol import (
     decode,
     encode,
 )
+from protocol.codec import REPLY_LIMITS
 from arena.cgroups import new_cgroup
 from arena.sandbox import (NO_SANDBOX, Isolation, Sandbox, Watchdog, kill_all, limit_fault, outer_namespace,
                            reap_pids, verdict)
 
 DEFAULT_LOG_CAP = 1 << 20  # bytes per log file
 STDERR_TAIL = 2000  # characters of stderr kept for fault records
-# A reply this many times over the cap is cut off by the transport itself (it then shows as a timeout),
-# so that a hostile bot cannot make the arena buffer gigabytes.
-TRANSPORT_CAP_FACTOR = 16
+# The transport reads a message of up to twice the cap (so that an over-cap reply is an `oversized` fault) and cuts
+# off anything larger (the connection drops and the bot reconnects): what it buffers per message stays near the cap.
+TRANSPORT_CAP_FACTOR = 2
+_ENVELOPE = 4096  # bytes of framing a message may carry besides its body
+# Messages the arena's socket queues from one connection while it is not reading it (a bot may send unsolicited
+# ones at any time, and zmq's default of 1000 would let it fill the arena's memory).
+RECEIVE_QUEUE = 1
 _LAST_WORDS = 0.5  # seconds to wait for a dead bot's stderr to drain before judging why it died
 _SLICE = 0.05  # seconds between liveness checks where no pidfd is available
 _REAP_WAIT = 2.0  # seconds to wait for a killed bot's processes to die, to reap them
@@ -147,6 +152,21 @@ class LogDrain(threading.Thread):
         return self._tail.decode("utf-8", errors="replace")
 
 
+_due: list[Any] = []  # where a supervising process reads when this one should next make progress (arena.worker)
+
+
+def report_progress(due: Any) -> None:
+    """Keep due (a shared float with a `value`, such as multiprocessing's RawValue("d")) at the monotonic time by
+    which this process should next make progress: the deadline of the request in flight, else the last answer's
+    arrival. A supervising process that sees it pass by far knows this one is stuck."""
+    _due[:] = [due]
+
+
+def _progress(by: float) -> None:
+    for due in _due:
+        due.value = by
+
+
 class Channel:
     """The arena's end of one bot link: a REQ socket it binds, used the lazy-pirate way.
 
@@ -176,7 +196,8 @@ class Channel:
         # CORRELATE makes zmq drop any reply that does not belong to the request in flight.
         socket.setsockopt(zmq.REQ_CORRELATE, 1)
         socket.setsockopt(zmq.REQ_RELAXED, 1)
-        socket.setsockopt(zmq.MAXMSGSIZE, max(self.max_message * TRANSPORT_CAP_FACTOR, 1 << 26))
+        socket.setsockopt(zmq.MAXMSGSIZE, transport_cap(self.max_message))
+        socket.setsockopt(zmq.RCVHWM, RECEIVE_QUEUE)
         deadline = time.monotonic() + _REBIND_WAIT
         while True:
             try:
@@ -196,16 +217,22 @@ class Channel:
         data = encode(request, request_id)
         start = time.monotonic()
         deadline = start + timeout
+        _progress(deadline)
         if not self._send(data, deadline, start):
             self._reopen(request_id)
             raise BotTimeout(f"request {request_id} could not be delivered within {timeout:.3g} s: "
                              "the bot is not connected", time.monotonic() - start)
         frames = self._receive(deadline, start)
         elapsed = time.monotonic() - start
+        _progress(start + elapsed)
         if frames is None:
             self._reopen(request_id)
             raise BotTimeout(f"no answer to request {request_id} within {timeout:.3g} s", elapsed)
         self.stuck = False
+        if elapsed > timeout:
+            # Whatever held it up (the bot, the machine, a signal that stopped the arena), the arena's clock rules.
+            raise BotTimeout(f"the answer to request {request_id} came after {elapsed:.3g} s, over its "
+                             f"{timeout:.3g} s", elapsed)
         return Reply(self._check(request, request_id, frames, elapsed), elapsed)
 
     def _send(self, data: bytes, deadline: float, start: float) -> bool:
@@ -230,7 +257,7 @@ class Channel:
         if len(frames) != 1:
             raise ProtocolError(f"a reply must be one frame, got {len(frames)}", elapsed)
         try:
-            reply = decode(frames[0], REPLY_TO[type(request)], self.max_message)
+            reply = decode(frames[0], REPLY_TO[type(request)], self.max_message, REPLY_LIMITS)
         except OversizedError as exc:
             raise OversizedMessage(str(exc), elapsed) from None
         except MessageError as exc:
@@ -281,6 +308,11 @@ class Channel:
         path = _ipc_path(self.endpoint)
         if path is not None:
             path.unlink(missing_ok=True)
+
+
+def transport_cap(max_message: int) -> int:
+    """The largest message the arena's socket takes in for a reply cap of max_message bytes."""
+    return TRANSPORT_CAP_FACTOR * max_message + _ENVELOPE
 
 
 def _ipc_path(endpoint: str) -> Path | None:

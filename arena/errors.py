@@ -39,15 +39,29 @@ class ReplayError(ArenaError):
     """A replay file that cannot be read or is not a replay."""
 
 
+# The longest fault detail kept: a detail may quote what a bot sent, and it goes into every record and report.
+MAX_DETAIL = 400
+
+
+def bounded(detail: str, limit: int = MAX_DETAIL) -> str:
+    """detail, cut to at most limit characters with a note of how many were cut."""
+    if len(detail) <= limit:
+        return detail
+    note = f"... [{len(detail)} characters in all]"
+    return detail[: limit - len(note)] + note
+
+
 class BotFault(ArenaError):
     """A bot broke the protocol or the rules; `kind` says how, the message says what exactly.
 
-    `elapsed` is how long the arena waited for the faulty answer, when it waited at all.
+    `elapsed` is how long the arena waited for the faulty answer, when it waited at all. The detail is cut to
+    MAX_DETAIL characters here, so that no path can store or print more of what a bot sent.
     """
 
     kind: ClassVar[FaultKind]
 
     def __init__(self, detail: str, elapsed: float | None = None) -> None:
+        detail = bounded(str(detail))
         super().__init__(detail)
         self.detail = detail
         self.elapsed = elapsed

@@ -7,7 +7,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from arena.games import Game, State
+from arena.errors import ConfigError
+from arena.games import GameError, Game, State
 
 
 def player_rng(seed: int) -> random.Random:
@@ -15,13 +16,12 @@ def player_rng(seed: int) -> random.Random:
     return random.Random(f"random-players:{seed}")
 
 
-def play_random(game: Game, num_players: int, seed: int, options: dict[str, Any] | None = None) -> State:
-    """Play one game to its end, every seat choosing uniformly at random."""
-    state = game.new_state(num_players, seed, options)
-    rng = player_rng(seed)
-    while not state.is_terminal():
-        state.apply(rng.randrange(len(state.options())))
-    return state
+def new_game(game: Game, num_players: int, seed: int, options: dict[str, Any] | None = None) -> State:
+    """A new game to play in-process; ConfigError naming the problem if the seats or options do not suit it."""
+    try:
+        return game.new_state(num_players, seed, options)
+    except GameError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 @dataclass(frozen=True)

@@ -17,10 +17,10 @@ from typing import Any, Callable, cast
 
 import zmq
 
-from arena import __version__
+from arena import __version__, leftovers
 from arena.bots import DEFAULT_LOG_CAP, BotCommand, BotProcess, Transport
 from arena.errors import BotCrashed, BotFault, BotTimeout, ConfigError, IllegalAction
-from arena.games import Game
+from arena.games import Game, GameError
 from arena.record import DecisionRecord, FaultRecord, GameRecord, Phase, SeatRecord, save_record
 from arena.sandbox import Isolation, Sandbox, Watchdog
 from arena.wire import SeatClock, decide_request, derive_seed, game_over_request, new_game_request, outcome
@@ -50,6 +50,7 @@ class MatchConfig:
     max_faults: int = DEFAULT_MAX_FAULTS
     results_dir: Path = Path("results")
     sandbox: Sandbox = field(default_factory=Sandbox)
+    mark_folder: bool = False  # a tournament table: its folder is marked as this process's until it is stored
 
     def check(self) -> None:
         """ConfigError naming the problem if this match cannot be played."""
@@ -65,7 +66,7 @@ class MatchConfig:
         self.sandbox.check()
         try:
             game.new_state(n, 0, self.options)
-        except ValueError as exc:
+        except GameError as exc:
             raise ConfigError(f"bad options for {game.name}: {exc}") from None
 
 
@@ -114,9 +115,8 @@ class BotPool:
         self.sandbox = config.sandbox.resolved(config.transport == Transport.TCP)
         # A private directory keeps the ipc endpoints and the bots' own directories out of reach of other users
         # and other matches.
-        self.ipc_dir = Path(tempfile.mkdtemp(prefix="arena-")) if config.transport == Transport.IPC else None
-        self.private_dir = self.ipc_dir or (Path(tempfile.mkdtemp(prefix="arena-")) if self.sandbox.limited
-                                            else None)
+        self.ipc_dir = leftovers.private_dir() if config.transport == Transport.IPC else None
+        self.private_dir = self.ipc_dir or (leftovers.private_dir() if self.sandbox.limited else None)
         # What bubblewrap covers: where every match keeps its bots' sockets and homes, and the results.
         self.masked = (Path(tempfile.gettempdir()), config.results_dir)
         self.watchdog = Watchdog()
@@ -327,21 +327,42 @@ class GamePlay:
                           self.first_request[seat], self.game_over_sent[seat])
 
 
+class MatchInterrupted(KeyboardInterrupt):
+    """A match stopped by Ctrl-C or a termination signal; `result` holds the games finished before it (their
+    records are kept on disk, and every bot is stopped)."""
+
+    def __init__(self, result: MatchResult, cause: str) -> None:
+        super().__init__(cause)
+        self.result = result
+        self.cause = cause
+
+
 def run_match(config: MatchConfig, on_game: Callable[[GameRecord], None] | None = None) -> MatchResult:
-    """Play the match, writing a record per game and a summary under the results directory."""
+    """Play the match, writing a record per game and a summary under the results directory.
+
+    Interrupted (KeyboardInterrupt, which arena.interrupt makes of SIGTERM too), it stops every bot, writes the
+    summary of the games finished so far and raises MatchInterrupted with them."""
     config.check()
+    leftovers.sweep()
     match_id, directory = _match_directory(config)
     records: list[GameRecord] = []
-    with BotPool(config, directory / "logs") as pool:
-        for g in range(config.games):
-            record = GamePlay(config, pool, match_id, g).play()
-            save_record(record, directory / f"game-{g + 1:04d}.json")
-            records.append(record)
-            if on_game is not None:
-                on_game(record)
-            if config.fresh_processes:
-                pool.stop_all()
-        result = MatchResult(match_id, directory, config.seed, tuple(records), standings(config, pool, records))
+    pool: BotPool | None = None
+    try:
+        with BotPool(config, directory / "logs") as pool:
+            for g in range(config.games):
+                record = GamePlay(config, pool, match_id, g).play()
+                save_record(record, directory / f"game-{g + 1:04d}.json")
+                records.append(record)
+                if on_game is not None:
+                    on_game(record)
+                if config.fresh_processes:
+                    pool.stop_all()
+    except KeyboardInterrupt as exc:
+        partial = MatchResult(match_id, directory, config.seed, tuple(records),
+                              standings(config, pool, records) if pool is not None else ())
+        _write_summary(config, partial, interrupted=True)
+        raise MatchInterrupted(partial, str(exc) or "SIGINT") from None
+    result = MatchResult(match_id, directory, config.seed, tuple(records), standings(config, pool, records))
     _write_summary(config, result)
     return result
 
@@ -356,7 +377,8 @@ def standings(config: MatchConfig, pool: BotPool, records: list[GameRecord]) -> 
         name, version = pool.name(p)
         rows.append(Standing(
             participant=p, command=str(command), name=name, version=version, games=len(seats),
-            wins=ranks.count(1), mean_rank=sum(ranks) / len(ranks), mean_score=sum(scores) / len(scores),
+            wins=ranks.count(1), mean_rank=sum(ranks) / max(1, len(ranks)),
+            mean_score=sum(scores) / max(1, len(scores)),
             faults=sum(1 for r in records for f in r.faults if f.participant == p),
             disqualified=sum(1 for r, seat in seats if seat in r.disqualified),
         ))
@@ -370,6 +392,8 @@ def _match_directory(config: MatchConfig) -> tuple[str, Path]:
         match_id = stem if attempt == 0 else f"{stem}-{attempt}"
         try:
             (base / match_id).mkdir(parents=True)
+            if config.mark_folder:
+                leftovers.mark(base / match_id)
             return match_id, base / match_id
         except FileExistsError:
             continue
@@ -378,12 +402,12 @@ def _match_directory(config: MatchConfig) -> tuple[str, Path]:
     raise ConfigError(f"too many matches named {stem} under {base}")
 
 
-def _write_summary(config: MatchConfig, result: MatchResult) -> None:
+def _write_summary(config: MatchConfig, result: MatchResult, interrupted: bool = False) -> None:
     summary = {
         "match": result.match_id, "game": config.game.name, "seed": config.seed, "games": config.games,
         "bots": [str(b) for b in config.bots], "options": config.options, "time": config.time.to_wire(),
         "fresh_processes": config.fresh_processes, "duplicate": config.duplicate, "transport": config.transport.value,
         "records": [f"game-{r.game_index + 1:04d}.json" for r in result.records],
-        "standings": [vars(s) for s in result.standings],
+        "standings": [vars(s) for s in result.standings], "interrupted": interrupted,
     }
     (result.directory / "match.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")

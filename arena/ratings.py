@@ -7,6 +7,8 @@ from typing import Iterable, Mapping, Sequence
 
 import trueskill
 
+from arena.errors import ConfigError
+
 # trueskill's documented defaults: mu 25, sigma mu/3, beta sigma/2, tau sigma/100.
 DEFAULT_MU = 25.0
 DEFAULT_SIGMA = DEFAULT_MU / 3
@@ -39,14 +41,14 @@ class RatingConfig:
         return config
 
     def validate(self) -> None:
-        """ValueError naming the parameter that is out of range."""
+        """ConfigError naming the parameter that is out of range."""
         for name in ("sigma", "beta"):
             if not getattr(self, name) > 0:
-                raise ValueError(f"rating parameter {name} must be > 0, got {getattr(self, name)}")
+                raise ConfigError(f"rating parameter {name} must be > 0, got {getattr(self, name)}")
         if self.tau < 0:
-            raise ValueError(f"rating parameter tau must be >= 0, got {self.tau}")
+            raise ConfigError(f"rating parameter tau must be >= 0, got {self.tau}")
         if not 0 <= self.draw_probability < 1:
-            raise ValueError(f"rating parameter draw_probability must be in [0, 1), got {self.draw_probability}")
+            raise ConfigError(f"rating parameter draw_probability must be in [0, 1), got {self.draw_probability}")
 
     def environment(self) -> trueskill.TrueSkill:
         """A TrueSkill environment with these parameters (never the library's global one)."""

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Callable, TypeVar
 
 from arena.errors import STOPPED_KINDS, FaultKind, ReplayError
-from arena.games import GameResult
+from arena.games import GameError, GameResult
 from arena.wire import outcome
 from protocol import Outcome, SchemaError, TimeControl
 from protocol.messages import boolean, integer, list_of, plain_map, seconds, text
@@ -150,7 +150,7 @@ def record_from_dict(data: Any) -> GameRecord:
     seat_no = integer(0, n - 1)
     try:
         result = GameResult.from_dict(_field(data, "result", plain_map))
-    except ValueError as exc:
+    except GameError as exc:
         raise SchemaError("result", str(exc)) from None
     return GameRecord(
         match_id=_field(data, "match", text(0, 200)), game_index=_field(data, "game_index", integer()),

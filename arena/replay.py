@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterator
 
 from arena.errors import FaultKind, ReplayError
-from arena.games import Game, State, get_game
+from arena.games import Game, GameError, State, get_game
 from arena.record import DecisionRecord, GameRecord
 from arena.wire import SeatClock, decide_request, game_over_request, match_ranks, new_game_request
 from protocol import Message
@@ -32,7 +32,7 @@ def record_game(record: GameRecord) -> Game:
     """The game a record was played with; ReplayError if it is not registered."""
     try:
         return get_game(record.game)
-    except ValueError as exc:
+    except GameError as exc:
         raise ReplayError(str(exc)) from None
 
 
@@ -40,7 +40,7 @@ def new_state(record: GameRecord) -> State:
     """The record's game at its start; ReplayError if its setup is not valid."""
     try:
         return record_game(record).new_state(record.num_players, record.seed, record.options)
-    except ValueError as exc:
+    except GameError as exc:
         raise ReplayError(f"the record's setup is not valid: {exc}") from None
 
 
@@ -72,7 +72,7 @@ def _replay_decisions(record: GameRecord, state: State, visit: Visit | None) -> 
             visit(state, number, d)
         try:
             state.apply(d.index)
-        except ValueError as exc:
+        except GameError as exc:
             return [f"decision {number} (seat {seat}, index {d.index}) cannot be applied: {exc}"]
     if not state.is_terminal():
         return [f"the game is not over after the {len(record.decisions)} recorded decisions"]

@@ -2,37 +2,33 @@
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import json
 import os
-import signal
-import sys
 import time
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
+from collections import deque
 from dataclasses import dataclass, field, replace
-from multiprocessing import active_children, get_context
 from pathlib import Path
 from typing import Any, Callable, Iterator, Protocol
 
 import zmq
 
+from arena import leftovers
 from arena.bots import BotCommand
 from arena.entrants import Entrant, check_entrants
 from arena.errors import ArenaError, ConfigError
-from arena.games import get_game
-from arena.interrupt import cleanup_on_termination
+from arena.formats import Table, TournamentFormat
+from arena.formats.ladder import DEFAULT_WAVE
+from arena.games import GameError, get_game
 from arena.match import MatchConfig, run_match
 from arena.ratings import GameOutcome, RatingConfig, Ratings, rate_all
 from arena.record import GameRecord
 from arena.sandbox import Sandbox, cpu_sets
-from arena.schedule import Format, Table, gauntlet, ladder_wave, round_robin
 from arena.store import Store, StoredFault, StoredGame, Tournament
+from arena.worker import Failure, WorkerPool
 from protocol import TimeControl
 
-DEFAULT_WAVE = 4  # ladder tables chosen at a time from the ratings so far
-_PR_SET_PDEATHSIG = 1  # prctl option, from <linux/prctl.h>
+MAX_TRIES = 3  # times a table is tried on a fresh worker before it is stored as failed
 
 
 @dataclass(frozen=True)
@@ -40,7 +36,7 @@ class TournamentSpec:
     """What defines a tournament's games and ratings; the same spec resumes the same tournament."""
 
     game: str
-    fmt: Format
+    fmt: TournamentFormat
     entrants: tuple[Entrant, ...]
     seats: int
     options: dict[str, Any] | None = None
@@ -56,7 +52,7 @@ class TournamentSpec:
 
     def identity(self) -> dict[str, Any]:
         """The spec as plain data, stored with the tournament and compared on resume."""
-        return {"game": self.game, "format": self.fmt.value, "entrants": [e.to_dict() for e in self.entrants],
+        return {"game": self.game, "format": self.fmt.name, "entrants": [e.to_dict() for e in self.entrants],
                 "seats": self.seats, "options": self.options, "rounds": self.rounds, "duplicate": self.duplicate,
                 "max_games": self.max_games, "wave": self.wave, "seed": self.seed, "time": self.time.to_wire(),
                 "fresh_processes": self.fresh_processes, "rating": self.rating.to_dict(),
@@ -65,19 +61,11 @@ class TournamentSpec:
     def default_name(self) -> str:
         """A name that is the same for the same spec."""
         digest = hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:8]
-        return f"{self.game}-{self.fmt.value}-{digest}"
+        return f"{self.game}-{self.fmt.name}-{digest}"
 
     def names(self) -> list[str]:
+        """The entrants' names, in order (a gauntlet's challenger first)."""
         return [e.name for e in self.entrants]
-
-    def fixed_schedule(self) -> list[Table]:
-        """The whole schedule of a round-robin or gauntlet (the challenger is the first entrant)."""
-        names = self.names()
-        if self.fmt == Format.ROUND_ROBIN:
-            return round_robin(names, self.seats, self.rounds, self.duplicate, self.seed)
-        if self.fmt == Format.GAUNTLET:
-            return gauntlet(names[0], names[1:], self.seats, self.rounds, self.duplicate, self.seed)
-        raise ValueError(f"{self.fmt.value} has no fixed schedule")
 
 
 @dataclass(frozen=True)
@@ -109,26 +97,17 @@ def play_table(job: TableJob) -> TableResult:
         game=get_game(job.spec_game), bots=tuple(BotCommand(argv, cwd) for argv, cwd in job.bots),
         games=job.table.games, seed=job.table.seed, options=job.options, time=job.time,
         fresh_processes=job.fresh_processes, results_dir=job.results_dir, duplicate=job.table.duplicate,
-        sandbox=job.sandbox)
+        sandbox=job.sandbox, mark_folder=True)
     if job.sandbox.cpus:
         os.sched_setaffinity(0, job.sandbox.cpus)  # the worker shares its match's CPUs, not its neighbours'
     try:
-        with cleanup_on_termination():
-            result = run_match(config)
+        result = run_match(config)
     except (ArenaError, OSError, zmq.ZMQError) as exc:
         return _failed(job.table, f"the match could not be played: {type(exc).__name__}: {exc}",
                        time.perf_counter() - start)
     per_game = (time.perf_counter() - start) / max(1, len(result.records))
     games = tuple(_stored(job, record, result.directory, per_game) for record in result.records)
     return TableResult(job.table, games)
-
-
-def _die_with(coordinator: int) -> None:
-    """In a worker: be killed when the coordinator dies, even by SIGKILL (its bots then die with the worker)."""
-    if sys.platform.startswith("linux"):
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != coordinator:  # it died before the request took effect
-        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _failed(table: Table, reason: str, seconds: float = 0.0) -> TableResult:
@@ -181,27 +160,34 @@ class Runner:
     time_limit: float | None = None
     on_progress: Callable[[Progress], None] | None = None
     tournament: Tournament | None = None
-    player: TablePlayer | None = None  # None: inline (jobs 1) or the local process pool
+    player: TablePlayer | None = None  # None: the local worker processes
+    _workers: WorkerPool[TableJob, TableResult] | None = field(default=None, init=False, repr=False)
 
     def run(self) -> Ratings:
-        """Play every game not yet stored; returns the final ratings (also saved in the store)."""
+        """Play every game not yet stored; returns the final ratings (also saved in the store).
+
+        ConfigError, before anything is stored, if the spec cannot be played or would never end.
+        """
+        try:
+            return self._run()
+        finally:
+            self.close()
+
+    def _run(self) -> Ratings:
         spec = self.spec
-        self.tournament = self.store.open_tournament(self.name or spec.default_name(), spec.game, spec.fmt.value,
+        check_spec(spec, self.time_limit)
+        self.tournament = self.store.open_tournament(self.name or spec.default_name(), spec.game, spec.fmt.name,
                                                      spec.identity(), list(spec.entrants))
+        leftovers.sweep(self.results_dir, self.store.replays())  # what killed arenas left behind
         self._deadline = None if self.time_limit is None else time.monotonic() + self.time_limit
         self._started = time.monotonic()
         self._played = 0
         tid = self.tournament.id
-        schedule = None if spec.fmt == Format.LADDER else spec.fixed_schedule()
-        self._total = spec.max_games if schedule is None else sum(t.games for t in schedule)
+        self._total = spec.fmt.total_games(spec)
         self._done_before = len(self.store.done_seqs(tid))
         # Live ratings for the progress display follow finishing order; the final ones are rebuilt in schedule order.
         self._live = rate_all(spec.rating, self.store.outcomes(tid)) if self.on_progress else Ratings(spec.rating)
-        if schedule is None:
-            self._run_ladder()
-        else:
-            done = self.store.done_seqs(tid)
-            self._play([t for t in schedule if not set(t.seqs) <= done])
+        self._play_waves()
         ratings = rate_all(spec.rating, self.store.outcomes(tid))
         self.store.save_ratings(tid, ratings)
         if self.complete():
@@ -209,35 +195,24 @@ class Runner:
         return ratings
 
     def complete(self) -> bool:
-        """True once every scheduled game is stored (a ladder: --games reached)."""
+        """True once every scheduled game is stored (an open-ended format: its number of games reached)."""
         done = len(self.store.done_seqs(self.tournament.id))
         return self._total is not None and done >= self._total
 
     def _out_of_time(self) -> bool:
         return self._deadline is not None and time.monotonic() >= self._deadline
 
-    def _run_ladder(self) -> None:
-        """Wave after wave, each chosen from the ratings of every game before it (kept up incrementally)."""
-        spec, tid = self.spec, self.tournament.id
-        per_wave = spec.wave * spec.seats
-        env = spec.rating.environment()
-        ratings, counts = Ratings(spec.rating), dict.fromkeys(spec.names(), 0)
-        wave_no = 0
+    def _play_waves(self) -> None:
+        """The format's schedule wave by wave, each asked for once the one before it is stored, until the time
+        limit; tables already stored are skipped."""
+        tid = self.tournament.id
+        waves = self.spec.fmt.waves(self.spec, lambda first, below: self.store.outcomes(tid, first, below))
         while not self._out_of_time():
-            first_seq = wave_no * per_wave
-            if spec.max_games is not None and first_seq >= spec.max_games:
-                break
-            for outcome in self.store.outcomes(tid, first_seq - per_wave, first_seq):
-                ratings = ratings.after(outcome, env)
-                for bot in outcome.bots:
-                    counts[bot] += 1
-            wave = ladder_wave(ratings, counts, spec.names(), spec.seats, spec.wave, first_seq,
-                               wave_no * spec.wave, spec.seed)
-            if spec.max_games is not None:
-                wave = [t for t in wave if t.first_seq < spec.max_games]
+            wave = next(waves, None)
+            if wave is None:
+                return
             done = self.store.done_seqs(tid)
             self._play([t for t in wave if not set(t.seqs) <= done])
-            wave_no += 1
 
     def _job(self, table: Table, cpus: tuple[int, ...] = ()) -> TableJob:
         by_name = {e.name: e for e in self.spec.entrants}
@@ -248,6 +223,7 @@ class Runner:
     def _play(self, tables: list[Table]) -> None:
         for result in self._results(tables):
             self.store.record_games(self.tournament.id, list(result.games))
+            leftovers.release_replays(self.results_dir, (game.replay for game in result.games))
             self._played += len(result.games)
             self._report(result)
 
@@ -256,48 +232,38 @@ class Runner:
         if self.player is not None:
             yield from self.player.results([self._job(t) for t in tables], self._out_of_time)
             return
-        if self.jobs <= 1:
-            for table in tables:
-                if self._out_of_time():
-                    return
-                yield play_table(self._job(table))
-            return
-        queue = list(tables)
-        while queue:
-            # spawn: a worker must not inherit the coordinator's SQLite connection or any ZeroMQ state.
-            with ProcessPoolExecutor(max_workers=self.jobs, mp_context=get_context("spawn"),
-                                     initializer=_die_with, initargs=(os.getpid(),)) as pool:
-                try:
-                    yield from self._pooled(pool, queue)
-                except KeyboardInterrupt:
-                    # Workers unwind on SIGTERM and kill their bots; the unfinished tables are played on resume.
-                    for worker in active_children():
-                        worker.terminate()
-                    pool.shutdown(wait=False, cancel_futures=True)
-                    raise
+        if self._workers is None:
+            # Even one job runs in a worker: bots then see the worker as their parent and ARENA_PID, and whatever
+            # they do to it costs only its table, never the tournament.
+            self._workers = WorkerPool(self.jobs, play_table)
+        yield from self._pooled(self._workers, tables)
 
-    def _pooled(self, pool: ProcessPoolExecutor, queue: list[Table]) -> Iterator[TableResult]:
-        """Run tables from the queue; if a worker process dies, its tables fail and the caller makes a new pool."""
-        running: dict[Future[TableResult], tuple[Table, int]] = {}
-        cpus, free = cpu_sets(self.jobs), list(range(self.jobs))  # a slot per running table, with its own CPUs
-        while queue or running:
-            while queue and len(running) < self.jobs and not self._out_of_time():
-                table, slot = queue.pop(0), free.pop(0)
-                running[pool.submit(play_table, self._job(table, cpus[slot] if cpus else ()))] = (table, slot)
-            if not running:
-                queue.clear()
+    def _pooled(self, pool: WorkerPool[TableJob, TableResult], tables: list[Table]) -> Iterator[TableResult]:
+        """Play the tables in the pool's workers; a table whose worker failed is played again on a fresh one, and
+        after MAX_TRIES failed tries it is stored as failed, with the reason."""
+        queue = deque((table, 1) for table in tables)
+        tries: dict[int, int] = {}  # slot -> the try its table is on
+        cpus = cpu_sets(self.jobs)  # a slot per running table, with its own CPUs
+        while queue or pool.busy():
+            for slot in range(self.jobs):
+                if queue and slot not in pool.busy() and not self._out_of_time():
+                    table, tries[slot] = queue.popleft()
+                    pool.submit(slot, self._job(table, cpus[slot] if cpus else ()))
+            if not pool.busy():
                 return
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in finished:
-                table, slot = running.pop(future)
-                free.append(slot)
-                try:
-                    yield future.result()
-                except BrokenProcessPool:
-                    yield _failed(table, "the worker process playing this table died")
-                    for other, _ in running.values():
-                        yield _failed(other, "the worker process pool broke while this table was played")
-                    return
+            for slot, job, outcome in pool.finished():
+                if not isinstance(outcome, Failure):
+                    yield outcome
+                elif tries[slot] < MAX_TRIES:
+                    queue.appendleft((job.table, tries[slot] + 1))
+                else:
+                    yield _failed(job.table, f"{outcome.reason} (try {tries[slot]} of {MAX_TRIES})")
+
+    def close(self) -> None:
+        """Stop the workers (and their bots); the next run starts new ones."""
+        if self._workers is not None:
+            workers, self._workers = self._workers, None
+            workers.close()
 
     def _report(self, result: TableResult) -> None:
         """Tell the progress display, at a cost that does not grow with the games already stored."""
@@ -311,38 +277,20 @@ class Runner:
                                   self._live, failed))
 
 
-def sample_opponents(game: str, count: int, taken: set[str]) -> list[Entrant]:
-    """Sample bots to fill a gauntlet: the heuristic bot if it has a strategy for the game, then random bots."""
-    from sample_bots.heuristic_bot import STRATEGIES
-    modules = ["sample_bots.heuristic_bot"] if game in STRATEGIES else []
-    modules += ["sample_bots.random_bot"] * count
-    entrants: list[Entrant] = []
-    for module in modules:
-        stem = module.rsplit(".", 1)[1]
-        name, number = stem, 1
-        while name in taken:
-            number += 1
-            name = f"{stem}-{number}"
-        taken.add(name)
-        entrants.append(Entrant(name, (sys.executable, "-m", module), version="sample"))
-        if len(entrants) == count:
-            break
-    return entrants
-
-
-def check_spec(spec: TournamentSpec) -> None:
-    """ConfigError naming the problem, before any game starts."""
-    game = get_game(spec.game)
+def check_spec(spec: TournamentSpec, time_limit: float | None = None) -> None:
+    """ConfigError naming the problem, before any game starts (`time_limit`: the run's, if it has one)."""
+    try:
+        game = get_game(spec.game)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     if not game.min_players <= spec.seats <= game.max_players:
         raise ConfigError(f"{game.name} is played by {game.min_players} to {game.max_players} seats, "
                           f"not {spec.seats}")
-    check_entrants(spec.entrants, spec.seats)
+    check_entrants(spec.entrants, spec.fmt.min_entrants(spec.seats))
+    spec.fmt.check(spec, time_limit)
     spec.sandbox.check()
-    if spec.rounds < 1:
-        raise ConfigError(f"rounds must be at least 1, got {spec.rounds}")
-    if spec.fmt == Format.LADDER and spec.wave < 1:
-        raise ConfigError(f"the ladder wave must be at least 1 table, got {spec.wave}")
+    spec.rating.validate()
     try:
         game.new_state(spec.seats, 0, spec.options)
-    except ValueError as exc:
+    except GameError as exc:
         raise ConfigError(f"bad options for {game.name}: {exc}") from None

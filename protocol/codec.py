@@ -1,15 +1,44 @@
-"""msgpack encoding and checked decoding of messages."""
+"""msgpack encoding and checked decoding of messages, with bounded cost whatever the bytes hold."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from itertools import repeat
 from typing import Any, TypeVar
 
 import msgpack
 
-from protocol.errors import DecodeError, OversizedError, SchemaError, VersionError
-from protocol.messages import DEFAULT_MAX_MESSAGE, MAX_ID, MESSAGE_TYPES, PROTOCOL_VERSION, Message
+from protocol.errors import DecodeError, OversizedError, SchemaError, VersionError, show
+from protocol.messages import (DEFAULT_MAX_MESSAGE, MESSAGE_TYPES, PROTOCOL_VERSION, Message, describe, integer)
 
 M = TypeVar("M", bound=Message)
+
+_SCALARS = frozenset({str, bytes, int, float, bool, type(None)})
+_CONTAINERS = frozenset({list, dict})
+_PLAIN = _SCALARS | _CONTAINERS
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one message may hold, enforced while it is unpacked, so that no input costs more than these allow.
+
+    depth: maps and lists nested in one another, the message's own map counting as 1;
+    items: maps, lists and the entries of all of them, all told (a map entry counts once);
+    length: bytes in one string or binary value (None: as many as the message may have).
+    """
+
+    depth: int
+    items: int
+    length: int | None = None
+
+
+# Any message from a peer that is not trusted: far beyond what any message of a game needs, and still cheap.
+DEFAULT_LIMITS = Limits(depth=32, items=1 << 16)
+# What the arena accepts in a bot's reply: one flat map of a few short fields, so these leave room only for a
+# clear error about a wrong value, and decoding any reply under the cap costs microseconds.
+REPLY_LIMITS = Limits(depth=8, items=1024, length=4096)
+# msgpack's own bound on nesting, which holds even for a trusted peer's messages (limits=None).
+MSGPACK_DEPTH = 1024
 
 
 def encode(message: Message, request_id: int | None = None) -> bytes:
@@ -20,47 +49,129 @@ def encode(message: Message, request_id: int | None = None) -> bytes:
     return msgpack.packb(wire, use_bin_type=True)
 
 
+class _Guard:
+    """The unpacker's hooks: each finished map or list is counted, its entries type-checked, its depth known.
+
+    msgpack builds containers bottom-up, so a container's depth is one more than its deepest entry's, looked up
+    by id (every container counted is alive in the tree until unpacking ends, so ids are not reused).
+    """
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.left = limits.items
+        self.depths: dict[int, int] = {}
+
+    def array(self, items: list[Any]) -> list[Any]:
+        self._account(items, items)
+        return items
+
+    def map(self, pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
+        value = dict(pairs)
+        if len(value) != len(pairs):
+            raise DecodeError(f"duplicate map key {show(_first_duplicate(pairs))}")
+        self._account(value, value.values())
+        return value
+
+    def _account(self, container: Any, values: Any) -> None:
+        self.left -= 1 + len(container)
+        if self.left < 0:
+            raise DecodeError(f"more than {self.limits.items} maps, lists and entries in one message")
+        types = set(map(type, values))
+        if not types <= _PLAIN:
+            odd = next(t for t in types if t not in _PLAIN)
+            raise DecodeError(f"{odd.__name__} values are not allowed; only plain data")
+        depth = 1
+        if types & _CONTAINERS:
+            depth += max(map(self.depths.get, map(id, values), repeat(0)))
+            if depth > self.limits.depth:
+                raise DecodeError(f"maps and lists nested more than {self.limits.depth} deep")
+        self.depths[id(container)] = depth
+
+
+def _first_duplicate(pairs: list[tuple[Any, Any]]) -> Any:
+    seen = set()
+    for key, _ in pairs:
+        if key in seen:
+            return key
+        seen.add(key)
+    return None
+
+
 def _reject_ext(code: int, data: bytes) -> Any:
     raise DecodeError(f"msgpack extension type {code} is not allowed; only plain data")
 
 
-def unpack(data: bytes, max_size: int = DEFAULT_MAX_MESSAGE) -> dict[Any, Any]:
-    """The map encoded in data; DecodeError or OversizedError if it is not one msgpack map within the cap."""
+def unpack(data: bytes, max_size: int = DEFAULT_MAX_MESSAGE,
+           limits: Limits | None = DEFAULT_LIMITS) -> dict[Any, Any]:
+    """The map encoded in data; DecodeError or OversizedError if it is not one msgpack map within the cap and limits.
+
+    limits=None trusts the sender (a bot reading the arena's messages): no check per map and list, which would
+    cost more than all the rest of decoding; only the cap, msgpack's nesting bound and its own checks hold.
+    """
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise DecodeError(f"expected bytes, got {type(data).__name__}")
-    if len(data) > max_size:
-        raise OversizedError(len(data), max_size)
+    size = memoryview(data).nbytes
+    if size > max_size:
+        raise OversizedError(size, max_size)
+    if size == 0:
+        raise DecodeError("an empty message")
+    unpacker = _unpacker(size, limits)
     try:
-        value = msgpack.unpackb(data, raw=False, strict_map_key=True, use_list=True, ext_hook=_reject_ext)
+        unpacker.feed(data)
+        value = unpacker.unpack()
+        trailing = size - unpacker.tell()
     except DecodeError:
         raise
+    except msgpack.OutOfData:
+        raise DecodeError("not a msgpack message (it ends too early)") from None
+    except msgpack.StackError:
+        raise DecodeError(f"maps and lists nested more than {MSGPACK_DEPTH} deep") from None
     except (ValueError, TypeError, msgpack.UnpackException) as exc:
-        # ValueError also covers invalid UTF-8, trailing bytes and truncated input.
-        raise DecodeError(f"not a msgpack message ({str(exc) or type(exc).__name__})") from None
+        # ValueError also covers invalid UTF-8 and every size limit of the Unpacker.
+        said = (str(exc) or type(exc).__name__)[:120]
+        raise DecodeError(f"over the decoder's limits ({said})" if "exceeds max_" in said
+                          else f"not a msgpack message ({said})") from None
+    if trailing:
+        raise DecodeError(f"{trailing} bytes after the end of the message; a message is one msgpack map")
     if not isinstance(value, dict):
-        raise DecodeError(f"a message must be a msgpack map, got {type(value).__name__}")
+        raise DecodeError(f"a message must be a msgpack map, got {describe(value)}")
     return value
 
 
-def decode(data: bytes, expect: type[M] | None = None, max_size: int = DEFAULT_MAX_MESSAGE) -> M | Message:
+def _unpacker(size: int, limits: Limits | None) -> msgpack.Unpacker:
+    common = dict(raw=False, strict_map_key=True, use_list=True, ext_hook=_reject_ext, max_buffer_size=size)
+    if limits is None:
+        return msgpack.Unpacker(**common)
+    guard = _Guard(limits)
+    length = size if limits.length is None else min(limits.length, size)
+    return msgpack.Unpacker(**common, list_hook=guard.array, object_pairs_hook=guard.map, max_str_len=length,
+                            max_bin_len=length, max_ext_len=length, max_array_len=limits.items,
+                            max_map_len=limits.items)
+
+
+def decode(data: bytes, expect: type[M] | None = None, max_size: int = DEFAULT_MAX_MESSAGE,
+           limits: Limits | None = DEFAULT_LIMITS) -> M | Message:
     """The message in data, every field checked; a MessageError subclass says what is wrong.
 
-    With `expect`, any other message type is a SchemaError on the field `type`.
+    With `expect`, any other message type is a SchemaError on the field `type`; `limits` as for unpack.
     """
-    value = unpack(data, max_size)
-    kind = value.get("type")
+    value = unpack(data, max_size, limits)
+    if "type" not in value:
+        raise SchemaError("type", "missing")
+    kind = value["type"]
     cls = MESSAGE_TYPES.get(kind) if isinstance(kind, str) else None
     if cls is None:
-        known = ", ".join(MESSAGE_TYPES)
-        raise SchemaError("type", f"expected one of {known}, got {kind!r}" if "type" in value else "missing")
-    if value.get("version") != PROTOCOL_VERSION or isinstance(value.get("version"), bool):
-        if "version" not in value:
-            raise SchemaError("version", "missing")
-        raise VersionError(value["version"], PROTOCOL_VERSION)
-    request_id = value.get("id")
-    if not isinstance(request_id, int) or isinstance(request_id, bool) or not 0 <= request_id <= MAX_ID:
-        raise SchemaError("id", "missing" if "id" not in value else f"expected an integer from 0 to {MAX_ID}, "
-                          f"got {request_id!r}")
+        raise SchemaError("type", f"expected one of {', '.join(MESSAGE_TYPES)}, got {show(kind)}")
+    if "version" not in value:
+        raise SchemaError("version", "missing")
+    version = value["version"]
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise SchemaError("version", f"expected an integer, got {describe(version)}")
+    if version != PROTOCOL_VERSION:
+        raise VersionError(version, PROTOCOL_VERSION)
+    if "id" not in value:
+        raise SchemaError("id", "missing")
+    request_id = integer()(value["id"], "id")
     if expect is not None and cls is not expect:
         raise SchemaError("type", f"expected {expect.TYPE.value!r} here, got {kind!r}")
     return cls.from_fields(request_id, value)

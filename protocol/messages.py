@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Callable, ClassVar, TypeVar
 
-from protocol.errors import SchemaError
+from protocol.errors import SchemaError, show
 
 PROTOCOL_VERSION = 1
 DEFAULT_MAX_MESSAGE = 1 << 20  # 1 MiB, the default cap on a bot's reply
@@ -41,7 +41,7 @@ def integer(low: int = 0, high: int = MAX_ID) -> Parser:
     """An integer (not a boolean) from low to high."""
     def parse(value: Any, path: str) -> int:
         if not isinstance(value, int) or isinstance(value, bool):
-            raise SchemaError(path, f"expected an integer, got {_describe(value)}")
+            raise SchemaError(path, f"expected an integer, got {describe(value)}")
         if not low <= value <= high:
             raise SchemaError(path, f"expected an integer from {low} to {high}, got {value}")
         return value
@@ -51,7 +51,7 @@ def integer(low: int = 0, high: int = MAX_ID) -> Parser:
 def seconds(value: Any, path: str) -> float:
     """A finite, non-negative number of seconds (integers accepted)."""
     if not isinstance(value, (int, float)) or isinstance(value, bool):
-        raise SchemaError(path, f"expected a number of seconds, got {_describe(value)}")
+        raise SchemaError(path, f"expected a number of seconds, got {describe(value)}")
     if not math.isfinite(value) or value < 0:
         raise SchemaError(path, f"expected a finite number >= 0, got {value}")
     return float(value)
@@ -61,7 +61,7 @@ def text(min_len: int = 0, max_len: int = MAX_NAME) -> Parser:
     """A string of printable characters, min_len to max_len long."""
     def parse(value: Any, path: str) -> str:
         if not isinstance(value, str):
-            raise SchemaError(path, f"expected a string, got {_describe(value)}")
+            raise SchemaError(path, f"expected a string, got {describe(value)}")
         if not min_len <= len(value) <= max_len:
             raise SchemaError(path, f"expected {min_len} to {max_len} characters, got {len(value)}")
         if not value.isprintable():
@@ -73,17 +73,17 @@ def text(min_len: int = 0, max_len: int = MAX_NAME) -> Parser:
 def boolean(value: Any, path: str) -> bool:
     """true or false."""
     if not isinstance(value, bool):
-        raise SchemaError(path, f"expected true or false, got {_describe(value)}")
+        raise SchemaError(path, f"expected true or false, got {describe(value)}")
     return value
 
 
 def plain_map(value: Any, path: str) -> dict[str, Any]:
     """A map whose keys are strings."""
     if not isinstance(value, dict):
-        raise SchemaError(path, f"expected a map, got {_describe(value)}")
+        raise SchemaError(path, f"expected a map, got {describe(value)}")
     for key in value:
         if not isinstance(key, str):
-            raise SchemaError(path, f"expected string keys, got key {key!r}")
+            raise SchemaError(path, f"expected string keys, got the key {show(key)}")
     return value
 
 
@@ -91,7 +91,7 @@ def decision_map(value: Any, path: str) -> dict[str, Any]:
     """A map with at least a string `kind`."""
     plain_map(value, path)
     if not isinstance(value.get("kind"), str):
-        raise SchemaError(f"{path}.kind", f"expected a string, got {_describe(value.get('kind'))}")
+        raise SchemaError(f"{path}.kind", f"expected a string, got {describe(value.get('kind'))}")
     return value
 
 
@@ -99,7 +99,7 @@ def list_of(item: Parser, min_len: int = 0) -> Parser:
     """A list (at least min_len long) of items that each pass `item`."""
     def parse(value: Any, path: str) -> list[Any]:
         if not isinstance(value, list):
-            raise SchemaError(path, f"expected a list, got {_describe(value)}")
+            raise SchemaError(path, f"expected a list, got {describe(value)}")
         if len(value) < min_len:
             raise SchemaError(path, f"expected at least {min_len} items, got {len(value)}")
         try:
@@ -116,7 +116,8 @@ def tuple_of(item: Parser) -> Parser:
     return lambda value, path: tuple(parse_list(value, path))
 
 
-def _describe(value: Any) -> str:
+def describe(value: Any) -> str:
+    """What kind of value this is, in a few words."""
     names = {dict: "a map", list: "a list", str: "a string", bytes: "binary data", bool: "a boolean",
              int: "an integer", float: "a float", type(None): "nil"}
     return names.get(type(value), type(value).__name__)
@@ -146,12 +147,17 @@ class Struct:
         return cls(**_parse_fields(cls, value, path, ()))  # type: ignore[attr-defined, call-arg]
 
 
+_NONE = object()
+
+
 def _parse_fields(cls: Any, value: dict[str, Any], path: str, header: tuple[str, ...]) -> dict[str, Any]:
     prefix = f"{path}." if path else ""
     if cls.STRICT:
-        unknown = sorted(set(value) - set(cls.SCHEMA) - set(header))
-        if unknown:
-            raise SchemaError(prefix + unknown[0], "unknown field")
+        # The first unknown key in the sender's order: keys may be strings and binary data, which do not sort.
+        unknown = next((key for key in value if key not in cls.SCHEMA and key not in header), _NONE)
+        if unknown is not _NONE:
+            name = unknown if isinstance(unknown, str) else show(unknown)
+            raise SchemaError(prefix + name, "unknown field")
     fields = {}
     for name, parse in cls.SCHEMA.items():
         if name not in value:

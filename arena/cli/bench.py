@@ -8,7 +8,6 @@ from tabulate import tabulate
 from arena.bench_protocol import bench_protocol, bench_sandboxes
 from arena.bench_tournament import bench_tournament
 from arena.cli.params import GAME
-from arena.errors import ConfigError
 from arena.games import Game, available, get_game
 from arena.local import bench_engine
 
@@ -54,10 +53,7 @@ def _tournament_table(games: tuple[Game, ...], rounds: int, cluster: bool) -> st
         for jobs, fresh, on_cluster in runs + ([(2, False, True)] if cluster else []):
             click.echo(f"measuring a {game.name} tournament, jobs {jobs}, {'fresh' if fresh else 'reused'} bots"
                        f"{', local Dask cluster' if on_cluster else ''} ...", err=True)
-            try:
-                r = bench_tournament(game.name, game.max_players, rounds, jobs, fresh, on_cluster)
-            except ConfigError as exc:
-                raise click.UsageError(str(exc)) from None
+            r = bench_tournament(game.name, game.max_players, rounds, jobs, fresh, on_cluster)
             base = base or r.games_per_minute
             rows.append((r.game, r.seats, r.jobs, "dask" if r.cluster else "pool", "fresh" if r.fresh else "reused",
                          r.games, f"{r.seconds:.1f}", f"{r.games_per_minute:,.0f}",

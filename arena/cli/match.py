@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import click
 from tabulate import tabulate
 
 from arena.bots import BotCommand, Transport
 from arena.interrupt import cleanup_on_termination
-from arena.cli.params import (BOT, GAME, announce_sandbox, parse_game_options, results_option, sandbox_options,
-                              time_control, time_options)
-from arena.errors import ArenaError
+from arena.cli.params import BOT, GAME, announce_sandbox, game_options, results_option, sandbox_options, time_options
 from arena.games import Game
-from arena.match import MatchConfig, MatchResult, run_match
+from arena.match import MatchConfig, MatchInterrupted, MatchResult, run_match
 from arena.record import GameRecord
 from arena.sandbox import Sandbox
-from protocol import DEFAULT_MAX_MESSAGE
+from protocol import DEFAULT_MAX_MESSAGE, TimeControl
+
+INTERRUPTED = 130  # the exit status of a command stopped by Ctrl-C or SIGTERM, as a shell reports SIGINT
 
 
 @click.command()
@@ -35,15 +36,11 @@ from protocol import DEFAULT_MAX_MESSAGE
 @click.option("--tcp", is_flag=True, help="Reach the bots over tcp://127.0.0.1 instead of private ipc sockets.")
 @click.option("--max-message", type=click.IntRange(min=64), default=DEFAULT_MAX_MESSAGE, show_default=True,
               help="Largest reply a bot may send, in bytes.")
-@click.option("--option", "-o", "option_pairs", multiple=True, metavar="KEY=VALUE",
-              help="A game option, VALUE as JSON (e.g. max_turns=50); repeatable.")
-@click.option("--variant", "variants", multiple=True, metavar="NAME",
-              help="Switch on a variant of the game (the option NAME=true); repeatable.")
+@game_options
 @results_option
 @click.option("--quiet", "-q", is_flag=True, help="Print only the results table, not a line per game.")
-def match(game: Game, bots: tuple[BotCommand, ...], games: int, seed: int | None, timeout: float,
-          init_timeout: float, time_bank: float, increment: float, fresh_processes: bool, duplicate: bool,
-          tcp: bool, max_message: int, option_pairs: tuple[str, ...], variants: tuple[str, ...],
+def match(game: Game, bots: tuple[BotCommand, ...], games: int, seed: int | None, time: TimeControl,
+          fresh_processes: bool, duplicate: bool, tcp: bool, max_message: int, options: dict[str, Any] | None,
           results_dir: Path, quiet: bool, sandbox: Sandbox) -> None:
     """Play GAME between the BOTs (one command line each, quoted), rotating seats, and print the results.
 
@@ -54,23 +51,34 @@ def match(game: Game, bots: tuple[BotCommand, ...], games: int, seed: int | None
         seed = random.SystemRandom().randrange(1 << 31)
         click.echo(f"match seed: {seed}", err=True)
     config = MatchConfig(
-        game=game, bots=bots, games=games, seed=seed, options=parse_game_options(option_pairs, variants),
-        time=time_control(timeout, init_timeout, time_bank, increment), fresh_processes=fresh_processes,
+        game=game, bots=bots, games=games, seed=seed, options=options, time=time, fresh_processes=fresh_processes,
         duplicate=duplicate, transport=Transport.TCP if tcp else Transport.IPC, max_message=max_message,
         results_dir=results_dir, sandbox=sandbox.resolved(tcp))
-    try:
-        config.check()
-    except ArenaError as exc:
-        raise click.UsageError(str(exc)) from None
+    config.check()
     announce_sandbox(config.sandbox)
     progress = None if quiet else lambda record: click.echo(game_line(record, games), err=True)
     try:
         with cleanup_on_termination():
             result = run_match(config, on_game=progress)
-    except ArenaError as exc:
-        raise click.ClickException(str(exc)) from None
+    except MatchInterrupted as stop:
+        report_interrupted(stop, games)
+        if stop.result.records:
+            click.echo(results_table(stop.result))
+        raise SystemExit(INTERRUPTED) from None
+    except KeyboardInterrupt:
+        click.echo("\ninterrupted before the match started", err=True)
+        raise SystemExit(INTERRUPTED) from None
     click.echo(results_table(result))
     click.echo(f"\nrecords and logs: {result.directory}")
+
+
+def report_interrupted(stop: MatchInterrupted, total: int) -> None:
+    """On stderr: why the match stopped, and the records of the games it kept."""
+    result = stop.result
+    click.echo(f"\ninterrupted ({stop.cause}): every bot is stopped; {len(result.records)} of {total} games were "
+               f"played and are kept in {result.directory}", err=True)
+    for record in result.records:
+        click.echo(f"  game-{record.game_index + 1:04d}.json", err=True)
 
 
 def game_line(record: GameRecord, total: int) -> str:

@@ -11,7 +11,8 @@ import click
 
 from arena.bots import BotCommand
 from arena.errors import ConfigError
-from arena.games import Game, available, get_game
+from arena.games import Game, GameError, available, get_game
+from arena.ratings import RatingConfig
 from arena.sandbox import MIB, Isolation, Limits, Sandbox
 from protocol import TimeControl
 
@@ -26,7 +27,7 @@ class GameType(click.ParamType):
             return value
         try:
             return get_game(value)
-        except ValueError as exc:
+        except GameError as exc:
             self.fail(str(exc), param, ctx)
 
     def shell_complete(self, ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Any]:
@@ -51,6 +52,28 @@ def parse_game_options(pairs: tuple[str, ...], variants: tuple[str, ...]) -> dic
     for variant in variants:
         options[variant] = True
     return options or None
+
+
+def game_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--option and --variant, gathered into the game's options (a dict, or None) passed as `options`."""
+
+    @functools.wraps(command)
+    def gathered(*args: Any, option_pairs: tuple[str, ...], variants: tuple[str, ...], **kwargs: Any) -> Any:
+        return command(*args, options=parse_game_options(option_pairs, variants), **kwargs)
+
+    return _with_options(gathered, [
+        click.option("--option", "-o", "option_pairs", multiple=True, metavar="KEY=VALUE",
+                     help="A game option, VALUE as JSON (e.g. max_turns=50); repeatable."),
+        click.option("--variant", "variants", multiple=True, metavar="NAME",
+                     help="Switch on a variant of the game (the option NAME=true); repeatable."),
+    ])
+
+
+def _with_options(command: Callable[..., Any], options: list[Callable[..., Any]]) -> Callable[..., Any]:
+    """The command with the options, listed in --help in the order given."""
+    for option in reversed(options):
+        command = option(command)
+    return command
 
 
 class BotCommandType(click.ParamType):
@@ -81,8 +104,15 @@ def results_option(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """--timeout, --init-timeout, --time-bank and --increment, gathered into a TimeControl named `time`."""
-    options = [
+    """--timeout, --init-timeout, --time-bank and --increment, gathered into a TimeControl passed as `time`."""
+
+    @functools.wraps(command)
+    def gathered(*args: Any, timeout: float, init_timeout: float, time_bank: float, increment: float,
+                 **kwargs: Any) -> Any:
+        time = TimeControl(timeout=timeout, init=init_timeout, bank=time_bank, increment=increment)
+        return command(*args, time=time, **kwargs)
+
+    return _with_options(gathered, [
         click.option("--timeout", type=SECONDS, default=1.0, show_default=True,
                      help="Seconds a bot may take per decision."),
         click.option("--init-timeout", type=SECONDS, default=10.0, show_default=True,
@@ -91,15 +121,7 @@ def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
                      help="Extra seconds per game a bot may spend beyond the per-decision timeout."),
         click.option("--increment", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
                      help="Seconds added to the time bank after every decision."),
-    ]
-    for option in reversed(options):
-        command = option(command)
-    return command
-
-
-def time_control(timeout: float, init_timeout: float, time_bank: float, increment: float) -> TimeControl:
-    """The TimeControl the time options describe."""
-    return TimeControl(timeout=timeout, init=init_timeout, bank=time_bank, increment=increment)
+    ])
 
 
 def db_option(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -115,8 +137,17 @@ def store_path(results_dir: Path, db: Path | None) -> Path:
 
 
 def rating_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """--mu, --sigma, --beta, --tau and --draw-probability: the TrueSkill environment (defaults documented)."""
-    options = [
+    """--mu, --sigma, --beta, --tau and --draw-probability, gathered into the RatingConfig of the command's
+    `game` (its defaults where an option is not given), passed as `rating`."""
+
+    @functools.wraps(command)
+    def gathered(*args: Any, mu: float | None, sigma: float | None, beta: float | None, tau: float | None,
+                 draw_probability: float | None, **kwargs: Any) -> Any:
+        rating = RatingConfig.for_game(kwargs["game"].name, mu=mu, sigma=sigma, beta=beta, tau=tau,
+                                       draw_probability=draw_probability)
+        return command(*args, rating=rating, **kwargs)
+
+    return _with_options(gathered, [
         click.option("--mu", type=float, help="Rating prior mean (TrueSkill default 25)."),
         click.option("--sigma", type=click.FloatRange(min=0, min_open=True),
                      help="Rating prior deviation (default mu/3)."),
@@ -126,10 +157,7 @@ def rating_options(command: Callable[..., Any]) -> Callable[..., Any]:
                      "(default sigma/100)."),
         click.option("--draw-probability", type=click.FloatRange(0, 1, max_open=True),
                      help="Chance of a tie between equal bots (default chosen per game)."),
-    ]
-    for option in reversed(options):
-        command = option(command)
-    return command
+    ])
 
 
 def sandbox_options(command: Callable[..., Any]) -> Callable[..., Any]:

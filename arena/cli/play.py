@@ -2,31 +2,25 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 from tabulate import tabulate
 
-from arena.cli.params import GAME, parse_game_options
+from arena.cli.params import GAME, game_options
 from arena.games import Game, State
-from arena.local import player_rng
+from arena.local import new_game, player_rng
 
 
 @click.command()
 @click.argument("game", type=GAME)
 @click.option("--players", "-p", type=int, required=True, help="Number of seats.")
 @click.option("--seed", "-s", type=int, default=0, show_default=True, help="Seed of the deal and of the players.")
-@click.option("--option", "-o", "option_pairs", multiple=True, metavar="KEY=VALUE",
-              help="A game option, VALUE as JSON (e.g. max_turns=50); repeatable.")
-@click.option("--variant", "variants", multiple=True, metavar="NAME",
-              help="Switch on a variant of the game (the option NAME=true); repeatable.")
+@game_options
 @click.option("--verbose", "-v", is_flag=True, help="Show hidden details too: drawn cards, piles, private choices.")
-def play(game: Game, players: int, seed: int, option_pairs: tuple[str, ...], variants: tuple[str, ...],
-         verbose: bool) -> None:
+def play(game: Game, players: int, seed: int, options: dict[str, Any] | None, verbose: bool) -> None:
     """Play one GAME with random players and print its log and result."""
-    options = parse_game_options(option_pairs, variants)
-    try:
-        state = game.new_state(players, seed, options)
-    except ValueError as exc:
-        raise click.UsageError(str(exc)) from None
+    state = new_game(game, players, seed, options)
     rng = player_rng(seed)
     shown = 0
     while True:

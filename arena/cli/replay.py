@@ -8,7 +8,6 @@ from pathlib import Path
 import click
 from tabulate import tabulate
 
-from arena.errors import ArenaError
 from arena.record import GameRecord, load_record
 from arena.replay import resimulate, seat_messages, turn_lines
 
@@ -23,21 +22,18 @@ def replay(file: Path, seat: int | None, verbose: bool) -> None:
 
     Exits 1 if the replay does not reproduce the recorded decisions and result.
     """
-    try:
-        record = load_record(file)
-        if seat is not None and seat >= record.num_players:
-            raise click.BadParameter(f"the game had seats 0 to {record.num_players - 1}", param_hint="'--seat'")
-        if seat is not None:
-            for message in seat_messages(record, seat):
-                click.echo(json.dumps(message.to_wire(), separators=(",", ":")))
-        else:
-            click.echo(header(record))
-            for line in turn_lines(record, referee=verbose):
-                click.echo(line)
-            click.echo(result_table(record))
-        problems = resimulate(record).problems
-    except ArenaError as exc:
-        raise click.ClickException(str(exc)) from None
+    record = load_record(file)
+    if seat is not None and seat >= record.num_players:
+        raise click.BadParameter(f"the game had seats 0 to {record.num_players - 1}", param_hint="'--seat'")
+    if seat is not None:
+        for message in seat_messages(record, seat):
+            click.echo(json.dumps(message.to_wire(), separators=(",", ":")))
+    else:
+        click.echo(header(record))
+        for line in turn_lines(record, referee=verbose):
+            click.echo(line)
+        click.echo(result_table(record))
+    problems = resimulate(record).problems
     if problems:
         raise click.ClickException("the replay does not reproduce the record: " + "; ".join(problems))
     click.echo("the replay reproduces the recorded result", err=seat is not None)

@@ -10,32 +10,22 @@ import click
 from tabulate import tabulate
 
 from arena.cli.params import db_option, results_option, store_path
-from arena.errors import ArenaError
+from arena.errors import ReplayError
 from arena.leaderboard import FORMATS, build, render
 from arena.ratings import RatingConfig, Rating, Ratings, rate_all
 from arena.record import load_record
 from arena.replay import turn_lines
-from arena.store import Store, Tournament
+from arena.store import Store, StoreError, Tournament
 
 _tournament_option = click.option("--tournament", "-t", "name",
                                   help="Tournament name (default: the latest one in the store).")
 
 
-def _open(results_dir: Path, db: Path | None) -> Store:
+def _open(results_dir: Path, db: Path | None, readonly: bool = True) -> Store:
     path = store_path(results_dir, db)
     if not path.is_file():
-        raise click.ClickException(f"no results store at {str(path)!r}: run a tournament first, or give --db")
-    try:
-        return Store(path)
-    except ArenaError as exc:
-        raise click.ClickException(str(exc)) from None
-
-
-def _find(store: Store, name: str | None) -> Tournament:
-    try:
-        return store.tournament(name)
-    except ArenaError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise StoreError(f"no results store at {str(path)!r}: run a tournament first, or give --db")
+    return Store(path, readonly=readonly)
 
 
 def _stored_ratings(store: Store, t: Tournament) -> Ratings:
@@ -57,10 +47,10 @@ def leaderboard(name: str | None, fmt: str, max_fault_rate: float | None, output
                 db: Path | None) -> None:
     """Print a tournament's leaderboard, ranked by the conservative estimate mu - 3 sigma."""
     with _open(results_dir, db) as store:
-        t = _find(store, name)
+        t = store.tournament(name)
         sandbox = t.config.get("sandbox", {}).get("level", "unknown")
-        board = build(f"{t.name} ({t.game}, {t.format}, sandbox {sandbox})", _stored_ratings(store, t), store.bot_stats(t.id),
-                      max_fault_rate)
+        board = build(f"{t.name} ({t.game}, {t.format}, sandbox {sandbox})", _stored_ratings(store, t),
+                      store.bot_stats(t.id), max_fault_rate)
     text = render(board, fmt)
     if output is None:
         click.echo(text)
@@ -77,9 +67,9 @@ def leaderboard(name: str | None, fmt: str, max_fault_rate: float | None, output
 def matches(name: str | None, only_faults: bool, results_dir: Path, db: Path | None) -> None:
     """List a tournament's games in schedule order: id, seats, scores, ranks, faults."""
     with _open(results_dir, db) as store:
-        t = _find(store, name)
+        t = store.tournament(name)
         rows = []
-        for m in store.matches(t.id):
+        for m in store.games(t.id):
             faults = sum(s["faults"] for s in m["seats"])
             if only_faults and not faults:
                 continue
@@ -98,10 +88,7 @@ def matches(name: str | None, only_faults: bool, results_dir: Path, db: Path | N
 def show(match_id: int, verbose: bool, results_dir: Path, db: Path | None) -> None:
     """Show one stored game: seats, result, faults, and its replay turn by turn."""
     with _open(results_dir, db) as store:
-        try:
-            m = store.match(match_id)
-        except ArenaError as exc:
-            raise click.ClickException(str(exc)) from None
+        m = store.game(match_id)
     click.echo(_describe(m))
     if not m["replay"]:
         raise click.ClickException("this game has no replay file (it failed before it was played)")
@@ -109,8 +96,8 @@ def show(match_id: int, verbose: bool, results_dir: Path, db: Path | None) -> No
     path = path if path.is_absolute() else results_dir / path
     try:
         record = load_record(path)
-    except ArenaError as exc:
-        raise click.ClickException(f"cannot show the replay: {exc}") from None
+    except ReplayError as exc:
+        raise ReplayError(f"cannot show the replay: {exc}") from None
     for line in turn_lines(record, referee=verbose):
         click.echo(line)
 
@@ -132,8 +119,8 @@ def _describe(m: dict[str, Any]) -> str:
 @db_option
 def rerate(name: str | None, every: bool, results_dir: Path, db: Path | None) -> None:
     """Recompute ratings from the stored results, in schedule order, and store them."""
-    with _open(results_dir, db) as store:
-        targets = store.tournaments() if every else [_find(store, name)]
+    with _open(results_dir, db, readonly=False) as store:
+        targets = store.tournaments() if every else [store.tournament(name)]
         for t in targets:
             ratings = rate_all(RatingConfig(**t.config["rating"]), store.outcomes(t.id))
             store.save_ratings(t.id, ratings)

@@ -6,23 +6,27 @@ import os
 import sys
 from contextlib import nullcontext
 from pathlib import Path
+from typing import Any
 
 import click
 
-from arena.interrupt import cleanup_on_termination
-from arena.cli.params import (GAME, announce_sandbox, db_option, parse_game_options, rating_options, results_option, sandbox_options,
-                              store_path, time_control, time_options)
-from arena.entrants import Entrant, check_entrants, from_command, from_submissions
-from arena.errors import ArenaError, ConfigError
+from arena.cli.params import (GAME, announce_sandbox, db_option, game_options, rating_options, results_option, sandbox_options,
+                              store_path, time_options)
 from arena.cluster import ClusterPlayer
+from arena.entrants import Entrant, from_command, from_submissions
+from arena.formats import DEFAULT_FORMAT, FORMATS, get_format
+from arena.formats.ladder import DEFAULT_WAVE
 from arena.games import Game
+from arena.interrupt import cleanup_on_termination
 from arena.leaderboard import build, render
 from arena.progress import Display
 from arena.ratings import RatingConfig
 from arena.sandbox import Sandbox
-from arena.schedule import Format
 from arena.store import Store
-from arena.tournament import DEFAULT_WAVE, Runner, TournamentSpec, check_spec, sample_opponents
+from arena.tournament import Runner, TournamentSpec, check_spec
+from protocol import TimeControl
+
+HEURISTIC_BOT, RANDOM_BOT = "sample_bots.heuristic_bot", "sample_bots.random_bot"
 
 
 @click.command()
@@ -31,10 +35,8 @@ from arena.tournament import DEFAULT_WAVE, Runner, TournamentSpec, check_spec, s
 @click.option("--submissions", type=click.Path(file_okay=False, path_type=Path),
               help="A directory with one folder per bot, each holding a manifest.toml (name, version, author, "
                    "command).")
-@click.option("--format", "fmt", type=click.Choice([f.value for f in Format]), default=Format.ROUND_ROBIN.value,
-              show_default=True, help="round-robin: every table of SEATS entrants; gauntlet: the first entrant "
-              "against the others (or the sample bots); ladder: tables chosen by rating until --games or "
-              "--time-limit.")
+@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default=DEFAULT_FORMAT, show_default=True,
+              help="; ".join(f"{f.name}: {f.summary}" for f in FORMATS.values()) + ".")
 @click.option("--seats", type=click.IntRange(min=1), help="Seats per table (default: as many as the game and "
               "the entrants allow).")
 @click.option("--rounds", type=click.IntRange(min=1), default=1, show_default=True,
@@ -58,9 +60,7 @@ from arena.tournament import DEFAULT_WAVE, Runner, TournamentSpec, check_spec, s
 @click.option("--fresh-processes", is_flag=True, help="Start every bot afresh for every game.")
 @click.option("--name", help="Tournament name in the store (default: derived from the settings, so that the "
               "same command resumes the same tournament).")
-@click.option("--option", "-o", "option_pairs", multiple=True, metavar="KEY=VALUE",
-              help="A game option, VALUE as JSON; repeatable.")
-@click.option("--variant", "variants", multiple=True, metavar="NAME", help="Switch on a game variant; repeatable.")
+@game_options
 @rating_options
 @click.option("--max-fault-rate", type=click.FloatRange(0, 1), help="Leave bots whose share of faulty games is "
               "above this off the printed ranking.")
@@ -68,38 +68,28 @@ from arena.tournament import DEFAULT_WAVE, Runner, TournamentSpec, check_spec, s
 @db_option
 def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt: str, seats: int | None,
                rounds: int, duplicate: bool, max_games: int | None, time_limit: float | None, wave: int,
-               seed: int, jobs: int, cluster: str | None, timeout: float, init_timeout: float, time_bank: float, increment: float,
-               fresh_processes: bool, name: str | None, option_pairs: tuple[str, ...], variants: tuple[str, ...],
-               mu: float | None, sigma: float | None, beta: float | None, tau: float | None,
-               draw_probability: float | None, max_fault_rate: float | None, results_dir: Path,
-               db: Path | None, sandbox: Sandbox) -> None:
+               seed: int, jobs: int, cluster: str | None, time: TimeControl, sandbox: Sandbox,
+               fresh_processes: bool, name: str | None, options: dict[str, Any] | None, rating: RatingConfig,
+               max_fault_rate: float | None, results_dir: Path, db: Path | None) -> None:
     """Play a tournament of GAME between BOTS (command lines, optionally NAME=COMMAND) and print the leaderboard.
 
     Killed or stopped, the same command resumes it: finished games are kept, unfinished ones played again.
 
     Example: arena tournament bali-2001 "python -m sample_bots.random_bot" "my=python mybot.py" --format gauntlet
     """
-    fmt_ = Format(fmt)
-    try:
-        entrants = _entrants(game, bots, submissions, fmt_)
-        seats = seats or min(game.max_players, len(entrants))
-        if fmt_ == Format.GAUNTLET and len(entrants) < seats:
-            entrants += sample_opponents(game.name, seats - len(entrants), taken={e.name for e in entrants})
-        if fmt_ == Format.LADDER and max_games is None and time_limit is None:
-            raise click.UsageError("a ladder needs --games or --time-limit")
-        spec = TournamentSpec(
-            game=game.name, fmt=fmt_, entrants=tuple(entrants), seats=seats,
-            options=parse_game_options(option_pairs, variants), rounds=rounds, duplicate=duplicate,
-            max_games=max_games, wave=wave, seed=seed, fresh_processes=fresh_processes,
-            time=time_control(timeout, init_timeout, time_bank, increment),
-            rating=RatingConfig.for_game(game.name, mu=mu, sigma=sigma, beta=beta, tau=tau,
-                                         draw_probability=draw_probability), sandbox=sandbox.resolved())
-        check_spec(spec)
-    except (ArenaError, ValueError) as exc:
-        raise click.UsageError(str(exc)) from None
+    format_ = get_format(fmt)
+    entrants = _entrants(bots, submissions)
+    seats = seats or max(game.min_players, min(game.max_players, len(entrants)))
+    missing = format_.missing_opponents(len(entrants), seats)
+    entrants += sample_opponents(game.name, missing, taken={e.name for e in entrants})
+    spec = TournamentSpec(
+        game=game.name, fmt=format_, entrants=tuple(entrants), seats=seats, options=options, rounds=rounds,
+        duplicate=duplicate, max_games=max_games, wave=wave, seed=seed, fresh_processes=fresh_processes, time=time,
+        rating=rating, sandbox=sandbox.resolved())
+    check_spec(spec, time_limit)  # before the store is created: a bad command leaves nothing behind
     announce_sandbox(spec.sandbox)
-    player = None if cluster is None else _cluster_player(cluster, jobs, results_dir)
-    with _open_store(store_path(results_dir, db)) as store, player or nullcontext():
+    player = None if cluster is None else ClusterPlayer(cluster, jobs, results_dir)
+    with Store(store_path(results_dir, db)) as store, player or nullcontext():
         runner = Runner(spec, store, results_dir, jobs=jobs, name=name, time_limit=time_limit,
                         on_progress=Display(sys.stderr, sys.stderr.isatty()), player=player)
         try:
@@ -108,35 +98,35 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
         except KeyboardInterrupt:
             click.echo("\ninterrupted: finished games are stored; run the same command to resume", err=True)
             raise SystemExit(130) from None
-        except ConfigError as exc:
-            raise click.UsageError(str(exc)) from None
-        except ArenaError as exc:
-            raise click.ClickException(str(exc)) from None
         t = runner.tournament
-        board = build(f"{t.name} ({game.name}, {fmt}, sandbox {spec.sandbox.level.value})", ratings, store.bot_stats(t.id), max_fault_rate)
+        board = build(f"{t.name} ({game.name}, {fmt}, sandbox {spec.sandbox.level.value})", ratings,
+                      store.bot_stats(t.id), max_fault_rate)
         click.echo(render(board, "table"))
         if not runner.complete():
             click.echo("\nthe tournament is not complete: run the same command to go on", err=True)
 
 
-def _entrants(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt: Format) -> list[Entrant]:
+def _entrants(bots: tuple[str, ...], submissions: Path | None) -> list[Entrant]:
     entrants = [from_command(b) for b in bots]
     if submissions is not None:
         entrants += from_submissions(submissions)
     if not entrants:
         raise click.UsageError("give at least one bot command or --submissions DIR")
-    return check_entrants(entrants, 1 if fmt == Format.GAUNTLET else game.min_players)
+    return entrants
 
 
-def _cluster_player(address: str, jobs: int, results_dir: Path) -> ClusterPlayer:
-    try:
-        return ClusterPlayer(address, jobs, results_dir)
-    except ArenaError as exc:
-        raise click.UsageError(str(exc)) from None
-
-
-def _open_store(path: Path) -> Store:
-    try:
-        return Store(path)
-    except ArenaError as exc:
-        raise click.ClickException(str(exc)) from None
+def sample_opponents(game: str, count: int, taken: set[str]) -> list[Entrant]:
+    """`count` sample bots as opponents: the heuristic bot if it has a strategy for the game, then random bots;
+    named by their module, numbered past the names in `taken`."""
+    from sample_bots.heuristic_bot import STRATEGIES
+    modules = ([HEURISTIC_BOT] if game in STRATEGIES else []) + [RANDOM_BOT] * count
+    entrants: list[Entrant] = []
+    for module in modules[:count]:
+        stem = module.rsplit(".", 1)[1]
+        name, number = stem, 1
+        while name in taken:
+            number += 1
+            name = f"{stem}-{number}"
+        taken.add(name)
+        entrants.append(Entrant(name, (sys.executable, "-m", module), version="sample"))
+    return entrants

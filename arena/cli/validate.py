@@ -8,12 +8,13 @@ import click
 
 from arena.bots import BotCommand, sample_bot
 from arena.interrupt import cleanup_on_termination
-from arena.cli.params import BOT, GAME, results_option, sandbox_options, time_control, time_options
-from arena.errors import ArenaError
+from arena.cli.match import INTERRUPTED, report_interrupted
+from arena.cli.params import BOT, GAME, results_option, sandbox_options, time_options
 from arena.games import Game
-from arena.match import MatchConfig, MatchResult, run_match
+from arena.match import MatchConfig, MatchInterrupted, MatchResult, run_match
 from arena.record import GameRecord
 from arena.sandbox import Sandbox
+from protocol import TimeControl
 
 RANDOM_BOT = sample_bot("random_bot")
 SLOW_SHARE = 0.5  # warn when a decision used more than this share of its time
@@ -30,25 +31,29 @@ SLOW_SHARE = 0.5  # warn when a decision used more than this share of its time
 @time_options
 @sandbox_options
 @results_option
-def validate(bot: BotCommand, game: Game, players: int | None, games: int | None, seed: int, timeout: float,
-             init_timeout: float, time_bank: float, increment: float, results_dir: Path, sandbox: Sandbox) -> None:
+def validate(bot: BotCommand, game: Game, players: int | None, games: int | None, seed: int, time: TimeControl,
+             results_dir: Path, sandbox: Sandbox) -> None:
     """Check that BOT (a command line, quoted) speaks the protocol: handshake, then a few games of GAME
     against random bots, with a pass/fail report that lists every fault. Exits 1 on failure."""
     players = game.max_players if players is None else players
     config = MatchConfig(game=game, bots=(bot,) + (RANDOM_BOT,) * (players - 1), games=games or players,
-                         seed=seed, time=time_control(timeout, init_timeout, time_bank, increment),
-                         results_dir=results_dir, sandbox=sandbox)
-    try:
-        config.check()
-    except ArenaError as exc:
-        raise click.UsageError(str(exc)) from None
+                         seed=seed, time=time, results_dir=results_dir, sandbox=sandbox)
+    config.check()
     click.echo(f"validating {bot} on {game.name}: {config.games} games at a table of {players}, "
-               f"{timeout:g} s per decision")
+               f"{time.timeout:g} s per decision")
     try:
         with cleanup_on_termination():
-            result = run_match(config, on_game=lambda r: click.echo("\n".join(game_report(r, timeout))))
-    except ArenaError as exc:
-        raise click.ClickException(str(exc)) from None
+            result = run_match(config, on_game=lambda r: click.echo("\n".join(game_report(r, time.timeout))))
+    except MatchInterrupted as stop:
+        report_interrupted(stop, config.games)
+        if stop.result.records:
+            faults = sum(1 for r in stop.result.records for f in r.faults if f.participant == 0)
+            click.echo(f"so far: {summary(stop.result, faults)}")
+        click.echo("no verdict: the validation did not finish", err=True)
+        raise SystemExit(INTERRUPTED) from None
+    except KeyboardInterrupt:
+        click.echo("\ninterrupted before the first game", err=True)
+        raise SystemExit(INTERRUPTED) from None
     faults = sum(1 for r in result.records for f in r.faults if f.participant == 0)
     click.echo(summary(result, faults))
     if faults:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import importlib
 
-from arena.games.base import Game, GameResult, State
+from arena.games.base import Game, GameError, GameInvariantError, GameResult, State
 
-__all__ = ["Game", "GameResult", "State", "available", "get_game"]
+__all__ = ["Game", "GameError", "GameInvariantError", "GameResult", "State", "available", "get_game"]
 
 # name -> module that defines GAME; imported on first use so that one game's import cost is not everyone's.
 _REGISTRY: dict[str, str] = {
@@ -21,9 +21,9 @@ def available() -> list[str]:
 
 
 def get_game(name: str) -> Game:
-    """The game registered under name; ValueError naming the choices if there is none."""
+    """The game registered under name; GameError naming the choices if there is none."""
     try:
         module = _REGISTRY[name]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown game {name!r}; available: {', '.join(available())}") from None
+        raise GameError(f"unknown game {name!r}; available: {', '.join(available())}") from None
     return importlib.import_module(module).GAME

@@ -1,11 +1,44 @@
-"""The game interface every registered game offers (see DESIGN.md), and its shared result type."""
+"""The game interface every registered game offers (docs/ARCHITECTURE.md, "The game interface"), its errors,
+its shared result type, and the machinery both engines share."""
 
 from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, Protocol, Sequence
+from enum import IntEnum
+from typing import Any, ClassVar, Protocol, Sequence
+
+
+class GameError(ValueError):
+    """Bad input to a game: options, player count, seed, option index, seat or a saved state that does not fit."""
+
+
+class GameInvariantError(RuntimeError):
+    """An engine broke one of its own rules (a bug, never bad input); no caller may read it as bad input."""
+
+
+class WireEnum(IntEnum):
+    """An integer enum whose members carry the name they have in options, views and events."""
+
+    wire: str
+
+    def __new__(cls, value: int, wire: str) -> "WireEnum":
+        member = int.__new__(cls, value)
+        member._value_ = value
+        member.wire = wire
+        return member
+
+    @classmethod
+    def wires(cls) -> tuple[str, ...]:
+        """Every member's wire name, in member order."""
+        return tuple(member.wire for member in cls)
+
+    @classmethod
+    def by_wire(cls) -> dict[str, Any]:
+        """The members by wire name."""
+        return {member.wire: member for member in cls}
+
 
 # One event log entry: the public event, and the seat (or -1) that sees the private version instead.
 LogEntry = tuple[dict[str, Any], int, "dict[str, Any] | None"]
@@ -31,20 +64,30 @@ class GameResult:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "GameResult":
-        """The inverse of to_dict; raises ValueError on a malformed dict."""
+        """The inverse of to_dict; raises GameError on a malformed dict."""
         try:
             return cls(tuple(int(s) for s in d["scores"]), tuple(int(r) for r in d["ranks"]),
                        str(d["reason"]), bool(d.get("cut_short", False)))
         except (KeyError, TypeError, ValueError) as exc:
-            raise ValueError(f"malformed game result: {exc}") from None
+            raise GameError(f"malformed game result: {exc}") from None
+
+
+def is_int(value: Any) -> bool:
+    """True for an int that is not a bool."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def check_players_and_seed(num_players: Any, seed: Any, low: int, high: int) -> None:
-    """ValueError naming the field unless num_players is in [low, high] and seed is an integer."""
-    if not isinstance(num_players, int) or isinstance(num_players, bool) or not low <= num_players <= high:
-        raise ValueError(f"players must be an integer from {low} to {high}, got {num_players!r}")
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise ValueError(f"seed must be an integer, got {seed!r}")
+    """GameError naming the field unless num_players is in [low, high] and seed is an integer."""
+    if not is_int(num_players) or not low <= num_players <= high:
+        raise GameError(f"players must be an integer from {low} to {high}, got {num_players!r}")
+    if not is_int(seed):
+        raise GameError(f"seed must be an integer, got {seed!r}")
+
+
+def seat_or_none(seat: int) -> int | None:
+    """A seat as plain data: inside the engines -1 means nobody, on the wire null does."""
+    return None if seat < 0 else seat
 
 
 def seat_label(seat: Any, colours: Sequence[str]) -> str:
@@ -88,33 +131,55 @@ class Game(Protocol):
     def format_event(self, event: dict[str, Any]) -> str: ...
 
 
+class Rules(Protocol):
+    """What a game's rules module offers the shared machinery (module functions, each taking the state)."""
+
+    def setup(self, state: Any) -> None: ...
+    def legal_actions(self, state: Any) -> list[Any]: ...
+    def apply_one(self, state: Any, action: Any) -> None: ...
+    def game_result(self, state: Any) -> GameResult: ...
+
+
+class Views(Protocol):
+    """What a game's views module offers the shared machinery."""
+
+    def view_dict(self, state: Any, seat: int) -> dict[str, Any]: ...
+    def decision_dict(self, state: Any) -> dict[str, Any]: ...
+    def format_event(self, event: dict[str, Any]) -> str: ...
+
+
+class OptionsLike(Protocol):
+    """An engine's validated options."""
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
 class EngineState(ABC):
     """What every engine's state shares: the checked apply, the per-seat event log, seat and result guards.
 
-    A subclass keeps `num_players`, `log` and `rng`, and supplies the legal actions, their effect, the view and
-    the result.
+    The game object wires a state to its rules and views modules, so that the state module imports neither.
+    A subclass adds its own data, `is_terminal` and the fields of to_dict.
     """
 
-    num_players: int
-    log: list[LogEntry]
-    rng: random.Random
     pending: Any  # the pending decision; its `seat` decides
-    _legal: list[Any] | None = None  # the legal actions of the pending decision, once computed
+
+    def __init__(self, game_name: str, num_players: int, options: OptionsLike, rng: random.Random, rules: Rules,
+                 views: Views) -> None:
+        self.game_name = game_name
+        self.num_players = num_players
+        self.opts = options
+        self.rng = rng
+        self.rules = rules
+        self.views = views
+        self.log: list[LogEntry] = []
+        self._legal: list[Any] | None = None  # the legal actions of the pending decision, once computed
 
     @abstractmethod
     def is_terminal(self) -> bool: ...
 
     @abstractmethod
-    def _compute_legal(self) -> list[Any]: ...
-
-    @abstractmethod
-    def _apply_one(self, action: Any) -> None: ...
-
-    @abstractmethod
-    def _view(self, seat: int) -> dict[str, Any]: ...
-
-    @abstractmethod
-    def _result(self) -> GameResult: ...
+    def _fields(self) -> dict[str, Any]:
+        """The game's own fields of to_dict()."""
 
     def current_player(self) -> int | None:
         """The seat that must decide now, or None when the game is over."""
@@ -123,36 +188,53 @@ class EngineState(ABC):
     def legal_actions(self) -> list[Any]:
         """The legal choices as typed actions, in the order of options()."""
         if self._legal is None:
-            self._legal = self._compute_legal()
+            self._legal = self.rules.legal_actions(self)
         return self._legal
 
-    def apply(self, index: int) -> None:
-        """Apply options()[index]; ValueError for a bad index or a finished game, changing nothing."""
-        if self.is_terminal():
-            raise ValueError("the game is over; no choice can be applied")
-        legal = self.legal_actions()
-        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(legal):
-            raise ValueError(f"option index must be an integer from 0 to {len(legal) - 1}, got {index!r}")
-        self._apply_one(legal[index])
-        self._settle()
+    def options(self) -> list[dict[str, Any]]:
+        """The legal choices as plain dicts; index 0 is the default."""
+        return [action.to_dict() for action in self.legal_actions()]
 
-    def _settle(self) -> None:
+    def decision(self) -> dict[str, Any]:
+        """What is being decided: a plain dict with 'kind', 'seat' (None once the game is over) and 'active'."""
+        return self.views.decision_dict(self)
+
+    def apply(self, index: int) -> None:
+        """Apply options()[index]; GameError for a bad index or a finished game, changing nothing."""
+        if self.is_terminal():
+            raise GameError("the game is over; no choice can be applied")
+        legal = self.legal_actions()
+        if not is_int(index) or not 0 <= index < len(legal):
+            raise GameError(f"option index must be an integer from 0 to {len(legal) - 1}, got {index!r}")
+        self.rules.apply_one(self, legal[index])
+        self.settle()
+
+    def settle(self) -> None:
         """Apply every forced decision (a single legal choice) that follows, so that players are only asked real
         choices; forced choices are logged like any other."""
         while True:
             self._legal = None
             if self.is_terminal():
                 return
-            legal = self._compute_legal()
+            legal = self.rules.legal_actions(self)
             if len(legal) != 1:
                 self._legal = legal
                 return
-            self._apply_one(legal[0])
+            self.rules.apply_one(self, legal[0])
+
+    def log_event(self, public: dict[str, Any], seat: int = -1, extra: dict[str, Any] | None = None) -> None:
+        """Append an event; seat (if any) sees the public event plus extra."""
+        self.log.append((public, seat, None if extra is None else {**public, **extra}))
+
+    def clockwise_from(self, seat: int) -> list[int]:
+        """Every seat in clockwise order, starting with seat itself (drop the first for the others)."""
+        n = self.num_players
+        return [(seat + i) % n for i in range(n)]
 
     def view(self, seat: int) -> dict[str, Any]:
         """Everything seat may know, and nothing more."""
         self._check_seat(seat)
-        return self._view(seat)
+        return self.views.view_dict(self, seat)
 
     def events(self, seat: int | None, since: int = 0) -> list[dict[str, Any]]:
         """The log entries from index since on, each as seat may see it (None: as a spectator sees it)."""
@@ -170,31 +252,31 @@ class EngineState(ABC):
         return len(self.log)
 
     def result(self) -> GameResult:
-        """Scores and ranks of a finished game; ValueError while it runs."""
+        """Scores and ranks of a finished game; GameError while it runs."""
         if not self.is_terminal():
-            raise ValueError("the game is not over")
-        return self._result()
+            raise GameError("the game is not over")
+        return self.rules.game_result(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole state as plain data; the game's state_from_dict restores it exactly."""
+        version, internal, gauss = self.rng.getstate()
+        return {"game": self.game_name, "num_players": self.num_players, "options": self.opts.to_dict(),
+                "rng": [version, list(internal), gauss], **self._fields(),
+                "log": [[dict(pub), who, None if priv is None else dict(priv)] for pub, who, priv in self.log]}
 
     def _check_seat(self, seat: int) -> None:
-        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.num_players:
-            raise ValueError(f"seat must be an integer from 0 to {self.num_players - 1}, got {seat!r}")
-
-    def _rng_dict(self) -> list[Any]:
-        version, internal, gauss = self.rng.getstate()
-        return [version, list(internal), gauss]
-
-    def _log_dicts(self) -> list[list[Any]]:
-        return [[dict(pub), who, None if priv is None else dict(priv)] for pub, who, priv in self.log]
+        if not is_int(seat) or not 0 <= seat < self.num_players:
+            raise GameError(f"seat must be an integer from 0 to {self.num_players - 1}, got {seat!r}")
 
 
 def rng_from_dict(data: Any, game: str) -> random.Random:
-    """The generator a state's to_dict() saved; ValueError if data is not such a state."""
+    """The generator a state's to_dict() saved; GameError if data is not such a state."""
     rng = random.Random()
     try:
         version, internal, gauss = data
         rng.setstate((version, tuple(internal), gauss))
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"not a {game} state: bad rng state ({exc})") from None
+        raise GameError(f"not a {game} state: bad rng state ({exc})") from None
     return rng
 
 
@@ -204,30 +286,56 @@ def log_from_dicts(entries: Any) -> list[LogEntry]:
 
 
 class EngineGame(ABC):
-    """What every engine's game object shares: checked arguments, seeded setup, guarded restore."""
+    """What every engine's game object shares: checked arguments, seeded setup, guarded restore, the wiring of a
+    state to its rules and views. A game declares its name, player range, rules and views modules, and how to
+    parse its options, make an empty state and restore a saved one's own fields."""
 
-    name: str
-    min_players: int
-    max_players: int
+    name: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    rules: ClassVar[Rules]
+    views: ClassVar[Views]
 
     @abstractmethod
-    def _setup(self, num_players: int, options: dict[str, Any] | None, rng: random.Random) -> EngineState: ...
+    def parse_options(self, options: dict[str, Any] | None) -> OptionsLike:
+        """Validated options from a plain dict; GameError naming the field if one is bad."""
 
     @abstractmethod
-    def _restore(self, d: dict[str, Any]) -> EngineState: ...
+    def _empty_state(self, num_players: int, options: Any, rng: random.Random) -> EngineState: ...
+
+    @abstractmethod
+    def _restore_fields(self, state: Any, d: dict[str, Any]) -> None:
+        """Fill an empty state from the game's own fields of a to_dict(); GameError if they do not fit together."""
+
+    def default_options(self) -> dict[str, Any]:
+        """The options a game gets when none are given."""
+        return self.parse_options(None).to_dict()
+
+    def format_event(self, event: dict[str, Any]) -> str:
+        """One event as a line of text."""
+        return self.views.format_event(event)
 
     def new_state(self, num_players: int, seed: int, options: dict[str, Any] | None = None) -> EngineState:
         """A new game; the same seed and options always give the same game."""
         check_players_and_seed(num_players, seed, self.min_players, self.max_players)
-        return self._setup(num_players, options, random.Random(seed))
+        state = self._empty_state(num_players, self.parse_options(options), random.Random(seed))
+        self.rules.setup(state)
+        state.settle()
+        return state
 
     def state_from_dict(self, d: dict[str, Any]) -> EngineState:
-        """The state that to_dict() described; ValueError if d is not such a description."""
+        """The state that to_dict() described; GameError if d is not such a description."""
         if not isinstance(d, dict) or d.get("game") != self.name:
             found = d.get("game") if isinstance(d, dict) else type(d).__name__
-            raise ValueError(f"not a {self.name} state: game is {found!r}")
+            raise GameError(f"not a {self.name} state: game is {found!r}")
         try:
             check_players_and_seed(d["num_players"], 0, self.min_players, self.max_players)
-            return self._restore(d)
-        except (KeyError, TypeError, IndexError, AttributeError) as exc:
-            raise ValueError(f"not a {self.name} state: {type(exc).__name__}: {exc}") from None
+            state = self._empty_state(d["num_players"], self.parse_options(d["options"]),
+                                      rng_from_dict(d["rng"], self.name))
+            self._restore_fields(state, d)
+            state.log = log_from_dicts(d["log"])
+            return state
+        except GameError:
+            raise
+        except (KeyError, TypeError, IndexError, AttributeError, ValueError) as exc:
+            raise GameError(f"not a {self.name} state: {type(exc).__name__}: {exc}") from None

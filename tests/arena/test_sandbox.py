@@ -23,7 +23,7 @@ from arena.match import MatchConfig, run_match
 from arena.sandbox import NO_SANDBOX, Isolation, Limits, MIB, Sandbox, bwrap_problem, cpu_sets
 from protocol import TimeControl
 from tests.arena.conftest import ROOT, Spawned
-from tests.arena.test_termination import processes_with, wait_for
+from tests.helpers import processes_with, wait_until
 
 BWRAP = bwrap_problem() is None
 needs_bwrap = pytest.mark.skipif(not BWRAP, reason=f"bubblewrap: {bwrap_problem()}")
@@ -72,7 +72,7 @@ def match(tmp_path: Path, level: str, first: str | list[str], *options: str, env
                           *options], cwd=ROOT, capture_output=True, text=True, timeout=240,
                          env={**os.environ, **(env or {})})
     records = [json.loads(p.read_text()) for p in sorted(results.glob("matches/*/game-*.json"))]
-    gone = wait_for(lambda: not processes_with(marker, -1), 5.0)
+    gone = wait_until(lambda: not processes_with(marker, -1), 5.0)
     left = [] if gone else processes_with(marker, -1)
     for pid in left:
         os.kill(pid, 9)
@@ -249,7 +249,7 @@ def test_only_isolation_hides_the_other_entrants_folders(level: str, tmp_path: P
     assert run.returncode == 0, run.stderr
     read = level not in ISOLATED
     assert (stored_faults(tmp_path / "results", "illegal") > 0) == read, run.stderr
-    assert wait_for(lambda: not processes_with(marker, -1), 5.0)
+    assert wait_until(lambda: not processes_with(marker, -1), 5.0)
 
 
 def stored_faults(results: Path, kind: str) -> int:
@@ -311,7 +311,7 @@ def test_the_level_is_printed_stored_with_the_tournament_and_shown_with_its_lead
     with sqlite3.connect(tmp_path / "arena.sqlite") as db:
         config = json.loads(db.execute("SELECT config FROM tournaments").fetchone()[0])
     assert config["sandbox"]["level"] == level
-    assert wait_for(lambda: not processes_with(marker, -1), 5.0)
+    assert wait_until(lambda: not processes_with(marker, -1), 5.0)
     assert stored_faults(tmp_path, "cpu") > 0  # the daemon's CPU was charged
     if BWRAP:
         assert stored_faults(tmp_path, "illegal") == 0  # nobody answered for the others

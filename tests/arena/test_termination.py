@@ -7,7 +7,6 @@ import random
 import signal
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
@@ -15,32 +14,7 @@ import pytest
 
 from arena.sandbox import bwrap_problem
 from tests.arena.conftest import ROOT
-
-PATIENCE = 20.0  # seconds; generous for a busy machine, and only ever waited in full on failure
-
-
-def processes_with(marker: str, besides: int) -> list[int]:
-    """Live processes (zombies excluded) but `besides` whose command line holds marker."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == besides:
-            continue
-        try:
-            if marker.encode() in (entry / "cmdline").read_bytes() and \
-                    (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
-                found.append(int(entry.name))
-        except (FileNotFoundError, ProcessLookupError, IndexError):
-            continue
-    return found
-
-
-def wait_for(condition, patience: float = PATIENCE) -> bool:
-    deadline = time.monotonic() + patience
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
+from tests.helpers import PATIENCE, processes_with, wait_until
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to find the bots")
@@ -53,12 +27,13 @@ def test_stopping_or_killing_the_arena_ends_every_bot(sig: signal.Signals, tmp_p
                               "--seed", "1", "--results", str(tmp_path)], cwd=ROOT, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL, start_new_session=True)
     try:
-        # Each bot is a few processes in a sandbox (its launcher, bubblewrap), each with the marker.
-        assert wait_for(lambda: len(processes_with(marker, arena.pid)) >= 3), "the bots did not start"
-        time.sleep(0.3)  # into the games
+        # Each bot is a few processes in its sandbox (launcher, bubblewrap), each with the marker.
+        assert wait_until(lambda: len(processes_with(marker, arena.pid)) >= 3), "the bots did not start"
+        # Into the games: the first one is over, the next is being played.
+        assert wait_until(lambda: any(tmp_path.glob("matches/*/game-*.json"))), "no game was finished"
         arena.send_signal(sig)
         arena.wait(PATIENCE)
-        gone = wait_for(lambda: not processes_with(marker, arena.pid))
+        gone = wait_until(lambda: not processes_with(marker, arena.pid))
         assert gone, f"bots left after {sig.name}: {processes_with(marker, arena.pid)}"
     finally:
         arena.kill()
@@ -78,12 +53,12 @@ def kill_while_bots_start(level: str, tmp_path: Path, command: str = "match") ->
                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         # The first trace of a bot is its launcher: from then on, any moment is a moment while bots start.
-        assert wait_for(lambda: processes_with(marker, arena.pid)), "no bot started"
+        assert wait_until(lambda: processes_with(marker, arena.pid)), "no bot started"
         time.sleep(random.uniform(0.0, 0.4))
     finally:
         arena.kill()
         arena.wait()
-    if wait_for(lambda: not processes_with(marker, arena.pid), 5.0):
+    if wait_until(lambda: not processes_with(marker, arena.pid), 5.0):
         return []
     left = processes_with(marker, arena.pid)
     for pid in left:

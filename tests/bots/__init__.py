@@ -1,1 +1,1 @@
-"""Test doubles: bots that misbehave or attack on purpose (never installed)."""
+"""Test-double and hostile bots, started by the tests as real bot processes; not part of the installed package."""

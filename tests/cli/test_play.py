@@ -1,4 +1,4 @@
-"""`arena play` and `arena bench` as a user runs them."""
+"""`arena play` as a user runs it, for both games: the log, a result table, options, variants, bad input."""
 
 from __future__ import annotations
 
@@ -7,13 +7,8 @@ import subprocess
 import sys
 
 import pytest
-from click.testing import CliRunner
 
-from arena.cli import main
-
-
-def run(*args: str):
-    return CliRunner().invoke(main, list(args))
+from tests.cli.conftest import run
 
 
 def test_play_prints_the_log_and_a_result_table() -> None:
@@ -66,8 +61,32 @@ def test_play_through_a_real_subprocess() -> None:
     assert bad.returncode == 2 and "players must be" in bad.stderr and "Traceback" not in bad.stderr
 
 
-def test_bench_reports_every_player_count() -> None:
-    r = run("bench", "--game", "bali-2001", "--count", "2")
-    assert r.exit_code == 0, r.output
-    rows = [line for line in r.output.splitlines() if line.startswith("bali-2001")]
-    assert [row.split()[1] for row in rows] == ["3", "4"]
+@pytest.mark.parametrize("variants", [[], ["oracle"], ["demon"], ["oracle", "demon"]])
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_bali2017_play_runs_every_variant_to_the_end(players: int, variants: list[str]) -> None:
+    args = ["play", "bali-2017", "--players", str(players), "--seed", "3"]
+    for variant in variants:
+        args += ["--variant", variant]
+    result = run(*args)
+    assert result.exit_code == 0, result.output
+    assert "game over (the deck ran out)" in result.output
+    assert ("oracle" in result.output) == ("oracle" in variants)
+    assert ("demon on row 0" in result.output) == ("demon" in variants)
+
+
+@pytest.mark.parametrize("args, field", [
+    (["--players", "5"], "players"),
+    (["--players", "1"], "players"),
+    (["--players", "3", "--variant", "dragon"], "dragon"),
+    (["--players", "3", "--option", "oracle=3"], "oracle"),
+])
+def test_bali2017_bad_input_exits_2_naming_the_field(args: list[str], field: str) -> None:
+    result = run("play", "bali-2017", *args)
+    assert result.exit_code == 2
+    assert field in result.output and "Traceback" not in result.output
+
+
+def test_bali2017_verbose_play_shows_hidden_details() -> None:
+    result = run("play", "bali-2017", "--players", "3", "--seed", "1", "--verbose")
+    assert result.exit_code == 0
+    assert "takes 3 start farmers into its hand:" in result.output

@@ -1,4 +1,4 @@
-"""The conformance suite: every registered game must pass it (DESIGN.md, the game interface)."""
+"""The conformance suite: every registered game must pass it (docs/ARCHITECTURE.md, "The game interface")."""
 
 from __future__ import annotations
 
@@ -9,10 +9,14 @@ from typing import Any
 import msgpack
 import pytest
 
-from arena.games import Game, available, get_game
+from arena.games import Game, GameError, GameInvariantError, available, get_game
 from tests.games.adapters import adapter_for
 
 GAMES = available()
+# Random playouts per configuration: enough in the default run to catch a lost card or a stuck game (a broken engine
+# fails within the first few dozen), the full count under `pytest -m soak`.
+DEFAULT_PLAYOUTS = 200
+SOAK_PLAYOUTS = 2000
 
 
 def _play(game: Game, n: int, seed: int, options: Any = None, steps: int | None = None,
@@ -39,16 +43,10 @@ def _playout_cases() -> list[tuple[str, int]]:
     return [(name, i) for name in GAMES for i in range(len(adapter_for(name).configs()))]
 
 
-@pytest.mark.parametrize("name", GAMES)
-def test_every_game_is_played_out_at_least_2000_times(name: str) -> None:
-    assert sum(games for _, _, games in adapter_for(name).configs()) >= 2000
-
-
-# One test per configuration, so that the playouts spread over the test workers.
-@pytest.mark.parametrize("name, config", _playout_cases())
-def test_random_playouts_conserve_components_and_end(name: str, config: int) -> None:
+def _random_playouts(name: str, config: int, games: int) -> None:
+    """Play `games` seeded random games of one configuration, checking conservation after every step."""
     game, adapter = get_game(name), adapter_for(name)
-    n, options, games = adapter.configs()[config]
+    n, options = adapter.configs()[config]
 
     def check(state: Any) -> None:
         inventory = adapter.inventory(state)
@@ -69,10 +67,22 @@ def test_random_playouts_conserve_components_and_end(name: str, config: int) -> 
         assert min(result.ranks) == 1
 
 
+# One test per configuration, so that the playouts spread over the test workers.
+@pytest.mark.parametrize("name, config", _playout_cases())
+def test_random_playouts_conserve_components_and_end(name: str, config: int) -> None:
+    _random_playouts(name, config, DEFAULT_PLAYOUTS)
+
+
+@pytest.mark.soak
+@pytest.mark.parametrize("name, config", _playout_cases())
+def test_many_random_playouts_conserve_components_and_end(name: str, config: int) -> None:
+    _random_playouts(name, config, SOAK_PLAYOUTS)
+
+
 @pytest.mark.parametrize("name", GAMES)
 def test_same_seed_and_choices_give_the_same_game(name: str) -> None:
     game, adapter = get_game(name), adapter_for(name)
-    for n, options, _ in adapter.configs():
+    for n, options in adapter.configs():
         for seed in (1, 2, 3):
             a, b = _play(game, n, seed, options), _play(game, n, seed, options)
             assert a.to_dict() == b.to_dict()
@@ -83,7 +93,7 @@ def test_same_seed_and_choices_give_the_same_game(name: str) -> None:
 @pytest.mark.parametrize("name", GAMES)
 def test_round_trip_is_exact_and_plays_on_identically(name: str) -> None:
     game, adapter = get_game(name), adapter_for(name)
-    for n, options, _ in adapter.configs():
+    for n, options in adapter.configs():
         for seed in range(5):
             state = _play(game, n, seed, options, steps=40 * (seed + 1))
             d = state.to_dict()
@@ -102,11 +112,11 @@ def test_round_trip_is_exact_and_plays_on_identically(name: str) -> None:
 @pytest.mark.parametrize("bad", [-1, "LEN", "0", 1.0, True, None])
 def test_apply_with_a_bad_index_raises_and_changes_nothing(name: str, bad: Any) -> None:
     game, adapter = get_game(name), adapter_for(name)
-    for n, options, _ in adapter.configs()[:2]:
+    for n, options in adapter.configs()[:2]:
         state = _play(game, n, 11, options, steps=30)
         before = state.to_dict()
         index = len(state.options()) if bad == "LEN" else bad
-        with pytest.raises(ValueError):
+        with pytest.raises(GameError):
             state.apply(index)
         assert state.to_dict() == before
 
@@ -114,10 +124,10 @@ def test_apply_with_a_bad_index_raises_and_changes_nothing(name: str, bad: Any) 
 @pytest.mark.parametrize("name", GAMES)
 def test_finished_game_refuses_moves(name: str) -> None:
     game, adapter = get_game(name), adapter_for(name)
-    n, options, _ = adapter.configs()[0]
+    n, options = adapter.configs()[0]
     state = _play(game, n, 5, options)
     before = state.to_dict()
-    with pytest.raises(ValueError):
+    with pytest.raises(GameError):
         state.apply(0)
     assert state.to_dict() == before
 
@@ -125,7 +135,7 @@ def test_finished_game_refuses_moves(name: str) -> None:
 @pytest.mark.parametrize("name", GAMES)
 def test_views_options_and_events_are_plain_msgpack_data(name: str) -> None:
     game, adapter = get_game(name), adapter_for(name)
-    for n, options, _ in adapter.configs():
+    for n, options in adapter.configs():
         state = game.new_state(n, 3, options)
         rng = random.Random(3)
         for _ in range(200):
@@ -144,7 +154,7 @@ def test_changing_hidden_information_leaves_the_view_unchanged(name: str) -> Non
     game, adapter = get_game(name), adapter_for(name)
     rng = random.Random(99)
     checked = 0
-    for n, options, _ in adapter.configs():
+    for n, options in adapter.configs():
         for seed in range(12):
             state = _play(game, n, seed, options, steps=rng.randrange(0, 400))
             d = state.to_dict()
@@ -157,15 +167,45 @@ def test_changing_hidden_information_leaves_the_view_unchanged(name: str) -> Non
 
 
 @pytest.mark.parametrize("name", GAMES)
-def test_bad_setup_arguments_raise_value_errors_naming_the_field(name: str) -> None:
+def test_bad_setup_arguments_raise_game_errors_naming_the_field(name: str) -> None:
     game = get_game(name)
-    with pytest.raises(ValueError, match="players"):
+    with pytest.raises(GameError, match="players"):
         game.new_state(game.max_players + 1, 0)
-    with pytest.raises(ValueError, match="players"):
+    with pytest.raises(GameError, match="players"):
         game.new_state(game.min_players - 1, 0)
-    with pytest.raises(ValueError, match="seed"):
+    with pytest.raises(GameError, match="seed"):
         game.new_state(game.min_players, "seven")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="no_such_option"):
+    with pytest.raises(GameError, match="no_such_option"):
         game.new_state(game.min_players, 0, {"no_such_option": 1})
-    with pytest.raises(ValueError):
+    with pytest.raises(GameError):
         game.state_from_dict({"game": name})
+    with pytest.raises(GameError, match="seat"):
+        game.new_state(game.min_players, 0).view(game.max_players)
+    with pytest.raises(GameError, match="not over"):
+        game.new_state(game.min_players, 0).result()
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_damaged_saved_state_is_a_game_error(name: str) -> None:
+    game = get_game(name)
+    d = _play(game, game.min_players, 4, None, steps=20).to_dict()
+    for damaged in ({**d, "num_players": "three"}, {**d, "rng": "lost"}, {**d, "pending": {"phase": 99}},
+                    {**d, "log": 7}, {**d, "turn": "x"}, {k: v for k, v in d.items() if k != "active"},
+                    {**d, "options": {"no_such_option": 1}}):
+        with pytest.raises(GameError):
+            game.state_from_dict(damaged)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_a_broken_invariant_is_not_reported_as_bad_input(name: str) -> None:
+    """An engine bug surfaces as GameInvariantError, which is no ValueError, so no caller mistakes it for bad input."""
+    game = get_game(name)
+    state, rng = game.new_state(game.max_players, 2), random.Random(2)
+    while not any(option["action"] == "play" for option in state.options()):
+        state.apply(rng.randrange(len(state.options())))
+    plays = [i for i, option in enumerate(state.options()) if option["action"] == "play"]
+    for hand in state.hands:
+        hand.clear()  # behind the engine's back: the card to be played is gone
+    with pytest.raises(GameInvariantError) as caught:
+        state.apply(plays[0])
+    assert not isinstance(caught.value, ValueError)

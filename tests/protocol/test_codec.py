@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import tracemalloc
 from typing import Any
 
 import msgpack
@@ -28,7 +29,10 @@ from protocol import (
     VersionError,
     decode,
     encode,
+    unpack,
 )
+from protocol.codec import DEFAULT_LIMITS, REPLY_LIMITS, Limits
+from protocol.errors import SHOWN, show
 
 EXAMPLES: list[Message] = [
     Hello(id=1, arena="bali-arena 0.1.0", max_message=1 << 20),
@@ -132,7 +136,10 @@ def test_arena_messages_may_grow_fields_that_bots_ignore(message: Message) -> No
     ({"version": 1, "id": 1}, SchemaError, "type"),
     ({"type": "move", "version": 1, "id": 1}, SchemaError, "expected one of"),
     ({"type": "ack", "version": 2, "id": 1}, VersionError, "version 2"),
-    ({"type": "ack", "version": True, "id": 1}, VersionError, "True"),
+    ({"type": "ack", "version": True, "id": 1}, SchemaError, "expected an integer, got a boolean"),
+    ({"type": "ack", "version": 1.0, "id": 1}, SchemaError, "expected an integer, got a float"),
+    ({"type": "ack", "version": 1, "id": 1.0}, SchemaError, "'id': expected an integer, got a float"),
+    ({"type": "ack", "version": -7, "id": 1}, VersionError, "version -7"),
     ({"type": "ack", "id": 1}, SchemaError, "version"),
     ({"type": "ack", "version": 1, "id": -3}, SchemaError, "id"),
     ({"type": "ack", "version": 1, "id": "3"}, SchemaError, "id"),
@@ -145,6 +152,19 @@ def test_bad_headers_and_values(wire: dict[str, Any], error: type[Exception], te
     with pytest.raises(error) as caught:
         decode(packed(wire))
     assert text in str(caught.value)
+
+
+@pytest.mark.parametrize("name", ["é-bot", "名前", "bot 🤖", "x" * 64, "🤖" * 64, "a b", "Ω≈ç√"])
+def test_names_are_unicode_characters_counted_as_code_points(name: str) -> None:
+    assert decode(packed({"type": "ready", "version": 1, "id": 1, "name": name, "bot_version": ""})).name == name
+
+
+@pytest.mark.parametrize("name", ["tab\there", "new\nline", "zero\u200bwidth", "no\u00a0break", "bidi\u202eflip",
+                                  "soft\u00adhyphen", "private\ue000use", "line\u2028sep", "🤖" * 65, ""])
+def test_names_refuse_what_is_not_printable_or_too_long(name: str) -> None:
+    with pytest.raises(SchemaError) as caught:
+        decode(packed({"type": "ready", "version": 1, "id": 1, "name": name, "bot_version": ""}))
+    assert caught.value.field == "name"
 
 
 @pytest.mark.parametrize("data", [
@@ -175,3 +195,84 @@ def test_expecting_one_type_refuses_another() -> None:
 def test_errors_form_one_tree() -> None:
     for error in (DecodeError, SchemaError, VersionError, OversizedError):
         assert issubclass(error, MessageError) and issubclass(error, ValueError)
+
+
+def nested(depth: int, leaf: Any = 1) -> Any:
+    """leaf inside depth lists."""
+    for _ in range(depth):
+        leaf = [leaf]
+    return leaf
+
+
+def pairs(*items: Any) -> bytes:
+    """A msgpack map of the given keys and values in this order, duplicates and all."""
+    return bytes([0x80 | len(items) // 2]) + b"".join(msgpack.packb(i, use_bin_type=True) for i in items)
+
+
+ACTION = {"type": "action", "version": 1, "id": 3, "index": 0}
+REPLY_POISONS = {
+    "deep type": packed({**ACTION, "type": nested(1000)}),
+    "deep version": packed({**ACTION, "version": nested(1000)}),
+    "deep id": packed({**ACTION, "id": nested(1000)}),
+    "deeper than msgpack": b"\x91" * 5000 + b"\x01",
+    "str and bin unknown keys": packed({**ACTION, "zz": 1, b"aa": 2}),
+    "bin and str unknown keys": packed({**ACTION, b"zz": 1, "aa": 2}),
+    "float version": packed({**ACTION, "version": 1.0}),
+    "duplicate key": pairs("type", "action", "version", 1, "id", 3, "index", 0, "index", 1),
+    "duplicate bin key": pairs("type", "action", "version", 1, "id", 3, "index", 0, b"k", 1, b"k", 2),
+    "huge type": packed({**ACTION, "type": "x" * 1_000_000}),
+    "huge key": packed({**ACTION, "k" * 1_000_000: 1}),
+    "huge binary": packed({**ACTION, "index": b"\xff" * 1_000_000}),
+    "a million empty maps": b"\xdd" + (1_000_000).to_bytes(4, "big") + b"\x80" * 1_000_000,
+    "a tree of empty maps": packed({**ACTION, "index": [[{}] * 1000] * 1000}),
+    "timestamp": packed({**ACTION, "index": msgpack.Timestamp(1, 0)}),
+    "escapes": packed({**ACTION, "type": "\U0010ffff" * 5000}),
+}
+
+
+@pytest.mark.parametrize("limits", [REPLY_LIMITS, DEFAULT_LIMITS, None], ids=["reply", "default", "trusted"])
+@pytest.mark.parametrize("poison", REPLY_POISONS)
+def test_poisoned_replies_are_short_typed_errors(poison: str, limits: Limits | None) -> None:
+    if limits is None and poison in ("duplicate key", "a million empty maps", "a tree of empty maps"):
+        pytest.skip("a trusted peer's messages are not checked map by map")
+    with pytest.raises(MessageError) as caught:
+        decode(REPLY_POISONS[poison], Action, limits=limits)
+    assert len(str(caught.value)) <= 250, str(caught.value)
+
+
+def test_each_limit_holds_and_names_itself() -> None:
+    limits = Limits(depth=3, items=10, length=5)
+    assert unpack(packed({"a": [[1]]}), limits=limits) == {"a": [[1]]}
+    for value, text in [({"a": [[[1]]]}, "nested more than 3 deep"), ({"a": list(range(20))}, "max_array_len"),
+                        ({"a": [1, 2], "b": [3, 4], "c": [5, 6]}, "more than 10 maps, lists and entries"),
+                        ({"a": "x" * 6}, "max_str_len"), ({"a": b"x" * 6}, "max_bin_len")]:
+        with pytest.raises(DecodeError, match=text):
+            unpack(packed(value), limits=limits)
+
+
+def test_duplicate_keys_are_refused_at_any_depth() -> None:
+    inner = pairs("a", 1, "a", 2)
+    with pytest.raises(DecodeError, match="duplicate map key 'a'"):
+        unpack(b"\x81\xa1x" + inner)
+
+
+def test_a_million_empty_maps_cost_the_arena_almost_nothing() -> None:
+    # The reply limits refuse the array at its header, before a single map is built.
+    tracemalloc.start()
+    try:
+        for poison in ("a million empty maps", "a tree of empty maps"):
+            with pytest.raises(DecodeError):
+                decode(REPLY_POISONS[poison], Action, limits=REPLY_LIMITS)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 << 20
+
+
+@pytest.mark.parametrize("value, shown", [
+    ("short", "'short'"), ("x" * 1000, "'" + "x" * SHOWN + "'... (1000 characters)"), (b"\x00" * 9, "binary data of 9 bytes"),
+    (nested(5000), "a list of 1 item"), ({"a": 1, "b": 2}, "a map of 2 entries"), (1.5, "1.5"), (None, "None"),
+    (msgpack.Timestamp(1, 0), "Timestamp"),
+])
+def test_show_is_short_and_never_recurses(value: Any, shown: str) -> None:
+    assert show(value) == shown

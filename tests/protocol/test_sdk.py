@@ -6,7 +6,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -32,6 +31,7 @@ from protocol import (
     resolve_endpoint,
 )
 from protocol.messages import REPLY_TO
+from tests.helpers import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT_MS = 10_000  # generous: a slow machine may take seconds to start Python
@@ -169,10 +169,7 @@ def test_the_bot_leaves_when_its_parent_dies(tmp_path: Path) -> None:
          "stderr=subprocess.DEVNULL); print(p.pid)",
          endpoint], cwd=ROOT, capture_output=True, text=True, check=True)
     pid = int(middle.stdout)
-    deadline = time.monotonic() + 20
-    while running(pid) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    if running(pid):
+    if not wait_until(lambda: not running(pid)):
         os.kill(pid, signal.SIGKILL)
         pytest.fail("the orphaned bot did not exit")
 

@@ -9,7 +9,10 @@ from pathlib import Path
 import msgpack
 
 from arena.games import get_game
+from arena.errors import MAX_DETAIL
 from protocol import MESSAGE_TYPES, PROTOCOL_VERSION, Action, decode, encode
+from protocol.codec import REPLY_LIMITS
+from protocol.errors import SHOWN
 
 SPEC = Path(__file__).resolve().parents[2] / "protocol" / "PROTOCOL.md"
 
@@ -47,3 +50,11 @@ def test_the_byte_example_is_the_encoding() -> None:
     assert spelled is not None
     data = encode(Action(id=3, index=3))
     assert bytes.fromhex(spelled.group(2)) == data and int(spelled.group(1)) == len(data)
+
+
+def test_the_limits_stated_are_the_decoders() -> None:
+    text = SPEC.read_text(encoding="utf-8")
+    assert f"| nesting | {REPLY_LIMITS.depth} levels" in text
+    assert f"| maps, lists and their entries, all told | {REPLY_LIMITS.items:,} |" in text
+    assert f"| one string (or binary value, or map key) | {REPLY_LIMITS.length:,} bytes |" in text
+    assert f"in at most {MAX_DETAIL} characters" in text and f"by its first {SHOWN} characters" in text

@@ -9,7 +9,6 @@ import socket
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Iterator
 
@@ -18,10 +17,10 @@ from click.testing import CliRunner
 
 from arena import cluster
 from arena.cli import main
-from arena.schedule import Table
+from arena.formats import Table
 from arena.store import StoredGame
 from arena.tournament import TableResult
-from tests.tournament.test_tournament_cli import arena, bots, processes_in, ratings, stored, stored_count
+from tests.helpers import arena, bots, processes_in, ratings, stored, stored_count, wait_until
 
 pytest.importorskip("distributed")
 
@@ -35,15 +34,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def wait_until(check, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.02)
-    return False
 
 
 def workers_seen(address: str) -> int:
@@ -118,14 +108,14 @@ def test_a_worker_killed_mid_run_loses_and_doubles_nothing_and_ratings_equal_a_l
     on_cluster = stored(db)
     assert sorted(on_cluster) == list(range(total))
     with sqlite3.connect(db) as con:
-        assert con.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == total
-        assert con.execute("SELECT COUNT(*) FROM matches WHERE status != 'done'").fetchone()[0] == 0
-        replays = dict(con.execute("SELECT seq, replay FROM matches"))
+        assert con.execute("SELECT COUNT(*) FROM games").fetchone()[0] == total
+        assert con.execute("SELECT COUNT(*) FROM games WHERE status != 'done'").fetchone()[0] == 0
+        replays = dict(con.execute("SELECT seq, replay FROM games"))
     strip = {seq: tuple(row[1:] for row in g) for seq, g in on_cluster.items()}
     assert strip == {seq: tuple(row[1:] for row in g) for seq, g in stored(local_db).items()}
     assert ratings(db) == ratings(local_db) and len(ratings(db)) == 5
     with sqlite3.connect(local_db) as con:
-        local_replays = dict(con.execute("SELECT seq, replay FROM matches"))
+        local_replays = dict(con.execute("SELECT seq, replay FROM games"))
     for seq, replay in replays.items():  # written by the coordinator from the bytes the workers returned
         mine = json.loads((run_dir / "results" / replay).read_text())
         theirs = json.loads((tmp_path / "local" / local_replays[seq]).read_text())
@@ -149,7 +139,7 @@ def test_submission_folders_travel_with_the_task(tmp_path: Path) -> None:
     cwds = [line.split(" ", 1)[1] for text in logs for line in text.splitlines() if line.startswith("cwd ")]
     assert len(cwds) == 3 and all("arena-table-" in c and str(tmp_path / "subs") not in c for c in cwds)
     with sqlite3.connect(tmp_path / "results" / "arena.sqlite") as con:
-        assert con.execute("SELECT COUNT(*) FROM matches WHERE status = 'done'").fetchone()[0] == 3
+        assert con.execute("SELECT COUNT(*) FROM games WHERE status = 'done'").fetchone()[0] == 3
         assert con.execute("SELECT COUNT(*) FROM faults").fetchone()[0] == 0
 
 

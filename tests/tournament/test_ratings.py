@@ -7,6 +7,7 @@ import random
 import pytest
 import trueskill
 
+from arena.errors import ConfigError
 from arena.ratings import GameOutcome, Rating, RatingConfig, Ratings, rate_all
 
 
@@ -63,7 +64,7 @@ def test_game_specific_draw_probability_and_overrides() -> None:
 @pytest.mark.parametrize("overrides, field", [({"sigma": 0}, "sigma"), ({"beta": -1}, "beta"), ({"tau": -1}, "tau"),
                                               ({"draw_probability": 1.0}, "draw_probability")])
 def test_bad_parameters_are_named(overrides: dict, field: str) -> None:
-    with pytest.raises(ValueError, match=field):
+    with pytest.raises(ConfigError, match=field):
         RatingConfig.for_game("bali-2001", **overrides)
 
 

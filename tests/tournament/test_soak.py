@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.schedule import round_robin
-from tests.arena.test_termination import processes_with, wait_for
+from arena.formats import round_robin
+from tests.helpers import processes_with, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 SEATS = 3
@@ -113,7 +113,7 @@ def soak(tmp_path: Path, rounds: int, hostile: bool) -> Soak:
             pinned |= affinities(processes_with(marker, arena.pid))
             time.sleep(0.5)
         assert arena.returncode == 0, arena.stderr.read().decode() if arena.stderr else ""
-        assert wait_for(lambda: not processes_with(marker, arena.pid)), "bot processes outlived the tournament"
+        assert wait_until(lambda: not processes_with(marker, arena.pid)), "bot processes outlived the tournament"
     finally:
         if arena.poll() is None:
             os.killpg(arena.pid, signal.SIGKILL)
@@ -123,15 +123,15 @@ def soak(tmp_path: Path, rounds: int, hostile: bool) -> Soak:
     seconds = time.monotonic() - start
     db = sqlite3.connect(tmp_path / "arena.sqlite")
     try:
-        stored, failed = db.execute("SELECT COUNT(*), SUM(status = 'failed') FROM matches").fetchone()
+        stored, failed = db.execute("SELECT COUNT(*), SUM(status = 'failed') FROM games").fetchone()
         assert stored == expected
-        assert db.execute("SELECT COUNT(*) FROM matches WHERE status = 'failed' AND reason = ''").fetchone()[0] == 0
+        assert db.execute("SELECT COUNT(*) FROM games WHERE status = 'failed' AND reason = ''").fetchone()[0] == 0
         # Every played game has all its seats; every fault belongs to a stored game and one of its seats.
-        short = db.execute("SELECT COUNT(*) FROM matches m WHERE status = 'done' AND "
-                           "(SELECT COUNT(*) FROM seats s WHERE s.match_id = m.id) != ?", (SEATS,)).fetchone()[0]
+        short = db.execute("SELECT COUNT(*) FROM games m WHERE status = 'done' AND "
+                           "(SELECT COUNT(*) FROM seats s WHERE s.game_id = m.id) != ?", (SEATS,)).fetchone()[0]
         assert short == 0
         stray = db.execute("SELECT COUNT(*) FROM faults f WHERE NOT EXISTS (SELECT 1 FROM seats s WHERE "
-                           "s.match_id = f.match_id AND s.seat = f.seat)").fetchone()[0]
+                           "s.game_id = f.game_id AND s.seat = f.seat)").fetchone()[0]
         assert stray == 0
         faults = db.execute("SELECT COUNT(*) FROM faults").fetchone()[0]
     finally:

@@ -1,7 +1,7 @@
 """bali-2001: Uwe Rosenberg's Bali (Kosmos 2001). See README.md in this folder for the bot author's reference."""
 
-from arena.games.bali2001.game import BaliGame
+from arena.games.bali2001.game import Bali2001Game
 
-GAME = BaliGame()
+GAME = Bali2001Game()
 
-__all__ = ["GAME", "BaliGame"]
+__all__ = ["GAME", "Bali2001Game"]

@@ -1,4 +1,4 @@
-"""The bali-2001 game object: makes new states and restores saved ones."""
+"""The bali-2001 game object: wires states to the rules and views, makes new states and restores saved ones."""
 
 from __future__ import annotations
 
@@ -6,32 +6,29 @@ import random
 from typing import Any
 
 from arena.games.bali2001 import rules, views
-from arena.games.bali2001.cards import DECK_SIZE, GAME_NAME, MAX_PLAYERS, MIN_PLAYERS
-from arena.games.bali2001.options import default_options, parse_options
+from arena.games.bali2001.cards import DECK_SIZE, GAME_NAME, MAX_PLAYERS, MIN_PLAYERS, NUM_ISLANDS
+from arena.games.bali2001.options import Options, parse_options
 from arena.games.bali2001.state import Pending, State
-from arena.games.base import EngineGame, log_from_dicts, rng_from_dict
+from arena.games.base import EngineGame, GameError
 
 
-class BaliGame(EngineGame):
+class Bali2001Game(EngineGame):
     """Uwe Rosenberg's Bali (Kosmos 2001) for 3 or 4 players."""
 
     name = GAME_NAME
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
+    rules = rules
+    views = views
 
-    def default_options(self) -> dict[str, Any]:
-        """The options a game gets when none are given."""
-        return default_options()
+    def parse_options(self, options: dict[str, Any] | None) -> Options:
+        """Validated options from a plain dict; GameError naming the field if one is bad."""
+        return parse_options(options)
 
-    def format_event(self, event: dict[str, Any]) -> str:
-        """One event as a line of text."""
-        return views.format_event(event)
+    def _empty_state(self, num_players: int, options: Options, rng: random.Random) -> State:
+        return State(num_players, options, rng, rules, views)
 
-    def _setup(self, num_players: int, options: dict[str, Any] | None, rng: random.Random) -> State:
-        return rules.setup(num_players, parse_options(options), rng)
-
-    def _restore(self, d: dict[str, Any]) -> State:
-        s = State(d["num_players"], parse_options(d["options"]), rng_from_dict(d["rng"], GAME_NAME))
+    def _restore_fields(self, s: State, d: dict[str, Any]) -> None:
         s.hands = [[int(c) for c in h] for h in d["hands"]]
         s.piles = [[[int(c) for c in p] for p in ps] for ps in d["piles"]]
         s.known = [[[bool(k) for k in ks] for ks in kss] for kss in d["known"]]
@@ -46,16 +43,14 @@ class BaliGame(EngineGame):
         s.absent = [bool(a) for a in d["absent"]]
         s.pending = Pending.from_dict(d["pending"])
         s.ender, s.cut_short, s.end_reason = int(d["ender"]), bool(d["cut_short"]), str(d["end_reason"])
-        s.log = log_from_dicts(d["log"])
         _check_consistent(s)
-        return s
 
 
 def _check_consistent(s: State) -> None:
     places = [c for h in s.hands for c in h] + [c for ps in s.piles for p in ps for c in p] + s.draw_pile + s.discard
     if sorted(places) != list(range(DECK_SIZE)):
-        raise ValueError("not a bali-2001 state: the play cards are not each in exactly one place")
-    if len(s.hands) != s.num_players or any(len(ps) != 4 for ps in s.piles):
-        raise ValueError("not a bali-2001 state: wrong number of hands or piles")
+        raise GameError(f"not a {GAME_NAME} state: the play cards are not each in exactly one place")
+    if len(s.hands) != s.num_players or any(len(ps) != NUM_ISLANDS for ps in s.piles):
+        raise GameError(f"not a {GAME_NAME} state: wrong number of hands or piles")
     if any(len(p) != len(k) for ps, ks in zip(s.piles, s.known) for p, k in zip(ps, ks)):
-        raise ValueError("not a bali-2001 state: pile knowledge does not match the piles")
+        raise GameError(f"not a {GAME_NAME} state: pile knowledge does not match the piles")

@@ -1,14 +1,15 @@
-"""Game options of bali-2001 (masks, start_cards, max_turns): defaults and validation."""
+"""Game options of bali-2001 (masks, start_cards, max_turns): defaults and validation (README.md, "Options")."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from arena.games.bali2001.cards import (
     DEFAULT_MASKS,
     DEFAULT_MAX_TURNS,
     DEFAULT_START_CARDS,
+    GAME_NAME,
     ISLAND_BY_NAME,
     ISLAND_NAMES,
     ISLANDS,
@@ -16,8 +17,7 @@ from arena.games.bali2001.cards import (
     NUM_START_CARDS,
     Island,
 )
-
-START_CARD_FIELDS = ("prince", "priest", "dalang")
+from arena.games.base import GameError, is_int
 
 
 @dataclass(frozen=True)
@@ -29,8 +29,12 @@ class StartCard:
     dalang: Island
 
     def to_dict(self) -> dict[str, str]:
+        """The start card as a plain dict."""
         return {"prince": ISLAND_NAMES[self.prince], "priest": ISLAND_NAMES[self.priest],
                 "dalang": ISLAND_NAMES[self.dalang]}
+
+
+START_CARD_FIELDS = tuple(f.name for f in fields(StartCard))
 
 
 @dataclass(frozen=True)
@@ -42,54 +46,46 @@ class Options:
     max_turns: int = DEFAULT_MAX_TURNS
 
     def to_dict(self) -> dict[str, Any]:
+        """The options as a plain dict."""
         return {"masks": list(self.masks), "start_cards": [c.to_dict() for c in self.start_cards],
                 "max_turns": self.max_turns}
 
 
-def default_options() -> dict[str, Any]:
-    """The default options as a plain dict."""
-    return Options().to_dict()
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _parse_masks(value: Any) -> tuple[int, ...]:
     if not isinstance(value, (list, tuple)) or len(value) != NUM_MASKS:
-        raise ValueError(f"option 'masks' must be a list of {NUM_MASKS} mask values, got {value!r}")
-    if not all(_is_int(v) and v > 0 for v in value):
-        raise ValueError(f"option 'masks' must hold positive integers, got {value!r}")
+        raise GameError(f"option 'masks' must be a list of {NUM_MASKS} mask values, got {value!r}")
+    if not all(is_int(v) and v > 0 for v in value):
+        raise GameError(f"option 'masks' must hold positive integers, got {value!r}")
     return tuple(sorted(value))
 
 
 def _parse_island(value: Any, where: str) -> Island:
     if value not in ISLAND_BY_NAME:
-        raise ValueError(f"{where}: {value!r} is not an island; islands are {', '.join(ISLAND_NAMES)}")
+        raise GameError(f"{where}: {value!r} is not an island; islands are {', '.join(ISLAND_NAMES)}")
     return ISLAND_BY_NAME[value]
 
 
 def _parse_start_cards(value: Any) -> tuple[StartCard, ...]:
     if not isinstance(value, (list, tuple)) or len(value) != NUM_START_CARDS:
-        raise ValueError(f"option 'start_cards' must be a list of {NUM_START_CARDS} cards, got {value!r}")
+        raise GameError(f"option 'start_cards' must be a list of {NUM_START_CARDS} cards, got {value!r}")
     cards = []
     for number, card in enumerate(value, start=1):
         where = f"option 'start_cards', card {number}"
         if not isinstance(card, dict) or set(card) != set(START_CARD_FIELDS):
-            raise ValueError(f"{where} must be a map with exactly the keys {', '.join(START_CARD_FIELDS)}")
+            raise GameError(f"{where} must be a map with exactly the keys {', '.join(START_CARD_FIELDS)}")
         parsed = StartCard(*(_parse_island(card[f], f"{where}, {f}") for f in START_CARD_FIELDS))
         if parsed.prince == parsed.priest:
-            raise ValueError(f"{where} puts both chips on {ISLAND_NAMES[parsed.prince]}; they must differ")
+            raise GameError(f"{where} puts both chips on {ISLAND_NAMES[parsed.prince]}; they must differ")
         cards.append(parsed)
     for chip in ("prince", "priest"):
         if sorted(getattr(c, chip) for c in cards) != list(ISLANDS):
-            raise ValueError(f"option 'start_cards' must put exactly one {chip} chip on each island")
+            raise GameError(f"option 'start_cards' must put exactly one {chip} chip on each island")
     return tuple(cards)
 
 
 def _parse_max_turns(value: Any) -> int:
-    if not _is_int(value) or value < 1:
-        raise ValueError(f"option 'max_turns' must be a positive integer, got {value!r}")
+    if not is_int(value) or value < 1:
+        raise GameError(f"option 'max_turns' must be a positive integer, got {value!r}")
     return value
 
 
@@ -97,12 +93,12 @@ _PARSERS = {"masks": _parse_masks, "start_cards": _parse_start_cards, "max_turns
 
 
 def parse_options(options: dict[str, Any] | None) -> Options:
-    """Validated Options from a plain dict; missing keys take their defaults, bad ones raise ValueError."""
+    """Validated Options from a plain dict; missing keys take their defaults, a bad one is a GameError."""
     if options is None:
         return Options()
     if not isinstance(options, dict):
-        raise ValueError(f"options must be a map, got {options!r}")
+        raise GameError(f"options must be a map, got {options!r}")
     unknown = sorted(set(options) - set(_PARSERS))
     if unknown:
-        raise ValueError(f"unknown option {unknown[0]!r}; bali-2001 options are {', '.join(_PARSERS)}")
+        raise GameError(f"unknown option {unknown[0]!r}; {GAME_NAME} options are {', '.join(_PARSERS)}")
     return Options(**{key: _PARSERS[key](value) for key, value in options.items()})

@@ -1,15 +1,13 @@
-"""The rules of bali-2001: setup, legal choices and their effects (rulings 6-22 and 24).
+"""The rules of bali-2001: setup, legal choices and their effects (README.md, rules §6-§22 and §24).
 
 Every function here works on a State and the State's own seeded RNG; nothing here does I/O.
-A decision with a single legal choice is never asked: it is applied at once and logged like any other.
+A decision with a single legal choice is never asked: the state applies it at once and logs it like any other.
 """
 
 from __future__ import annotations
 
-import random
 from typing import Any, Callable
 
-from arena.games.base import GameResult, competition_ranks
 from arena.games.bali2001.cards import (
     ACTIVE_DRAW,
     CARD_TYPE,
@@ -27,19 +25,20 @@ from arena.games.bali2001.cards import (
     TYPE_ISLANDS,
     Kind,
     card_dict,
+    type_kind,
 )
-from arena.games.bali2001.options import Options
 from arena.games.bali2001.state import Act, Action, Pending, Phase, State
+from arena.games.base import GameInvariantError, GameResult, competition_ranks, seat_or_none
 
 _WARRIOR, _SCHOLAR, _ARTIST = int(Kind.WARRIOR), int(Kind.SCHOLAR), int(Kind.ARTIST)
 _PRIEST, _PRINCE = int(Kind.PRIEST), int(Kind.PRINCE)
 _COURT_PLAYS = (_PRIEST, _WARRIOR, _PRINCE, _SCHOLAR, _ARTIST)
 
 
-# --- setup (rulings 6-9) ---------------------------------------------------------------------------------------------
-def setup(num_players: int, options: Options, rng: random.Random) -> State:
-    """A new game: piles dealt, start cards dealt, chips placed, first turn begun."""
-    s = State(num_players, options, rng)
+# --- setup (rules §6-§9) ---------------------------------------------------------------------------------------------
+def setup(s: State) -> None:
+    """Lay out a new game on an empty state: piles dealt, start cards dealt, chips placed, first turn begun."""
+    num_players, options, rng = s.num_players, s.opts, s.rng
     deck = list(range(DECK_SIZE))
     rng.shuffle(deck)
     for island in ISLANDS:
@@ -59,13 +58,11 @@ def setup(num_players: int, options: Options, rng: random.Random) -> State:
     right_of_start = (s.start_player - 1) % num_players
     s.dalang = int(options.start_cards[s.start_cards[right_of_start] - 1].dalang)
     s.active = s.start_player
-    _log(s, {"type": "setup", "start_cards": list(s.start_cards), "start_player": s.start_player,
+    s.log_event({"type": "setup", "start_cards": list(s.start_cards), "start_player": s.start_player,
              "dalang": ISLAND_NAMES[s.dalang]})
     for seat in range(num_players):
         _pick_up(s, seat, s.dalang, keep=None)
     _begin_turn(s, s.start_player)
-    s._settle()
-    return s
 
 
 # --- legal choices ---------------------------------------------------------------------------------------------------
@@ -192,11 +189,11 @@ def apply_one(s: State, action: Action) -> None:
 def _on_turn(s: State, a: Action) -> None:
     seat = s.active
     if a.act == Act.END_TURN:
-        _log(s, {"type": "end_turn", "seat": seat})
+        s.log_event({"type": "end_turn", "seat": seat})
         _end_turn(s)
         return
-    card = _play(s, seat, a.ctype, target=a.island)
-    kind = CARD_TYPE[card] if a.ctype < 5 else int(Kind.DALANG)
+    _play(s, seat, a.ctype, target=a.island)
+    kind = int(type_kind(a.ctype))
     s.pending = Pending(phase=Phase.TURN, seat=seat, ctype=a.ctype)
     if kind == _WARRIOR:
         s.pending.phase = Phase.WARRIOR_EXEMPT
@@ -211,7 +208,7 @@ def _on_turn(s: State, a: Action) -> None:
 
 
 def _on_exempt(s: State, a: Action) -> None:
-    _log(s, {"type": "exempt", "seat": s.active, "exempt": a.seat})
+    s.log_event({"type": "exempt", "seat": s.active, "exempt": a.seat})
     s.pending.queue = [seat for seat in s.present_passives() if seat != a.seat]
     _next_challenged(s)
 
@@ -233,14 +230,14 @@ def _on_challenge(s: State, a: Action) -> None:
     p = s.pending
     seat = p.seat
     if a.act == Act.FLEE:
-        _log(s, {"type": "flee", "seat": seat})
+        s.log_event({"type": "flee", "seat": seat})
         p.remaining = min(FLEE_KEEP, len(s.hands[seat]))
         p.phase = Phase.FLEE
         if p.remaining == 0:
             _finish_flee(s)
         return
     _play(s, seat, _WARRIOR)
-    _log(s, {"type": "defend", "seat": seat})
+    s.log_event({"type": "defend", "seat": seat})
     if a.act == Act.DEFEND_AND_END:
         _play(s, seat, _WARRIOR)
         _force_end(s, seat)
@@ -307,7 +304,7 @@ def _next_reactor(s: State) -> None:
 def _on_react(s: State, a: Action) -> None:
     p = s.pending
     if a.act == Act.PASS:
-        _log(s, {"type": "pass", "seat": p.seat})
+        s.log_event({"type": "pass", "seat": p.seat})
         _next_reactor(s)
         return
     _play(s, p.seat, p.ctype)
@@ -332,7 +329,7 @@ def _on_contest_open(s: State, a: Action) -> None:
 def _on_contest_respond(s: State, a: Action) -> None:
     p = s.pending
     if a.act == Act.PASS:
-        _log(s, {"type": "pass", "seat": p.seat})
+        s.log_event({"type": "pass", "seat": p.seat})
     else:
         _show(s, p.seat, a.count)
     _next_responder(s)
@@ -341,7 +338,7 @@ def _on_contest_respond(s: State, a: Action) -> None:
 def _show(s: State, seat: int, count: int) -> None:
     p = s.pending
     p.high, p.high_seat = count, seat
-    _log(s, {"type": "show", "seat": seat, "kind": KIND_NAMES[p.ctype], "count": count})
+    s.log_event({"type": "show", "seat": seat, "kind": KIND_NAMES[p.ctype], "count": count})
 
 
 def _next_responder(s: State) -> None:
@@ -349,17 +346,18 @@ def _next_responder(s: State) -> None:
 
 
 def _resolve_contest(s: State) -> None:
-    """The highest count shown takes the chip; both chips in one village take the seal (rulings 18-19)."""
+    """The highest count shown takes the chip; both chips in one village take the seal (rules §18-§19)."""
     p = s.pending
     chips = s.priest if p.ctype == _PRIEST else s.prince
     island = s.dalang
     before = chips[island]
     chips[island] = p.high_seat
-    _log(s, {"type": "chip", "chip": KIND_NAMES[p.ctype], "island": ISLAND_NAMES[island],
-             "seat": p.high_seat, "from": before})
+    s.log_event({"type": "chip", "chip": KIND_NAMES[p.ctype], "island": ISLAND_NAMES[island],
+             "seat": p.high_seat, "from": seat_or_none(before)})
     owner = s.prince[island]
     if owner >= 0 and owner == s.priest[island] and s.seals[island] != owner:
-        _log(s, {"type": "seal", "island": ISLAND_NAMES[island], "seat": owner, "from": s.seals[island]})
+        s.log_event({"type": "seal", "island": ISLAND_NAMES[island], "seat": owner,
+                    "from": seat_or_none(s.seals[island])})
         s.seals[island] = owner
     _after_card(s)
 
@@ -371,20 +369,20 @@ def _next_blocker(s: State) -> None:
 def _on_block(s: State, a: Action) -> None:
     p = s.pending
     if a.act == Act.PASS:
-        _log(s, {"type": "pass", "seat": p.seat})
+        s.log_event({"type": "pass", "seat": p.seat})
         _next_blocker(s)
         return
     _play(s, p.seat, a.ctype)
-    _log(s, {"type": "block", "seat": p.seat, "target": ISLAND_NAMES[p.island]})
+    s.log_event({"type": "block", "seat": p.seat, "target": ISLAND_NAMES[p.island]})
     _after_card(s)
 
 
 def _move_dalang(s: State) -> None:
     p = s.pending
     left, target = s.dalang, p.island
-    _log(s, {"type": "dalang_move", "from": ISLAND_NAMES[left], "to": ISLAND_NAMES[target]})
+    s.log_event({"type": "dalang_move", "from": ISLAND_NAMES[left], "to": ISLAND_NAMES[target]})
     s.dalang = target
-    s.pending = Pending(phase=Phase.ARRANGE, island=left, queue=[s.active] + s.clockwise_from(s.active))
+    s.pending = Pending(phase=Phase.ARRANGE, island=left, queue=s.clockwise_from(s.active))
     _next_arranger(s)
 
 
@@ -394,7 +392,7 @@ def _next_arranger(s: State) -> None:
         p.seat, p.done = p.queue.pop(0), 0
         if s.hands[p.seat]:
             return
-        _log(s, {"type": "pile_down", "seat": p.seat, "island": ISLAND_NAMES[p.island], "count": 0})
+        s.log_event({"type": "pile_down", "seat": p.seat, "island": ISLAND_NAMES[p.island], "count": 0})
     _arrival(s, left=p.island)
 
 
@@ -408,13 +406,13 @@ def _on_arrange(s: State, a: Action) -> None:
     if s.hands[seat]:
         return
     pile = s.piles[seat][p.island]
-    _log(s, {"type": "pile_down", "seat": seat, "island": ISLAND_NAMES[p.island], "count": p.done},
+    s.log_event({"type": "pile_down", "seat": seat, "island": ISLAND_NAMES[p.island], "count": p.done},
          seat, {"cards": [card_dict(c) for c in pile]})
     _next_arranger(s)
 
 
 def _arrival(s: State, left: int) -> None:
-    """Ruling 21 after every hand is down: check scoring, pick up, and go on or end the turn."""
+    """Rules §21 after every hand is down: check scoring, pick up, and go on or end the turn."""
     island, a = s.dalang, s.active
     chips = (s.prince[island], s.priest[island])
     scored = a in chips
@@ -426,10 +424,10 @@ def _arrival(s: State, left: int) -> None:
         awards.append((a, s.masks_left.pop(0)))
         for seat, value in awards:
             s.masks_won[seat].append(value)
-        _log(s, {"type": "scoring", "island": ISLAND_NAMES[island], "seat": a,
+        s.log_event({"type": "scoring", "island": ISLAND_NAMES[island], "seat": a,
                  "masks": [{"seat": seat, "value": value} for seat, value in awards],
                  "masks_left": len(s.masks_left)})
-    for seat in [a] + s.clockwise_from(a):
+    for seat in s.clockwise_from(a):
         _pick_up(s, seat, island, keep=SCORING_PICKUP if scored else None)
     s.absent = [False] * s.num_players
     if not scored:
@@ -441,7 +439,7 @@ def _arrival(s: State, left: int) -> None:
         _end_turn(s)
 
 
-# --- turns -----------------------------------------------------------------------------------------------------------
+# --- turns (rules §10-§11) -------------------------------------------------------------------------------------------
 def _begin_turn(s: State, seat: int) -> None:
     if s.turn >= s.opts.max_turns:
         s.cut_short = True
@@ -450,9 +448,9 @@ def _begin_turn(s: State, seat: int) -> None:
     s.turn += 1
     s.active = seat
     s.absent = [False] * s.num_players
-    _log(s, {"type": "turn", "turn": s.turn, "seat": seat})
+    s.log_event({"type": "turn", "turn": s.turn, "seat": seat})
     _draw(s, seat, ACTIVE_DRAW)
-    for other in s.clockwise_from(seat):
+    for other in s.clockwise_from(seat)[1:]:
         _draw(s, other, PASSIVE_DRAW)
     s.pending = Pending(phase=Phase.TURN, seat=seat)
 
@@ -470,7 +468,7 @@ def _after_card(s: State) -> None:
 
 def _force_end(s: State, seat: int) -> None:
     s.pending.turn_ended = True
-    _log(s, {"type": "turn_ended_by", "seat": seat, "active": s.active})
+    s.log_event({"type": "turn_ended_by", "seat": seat, "active": s.active})
     _draw(s, seat, 1)
 
 
@@ -478,11 +476,11 @@ def _game_over(s: State, reason: str) -> None:
     s.pending = Pending(phase=Phase.OVER, seat=-1)
     s.end_reason = reason
     r = game_result(s)
-    _log(s, {"type": "game_over", "reason": reason, "scores": list(r.scores), "ranks": list(r.ranks)})
+    s.log_event({"type": "game_over", "reason": reason, "scores": list(r.scores), "ranks": list(r.ranks)})
 
 
 def game_result(s: State) -> GameResult:
-    """Scores and ranks (ruling 22; no tie-break when cut short, ruling 24)."""
+    """Scores and ranks (rules §22; no tie-break when cut short, rules §24)."""
     scores = [s.score(seat) for seat in range(s.num_players)]
     top = max(scores)
     keys = [(score, 1 if seat == s.ender and score == top and not s.cut_short else 0)
@@ -491,17 +489,12 @@ def game_result(s: State) -> GameResult:
 
 
 # --- card movements --------------------------------------------------------------------------------------------------
-def _log(s: State, public: dict[str, Any], seat: int = -1, extra: dict[str, Any] | None = None) -> None:
-    """Append an event; seat sees the public event plus extra."""
-    s.log.append((public, seat, None if extra is None else {**public, **extra}))
-
-
 def _remove_type(s: State, seat: int, ctype: int) -> int:
     hand = s.hands[seat]
     for i, card in enumerate(hand):
         if CARD_TYPE[card] == ctype:
             return hand.pop(i)
-    raise ValueError(f"seat {seat} holds no card of type {ctype}")
+    raise GameInvariantError(f"seat {seat} holds no card of type {ctype}")
 
 
 def _play(s: State, seat: int, ctype: int, target: int = -1) -> int:
@@ -510,7 +503,7 @@ def _play(s: State, seat: int, ctype: int, target: int = -1) -> int:
     event: dict[str, Any] = {"type": "play", "seat": seat, "card": card_dict(card)}
     if target >= 0:
         event["target"] = ISLAND_NAMES[target]
-    _log(s, event)
+    s.log_event(event)
     return card
 
 
@@ -519,21 +512,21 @@ def _discard_cards(s: State, seat: int, cards: list[int]) -> None:
     if not cards:
         return
     s.discard.extend(cards)
-    _log(s, {"type": "discard", "seat": seat, "cards": [card_dict(c) for c in cards]})
+    s.log_event({"type": "discard", "seat": seat, "cards": [card_dict(c) for c in cards]})
 
 
 def _place(s: State, seat: int, ctype: int, island: int) -> None:
     card = _remove_type(s, seat, ctype)
     s.piles[seat][island].append(card)
     s.known[seat][island].append(True)
-    _log(s, {"type": "place", "seat": seat, "pile": ISLAND_NAMES[island]}, seat, {"card": card_dict(card)})
+    s.log_event({"type": "place", "seat": seat, "pile": ISLAND_NAMES[island]}, seat, {"card": card_dict(card)})
 
 
 def _take(s: State, seat: int, island: int) -> None:
     card = s.piles[seat][island].pop()
     s.known[seat][island].pop()
     s.hands[seat].append(card)
-    _log(s, {"type": "take", "seat": seat, "pile": ISLAND_NAMES[island]}, seat, {"card": card_dict(card)})
+    s.log_event({"type": "take", "seat": seat, "pile": ISLAND_NAMES[island]}, seat, {"card": card_dict(card)})
 
 
 def _pick_up(s: State, seat: int, island: int, keep: int | None) -> None:
@@ -543,11 +536,11 @@ def _pick_up(s: State, seat: int, island: int, keep: int | None) -> None:
     s.hands[seat].extend(kept)
     s.piles[seat][island] = []
     s.known[seat][island] = []
-    _log(s, {"type": "pick_up", "seat": seat, "island": ISLAND_NAMES[island], "count": len(kept)},
+    s.log_event({"type": "pick_up", "seat": seat, "island": ISLAND_NAMES[island], "count": len(kept)},
          seat, {"cards": [card_dict(c) for c in kept]})
     if rest:
         s.discard.extend(rest)
-        _log(s, {"type": "discard", "seat": seat, "cards": [card_dict(c) for c in rest]})
+        s.log_event({"type": "discard", "seat": seat, "cards": [card_dict(c) for c in rest]})
 
 
 def _draw(s: State, seat: int, count: int) -> None:
@@ -558,10 +551,10 @@ def _draw(s: State, seat: int, count: int) -> None:
                 break
             s.draw_pile, s.discard = s.discard, []
             s.rng.shuffle(s.draw_pile)
-            _log(s, {"type": "reshuffle", "count": len(s.draw_pile)})
+            s.log_event({"type": "reshuffle", "count": len(s.draw_pile)})
         drawn.append(s.draw_pile.pop())
     s.hands[seat].extend(drawn)
-    _log(s, {"type": "draw", "seat": seat, "count": len(drawn)}, seat, {"cards": [card_dict(c) for c in drawn]})
+    s.log_event({"type": "draw", "seat": seat, "count": len(drawn)}, seat, {"cards": [card_dict(c) for c in drawn]})
 
 
 _APPLY = {

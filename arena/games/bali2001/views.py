@@ -1,16 +1,12 @@
-"""What each seat may know (ruling 23), the pending decision, and readable event text."""
+"""What each seat may know (README.md, rules §23), the pending decision, and readable event text."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from arena.games.bali2001.cards import GAME_NAME, ISLAND_NAMES, KIND_NAMES, SEAT_COLOURS, card_dict
-from arena.games.bali2001.state import PHASE_KINDS, Phase, State
-from arena.games.base import seat_label
-
-
-def _seat_or_none(seat: int) -> int | None:
-    return None if seat < 0 else seat
+from arena.games.bali2001.cards import GAME_NAME, ISLAND_NAMES, ISLANDS, KIND_NAMES, SEAT_COLOURS, card_dict
+from arena.games.bali2001.state import Act, Phase, State
+from arena.games.base import seat_label, seat_or_none
 
 
 def view_dict(s: State, seat: int) -> dict[str, Any]:
@@ -18,7 +14,7 @@ def view_dict(s: State, seat: int) -> dict[str, Any]:
     n = s.num_players
     own_piles = {
         ISLAND_NAMES[i]: [card_dict(c) if k else None for c, k in zip(s.piles[seat][i], s.known[seat][i])]
-        for i in range(4)
+        for i in ISLANDS
     }
     return {
         "game": GAME_NAME,
@@ -33,12 +29,12 @@ def view_dict(s: State, seat: int) -> dict[str, Any]:
         "hand": [card_dict(c) for c in s.hands[seat]],
         "piles": own_piles,
         "hand_sizes": [len(h) for h in s.hands],
-        "pile_sizes": [{ISLAND_NAMES[i]: len(s.piles[x][i]) for i in range(4)} for x in range(n)],
+        "pile_sizes": [{ISLAND_NAMES[i]: len(s.piles[x][i]) for i in ISLANDS} for x in range(n)],
         "draw_pile": len(s.draw_pile),
         "discard": [card_dict(c) for c in s.discard],
-        "chips": {ISLAND_NAMES[i]: {"prince": _seat_or_none(s.prince[i]), "priest": _seat_or_none(s.priest[i])}
-                  for i in range(4)},
-        "seals": {ISLAND_NAMES[i]: _seat_or_none(s.seals[i]) for i in range(4)},
+        "chips": {ISLAND_NAMES[i]: {"prince": seat_or_none(s.prince[i]), "priest": seat_or_none(s.priest[i])}
+                  for i in ISLANDS},
+        "seals": {ISLAND_NAMES[i]: seat_or_none(s.seals[i]) for i in ISLANDS},
         "masks_left": list(s.masks_left),
         "masks": [list(m) for m in s.masks_won],
         "scores": [s.score(x) for x in range(n)],
@@ -50,13 +46,11 @@ def view_dict(s: State, seat: int) -> dict[str, Any]:
 def decision_dict(s: State) -> dict[str, Any]:
     """The pending decision: its kind, the seat that decides, and the context it needs."""
     p = s.pending
-    d: dict[str, Any] = {"kind": PHASE_KINDS[p.phase], "seat": _seat_or_none(p.seat), "active": s.active}
-    if p.phase == Phase.OVER:
-        return {"kind": "game_over", "seat": None}
+    d: dict[str, Any] = {"kind": p.phase.wire, "seat": seat_or_none(p.seat), "active": s.active}
     if p.phase in (Phase.SCHOLAR, Phase.ARTIST):
         d["done"] = p.done
         if p.phase == Phase.SCHOLAR:
-            d["mode"] = {-1: None, 6: "place", 7: "take"}[p.mode]
+            d["mode"] = None if p.mode < 0 else Act(p.mode).wire
     elif p.phase in (Phase.REACT, Phase.END_OFFER):
         d["card"] = KIND_NAMES[p.ctype]
         d["turn_ended"] = p.turn_ended
@@ -67,7 +61,7 @@ def decision_dict(s: State) -> dict[str, Any]:
     elif p.phase in (Phase.CONTEST_OPEN, Phase.CONTEST_RESPOND):
         d["chip"] = KIND_NAMES[p.ctype]
         d["highest"] = p.high
-        d["leader"] = _seat_or_none(p.high_seat)
+        d["leader"] = seat_or_none(p.high_seat)
     elif p.phase == Phase.BLOCK:
         d["target"] = ISLAND_NAMES[p.island]
     elif p.phase == Phase.ARRANGE:

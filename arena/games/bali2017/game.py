@@ -1,4 +1,4 @@
-"""The bali-2017 game object: makes new states and restores saved ones."""
+"""The bali-2017 game object: wires states to the rules and views, makes new states and restores saved ones."""
 
 from __future__ import annotations
 
@@ -21,9 +21,9 @@ from arena.games.bali2017.cards import (
     TYPES,
     Kind,
 )
-from arena.games.bali2017.options import default_options, parse_options
+from arena.games.bali2017.options import Options, parse_options
 from arena.games.bali2017.state import Pending, Phase, State
-from arena.games.base import EngineGame, log_from_dicts, rng_from_dict
+from arena.games.base import EngineGame, GameError
 
 
 class Bali2017Game(EngineGame):
@@ -32,49 +32,40 @@ class Bali2017Game(EngineGame):
     name = GAME_NAME
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
+    rules = rules
+    views = views
 
-    def default_options(self) -> dict[str, Any]:
-        """The options a game gets when none are given."""
-        return default_options()
+    def parse_options(self, options: dict[str, Any] | None) -> Options:
+        """Validated options from a plain dict; GameError naming the field if one is bad."""
+        return parse_options(options)
 
-    def format_event(self, event: dict[str, Any]) -> str:
-        """One event as a line of text."""
-        return views.format_event(event)
+    def _empty_state(self, num_players: int, options: Options, rng: random.Random) -> State:
+        return State(num_players, options, rng, rules, views)
 
-    def _setup(self, num_players: int, options: dict[str, Any] | None, rng: random.Random) -> State:
-        return rules.setup(num_players, parse_options(options), rng)
-
-    def _restore(self, d: dict[str, Any]) -> State:
-        return _restore(d)
+    def _restore_fields(self, s: State, d: dict[str, Any]) -> None:
+        s.hands = [_ints(h) for h in d["hands"]]
+        s.displays = [_ints(x) for x in d["displays"]]
+        s.recount()
+        s.rows = [_ints(r) for r in d["rows"]]
+        s.deck, s.box, s.altar = _ints(d["deck"]), _ints(d["box"]), _ints(d["altar"])
+        s.supply = [_ints(x) for x in d["supply"]]
+        s.offerings = [_ints(o) for o in d["offerings"]]
+        s.altar_up = [bool(u) for u in d["altar_up"]]
+        s.altar_known = [[bool(k) for k in ks] for ks in d["altar_known"]]
+        s.offer_known = [[_ints(k) for k in ks] for ks in d["offer_known"]]
+        s.stones, s.points = _ints(d["stones"]), _ints(d["points"])
+        s.demon, s.active, s.turn = int(d["demon"]), int(d["active"]), int(d["turn"])
+        s.pending = Pending.from_dict(d["pending"])
+        s.end_reason = str(d["end_reason"])
+        _check_consistent(s)
 
 
 def _ints(values: Any) -> list[int]:
     return [int(v) for v in values]
 
 
-def _restore(d: dict[str, Any]) -> State:
-    s = State(d["num_players"], parse_options(d["options"]), rng_from_dict(d["rng"], GAME_NAME))
-    s.hands = [_ints(h) for h in d["hands"]]
-    s.displays = [_ints(x) for x in d["displays"]]
-    s.recount()
-    s.rows = [_ints(r) for r in d["rows"]]
-    s.deck, s.box, s.altar = _ints(d["deck"]), _ints(d["box"]), _ints(d["altar"])
-    s.supply = [_ints(x) for x in d["supply"]]
-    s.offerings = [_ints(o) for o in d["offerings"]]
-    s.altar_up = [bool(u) for u in d["altar_up"]]
-    s.altar_known = [[bool(k) for k in ks] for ks in d["altar_known"]]
-    s.offer_known = [[_ints(k) for k in ks] for ks in d["offer_known"]]
-    s.stones, s.points = _ints(d["stones"]), _ints(d["points"])
-    s.demon, s.active, s.turn = int(d["demon"]), int(d["active"]), int(d["turn"])
-    s.pending = Pending.from_dict(d["pending"])
-    s.end_reason = str(d["end_reason"])
-    s.log = log_from_dicts(d["log"])
-    _check_consistent(s)
-    return s
-
-
 def _fail(why: str) -> None:
-    raise ValueError(f"not a {GAME_NAME} state: {why}")
+    raise GameError(f"not a {GAME_NAME} state: {why}")
 
 
 def _check_consistent(s: State) -> None:

@@ -13,6 +13,7 @@ from arena.games.bali2017.cards import (
     OFFERING_NAMES,
     START_FARMERS_PER_SET,
 )
+from arena.games.base import GameError
 
 
 @dataclass(frozen=True)
@@ -29,30 +30,25 @@ class Options:
                 "start_farmers": [[OFFERING_NAMES[t] for t in farmers] for farmers in self.start_farmers]}
 
 
-def default_options() -> dict[str, Any]:
-    """The default options as a plain dict."""
-    return Options().to_dict()
-
-
 def _parse_flag(name: str) -> Any:
     def parse(value: Any) -> bool:
         if not isinstance(value, bool):
-            raise ValueError(f"option {name!r} must be true or false, got {value!r}")
+            raise GameError(f"option {name!r} must be true or false, got {value!r}")
         return value
     return parse
 
 
 def _parse_start_farmers(value: Any) -> tuple[tuple[int, ...], ...]:
     if not isinstance(value, (list, tuple)) or len(value) != MAX_PLAYERS:
-        raise ValueError(f"option 'start_farmers' must be a list of {MAX_PLAYERS} start sets, got {value!r}")
+        raise GameError(f"option 'start_farmers' must be a list of {MAX_PLAYERS} start sets, got {value!r}")
     sets = []
     for seat, farmers in enumerate(value):
         if not isinstance(farmers, (list, tuple)) or len(farmers) != START_FARMERS_PER_SET:
-            raise ValueError(f"option 'start_farmers', set {seat}: must list {START_FARMERS_PER_SET} farmer types, "
+            raise GameError(f"option 'start_farmers', set {seat}: must list {START_FARMERS_PER_SET} farmer types, "
                              f"got {farmers!r}")
         for name in farmers:
             if not isinstance(name, str) or name not in OFFERING_BY_NAME:
-                raise ValueError(f"option 'start_farmers', set {seat}: {name!r} is not a farmer type; types are "
+                raise GameError(f"option 'start_farmers', set {seat}: {name!r} is not a farmer type; types are "
                                  f"{', '.join(OFFERING_NAMES)}")
         sets.append(tuple(int(OFFERING_BY_NAME[name]) for name in farmers))
     return tuple(sets)
@@ -63,14 +59,14 @@ _PARSERS = {**{name: _parse_flag(name) for name in VARIANTS}, "start_farmers": _
 
 
 def parse_options(options: dict[str, Any] | None) -> Options:
-    """Validated Options from a plain dict; missing keys take their defaults, bad ones raise ValueError."""
+    """Validated Options from a plain dict; missing keys take their defaults, a bad one is a GameError."""
     if options is None:
         return Options()
     if not isinstance(options, dict):
-        raise ValueError(f"options must be a map, got {options!r}")
+        raise GameError(f"options must be a map, got {options!r}")
     unknown = sorted(str(key) for key in set(options) - set(_PARSERS))
     if unknown:
         others = ", ".join(name for name in _PARSERS if name not in VARIANTS)
-        raise ValueError(f"unknown option {unknown[0]!r}; {GAME_NAME} has the variants {' and '.join(VARIANTS)} "
+        raise GameError(f"unknown option {unknown[0]!r}; {GAME_NAME} has the variants {' and '.join(VARIANTS)} "
                          f"(other options: {others})")
     return Options(**{key: _PARSERS[key](value) for key, value in options.items()})

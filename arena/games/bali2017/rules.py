@@ -1,15 +1,13 @@
-"""The rules of bali-2017: setup, legal choices and their effects (rulings 6-17).
+"""The rules of bali-2017: setup, legal choices and their effects (README.md, rules §6-§17).
 
 Every function here works on a State and the State's own seeded RNG; nothing here does I/O.
-A decision with a single legal choice is never asked: it is applied at once and logged like any other.
+A decision with a single legal choice is never asked: the state applies it at once and logs it like any other.
 """
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
-from arena.games.base import GameResult, competition_ranks
 from arena.games.bali2017.cards import (
     ALTAR_VALUES,
     BONUS_MINIMUM,
@@ -36,8 +34,8 @@ from arena.games.bali2017.cards import (
     TYPES,
     Kind,
 )
-from arena.games.bali2017.options import Options
 from arena.games.bali2017.state import Act, Action, Pending, Phase, State
+from arena.games.base import GameInvariantError, GameResult, competition_ranks, seat_or_none
 
 _STONEMASON, _PRIEST, _SHRINE, _ORACLE = int(Kind.STONEMASON), int(Kind.PRIEST), int(Kind.SHRINE), int(Kind.ORACLE)
 # The order in which playable kinds are offered: the free single cards first, the costly shrine last.
@@ -54,11 +52,10 @@ _TAKES = tuple(tuple(Action(Act.TAKE, kind=kind, row=row) for kind in range(NUM_
 _GAME_END = "the deck ran out"
 
 
-# --- setup (rulings 6-9) ---------------------------------------------------------------------------------------------
-def setup(num_players: int, options: Options, rng: random.Random) -> State:
-    """A new game: start sets, offering displays, altar, village rows and stones laid out; seat 0 to move."""
-    s = State(num_players, options, rng)
-    n = num_players
+# --- setup (rules §6-§9) ---------------------------------------------------------------------------------------------
+def setup(s: State) -> None:
+    """Lay out a new game on an empty state: start sets, offering displays, altar, rows and stones; seat 0 to move."""
+    n, options, rng = s.num_players, s.opts, s.rng
     for seat in range(n):
         stonemason, *farmers = s.start_set(seat)
         s.add_to_display(seat, stonemason)
@@ -83,15 +80,13 @@ def setup(num_players: int, options: Options, rng: random.Random) -> State:
     s.deck = deck
     s.demon = 0 if options.demon else -1
     s.stones = [FIRST_STONES + seat for seat in range(n)]
-    _log(s, {"type": "setup", "players": n, "oracle": options.oracle, "demon": None if s.demon < 0 else s.demon,
+    s.log_event({"type": "setup", "players": n, "oracle": options.oracle, "demon": seat_or_none(s.demon),
              "stones": list(s.stones), "rows": [_kind_names(s, row) for row in s.rows], "deck": len(s.deck),
              "altar": len(s.altar)})
     for seat in range(n):
-        _log(s, {"type": "deal", "seat": seat, "count": len(s.hands[seat])}, seat,
+        s.log_event({"type": "deal", "seat": seat, "count": len(s.hands[seat])}, seat,
              {"cards": _kind_names(s, s.hands[seat])})
     _begin_turn(s, 0)
-    s._settle()
-    return s
 
 
 # --- legal choices ---------------------------------------------------------------------------------------------------
@@ -101,7 +96,7 @@ def legal_actions(s: State) -> list[Action]:
 
 
 def buy_cost(s: State, seat: int, offering: int) -> int:
-    """What one offering card of a type costs seat (ruling 10)."""
+    """What one offering card of a type costs seat (rules §10)."""
     return max(0, BUY_BASE_COST - s.count_kind(seat, offering))
 
 
@@ -189,24 +184,24 @@ def apply_one(s: State, action: Action) -> None:
     _APPLY[s.pending.phase](s, action)
 
 
-# --- phases 1 and 2: buy and play (rulings 10-11) --------------------------------------------------------------------
+# --- phases 1 and 2: buy and play (rules §10-§11) --------------------------------------------------------------------
 def _begin_turn(s: State, seat: int) -> None:
     s.turn += 1
     s.active = seat
-    _log(s, {"type": "turn", "turn": s.turn, "seat": seat})
+    s.log_event({"type": "turn", "turn": s.turn, "seat": seat})
     s.pending = Pending(phase=Phase.BUY, seat=seat)
 
 
 def _on_buy(s: State, a: Action) -> None:
     seat = s.active
     if a.act == Act.SKIP:
-        _log(s, {"type": "skip_buy", "seat": seat})
+        s.log_event({"type": "skip_buy", "seat": seat})
     else:
         s.stones[seat] -= a.cost
         s.offerings[seat].append(s.supply[a.kind].pop())
         for viewer in _others(s, seat):
             s.offer_known[viewer][seat][a.kind] += 1
-        _log(s, {"type": "buy", "seat": seat, "offering": OFFERING_NAMES[a.kind], "cost": a.cost})
+        s.log_event({"type": "buy", "seat": seat, "offering": OFFERING_NAMES[a.kind], "cost": a.cost})
     s.pending = Pending(phase=Phase.PLAY if _playable(s, seat) else Phase.RETURN, seat=seat)
 
 
@@ -220,7 +215,7 @@ def _on_play(s: State, a: Action) -> None:
     else:
         if a.kind == _PRIEST and s.demon >= 0:
             before, s.demon = s.demon, (s.demon + 1) % NUM_ROWS
-            _log(s, {"type": "demon", "from": before, "to": s.demon})
+            s.log_event({"type": "demon", "from": before, "to": s.demon})
         _start_take(s)
 
 
@@ -236,17 +231,17 @@ def _on_return(s: State, a: Action) -> None:
     seat = s.active
     card = _remove_kind(s, seat, a.kind)
     s.box.append(card)
-    _log(s, {"type": "return", "seat": seat, "card": KIND_NAMES[a.kind]})
+    s.log_event({"type": "return", "seat": seat, "card": KIND_NAMES[a.kind]})
     _start_take(s)
 
 
 def _play_card(s: State, seat: int, kind: int, cost: int) -> None:
     s.add_to_display(seat, _remove_kind(s, seat, kind))
     s.stones[seat] -= cost
-    _log(s, {"type": "play", "seat": seat, "card": KIND_NAMES[kind], "cost": cost})
+    s.log_event({"type": "play", "seat": seat, "card": KIND_NAMES[kind], "cost": cost})
 
 
-# --- the offering phase (ruling 12) ----------------------------------------------------------------------------------
+# --- the offering phase (rules §12) ----------------------------------------------------------------------------------
 def _start_offering(s: State) -> None:
     a = s.active
     s.pending = Pending(phase=Phase.OFFER, seat=a, queue=s.clockwise_from(a)[1:])
@@ -260,12 +255,12 @@ def _next_offerer(s: State) -> None:
         if s.offerings[seat]:
             p.phase, p.seat = Phase.OFFER, seat
             return
-        _log(s, {"type": "no_offering", "seat": seat})
+        s.log_event({"type": "no_offering", "seat": seat})
     p.seat = s.active
     if s.offerings[p.seat]:
         p.phase = Phase.OFFER_DOWN
         return
-    _log(s, {"type": "no_offering", "seat": p.seat})
+    s.log_event({"type": "no_offering", "seat": p.seat})
     _to_supply_offering(s)
 
 
@@ -273,7 +268,7 @@ def _to_supply_offering(s: State) -> None:
     if any(s.supply):
         s.pending = Pending(phase=Phase.OFFER_SUPPLY, seat=s.active)
     else:
-        _log(s, {"type": "no_offering", "seat": s.active, "from_supply": True})
+        s.log_event({"type": "no_offering", "seat": s.active, "from_supply": True})
         _start_take(s)
 
 
@@ -283,7 +278,7 @@ def _on_offer(s: State, a: Action) -> None:
     for viewer in _others(s, seat):
         known = s.offer_known[viewer][seat]
         known[a.kind] = max(0, known[a.kind] - 1)
-    _log(s, {"type": "offer", "seat": seat, "face_up": True, "offering": OFFERING_NAMES[a.kind]})
+    s.log_event({"type": "offer", "seat": seat, "face_up": True, "offering": OFFERING_NAMES[a.kind]})
     _next_offerer(s)
 
 
@@ -293,14 +288,14 @@ def _on_offer_down(s: State, a: Action) -> None:
     # Nobody else can tell which card left, so every certainty about this display drops by one.
     for viewer in _others(s, seat):
         s.offer_known[viewer][seat] = [max(0, k - 1) for k in s.offer_known[viewer][seat]]
-    _log(s, {"type": "offer", "seat": seat, "face_up": False}, seat, {"offering": OFFERING_NAMES[a.kind]})
+    s.log_event({"type": "offer", "seat": seat, "face_up": False}, seat, {"offering": OFFERING_NAMES[a.kind]})
     _to_supply_offering(s)
 
 
 def _on_offer_supply(s: State, a: Action) -> None:
     seat = s.active
     _push_altar(s, s.supply[a.kind].pop(), face_up=True, placer=seat)
-    _log(s, {"type": "offer", "seat": seat, "face_up": True, "offering": OFFERING_NAMES[a.kind],
+    s.log_event({"type": "offer", "seat": seat, "face_up": True, "offering": OFFERING_NAMES[a.kind],
              "from_supply": True})
     _start_take(s)
 
@@ -312,7 +307,7 @@ def _push_altar(s: State, card: int, face_up: bool, placer: int) -> None:
         s.altar_known[viewer].append(face_up or viewer == placer)
 
 
-# --- phase 3: take, new rows, oracles, the end (rulings 13-14) -------------------------------------------------------
+# --- phase 3: take, new rows, oracles, the end (rules §13-§14) -------------------------------------------------------
 def _start_take(s: State) -> None:
     s.pending = Pending(phase=Phase.TAKE, seat=s.active)
 
@@ -322,7 +317,7 @@ def _on_take(s: State, a: Action) -> None:
     card = s.rows[a.row].pop()
     s.hands[seat].append(card)
     s.pending.row = a.row
-    _log(s, {"type": "take", "seat": seat, "row": a.row, "card": KIND_NAMES[s.kinds[card]]})
+    s.log_event({"type": "take", "seat": seat, "row": a.row, "card": KIND_NAMES[s.kinds[card]]})
     if not s.rows[a.row]:
         _form_row(s, a.row)
         if s.pending.phase != Phase.TAKE:
@@ -336,7 +331,7 @@ def _after_take(s: State) -> None:
 
 
 def _form_row(s: State, row: int) -> None:
-    """Lay out a new row at once; remove its oracles (ruling 13); end the game on an empty deck (ruling 14)."""
+    """Lay out a new row at once; remove its oracles (rules §13); end the game on an empty deck (rules §14)."""
     removed = 0
     while True:
         if not s.deck:
@@ -347,7 +342,7 @@ def _form_row(s: State, row: int) -> None:
         s.box += oracles
         removed += len(oracles)
         s.rows[row] = [card for card in drawn if s.kinds[card] != _ORACLE]
-        _log(s, {"type": "new_row", "row": row, "cards": _kind_names(s, s.rows[row]), "oracles": len(oracles),
+        s.log_event({"type": "new_row", "row": row, "cards": _kind_names(s, s.rows[row]), "oracles": len(oracles),
                  "deck": len(s.deck)})
         if not s.deck:
             _game_over(s, _GAME_END)
@@ -364,7 +359,7 @@ def _start_oracle_look(s: State) -> None:
     top = s.altar[len(s.altar) - look:]
     for i in range(len(s.altar) - look, len(s.altar)):
         s.altar_known[seat][i] = True
-    _log(s, {"type": "oracle_look", "seat": seat, "count": look}, seat,
+    s.log_event({"type": "oracle_look", "seat": seat, "count": look}, seat,
          {"cards": [OFFERING_NAMES[OFFERING_TYPE[card]] for card in reversed(top)]})
     if look:
         s.pending.phase, s.pending.look = Phase.ORACLE, look
@@ -372,28 +367,35 @@ def _start_oracle_look(s: State) -> None:
 
 def _on_pick(s: State, a: Action) -> None:
     seat, look = s.active, s.pending.look
+    start = len(s.altar) - look  # the first looked-at position
+    after = {viewer: _known_after_pick(s, viewer, start) for viewer in _others(s, seat)}
     position = len(s.altar) - 1 - a.depth
     card = s.altar.pop(position)
     s.altar_up.pop(position)
     for known in s.altar_known:
         known.pop(position)
     s.offerings[seat].append(card)
-    # The others saw the looked-at cards go back but not which one stayed out: they lose track of all of them,
-    # except the new top card, which everyone sees if it lies face up.
-    top = len(s.altar)
-    for viewer in _others(s, seat):
-        for i in range(top - (look - 1), top):
-            s.altar_known[viewer][i] = False
+    for viewer, known in after.items():
+        s.altar_known[viewer][start:] = known
     if s.altar and s.altar_up[-1]:
         for known in s.altar_known:
             known[-1] = True
-    _log(s, {"type": "oracle_pick", "seat": seat, "returned": look - 1}, seat,
-         {"depth": a.depth, "offering": OFFERING_NAMES[a.kind]})
+    s.log_event({"type": "oracle_pick", "seat": seat, "returned": look - 1}, seat,
+                {"depth": a.depth, "offering": OFFERING_NAMES[a.kind]})
     s.pending.phase, s.pending.look = Phase.TAKE, 0
     _after_take(s)
 
 
-# --- phase 4: scoring (ruling 15) ------------------------------------------------------------------------------------
+def _known_after_pick(s: State, viewer: int, start: int) -> list[bool]:
+    """What viewer still knows of the looked-at cards that go back (rules §18): it did not see which one stayed out,
+    so the card at each returned position is the one that lay there or the one above; viewer knows it exactly when
+    it knew both and they are of one type."""
+    known = s.altar_known[viewer]
+    types = [OFFERING_TYPE[card] for card in s.altar]
+    return [known[i] and known[i + 1] and types[i] == types[i + 1] for i in range(start, len(s.altar) - 1)]
+
+
+# --- phase 4: scoring (rules §15) ------------------------------------------------------------------------------------
 def sole_majority(counts: list[int]) -> int:
     """The seat that alone has the most, with at least BONUS_MINIMUM, or -1."""
     top = max(counts)
@@ -407,11 +409,11 @@ def _score(s: State, row: int) -> None:
     counts = [s.count_kind(seat, kind) for seat in range(s.num_players)]
     bonus = sole_majority(counts)
     event: dict[str, Any] = {"type": "scoring", "row": row, "card": KIND_NAMES[kind], "counts": counts,
-                             "bonus": None if bonus < 0 else bonus}
+                             "bonus": seat_or_none(bonus)}
     if kind in (_STONEMASON, _PRIEST):
         _hand_out_tokens(s, kind, counts, bonus, event)
         return
-    _log(s, event)
+    s.log_event(event)
     order = [seat for seat in s.clockwise_from(s.active) if counts[seat]]
     if kind == _SHRINE:
         s.pending = Pending(phase=Phase.SHRINE_REWARD, seat=s.active, queue=order, kind=kind, bonus=bonus)
@@ -428,7 +430,7 @@ def _hand_out_tokens(s: State, kind: int, counts: list[int], bonus: int, event: 
     for seat, gain in enumerate(gains):
         tokens[seat] += gain
     event["stones" if kind == _STONEMASON else "points"] = gains
-    _log(s, event)
+    s.log_event(event)
     _end_turn(s)
 
 
@@ -448,7 +450,7 @@ def _on_shrine_reward(s: State, a: Action) -> None:
     seat = s.pending.seat
     tokens = s.points if a.act == Act.POINTS else s.stones
     tokens[seat] += a.amount
-    _log(s, {"type": "shrine_reward", "seat": seat, "reward": "points" if a.act == Act.POINTS else "stones",
+    s.log_event({"type": "shrine_reward", "seat": seat, "reward": "points" if a.act == Act.POINTS else "stones",
              "amount": a.amount})
     _next_shrine_reward(s)
 
@@ -469,7 +471,7 @@ def _next_farmer_reward(s: State) -> None:
             p.seat, p.is_bonus = seat, is_bonus
             return
         else:
-            _log(s, {"type": "no_reward", "seat": seat, "bonus": is_bonus})
+            s.log_event({"type": "no_reward", "seat": seat, "bonus": is_bonus})
 
 
 def _on_substitute(s: State, a: Action) -> None:
@@ -481,7 +483,7 @@ def _gain(s: State, seat: int, offering: int, is_bonus: bool, substitute: bool) 
     s.offerings[seat].append(s.supply[offering].pop())
     for viewer in _others(s, seat):
         s.offer_known[viewer][seat][offering] += 1
-    _log(s, {"type": "reward", "seat": seat, "offering": OFFERING_NAMES[offering], "bonus": is_bonus,
+    s.log_event({"type": "reward", "seat": seat, "offering": OFFERING_NAMES[offering], "bonus": is_bonus,
              "substitute": substitute})
 
 
@@ -489,7 +491,7 @@ def _end_turn(s: State) -> None:
     _begin_turn(s, (s.active + 1) % s.num_players)
 
 
-# --- the end (rulings 16-17) -----------------------------------------------------------------------------------------
+# --- the end (rules §16-§17) -----------------------------------------------------------------------------------------
 def altar_counts(s: State) -> list[int]:
     """How many cards of each type lie on the altar."""
     counts = [0] * len(TYPES)
@@ -499,13 +501,13 @@ def altar_counts(s: State) -> list[int]:
 
 
 def altar_values(counts: list[int]) -> list[int]:
-    """The value of one offering card of each type: dense rank of its altar count (ruling 16)."""
+    """The value of one offering card of each type: dense rank of its altar count (rules §16)."""
     ranked = sorted({c for c in counts if c > 0}, reverse=True)
     return [ALTAR_VALUES[ranked.index(c)] if c > 0 else 0 for c in counts]
 
 
 def score_breakdown(s: State, seat: int, values: list[int]) -> dict[str, int]:
-    """The parts of seat's final score (ruling 17)."""
+    """The parts of seat's final score (rules §17)."""
     shrines = s.count_kind(seat, _SHRINE)
     offerings = sum(values[OFFERING_TYPE[card]] for card in s.offerings[seat])
     parts = {"points": s.points[seat], "shrines": SHRINE_POINTS * shrines,
@@ -514,7 +516,7 @@ def score_breakdown(s: State, seat: int, values: list[int]) -> dict[str, int]:
 
 
 def game_result(s: State) -> GameResult:
-    """Scores and ranks: score, then shrines, then stones; still tied, a shared rank (ruling 17)."""
+    """Scores and ranks: score, then shrines, then stones; still tied, a shared rank (rules §17)."""
     values = altar_values(altar_counts(s))
     scores = [score_breakdown(s, seat, values)["total"] for seat in range(s.num_players)]
     keys = [(scores[seat], s.count_kind(seat, _SHRINE), s.stones[seat]) for seat in range(s.num_players)]
@@ -533,7 +535,7 @@ def _game_over(s: State, reason: str) -> None:
     counts = altar_counts(s)
     values = altar_values(counts)
     r = game_result(s)
-    _log(s, {"type": "game_over", "reason": reason,
+    s.log_event({"type": "game_over", "reason": reason,
              "altar": dict(zip(OFFERING_NAMES, counts)), "values": dict(zip(OFFERING_NAMES, values)),
              "offerings": [dict(zip(OFFERING_NAMES, s.offering_counts(seat))) for seat in range(s.num_players)],
              "breakdown": [score_breakdown(s, seat, values) for seat in range(s.num_players)],
@@ -541,11 +543,6 @@ def _game_over(s: State, reason: str) -> None:
 
 
 # --- small helpers ---------------------------------------------------------------------------------------------------
-def _log(s: State, public: dict[str, Any], seat: int = -1, extra: dict[str, Any] | None = None) -> None:
-    """Append an event; seat sees the public event plus extra."""
-    s.log.append((public, seat, None if extra is None else {**public, **extra}))
-
-
 def _others(s: State, seat: int) -> list[int]:
     return [other for other in range(s.num_players) if other != seat]
 
@@ -559,7 +556,7 @@ def _remove_kind(s: State, seat: int, kind: int) -> int:
     for i, card in enumerate(hand):
         if s.kinds[card] == kind:
             return hand.pop(i)
-    raise ValueError(f"seat {seat} holds no {KIND_NAMES[kind]}")
+    raise GameInvariantError(f"seat {seat} holds no {KIND_NAMES[kind]}")
 
 
 def _remove_offering(s: State, seat: int, offering: int) -> int:
@@ -567,7 +564,7 @@ def _remove_offering(s: State, seat: int, offering: int) -> int:
     for i, card in enumerate(cards):
         if OFFERING_TYPE[card] == offering:
             return cards.pop(i)
-    raise ValueError(f"seat {seat} holds no {OFFERING_NAMES[offering]} offering")
+    raise GameInvariantError(f"seat {seat} holds no {OFFERING_NAMES[offering]} offering")
 
 
 _APPLY = {

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from enum import IntEnum
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from arena.games.base import EngineState, GameResult, LogEntry
 from arena.games.bali2017.cards import (
     DECK_KINDS,
     GAME_NAME,
@@ -23,46 +21,42 @@ from arena.games.bali2017.cards import (
     Kind,
 )
 from arena.games.bali2017.options import Options
+from arena.games.base import EngineState, Rules, Views, WireEnum
 
 
-class Phase(IntEnum):
-    """What kind of decision is pending."""
+class Phase(WireEnum):
+    """What kind of decision is pending; the wire name is the decision's `kind`."""
 
-    BUY = 0
-    PLAY = 1
-    MORE_FARMERS = 2
-    RETURN = 3
-    OFFER = 4
-    OFFER_DOWN = 5
-    OFFER_SUPPLY = 6
-    TAKE = 7
-    ORACLE = 8
-    SHRINE_REWARD = 9
-    SUBSTITUTE = 10
-    OVER = 11
-
-
-PHASE_KINDS = ("buy", "play", "more_farmers", "return_card", "offer", "offer_face_down", "offer_from_supply", "take",
-               "oracle_pick", "shrine_reward", "substitute_reward", "game_over")
+    BUY = 0, "buy"
+    PLAY = 1, "play"
+    MORE_FARMERS = 2, "more_farmers"
+    RETURN = 3, "return_card"
+    OFFER = 4, "offer"
+    OFFER_DOWN = 5, "offer_face_down"
+    OFFER_SUPPLY = 6, "offer_from_supply"
+    TAKE = 7, "take"
+    ORACLE = 8, "oracle_pick"
+    SHRINE_REWARD = 9, "shrine_reward"
+    SUBSTITUTE = 10, "substitute_reward"
+    OVER = 11, "game_over"
 
 
-class Act(IntEnum):
-    """The kinds of choice a seat can make."""
+class Act(WireEnum):
+    """The kinds of choice a seat can make; the wire name is the option's `action`."""
 
-    SKIP = 0
-    BUY = 1
-    PLAY = 2
-    STOP = 3
-    RETURN = 4
-    OFFER = 5
-    TAKE = 6
-    PICK = 7
-    POINTS = 8
-    STONES = 9
-    SUBSTITUTE = 10
+    SKIP = 0, "skip"
+    BUY = 1, "buy"
+    PLAY = 2, "play"
+    STOP = 3, "stop"
+    RETURN = 4, "return"
+    OFFER = 5, "offer"
+    TAKE = 6, "take"
+    PICK = 7, "pick"
+    POINTS = 8, "points"
+    STONES = 9, "stones"
+    SUBSTITUTE = 10, "substitute"
 
 
-ACT_NAMES = ("skip", "buy", "play", "stop", "return", "offer", "take", "pick", "points", "stones", "substitute")
 # Which field names the kind of an action: a play card kind, or an offering type.
 _CARD_ACTS = frozenset((Act.PLAY, Act.RETURN, Act.TAKE))
 
@@ -79,7 +73,10 @@ class Action(NamedTuple):
 
     def to_dict(self) -> dict[str, Any]:
         """The action as a plain dict, as options() shows it."""
-        d: dict[str, Any] = {"action": ACT_NAMES[self.act]}
+        return dict(_option_dict(self))
+
+    def _build_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"action": self.act.wire}
         if self.row >= 0:
             d["row"] = self.row
         if self.depth >= 0:
@@ -99,7 +96,7 @@ class Action(NamedTuple):
 @lru_cache(maxsize=None)
 def _option_dict(action: Action) -> dict[str, Any]:
     """The plain form of an action, built once per distinct action (there are a few hundred); callers copy it."""
-    return action.to_dict()
+    return action._build_dict()
 
 
 @dataclass
@@ -140,11 +137,11 @@ def card_kinds(options: Options) -> tuple[int, ...]:
 class State(EngineState):
     """A bali-2017 position. Build it with Bali2017Game.new_state or Bali2017Game.state_from_dict."""
 
-    def __init__(self, num_players: int, options: Options, rng: random.Random) -> None:
+    opts: Options
+
+    def __init__(self, num_players: int, options: Options, rng: random.Random, rules: Rules, views: Views) -> None:
+        super().__init__(GAME_NAME, num_players, options, rng, rules, views)
         n = num_players
-        self.num_players = n
-        self.opts = options
-        self.rng = rng
         self.kinds = card_kinds(options)  # derived from the options, so not saved
         self.hands: list[list[int]] = [[] for _ in range(n)]
         self.displays: list[list[int]] = [[] for _ in range(n)]  # played cards, in play order
@@ -166,38 +163,13 @@ class State(EngineState):
         self.turn = 0
         self.pending = Pending()
         self.end_reason = ""
-        self.log: list[LogEntry] = []
 
-    # --- the game interface -------------------------------------------------------------------------------------
     def is_terminal(self) -> bool:
         """True once the game is over."""
         return self.pending.phase == Phase.OVER
 
-    def options(self) -> list[dict[str, Any]]:
-        """The legal choices as plain dicts; index 0 is the default."""
-        return [dict(_option_dict(a)) for a in self.legal_actions()]
-
-    def decision(self) -> dict[str, Any]:
-        """What is being decided, as a plain dict with at least 'kind' and 'seat'."""
-        return _views.decision_dict(self)
-
-    def _compute_legal(self) -> list[Action]:
-        return _rules.legal_actions(self)
-
-    def _apply_one(self, action: Action) -> None:
-        _rules.apply_one(self, action)
-
-    def _view(self, seat: int) -> dict[str, Any]:
-        return _views.view_dict(self, seat)
-
-    def _result(self) -> GameResult:
-        return _rules.game_result(self)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The whole state as plain data; Bali2017Game.state_from_dict restores it exactly."""
+    def _fields(self) -> dict[str, Any]:
         return {
-            "game": GAME_NAME, "num_players": self.num_players, "options": self.opts.to_dict(),
-            "rng": self._rng_dict(),
             "hands": [list(h) for h in self.hands], "displays": [list(d) for d in self.displays],
             "rows": [list(r) for r in self.rows], "deck": list(self.deck), "box": list(self.box),
             "supply": [list(s) for s in self.supply], "offerings": [list(o) for o in self.offerings],
@@ -207,7 +179,6 @@ class State(EngineState):
             "stones": list(self.stones), "points": list(self.points), "demon": self.demon,
             "active": self.active, "turn": self.turn, "pending": self.pending.to_dict(),
             "end_reason": self.end_reason,
-            "log": self._log_dicts(),
         }
 
     # --- helpers shared by rules and views ------------------------------------------------------------------------
@@ -234,15 +205,6 @@ class State(EngineState):
             counts[OFFERING_TYPE[card]] += 1
         return counts
 
-    def clockwise_from(self, seat: int) -> list[int]:
-        """Every seat in clockwise order, starting with seat itself."""
-        n = self.num_players
-        return [(seat + i) % n for i in range(n)]
-
     def start_set(self, seat: int) -> range:
         """The card ids of the start set in seat's colour."""
         return range(seat * START_SET_SIZE, (seat + 1) * START_SET_SIZE)
-
-
-# rules and views work on State; imported last so that either module may be imported first.
-from arena.games.bali2017 import rules as _rules, views as _views  # noqa: E402

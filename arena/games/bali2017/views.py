@@ -1,4 +1,4 @@
-"""What each seat may know (ruling 18), the pending decision, and readable event text."""
+"""What each seat may know (README.md, rules §18), the pending decision, and readable event text."""
 
 from __future__ import annotations
 
@@ -14,15 +14,10 @@ from arena.games.bali2017.cards import (
     SEAT_COLOURS,
     Kind,
 )
-from arena.games.bali2017.state import PHASE_KINDS, Phase, State
-from arena.games.base import seat_label
+from arena.games.bali2017.state import Phase, State
+from arena.games.base import seat_label, seat_or_none
 
 _DISPLAY_KINDS = tuple(range(int(Kind.ORACLE)))  # every kind that can lie in a display
-
-
-def _or_none(value: int) -> int | None:
-    return None if value < 0 else value
-
 
 def _by_type(counts: list[int]) -> dict[str, int]:
     return dict(zip(OFFERING_NAMES, counts))
@@ -53,7 +48,7 @@ def view_dict(s: State, seat: int) -> dict[str, Any]:
         "offerings_known": [_by_type(s.offering_counts(x) if x == seat else s.offer_known[seat][x])
                             for x in range(n)],
         "rows": [[KIND_NAMES[s.kinds[c]] for c in row] for row in s.rows],
-        "demon": _or_none(s.demon),
+        "demon": seat_or_none(s.demon),
         "deck": len(s.deck),
         "oracles_in_deck": (NUM_ORACLES - sum(1 for c in s.box if s.kinds[c] == Kind.ORACLE)) if s.opts.oracle else 0,
         "supply": _by_type([len(cards) for cards in s.supply]),
@@ -66,9 +61,7 @@ def view_dict(s: State, seat: int) -> dict[str, Any]:
 def decision_dict(s: State) -> dict[str, Any]:
     """The pending decision: its kind, the seat that decides, and the context it needs."""
     p = s.pending
-    if p.phase == Phase.OVER:
-        return {"kind": "game_over", "seat": None}
-    d: dict[str, Any] = {"kind": PHASE_KINDS[p.phase], "seat": p.seat, "active": s.active}
+    d: dict[str, Any] = {"kind": p.phase.wire, "seat": seat_or_none(p.seat), "active": s.active}
     if p.phase == Phase.MORE_FARMERS:
         d["card"] = KIND_NAMES[p.kind]
         d["played"] = p.count

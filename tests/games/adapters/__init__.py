@@ -2,7 +2,7 @@
 
 Every registered game must have an adapter here; the conformance suite fails for a game without one.
 An adapter module offers:
-  configs() -> list[(num_players, options, games)]   random playouts to run
+  configs() -> list[(num_players, options)]          the configurations random playouts cover
   inventory(state) -> dict[str, list]                 every component id, by component set, over all places
   expected_inventory(state) -> dict[str, list]        the sorted full set of ids each set must hold
   totals(state) -> dict[str, int]                     other quantities that must be conserved

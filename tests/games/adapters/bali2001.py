@@ -9,8 +9,8 @@ from typing import Any
 from arena.games.bali2001.cards import DECK_SIZE
 
 
-def configs() -> list[tuple[int, dict[str, Any] | None, int]]:
-    return [(3, None, 1000), (4, None, 1000)]
+def configs() -> list[tuple[int, dict[str, Any] | None]]:
+    return [(3, None), (4, None)]
 
 
 def inventory(state: Any) -> dict[str, list[int]]:

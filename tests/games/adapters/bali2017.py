@@ -18,11 +18,10 @@ from arena.games.bali2017.cards import (
 )
 
 VARIANTS: list[dict[str, Any] | None] = [None, {"oracle": True}, {"demon": True}, {"oracle": True, "demon": True}]
-GAMES_PER_CONFIG = 2000  # for each of the 12 configurations: 24,000 games
 
 
-def configs() -> list[tuple[int, dict[str, Any] | None, int]]:
-    return [(n, options, GAMES_PER_CONFIG) for options in VARIANTS for n in (2, 3, 4)]
+def configs() -> list[tuple[int, dict[str, Any] | None]]:
+    return [(n, options) for options in VARIANTS for n in (2, 3, 4)]
 
 
 _START_CARDS = list(range(FIRST_DECK_CARD))

@@ -6,13 +6,13 @@ import random
 from typing import Any
 
 from arena.games.bali2001 import GAME
-from arena.games.bali2001.cards import CARD_TYPE, DALANG_PAIRS, ISLAND_BY_NAME, KIND_NAMES
+from arena.games.bali2001.cards import CARD_TYPE, DALANG_PAIRS, FIRST_DALANG_TYPE, ISLAND_BY_NAME, KIND_NAMES
 from arena.games.bali2001.state import Pending, Phase, State
 
 GREEN, YELLOW, RED, BLUE = 0, 1, 2, 3
 K, P, T, W = "Kukusch", "Panschar", "Tschakkalag", "Wontong"
 ISLE = {K: 0, P: 1, T: 2, W: 3}
-PRIEST, WARRIOR, PRINCE, SCHOLAR, ARTIST = KIND_NAMES[:5]
+PRIEST, WARRIOR, PRINCE, SCHOLAR, ARTIST = KIND_NAMES[:FIRST_DALANG_TYPE]
 
 
 def dalang(a: str, b: str) -> tuple[str, str]:
@@ -23,7 +23,7 @@ def dalang(a: str, b: str) -> tuple[str, str]:
 def _ctype(spec: Any) -> int:
     if isinstance(spec, tuple):
         pair = tuple(sorted(ISLAND_BY_NAME[i] for i in spec))
-        return 5 + DALANG_PAIRS.index(pair)
+        return FIRST_DALANG_TYPE + DALANG_PAIRS.index(pair)
     return KIND_NAMES.index(spec)
 
 

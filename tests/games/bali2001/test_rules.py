@@ -1,4 +1,5 @@
-"""bali-2001: one or more tests per numbered ruling (shared/rules/bali-2001.md), and the rulebook's examples."""
+"""bali-2001: one or more tests per numbered rule of arena/games/bali2001/README.md (test_rN: rules §N), and the
+rulebook's examples."""
 
 from __future__ import annotations
 
@@ -18,8 +19,25 @@ from arena.games.bali2001.cards import (
     Kind,
 )
 from tests.games.bali2001.helpers import (
-    ARTIST, BLUE, GREEN, K, P, PRIEST, PRINCE, RED, SCHOLAR, T, W, WARRIOR, YELLOW,
-    choose, dalang, event_types, hand_kinds, matching, position,
+    ARTIST,
+    BLUE,
+    GREEN,
+    PRIEST,
+    PRINCE,
+    RED,
+    SCHOLAR,
+    WARRIOR,
+    YELLOW,
+    K,
+    P,
+    T,
+    W,
+    choose,
+    dalang,
+    event_types,
+    hand_kinds,
+    matching,
+    position,
 )
 
 
@@ -34,7 +52,6 @@ def test_r1_seats_pass_the_turn_to_the_left_neighbour() -> None:
 
 
 def test_r1_seat_colours_in_seat_order() -> None:
-    s = position(4)
     assert [GAME.format_event({"type": "pass", "seat": i}) for i in range(4)] == [
         "seat 0 (green) passes", "seat 1 (yellow) passes", "seat 2 (red) passes", "seat 3 (blue) passes"]
 
@@ -446,6 +463,25 @@ def test_r19_both_chips_in_one_village_take_the_seal_even_from_another_seat() ->
     assert s.seals[0] == GREEN
     seal = [e for e in s.events(None) if e["type"] == "seal"]
     assert seal == [{"type": "seal", "island": K, "seat": GREEN, "from": RED}]
+
+
+def test_r19_nobody_is_null_in_events_as_in_the_view() -> None:
+    """A chip off the board and a seal in the supply are null in the chip and seal events, as in the view."""
+    s = position(3, active=RED, dalang_on=T, prince={T: RED}, priest={}, hands={RED: [PRIEST, PRIEST]})
+    assert s.view(GREEN)["chips"][T]["priest"] is None and s.view(GREEN)["seals"][T] is None
+    choose(s, action="play", card=PRIEST)
+    chip, seal = ([e for e in s.events(None) if e["type"] == kind] for kind in ("chip", "seal"))
+    assert chip == [{"type": "chip", "chip": PRIEST, "island": T, "seat": RED, "from": None}]
+    assert seal == [{"type": "seal", "island": T, "seat": RED, "from": None}]
+    assert s.view(GREEN)["seals"][T] == RED
+
+
+def test_r22_a_finished_game_still_names_the_active_seat_in_its_decision() -> None:
+    s = position(4, active=GREEN, dalang_on=K, prince={P: GREEN}, masks_left=[4], hands={GREEN: [dalang(K, P)]})
+    choose(s, action="play", card="dalang", target=P)
+    while not s.is_terminal():
+        s.apply(0)
+    assert s.decision() == {"kind": "game_over", "seat": None, "active": GREEN}
 
 
 def test_r19_a_seal_is_kept_without_the_chips_until_someone_holds_both() -> None:

@@ -1,4 +1,5 @@
-"""bali-2017: one or more tests per numbered ruling (shared/rules/bali-2017.md), and the rulebook's examples.
+"""bali-2017: one or more tests per numbered rule of arena/games/bali2017/README.md (test_rN: rules §N), and the
+rulebook's examples.
 
 The rulebook's examples seat Kenny, Robert and Jessica clockwise as seats 0, 1 and 2.
 """
@@ -24,8 +25,23 @@ from arena.games.bali2017.cards import (
 from arena.games.bali2017.rules import altar_values
 from arena.games.bali2017.state import Phase
 from tests.games.bali2017.helpers import (
-    BANANA, BANANA_F, ORACLE, PEANUT, PEANUT_F, PEPPER, PEPPER_F, PRIEST, RICE, RICE_F, SHRINE, STONEMASON, choose,
-    event_types, events, matching, position,
+    BANANA,
+    BANANA_F,
+    ORACLE,
+    PEANUT,
+    PEANUT_F,
+    PEPPER,
+    PEPPER_F,
+    PRIEST,
+    RICE,
+    RICE_F,
+    SHRINE,
+    STONEMASON,
+    choose,
+    event_types,
+    events,
+    matching,
+    position,
 )
 
 KENNY, ROBERT, JESSICA = 0, 1, 2
@@ -185,7 +201,7 @@ def test_r8_rows_from_the_shuffled_deck_then_oracles_shuffled_in(options: dict |
     s = GAME.new_state(4, seed, options)
     rng = random.Random(seed)
     if options:
-        rng.shuffle([0, 1, 2, 3])  # the oracle altar is shuffled first (ruling 7)
+        rng.shuffle([0, 1, 2, 3])  # the oracle altar is shuffled first (rules §7)
     deck = list(DECK_CARDS)
     rng.shuffle(deck)
     expected_rows = [[deck.pop() for _ in range(4)] for _ in range(4)]
@@ -532,7 +548,7 @@ def test_r14_the_game_ends_when_a_row_empties_the_deck_and_the_scoring_is_skippe
     assert "scoring" not in event_types(s)
     assert event_types(s)[-2:] == ["new_row", "game_over"]
     assert s.result().reason == "the deck ran out"
-    assert s.decision() == {"kind": "game_over", "seat": None}
+    assert s.decision() == {"kind": "game_over", "seat": None, "active": s.active}
     with pytest.raises(ValueError):
         s.apply(0)
 

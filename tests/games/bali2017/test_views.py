@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from arena.games.bali2017 import GAME
-from arena.games.bali2017.cards import OFFERING_TYPE
+from arena.games.bali2017.cards import OFFERING_NAMES, OFFERING_TYPE
 from arena.games.bali2017.state import Phase
 from tests.games.adapters import bali2017 as adapter
 from tests.games.bali2017.helpers import BANANA, PEANUT, PEPPER, PRIEST, RICE, SHRINE, STONEMASON, choose, position
@@ -43,6 +43,38 @@ def test_another_seats_face_down_altar_card_is_not_in_the_view() -> None:
     for seat in (1, 2):
         assert changed.view(seat) == s.view(seat) and changed.events(seat) == s.events(seat)
     assert changed.view(0)["altar"] != s.view(0)["altar"]  # the placer's own view does show it
+
+
+# After seat 0's oracle pick: the altar from the bottom as (type, face up, placer), the depth picked, and what seats
+# 0, 1 and 2 then see. A returned card is the one that lay at its position or the one above it (nobody else saw
+# which card stayed out), so a seat knows it exactly when it knew both and they are of one type (rules §18).
+ORACLE_PICK_CASES = [
+    pytest.param([(PEPPER, True, 1)] + [(RICE, True, 2)] * 4, 1,
+                 [[PEPPER, RICE, RICE, RICE]] * 3, id="four-face-up-rice-stay-certain"),
+    pytest.param([(RICE, True, 1), (PEANUT, True, 2), (BANANA, True, 1)], 1,
+                 [[RICE, BANANA], [None, BANANA], [None, BANANA]], id="different-types-are-lost-but-a-face-up-top"),
+    pytest.param([(BANANA, True, 1), (RICE, True, 2), (RICE, True, 2), (PEPPER, False, 1), (RICE, True, 0)], 0,
+                 [[BANANA, RICE, RICE, PEPPER], [BANANA, RICE, None, None], [BANANA, RICE, None, None]],
+                 id="only-pairs-of-one-known-type"),
+    pytest.param([(PEANUT, False, 1), (PEANUT, False, 1), (PEANUT, True, 2)], 0,
+                 [[PEANUT, PEANUT], [PEANUT, PEANUT], [None, None]],
+                 id="own-face-down-cards-stay-known-to-their-placer"),
+    pytest.param([(PEANUT, False, 1), (PEANUT, False, 1), (PEANUT, True, 2)], 2,
+                 [[PEANUT, PEANUT], [PEANUT, PEANUT], [None, PEANUT]], id="a-face-up-top-is-seen-by-all"),
+]
+
+
+@pytest.mark.parametrize("altar, depth, expected", ORACLE_PICK_CASES)
+def test_after_another_seats_oracle_pick_a_seat_sees_every_altar_card_it_still_knows(
+        altar: list, depth: int, expected: list) -> None:
+    s = position(3, phase=Phase.TAKE, hands={0: [PRIEST, PRIEST]}, rows=[[STONEMASON], None, None, None],
+                 deck_top=["oracle", PRIEST, PRIEST, PRIEST], options={"oracle": True}, altar=altar)
+    choose(s, action="take", row=0)
+    choose(s, action="pick", depth=depth)
+    assert [s.view(seat)["altar"] for seat in range(3)] == expected
+    truth = [OFFERING_NAMES[OFFERING_TYPE[card]] for card in s.altar]
+    for seat in range(3):
+        assert all(seen in (None, real) for seen, real in zip(s.view(seat)["altar"], truth))
 
 
 def test_an_oracle_pick_is_not_in_the_others_views() -> None:

@@ -1,69 +1,20 @@
-"""`arena tournament` and the results commands as a user runs them: real bots, a real SQLite file."""
+"""`arena tournament` as a user runs it: real bots, a real SQLite file, killed and resumed."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
 import signal
 import sqlite3
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from arena.cli import main
-
-RANDOM = f"{sys.executable} -m sample_bots.random_bot"
-
-
-def bots(n: int) -> list[str]:
-    return [f"r{i}={RANDOM}" for i in range(n)]
-
-
-def arena(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout)
-
-
-def stored(db: Path) -> dict[int, tuple]:
-    with sqlite3.connect(db) as con:
-        rows = con.execute("SELECT m.seq, m.id, s.seat, s.name, s.score, s.rank FROM matches m "
-                           "JOIN seats s ON s.match_id = m.id ORDER BY m.seq, s.seat").fetchall()
-    games: dict[int, tuple] = {}
-    for seq, mid, seat, name, score, rank in rows:
-        games[seq] = games.get(seq, ()) + ((mid, seat, name, score, rank),)
-    return games
-
-
-def stored_count(db: Path) -> int:
-    """Games stored so far; 0 while the arena is still creating the database."""
-    try:
-        return len(stored(db)) if db.exists() else 0
-    except sqlite3.OperationalError:
-        return 0
-
-
-def ratings(db: Path) -> dict[str, tuple[float, float]]:
-    with sqlite3.connect(db) as con:
-        return {n: (mu, sigma) for n, mu, sigma in con.execute("SELECT name, mu, sigma FROM ratings")}
-
-
-def processes_in(directory: Path) -> list[int]:
-    """Pids of live processes whose working directory is directory (the arena's bots inherit it)."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            if os.readlink(f"/proc/{pid}/cwd") == str(directory):
-                found.append(int(pid))
-        except OSError:
-            continue
-    return found
+from tests.helpers import (RANDOM, ROOT, arena, bots, parent_of, processes_in, processes_with, ratings, stored,
+                           stored_count, wait_until)
 
 
 def test_round_robin_stores_every_game_and_prints_the_leaderboard(tmp_path: Path) -> None:
@@ -97,83 +48,25 @@ def test_sigkill_mid_tournament_then_the_same_command_resumes_losing_and_doublin
     db = run_dir / "results" / "arena.sqlite"
     proc = subprocess.Popen([sys.executable, "-m", "arena", *args], cwd=run_dir, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and stored_count(db) < 6:
-        time.sleep(0.05)
+    part_way = wait_until(lambda: stored_count(db) >= 6, 120)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     before = stored(db)
-    assert 6 <= len(before) < 30, "the tournament should have been killed part-way"
+    assert part_way and 6 <= len(before) < 30, "the tournament should have been killed part-way"
     # Worker processes and bots die with the arena (they share its working directory, so they would show).
-    deadline = time.monotonic() + 10
-    while processes_in(run_dir) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert processes_in(run_dir) == []
+    assert wait_until(lambda: not processes_in(run_dir)), f"left behind: {processes_in(run_dir)}"
     resumed = arena(*args, cwd=run_dir)
     assert resumed.returncode == 0, resumed.stderr
     after = stored(db)
     assert sorted(after) == list(range(30))
     assert {seq: after[seq] for seq in before} == before  # finished games kept as they were
     with sqlite3.connect(db) as con:
-        assert con.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == 30
+        assert con.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 30
         assert con.execute("SELECT COUNT(*) FROM seats").fetchone()[0] == 90
     clean_dir = tmp_path / "clean"
     clean_dir.mkdir()
     assert arena(*args, cwd=clean_dir).returncode == 0
     assert ratings(db) == ratings(clean_dir / "results" / "arena.sqlite")
-
-
-def test_csv_and_json_leaderboards_parse_and_agree_with_the_store(tmp_path: Path) -> None:
-    assert arena("tournament", "bali-2001", *bots(3), "--jobs", "1", cwd=tmp_path).returncode == 0
-    runner = CliRunner()
-    with runner.isolated_filesystem(temp_dir=tmp_path):
-        os.symlink(tmp_path / "results", "results")
-        as_csv = runner.invoke(main, ["leaderboard", "--format", "csv"])
-        as_json = runner.invoke(main, ["leaderboard", "--format", "json"])
-        page = runner.invoke(main, ["leaderboard", "--format", "html", "-o", "board.html"])
-        assert page.exit_code == 0 and Path("board.html").read_text().startswith("<!DOCTYPE html>")
-    assert as_csv.exit_code == 0 and as_json.exit_code == 0
-    rows = list(csv.DictReader(io.StringIO(as_csv.output)))
-    data = json.loads(as_json.output)
-    store = ratings(tmp_path / "results" / "arena.sqlite")
-    assert [r["bot"] for r in rows] == [r["bot"] for r in data["ranking"]]
-    for row in data["ranking"]:
-        mu, sigma = store[row["bot"]]
-        assert row["mu"] == pytest.approx(mu) and row["sigma"] == pytest.approx(sigma)
-        assert row["conservative"] == pytest.approx(mu - 3 * sigma)
-        assert row["games"] == 3
-    conservative = [float(r["conservative"]) for r in rows]
-    assert conservative == sorted(conservative, reverse=True)
-
-
-def test_show_reports_a_missing_or_corrupt_replay_clearly(tmp_path: Path) -> None:
-    assert arena("tournament", "bali-2001", *bots(3), "--jobs", "1", cwd=tmp_path).returncode == 0
-    ok = arena("show", "1", cwd=tmp_path)
-    assert ok.returncode == 0 and "--- turn 1" in ok.stdout
-    listing = arena("matches", cwd=tmp_path)
-    assert listing.returncode == 0 and "3 games" in listing.stdout
-    replay = next((tmp_path / "results" / "matches").glob("*/game-0001.json"))
-    replay.write_text("{not json", encoding="utf-8")
-    corrupt = arena("show", "1", cwd=tmp_path)
-    assert corrupt.returncode == 1 and "cannot show the replay" in corrupt.stderr
-    assert "Traceback" not in corrupt.stderr
-    replay.unlink()
-    missing = arena("show", "1", cwd=tmp_path)
-    assert missing.returncode == 1 and "cannot show the replay" in missing.stderr
-    assert "Traceback" not in missing.stderr
-    nothing = arena("show", "999", cwd=tmp_path)
-    assert nothing.returncode == 1 and "no match 999" in nothing.stderr
-
-
-def test_rerate_rebuilds_the_stored_ratings(tmp_path: Path) -> None:
-    assert arena("tournament", "bali-2001", *bots(3), "--jobs", "1", cwd=tmp_path).returncode == 0
-    db = tmp_path / "results" / "arena.sqlite"
-    before = ratings(db)
-    with sqlite3.connect(db) as con:
-        con.execute("UPDATE ratings SET mu = 0")
-    r = arena("rerate", cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
-    assert ratings(db) == before
 
 
 def _manifest(folder: Path, text: str) -> None:
@@ -248,46 +141,43 @@ def test_gauntlet_fills_the_table_with_the_sample_bots(tmp_path: Path) -> None:
     assert all(row["games"] == 4 and row["fault_rate"] == 0 for row in board["ranking"])
 
 
-def parent_of(pid: int) -> int | None:
-    """The parent pid of a live (not zombie) process, or None."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (FileNotFoundError, ProcessLookupError):
-        return None
-    return None if fields[0] == "Z" else int(fields[1])
+def test_a_lone_gauntlet_challenger_needs_no_seats_option(tmp_path: Path) -> None:
+    r = arena("tournament", "bali-2001", f"mine={RANDOM}", "--format", "gauntlet", "--jobs", "1", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    board = json.loads(arena("leaderboard", "--format", "json", cwd=tmp_path).stdout)
+    assert sorted(row["bot"] for row in board["ranking"]) == ["heuristic_bot", "mine", "random_bot"]
+    assert all(row["games"] == 3 for row in board["ranking"])  # the smallest table, in each seat rotation
 
 
 def test_sigterm_stops_a_parallel_tournament_and_every_worker_and_bot_with_it(tmp_path: Path) -> None:
-    from tests.arena.test_termination import processes_with, wait_for
     marker = f"marker-{uuid.uuid4().hex}"
     # A slow but correct bot: a table takes minutes, so only stopping the workers ends the tournament in time.
     slow = tmp_path / "slow_bot.py"
     slow.write_text("import time\nfrom protocol import run_bot\n"
                     "run_bot(lambda view, options, decision: time.sleep(0.05) or 0, name='slow')\n")
     bot = f"{sys.executable} {slow} {marker}"
-    root = Path(__file__).resolve().parents[2]
     proc = subprocess.Popen([sys.executable, "-m", "arena", "tournament", "bali-2001", *(f"{n}={bot}" for n in "abcd"),
                              "--seats", "3", "--jobs", "2", "--results", str(tmp_path)],
-                            cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     try:
-        assert wait_for(lambda: len(processes_with(marker, proc.pid)) == 6), "two tables of bots did not start"
+        assert wait_until(lambda: len(processes_with(marker, proc.pid)) == 6), "two tables of bots did not start"
         workers = [pid for pid in processes_with("spawn_main", proc.pid) if parent_of(pid) == proc.pid]
         assert len(workers) == 2
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=20)
         assert proc.returncode == 130 and "run the same command to resume" in err
-        assert wait_for(lambda: not processes_with(marker, proc.pid)), "bots outlived the tournament"
-        assert wait_for(lambda: not any(Path(f"/proc/{pid}").exists() and parent_of(pid) is not None
-                                        for pid in workers)), "worker processes outlived the tournament"
+        assert wait_until(lambda: not processes_with(marker, proc.pid)), "bots outlived the tournament"
+        assert wait_until(lambda: not any(Path(f"/proc/{pid}").exists() and parent_of(pid) is not None
+                                           for pid in workers)), "worker processes outlived the tournament"
     finally:
         proc.kill()
         proc.wait()
         for pid in processes_with(marker, proc.pid):
             os.kill(pid, signal.SIGKILL)
     with sqlite3.connect(tmp_path / "arena.sqlite") as con:
-        assert con.execute("SELECT COUNT(*) FROM matches m WHERE (SELECT COUNT(*) FROM seats s "
-                           "WHERE s.match_id = m.id) != 3").fetchone()[0] == 0
+        assert con.execute("SELECT COUNT(*) FROM games m WHERE (SELECT COUNT(*) FROM seats s "
+                           "WHERE s.game_id = m.id) != 3").fetchone()[0] == 0
 
 
 def test_ladder_plays_its_games_in_waves_the_same_with_one_or_two_workers(tmp_path: Path) -> None:

@@ -1,0 +1,89 @@
+"""A competition file (TOML): a tournament's settings kept in one place, resumed by naming the file again.
+
+The file's keys are the `arena tournament` options, some grouped in tables; the command line overrides any of
+them. Paths in the file are relative to the file's own folder.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from arena.errors import ConfigError
+
+# Each key the file may hold, with the option it sets; (table, key) for keys inside a table.
+TOP_LEVEL = {
+    "name": "name", "title": "title", "game": "game", "format": "fmt", "seats": "seats", "rounds": "rounds",
+    "games": "games", "time_limit": "time_limit", "duplicate": "duplicate", "seed": "seed", "wave": "wave",
+    "jobs": "jobs", "submissions": "submissions", "results": "results_dir", "bots": "bots",
+    "variants": "variants", "fresh_processes": "fresh_processes", "max_fault_rate": "max_fault_rate",
+    "strict": "strict",
+}
+TABLES = {
+    "time": {"timeout": "timeout", "init_timeout": "init_timeout", "time_bank": "time_bank",
+             "increment": "increment"},
+    "sandbox": {"level": "sandbox", "memory_limit": "memory_limit", "cpu_limit": "cpu_limit",
+                "max_processes": "max_processes", "max_file_size": "max_file_size",
+                "max_open_files": "max_open_files"},
+    "rating": {"mu": "mu", "sigma": "sigma", "beta": "beta", "tau": "tau", "draw_probability": "draw_probability"},
+}
+PATH_KEYS = frozenset({"submissions", "results_dir"})
+OPTIONS_TABLE = "options"  # the game's options, key = value, as --option KEY=VALUE
+
+
+def load(path: Path) -> dict[str, Any]:
+    """The settings a competition file gives, by option name; ConfigError naming the file and the bad key."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read the competition file {str(path)!r}: {exc.strerror or exc}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"the competition file {str(path)!r} is not valid TOML: {exc}") from None
+    settings: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in TABLES:
+            settings.update(_table(path, key, value, TABLES[key]))
+        elif key == OPTIONS_TABLE:
+            settings["options"] = _game_options(path, value)
+        elif key in TOP_LEVEL:
+            settings[TOP_LEVEL[key]] = value
+        else:
+            known = ", ".join(sorted([*TOP_LEVEL, *TABLES, OPTIONS_TABLE]))
+            raise ConfigError(f"{path}: unknown setting {key!r}; the settings are: {known}")
+    for key in PATH_KEYS & settings.keys():
+        settings[key] = str(_relative(path, settings[key], key))
+    if isinstance(settings.get("bots"), str):
+        settings["bots"] = [settings["bots"]]
+    if isinstance(settings.get("variants"), str):
+        settings["variants"] = [settings["variants"]]
+    return settings
+
+
+def _table(path: Path, name: str, value: Any, keys: dict[str, str]) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path}: {name!r} must be a table ([{name}]), not {type(value).__name__}")
+    unknown = sorted(set(value) - set(keys))
+    if unknown:
+        raise ConfigError(f"{path}: unknown setting {unknown[0]!r} in [{name}]; the settings there are: "
+                          f"{', '.join(keys)}")
+    return {keys[k]: v for k, v in value.items()}
+
+
+def _game_options(path: Path, value: Any) -> list[str]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path}: {OPTIONS_TABLE!r} must be a table ([{OPTIONS_TABLE}]) of game options")
+    pairs = []
+    for key, option in value.items():
+        if isinstance(option, (dict, list)):
+            raise ConfigError(f"{path}: game option {key!r} must be a single value, not a {type(option).__name__}")
+        text = str(option).lower() if isinstance(option, bool) else str(option)
+        pairs.append(f"{key}={text}")
+    return pairs
+
+
+def _relative(path: Path, value: Any, key: str) -> Path:
+    if not isinstance(value, str) or not value:
+        raise ConfigError(f"{path}: {key!r} must be a path (a string), not {value!r}")
+    target = Path(value).expanduser()
+    return target if target.is_absolute() else path.parent / target

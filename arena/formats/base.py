@@ -1,0 +1,116 @@
+"""What every tournament format is: its tables, its entrants, how its schedule is built, and its checks."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, ClassVar, Iterator, Sequence
+
+from arena.errors import ConfigError
+from arena.ratings import GameOutcome
+from arena.wire import derive_seed
+
+if TYPE_CHECKING:
+    from arena.tournament import TournamentSpec
+
+# The stored outcomes of the games with first <= seq < below, in schedule order: what an open-ended format
+# chooses its next wave from.
+Outcomes = Callable[[int, int], list[GameOutcome]]
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table of the schedule: bots played in every seat rotation, its games numbered from first_seq.
+
+    The games of a table run as one match, sharing bot processes; seq numbers fix the order ratings use.
+    """
+
+    table: int
+    first_seq: int
+    bots: tuple[str, ...]
+    seed: int
+    duplicate: bool
+
+    @property
+    def games(self) -> int:
+        return len(self.bots)
+
+    @property
+    def seqs(self) -> range:
+        return range(self.first_seq, self.first_seq + self.games)
+
+
+class TournamentFormat(ABC):
+    """A tournament format: its schedule, wave by wave, and the rules a tournament of it must meet.
+
+    A format is stateless: everything a tournament chose (seats, rounds, seed...) is in its TournamentSpec.
+    """
+
+    name: ClassVar[str]  # as the command line and the store spell it
+    summary: ClassVar[str]  # what it plays, in a few words, for --help
+    open_ended: ClassVar[bool] = False  # True: it plays until a number of games or a time limit
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self)  # stateless: one of a kind
+
+    def __hash__(self) -> int:
+        return hash(type(self))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+    def min_entrants(self, seats: int) -> int:
+        """The entrants a tournament with tables of `seats` needs."""
+        return seats
+
+    def missing_opponents(self, given: int, seats: int) -> int:
+        """How many opponents a caller with `given` entrants should add (sample bots, say) to play at all."""
+        return 0
+
+    def check(self, spec: TournamentSpec, time_limit: float | None) -> None:
+        """ConfigError naming the problem if a tournament of this spec cannot be played (or would not end)."""
+        if self.open_ended and spec.max_games is None and time_limit is None:
+            raise ConfigError(f"a {self.name} needs --games or --time-limit")
+
+    @abstractmethod
+    def waves(self, spec: TournamentSpec, outcomes: Outcomes) -> Iterator[list[Table]]:
+        """The schedule, wave by wave: a wave is asked for once every game before it is stored."""
+
+    @abstractmethod
+    def total_games(self, spec: TournamentSpec) -> int | None:
+        """How many games the tournament plays (None: until its time limit)."""
+
+
+class FixedFormat(TournamentFormat):
+    """A format whose whole schedule is known before the first game: one wave, played `rounds` times over."""
+
+    def check(self, spec: TournamentSpec, time_limit: float | None) -> None:
+        super().check(spec, time_limit)
+        if spec.rounds < 1:
+            raise ConfigError(f"rounds must be at least 1, got {spec.rounds}")
+
+    @abstractmethod
+    def tables(self, names: Sequence[str], seats: int) -> list[tuple[str, ...]]:
+        """The tables of one round, as the entrants seated at each."""
+
+    def schedule(self, spec: TournamentSpec) -> list[Table]:
+        """The whole schedule."""
+        return rounds_of(self.tables(spec.names(), spec.seats), spec.rounds, spec.duplicate, spec.seed)
+
+    def waves(self, spec: TournamentSpec, outcomes: Outcomes) -> Iterator[list[Table]]:
+        yield self.schedule(spec)
+
+    def total_games(self, spec: TournamentSpec) -> int | None:
+        return sum(t.games for t in self.schedule(spec))
+
+
+def rounds_of(tables: list[tuple[str, ...]], rounds: int, duplicate: bool, seed: int) -> list[Table]:
+    """The tables, `rounds` times over, numbered and seeded in order."""
+    schedule: list[Table] = []
+    seq = 0
+    for round_no in range(rounds):
+        for bots in tables:
+            number = len(schedule)
+            schedule.append(Table(number, seq, bots, derive_seed(seed, number, round_no), duplicate))
+            seq += len(bots)
+    return schedule

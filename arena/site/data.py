@@ -1,0 +1,165 @@
+"""What a published competition shows, read from the results store as plain values."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from arena.leaderboard import Leaderboard, build
+from arena.ratings import GameOutcome, Rating, RatingConfig, Ratings
+from arena.store import Store, Tournament
+
+RECENT_GAMES = 20  # games listed on a bot's page
+
+
+@dataclass(frozen=True)
+class Point:
+    """A bot's rating after one of its games: the tournament's game number, mu and sigma."""
+
+    game: int
+    mu: float
+    sigma: float
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """One stored game as the lists show it."""
+
+    id: int
+    seq: int
+    status: str
+    reason: str
+    finished: float
+    seats: tuple[dict[str, Any], ...]
+    replay: str | None
+    faults: int
+
+
+@dataclass(frozen=True)
+class FaultRow:
+    """One fault of a bot, with the game it happened in."""
+
+    game_id: int
+    seq: int
+    seat: int
+    decision: int | None
+    kind: str
+    detail: str
+    stderr_tail: str
+
+
+@dataclass(frozen=True)
+class BotInfo:
+    """An entrant as the store knows it."""
+
+    name: str
+    version: str
+    author: str
+    slug: str
+
+
+@dataclass
+class TournamentData:
+    """Everything a tournament's pages show."""
+
+    tournament: Tournament
+    slug: str
+    title: str
+    board: Leaderboard
+    bots: dict[str, BotInfo]
+    games: list[GameRow]
+    failed: int
+    first: float | None
+    last: float | None
+    history: dict[str, list[Point]]
+    head_to_head: dict[str, dict[str, tuple[int, int]]]  # a -> b -> (games a finished ahead of b, games together)
+    faults: dict[str, list[FaultRow]] = field(default_factory=dict)
+
+    @property
+    def sandbox(self) -> str:
+        """The isolation level the tournament's bots ran under, as stored with it."""
+        sandbox = self.tournament.config.get("sandbox") or {}
+        return str(sandbox.get("effective") or sandbox.get("level") or "unknown")
+
+    @property
+    def played(self) -> int:
+        """How many games were played to the end (failed ones not counted)."""
+        return sum(1 for g in self.games if g.status == "done")
+
+
+def slug(text: str) -> str:
+    """A file-name-safe form of a name, readable and stable."""
+    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")
+    return cleaned or "unnamed"
+
+
+def rating_history(config: RatingConfig, outcomes: Iterable[GameOutcome]) -> tuple[Ratings, dict[str, list[Point]]]:
+    """The ratings after all games, in schedule order, and each bot's rating after each game it played."""
+    env = config.environment()
+    ratings = Ratings(config)
+    history: dict[str, list[Point]] = {}
+    for number, outcome in enumerate(sorted(outcomes, key=lambda o: o.seq), start=1):
+        ratings = ratings.after(outcome, env)
+        for bot in outcome.bots:
+            r: Rating = ratings.get(bot)
+            history.setdefault(bot, []).append(Point(number, r.mu, r.sigma))
+    return ratings, history
+
+
+def head_to_head(outcomes: Iterable[GameOutcome]) -> dict[str, dict[str, tuple[int, int]]]:
+    """For each ordered pair of bots: how often the first finished ahead of the second, out of their games together."""
+    table: dict[str, dict[str, list[int]]] = {}
+    for outcome in outcomes:
+        for a, rank_a in zip(outcome.bots, outcome.ranks):
+            for b, rank_b in zip(outcome.bots, outcome.ranks):
+                if a == b:
+                    continue
+                cell = table.setdefault(a, {}).setdefault(b, [0, 0])
+                cell[0] += rank_a < rank_b
+                cell[1] += 1
+    return {a: {b: (c[0], c[1]) for b, c in row.items()} for a, row in table.items()}
+
+
+def _games(store: Store, tid: int) -> list[GameRow]:
+    rows = store.db.execute(
+        "SELECT id, seq, status, reason, finished, replay FROM games WHERE tournament_id = ? ORDER BY seq", (tid,))
+    games = {r[0]: list(r) for r in rows}
+    seats: dict[int, list[dict[str, Any]]] = {}
+    for mid, seat, name, score, rank, dq, faults in store.db.execute(
+            "SELECT s.game_id, s.seat, s.name, s.score, s.rank, s.disqualified, s.faults FROM seats s "
+            "JOIN games m ON m.id = s.game_id WHERE m.tournament_id = ? ORDER BY s.game_id, s.seat", (tid,)):
+        seats.setdefault(mid, []).append({"seat": seat, "bot": name, "score": score, "rank": rank,
+                                          "disqualified": bool(dq), "faults": faults})
+    return [GameRow(mid, seq, status, reason, finished, tuple(seats.get(mid, ())), replay,
+                    sum(s["faults"] for s in seats.get(mid, ())))
+            for mid, (_, seq, status, reason, finished, replay) in games.items()]
+
+
+def _faults(store: Store, tid: int) -> dict[str, list[FaultRow]]:
+    faults: dict[str, list[FaultRow]] = {}
+    for mid, seq, seat, name, decision, kind, detail, tail in store.db.execute(
+            "SELECT m.id, m.seq, f.seat, s.name, f.decision, f.kind, f.detail, f.stderr_tail FROM faults f "
+            "JOIN games m ON m.id = f.game_id JOIN seats s ON s.game_id = f.game_id AND s.seat = f.seat "
+            "WHERE m.tournament_id = ? ORDER BY m.seq, f.id", (tid,)):
+        faults.setdefault(name, []).append(FaultRow(mid, seq, seat, decision, kind, detail, tail))
+    return faults
+
+
+def _bots(store: Store, tid: int) -> dict[str, BotInfo]:
+    rows = store.db.execute("SELECT e.name, b.version, b.author FROM entrants e JOIN bots b ON b.id = e.bot_id "
+                            "WHERE e.tournament_id = ? ORDER BY e.name", (tid,))
+    return {name: BotInfo(name, version, author, slug(name)) for name, version, author in rows}
+
+
+def tournament_data(store: Store, t: Tournament, max_fault_rate: float | None = None) -> TournamentData:
+    """Read one tournament's games, ratings (rebuilt in schedule order), head-to-head counts and faults."""
+    outcomes = store.outcomes(t.id)
+    ratings, history = rating_history(RatingConfig(**t.config["rating"]), outcomes)
+    title = str(t.config.get("title") or t.name)
+    board = build(title, ratings, store.bot_stats(t.id), max_fault_rate)
+    games = _games(store, t.id)
+    done = [g.finished for g in games]
+    return TournamentData(t, slug(t.name), title, board, _bots(store, t.id), games,
+                          sum(1 for g in games if g.status == "failed"), min(done, default=None),
+                          max(done, default=None), history, head_to_head(outcomes), _faults(store, t.id))

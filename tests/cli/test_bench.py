@@ -1,0 +1,22 @@
+"""`arena bench` as a user runs it: engine figures for every player count, protocol figures on request."""
+
+from __future__ import annotations
+
+from tests.cli.conftest import run
+
+
+def test_bench_reports_every_player_count() -> None:
+    r = run("bench", "--game", "bali-2001", "--count", "2")
+    assert r.exit_code == 0, r.output
+    rows = [line for line in r.output.splitlines() if line.startswith("bali-2001")]
+    assert [row.split()[1] for row in rows] == ["3", "4"]
+
+
+def test_bench_protocol_reports_round_trips_and_games_per_second() -> None:
+    r = run("bench", "--game", "bali-2017", "--count", "2", "--protocol", "--round-trips", "20",
+            "--match-games", "1")
+    assert r.exit_code == 0, r.output
+    header = next(line for line in r.output.splitlines() if "b/a" in line)
+    assert "(a) raw µs" in header and "(b) arena µs" in header and "fresh processes" in header
+    row = [line for line in r.output.splitlines() if line.startswith("bali-2017")][-1]  # after the engine rows
+    assert len(row.split()) == 9 and float(row.split()[5]) > 0  # b/a

@@ -1,0 +1,97 @@
+"""What many tests need: waiting for a condition, finding processes, running `arena` and reading its store."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parents[1]
+PATIENCE = 20.0  # seconds; generous for a busy machine, and only ever waited in full on failure
+RANDOM = f"{sys.executable} -m sample_bots.random_bot"
+
+
+def wait_until(condition: Callable[[], object], seconds: float = PATIENCE, interval: float = 0.05) -> bool:
+    """True as soon as condition() holds, False if it still does not after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(interval)
+    return True
+
+
+def processes_with(marker: str, besides: int) -> list[int]:
+    """Live processes (zombies excluded) but `besides` whose command line holds marker."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == besides:
+            continue
+        try:
+            if marker.encode() in (entry / "cmdline").read_bytes() and \
+                    (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                found.append(int(entry.name))
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            continue
+    return found
+
+
+def processes_in(directory: Path) -> list[int]:
+    """Pids of live processes whose working directory is directory (the arena's bots inherit it)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.readlink(f"/proc/{pid}/cwd") == str(directory):
+                found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+def parent_of(pid: int) -> int | None:
+    """The parent pid of a live (not zombie) process, or None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    return None if fields[0] == "Z" else int(fields[1])
+
+
+def bots(n: int) -> list[str]:
+    """n random bots as NAME=COMMAND entrants r0, r1, ..."""
+    return [f"r{i}={RANDOM}" for i in range(n)]
+
+
+def arena(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """`python -m arena ARGS` in cwd, as a user runs it."""
+    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def stored(db: Path) -> dict[int, tuple]:
+    """The stored games by seq: (match id, seat, bot, score, rank) per seat."""
+    with sqlite3.connect(db) as con:
+        rows = con.execute("SELECT m.seq, m.id, s.seat, s.name, s.score, s.rank FROM games m "
+                           "JOIN seats s ON s.game_id = m.id ORDER BY m.seq, s.seat").fetchall()
+    games: dict[int, tuple] = {}
+    for seq, mid, seat, name, score, rank in rows:
+        games[seq] = games.get(seq, ()) + ((mid, seat, name, score, rank),)
+    return games
+
+
+def stored_count(db: Path) -> int:
+    """Games stored so far; 0 while the arena is still creating the database."""
+    try:
+        return len(stored(db)) if db.exists() else 0
+    except sqlite3.OperationalError:
+        return 0
+
+
+def ratings(db: Path) -> dict[str, tuple[float, float]]:
+    """The stored ratings: (mu, sigma) by bot."""
+    with sqlite3.connect(db) as con:
+        return {n: (mu, sigma) for n, mu, sigma in con.execute("SELECT name, mu, sigma FROM ratings")}

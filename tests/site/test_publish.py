@@ -1,0 +1,100 @@
+"""The static competition site, from a real tournament's store."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.errors import ConfigError
+from arena.site import PublishReport, publish, tournament_data
+from arena.store import Store
+
+RANDOM = f"{sys.executable} -m sample_bots.random_bot"
+HEURISTIC = f"{sys.executable} -m sample_bots.heuristic_bot"
+
+
+def _tournament(cwd: Path, *args: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "arena", "tournament", *args, "--jobs", "1"], cwd=cwd,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store with one small round-robin of bali-2017 (a heuristic bot and two random bots)."""
+    root = tmp_path_factory.mktemp("site")
+    _tournament(root, "bali-2017", f"h={HEURISTIC}", f"a={RANDOM}", f"b={RANDOM}", "--seats", "3", "--rounds", "2",
+                "--name", "cup")
+    return root / "results"
+
+
+def _publish(results: Path, out: Path, *names: str) -> PublishReport:
+    with Store(results / "arena.sqlite") as store:
+        return publish(store, results, out, names, title="Test cup")
+
+
+@pytest.fixture(scope="module")
+def site(results: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The store's site, published once."""
+    out = tmp_path_factory.mktemp("published") / "site"
+    assert _publish(results, out).problems == []
+    return out
+
+
+def test_the_site_has_an_index_a_leaderboard_and_a_page_per_bot(site: Path) -> None:
+    index = (site / "index.html").read_text()
+    assert 'href="cup/index.html"' in index and "Test cup" in index
+    board = (site / "cup" / "index.html").read_text()
+    for bot in ("h", "a", "b"):
+        assert f'href="bots/{bot}.html"' in board
+        page = (site / "cup" / "bots" / f"{bot}.html").read_text()
+        assert "Recent games" in page and "Faults" in page
+    assert 'name="viewport"' in board and board.count("<svg") == 3
+    assert "sandbox" in board.lower()
+
+
+def test_the_ranking_is_the_stores(results: Path, site: Path) -> None:
+    board = (site / "cup" / "index.html").read_text()
+    with Store(results / "arena.sqlite") as store:
+        data = tournament_data(store, store.tournament("cup"))
+        stored = store.stored_ratings(data.tournament.id)
+    shown = re.findall(r'<tr data-bot="([^"]+)"><td>(\d+)</td>', board)
+    assert [name for name, _ in shown] == [r.bot for r in data.board.rows]
+    assert [int(rank) for _, rank in shown] == [1, 2, 3]
+    ordered = sorted(stored, key=lambda n: -(stored[n][0] - 3 * stored[n][1]))
+    assert [name for name, _ in shown] == ordered
+    for row in data.board.rows:
+        assert f"{row.mu:.2f}" in board and f"{row.sigma:.2f}" in board
+
+
+def test_republishing_unchanged_rewrites_nothing(results: Path, site: Path, tmp_path: Path) -> None:
+    shutil.copytree(site, tmp_path / "site")
+    before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in (tmp_path / "site").rglob("*") if p.is_file()}
+    again = _publish(results, tmp_path / "site")
+    assert again.written == 0 and again.unchanged == 6  # the index, the leaderboard, three bot pages, the state
+    assert before == {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in (tmp_path / "site").rglob("*")
+                      if p.is_file()}
+
+
+def test_a_new_tournament_adds_pages_and_leaves_the_others_alone(results: Path, site: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "results"
+    shutil.copytree(results, copy)
+    shutil.copytree(site, tmp_path / "site")
+    cup = {p: p.stat().st_mtime_ns for p in (tmp_path / "site" / "cup").rglob("*.html")}
+    _tournament(tmp_path, "bali-2017", f"x={RANDOM}", f"y={RANDOM}", "--seats", "2", "--name", "second")
+    report = _publish(copy, tmp_path / "site")
+    assert (tmp_path / "site" / "second" / "index.html").is_file()
+    assert 'href="second/index.html"' in (tmp_path / "site" / "index.html").read_text()
+    assert cup == {p: p.stat().st_mtime_ns for p in (tmp_path / "site" / "cup").rglob("*.html")}
+    assert report.written == 1 + 1 + 2  # the index, the new leaderboard, its two bot pages
+
+
+def test_an_unknown_tournament_lists_the_known_ones(results: Path, tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"no tournament 'nope'.*the tournaments there: cup"):
+        _publish(results, tmp_path / "site", "nope")
+    assert not (tmp_path / "site").exists()
