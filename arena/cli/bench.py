@@ -17,7 +17,9 @@ from arena.local import bench_engine
 @click.option("--count", "-n", type=click.IntRange(min=1), default=200, show_default=True,
               help="Games per game and player count.")
 @click.option("--protocol", is_flag=True, help="Also measure the bot protocol: round trips and games/s with "
-              "subprocess bots, and each sandbox level's bot start-up and round trip.")
+              "subprocess bots.")
+@click.option("--sandbox", "sandboxes", is_flag=True, help="Also measure each sandbox level: a bot's start-up "
+              "(spawn to ready) and the per-decision round trip, against none.")
 @click.option("--round-trips", type=click.IntRange(min=10), default=5000, show_default=True,
               help="Round trips per protocol measurement.")
 @click.option("--match-games", type=click.IntRange(min=1), default=20, show_default=True,
@@ -28,16 +30,17 @@ from arena.local import bench_engine
               "workers (needs the cluster extra), against --jobs 2.")
 @click.option("--tournament-rounds", type=click.IntRange(min=1), default=2, show_default=True,
               help="Round-robin rounds of five random bots per tournament measurement.")
-def bench(games: tuple[Game, ...], count: int, protocol: bool, round_trips: int, match_games: int,
+def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, round_trips: int, match_games: int,
           tournament: bool, cluster: bool, tournament_rounds: int) -> None:
     """Measure random-play games and decisions per second, in-process on one core; with --protocol, also the
     bot protocol's round trip against raw ZeroMQ and games per second with subprocess bots; with --tournament,
-    games per minute of whole tournaments."""
+    games per minute of whole tournaments; with --sandbox, what each sandbox level costs."""
     chosen = games or tuple(get_game(name) for name in available())
     click.echo(_engine_table(chosen, count))
     if protocol:
         click.echo()
         click.echo(_protocol_table(chosen, round_trips, match_games))
+    if sandboxes:
         click.echo()
         click.echo(_sandbox_table(chosen, round_trips))
     if tournament:
