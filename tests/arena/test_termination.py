@@ -6,6 +6,7 @@ import os
 import random
 import signal
 import subprocess
+import time
 import sys
 import uuid
 from pathlib import Path
