@@ -33,7 +33,7 @@ ISOLATED = {"bwrap"} | ({"auto"} if BWRAP else set())  # the levels that keep bo
 LIMITED = {"auto", "rlimit", "bwrap"}
 # Small limits make each attack hit its wall at once; a healthy random bot stays far below all of them.
 LIMIT_OPTIONS = ["--memory-limit", "512", "--cpu-limit", "2", "--max-processes", "24", "--max-file-size", "8",
-                 "--max-open-files", "64", "--timeout", "1", "--init-timeout", "20"]
+                 "--max-open-files", "64", "--timeout", "5", "--init-timeout", "20"]
 EXCEEDS = {"memory": FaultKind.MEMORY, "fork_bomb": FaultKind.PROCESSES, "cpu_spin": FaultKind.CPU,
            "disk_fill": FaultKind.FILE_SIZE, "open_files": FaultKind.OPEN_FILES, "spread_memory": FaultKind.MEMORY,
            "daemon_spin": FaultKind.CPU}
