@@ -20,6 +20,8 @@ from arena.local import bench_engine
               "subprocess bots.")
 @click.option("--sandbox", "sandboxes", is_flag=True, help="Also measure each sandbox level: a bot's start-up "
               "(spawn to ready) and the per-decision round trip, against none.")
+@click.option("--starts", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Bot starts per sandbox level measured (the median is reported).")
 @click.option("--round-trips", type=click.IntRange(min=10), default=5000, show_default=True,
               help="Round trips per protocol measurement.")
 @click.option("--match-games", type=click.IntRange(min=1), default=20, show_default=True,
@@ -30,8 +32,8 @@ from arena.local import bench_engine
               "workers (needs the cluster extra), against --jobs 2.")
 @click.option("--tournament-rounds", type=click.IntRange(min=1), default=2, show_default=True,
               help="Round-robin rounds of five random bots per tournament measurement.")
-def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, round_trips: int, match_games: int,
-          tournament: bool, cluster: bool, tournament_rounds: int) -> None:
+def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, starts: int, round_trips: int,
+          match_games: int, tournament: bool, cluster: bool, tournament_rounds: int) -> None:
     """Measure random-play games and decisions per second, in-process on one core; with --protocol, also the
     bot protocol's round trip against raw ZeroMQ and games per second with subprocess bots; with --tournament,
     games per minute of whole tournaments; with --sandbox, what each sandbox level costs."""
@@ -42,7 +44,7 @@ def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, 
         click.echo(_protocol_table(chosen, round_trips, match_games))
     if sandboxes:
         click.echo()
-        click.echo(_sandbox_table(chosen, round_trips))
+        click.echo(_sandbox_table(chosen, round_trips, starts))
     if tournament:
         click.echo()
         click.echo(_tournament_table(chosen, tournament_rounds, cluster))
@@ -76,11 +78,11 @@ def _protocol_table(games: tuple[Game, ...], round_trips: int, match_games: int)
                                    "(c) games/s in-process", "subprocess bots", "fresh processes"))
 
 
-def _sandbox_table(games: tuple[Game, ...], round_trips: int) -> str:
+def _sandbox_table(games: tuple[Game, ...], round_trips: int, starts: int) -> str:
     rows = []
     for game in games:
         click.echo(f"measuring the sandbox levels with {game.name} ...", err=True)
-        found = bench_sandboxes(game, game.max_players, round_trips)
+        found = bench_sandboxes(game, game.max_players, round_trips, starts)
         none = found[0].round_trip_us
         rows += [(game.name, b.level, f"{b.startup_ms:.0f}", f"{b.round_trip_us:.0f}", f"{b.round_trip_us / none:.2f}")
                  for b in found]
