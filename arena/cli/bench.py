@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from tabulate import tabulate
 
-from arena.bench_protocol import bench_protocol
+from arena.bench_protocol import bench_protocol, bench_sandboxes
 from arena.bench_tournament import bench_compare, bench_tournament
 from arena.cli.params import GAME
 from arena.games import Game, available, get_game
@@ -18,6 +18,10 @@ from arena.local import bench_engine
               help="Games per game and player count.")
 @click.option("--protocol", is_flag=True, help="Also measure the bot protocol: round trips and games/s with "
               "subprocess bots.")
+@click.option("--sandbox", "sandboxes", is_flag=True, help="Also measure each sandbox level: a bot's start-up "
+              "(spawn to ready) and the per-decision round trip, against none.")
+@click.option("--starts", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Bot starts per sandbox level measured (the median is reported).")
 @click.option("--round-trips", type=click.IntRange(min=10), default=5000, show_default=True,
               help="Round trips per protocol measurement.")
 @click.option("--match-games", type=click.IntRange(min=1), default=20, show_default=True,
@@ -31,16 +35,20 @@ from arena.local import bench_engine
 @click.option("--compare", "compare_pairs", type=click.IntRange(min=1), default=None, metavar="PAIRS",
               help="Also measure arena compare: pairs per minute of PAIRS pairs of random bots with --jobs 1 and 2, "
                    "against games per minute of a tournament of random bots at the same table size.")
-def bench(games: tuple[Game, ...], count: int, protocol: bool, round_trips: int, match_games: int,
-          tournament: bool, cluster: bool, tournament_rounds: int, compare_pairs: int | None) -> None:
+def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, starts: int, round_trips: int,
+          match_games: int, tournament: bool, cluster: bool, tournament_rounds: int,
+          compare_pairs: int | None) -> None:
     """Measure random-play games and decisions per second, in-process on one core; with --protocol, also the
     bot protocol's round trip against raw ZeroMQ and games per second with subprocess bots; with --tournament,
-    games per minute of whole tournaments."""
+    games per minute of whole tournaments; with --sandbox, what each sandbox level costs."""
     chosen = games or tuple(get_game(name) for name in available())
     click.echo(_engine_table(chosen, count))
     if protocol:
         click.echo()
         click.echo(_protocol_table(chosen, round_trips, match_games))
+    if sandboxes:
+        click.echo()
+        click.echo(_sandbox_table(chosen, round_trips, starts))
     if tournament:
         click.echo()
         click.echo(_tournament_table(chosen, tournament_rounds, cluster))
@@ -88,6 +96,17 @@ def _protocol_table(games: tuple[Game, ...], round_trips: int, match_games: int)
                      f"{r.ratio:.2f}", f"{r.in_process_gps:,.1f}", f"{r.reused_gps:,.1f}", f"{r.fresh_gps:,.2f}"))
     return tabulate(rows, headers=("game", "players", "decide bytes", "(a) raw µs", "(b) arena µs", "b/a",
                                    "(c) games/s in-process", "subprocess bots", "fresh processes"))
+
+
+def _sandbox_table(games: tuple[Game, ...], round_trips: int, starts: int) -> str:
+    rows = []
+    for game in games:
+        click.echo(f"measuring the sandbox levels with {game.name} ...", err=True)
+        found = bench_sandboxes(game, game.max_players, round_trips, starts)
+        none = found[0].round_trip_us
+        rows += [(game.name, b.level, f"{b.startup_ms:.0f}", f"{b.round_trip_us:.0f}", f"{b.round_trip_us / none:.2f}")
+                 for b in found]
+    return tabulate(rows, headers=("game", "sandbox", "start-up ms (spawn to ready)", "round trip µs", "vs none"))
 
 
 def _engine_table(games: tuple[Game, ...], count: int) -> str:
