@@ -7,6 +7,7 @@ from typing import Mapping, Sequence
 
 import matplotlib
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from arena.leaderboard import Row
 from arena.site.data import Point
@@ -52,6 +53,7 @@ def history_chart(history: Mapping[str, Sequence[Point]], names: Sequence[str]) 
         if points:
             axes.plot([p.game for p in points], [p.mu for p in points], label=name, linewidth=1.2,
                       color=_PALETTE[i % len(_PALETTE)])
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_xlabel("games played in the tournament")
     axes.set_ylabel("mu")
     axes.grid(alpha=0.3)

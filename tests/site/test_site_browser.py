@@ -1,0 +1,78 @@
+"""The published site in a real Chromium, opened from file:// as a spectator would."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from arena.site import tournament_data
+from arena.store import Store
+from tests.browser import PHONE, DESKTOP, console_errors, screenshot, set_viewport, start_chromium
+
+RANDOM = f"{sys.executable} -m sample_bots.random_bot"
+HEURISTIC = f"{sys.executable} -m sample_bots.heuristic_bot"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A site published by `arena publish` from a small tournament: (site folder, results folder)."""
+    root = tmp_path_factory.mktemp("site-browser")
+    for args in (["tournament", "bali-2017", f"h={HEURISTIC}", f"a={RANDOM}", f"b={RANDOM}", "--seats", "3",
+                  "--jobs", "1", "--name", "cup"],
+                 ["publish", "-o", "site", "--title", "Browser cup"]):
+        done = subprocess.run([sys.executable, "-m", "arena", *args], cwd=root, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr
+    return root / "site", root / "results"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    yield from start_chromium()
+
+
+def _open(browser: Any, page: Path, size: tuple[int, int] = DESKTOP) -> None:
+    set_viewport(browser, size)
+    browser.get(page.as_uri())
+    assert console_errors(browser) == []
+
+
+def _fits(browser: Any) -> bool:
+    return browser.execute_script(
+        "return document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+
+
+def test_the_leaderboard_shows_the_stores_ranking(site: tuple[Path, Path], browser: Any) -> None:
+    out, results = site
+    _open(browser, out / "cup" / "index.html")
+    shown = browser.execute_script(
+        "return [...document.querySelectorAll('table.ranking tbody tr')].map(r => r.dataset.bot)")
+    with Store(results / "arena.sqlite") as store:
+        data = tournament_data(store, store.tournament("cup"))
+    assert shown == [r.bot for r in data.board.rows]
+    assert browser.execute_script("return document.querySelectorAll('svg.chart').length") == 3
+    screenshot(browser, "site-leaderboard-desktop")
+
+
+@pytest.mark.parametrize("page", ["index.html", "cup/index.html", "cup/bots/h.html"])
+def test_every_page_fits_a_phone(site: tuple[Path, Path], browser: Any, page: str) -> None:
+    _open(browser, site[0] / page, PHONE)
+    assert _fits(browser), f"{page} overflows a {PHONE[0]} px screen"
+    screenshot(browser, "site-" + re.sub(r"[^a-z]+", "-", page.removesuffix(".html")) + "-phone")
+
+
+def test_links_lead_from_the_index_to_a_bot_and_a_game(site: tuple[Path, Path], browser: Any) -> None:
+    _open(browser, site[0] / "index.html")
+    browser.find_element("link text", "cup").click()
+    assert browser.current_url.endswith("/cup/index.html") and console_errors(browser) == []
+    browser.find_element("css selector", 'a[href="bots/h.html"]').click()
+    assert browser.current_url.endswith("/cup/bots/h.html") and console_errors(browser) == []
+    screenshot(browser, "site-bot-desktop")
+    browser.find_element("css selector", 'a[href^="../games/"]').click()
+    assert re.search(r"/cup/games/\d+\.html$", browser.current_url)
+    assert console_errors(browser) == []
