@@ -88,11 +88,11 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
         duplicate=duplicate, max_games=max_games, wave=wave, seed=seed, fresh_processes=fresh_processes, time=time,
         rating=rating, sandbox=sandbox.resolved(any(wants_tcp(e.cwd) for e in entrants)))
     check_spec(spec, time_limit)  # before the store is created: a bad command leaves nothing behind
-    announce_sandbox(spec.sandbox)
     player = None if cluster is None else ClusterPlayer(cluster, jobs, results_dir)
     with Store(store_path(results_dir, db)) as store, player or nullcontext():
         runner = Runner(spec, store, results_dir, jobs=jobs, name=name, time_limit=time_limit,
-                        on_progress=Display(sys.stderr, sys.stderr.isatty()), player=player)
+                        on_progress=Display(sys.stderr, sys.stderr.isatty()), player=player,
+                        on_start=lambda _: announce_sandbox(spec.sandbox))
         try:
             with cleanup_on_termination():
                 ratings = runner.run()
