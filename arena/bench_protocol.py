@@ -5,7 +5,8 @@
 (b) the arena's own round trip for the same message with a trivial SDK bot (encode, lazy-pirate poll,
     checked decode on both sides);
 (c) whole games per second with subprocess random bots, reusing processes and with fresh ones, against
-    in-process random play.
+    in-process random play;
+(d) per sandbox level, a bot's start-up (spawn to ready) and the round trip of (b).
 
 Run as a module it is the raw echo server of (a): `python -m arena.bench_protocol ENDPOINT`.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -28,6 +30,7 @@ from arena.bots import BotProcess, Transport, sample_bot
 from arena.games import Game, State
 from arena.local import bench_engine
 from arena.match import ARENA_NAME, MatchConfig, run_match
+from arena.sandbox import NO_SANDBOX, Isolation, Sandbox, Watchdog, bwrap_problem
 from arena.wire import decide_request
 from protocol import Clock, Decide, NewGame, TimeControl, encode
 
@@ -111,11 +114,17 @@ class RawPeer:
 
 
 class ArenaPeer:
-    """(b): the arena's channel and the trivial SDK bot."""
+    """(b): the arena's channel and the trivial SDK bot, in a sandbox (none by default)."""
 
-    def __init__(self, context: zmq.Context, workdir: Path) -> None:
-        self.bot = BotProcess(TRIVIAL_BOT, context, f"ipc://{workdir}/arena.sock", workdir / "trivial")
+    def __init__(self, context: zmq.Context, workdir: Path, sandbox: Sandbox = NO_SANDBOX,
+                 watchdog: Watchdog | None = None) -> None:
+        private = Path(tempfile.mkdtemp(prefix="bot-", dir=workdir))
+        (private / "home").mkdir()
+        start = time.perf_counter()
+        self.bot = BotProcess(TRIVIAL_BOT, context, f"ipc://{private}/bot.sock", workdir / "trivial",
+                              sandbox=sandbox, private=private, watchdog=watchdog, masked=(workdir.parent,))
         self.bot.handshake(ARENA_NAME, 10.0)
+        self.startup = time.perf_counter() - start  # from spawn to ready
 
     def round_trips(self, message: Decide, count: int) -> float:
         """Seconds for count asks of the decide message, in a new game (so the bot's event log starts empty)."""
@@ -149,6 +158,53 @@ def round_trip_pair(message: Decide, count: int, workdir: Path, rounds: int = _R
         raw.close()
         arena.close()
         context.term()
+
+
+@dataclass(frozen=True)
+class SandboxBench:
+    """What a sandbox level costs: a bot's start-up (spawn to ready) and the per-decision round trip."""
+
+    level: str
+    startup_ms: float
+    round_trip_us: float
+
+
+def bench_sandboxes(game: Game, players: int, round_trips: int, starts: int = 10) -> list[SandboxBench]:
+    """Start-up and round trip of the trivial bot at every level this machine supports (and auto's choice),
+    measured in alternating rounds so that load on the machine touches every level alike."""
+    message = typical_decide(game, players)
+    levels = [Isolation.NONE, Isolation.RLIMIT] + ([Isolation.BWRAP] if bwrap_problem() is None else [])
+    workdir = Path(tempfile.mkdtemp(prefix="arena-bench-"))
+    context = zmq.Context()
+    watchdog = Watchdog()
+    startups: dict[Isolation, list[float]] = {level: [] for level in levels}
+    times: dict[Isolation, list[float]] = {level: [] for level in levels}
+    per_round = max(1, round_trips // _ROUNDS)
+    try:
+        for _ in range(starts):
+            for level in levels:
+                peer = ArenaPeer(context, workdir, Sandbox(level), watchdog)
+                startups[level].append(peer.startup)
+                peer.close()
+        peers = {level: ArenaPeer(context, workdir, Sandbox(level), watchdog) for level in levels}
+        try:
+            for peer in peers.values():
+                peer.round_trips(message, _WARM_UP)
+            for _ in range(_ROUNDS):
+                for level, peer in peers.items():
+                    times[level].append(peer.round_trips(message, per_round))
+        finally:
+            for peer in peers.values():
+                peer.close()
+    finally:
+        watchdog.close()
+        context.term()
+        shutil.rmtree(workdir, ignore_errors=True)
+    found = [SandboxBench(level.value, statistics.median(startups[level]) * 1e3,
+                          min(times[level]) / per_round * 1e6) for level in levels]
+    chosen = Sandbox().resolved().level.value
+    return found + [SandboxBench(f"auto ({chosen})", *next((b.startup_ms, b.round_trip_us) for b in found
+                                                            if b.level == chosen))]
 
 
 def games_per_second(game: Game, players: int, games: int, workdir: Path, fresh: bool) -> float:

@@ -62,3 +62,35 @@ def _player(cluster: bool, jobs: int, results_dir: Path) -> AbstractContextManag
         return nullcontext()
     from arena.cluster import LOCAL, ClusterPlayer
     return ClusterPlayer(LOCAL, jobs, results_dir)
+
+
+@dataclass(frozen=True)
+class CompareBench:
+    """Pairs per minute of a fixed-length comparison of two random bots against random opponents."""
+
+    game: str
+    seats: int
+    jobs: int
+    pairs: int
+    seconds: float
+
+    @property
+    def pairs_per_minute(self) -> float:
+        return 60 * self.pairs / self.seconds
+
+
+def bench_compare(game: str, seats: int, pairs: int, jobs: int) -> CompareBench:
+    """Time `arena compare` of two random bots (no sequential test, `pairs` pairs) into a fresh store."""
+    from arena.compare import deals_played, entrants, spec
+
+    bot = (sys.executable, "-m", "sample_bots.random_bot")
+    players = entrants(Entrant("new", bot), Entrant("base", bot),
+                       [Entrant(f"random-{i}", bot) for i in range(seats - 1)])
+    comparison = spec(game, players, seats, None, 2 * pairs, rating=RatingConfig.for_game(game))
+    with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
+        with Store(Path(tmp) / DEFAULT_DB_NAME) as store:
+            start = time.perf_counter()
+            Runner(comparison, store, Path(tmp), jobs=jobs).run()
+            seconds = time.perf_counter() - start
+            played = deals_played(store, store.tournament().id)
+    return CompareBench(game, seats, jobs, played, seconds)

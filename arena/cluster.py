@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterator
 from arena.errors import ArenaError, ConfigError
 from arena.sandbox import cpu_sets
 from arena.store import StoredGame
-from arena.tournament import TableJob, TableResult, play_table
+from arena.tournament import TableJob, TableResult, failed_table, play_table
 
 LOCAL = "local"
 CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler before giving up
@@ -178,7 +178,7 @@ class ClusterPlayer:
                 try:
                     played = future.result()
                 except KilledWorker:
-                    yield _failed_table(job, "every worker that played this table died")
+                    yield failed_table(job.table, "every worker that played this table died")
                     continue
                 except Exception as exc:  # noqa: BLE001 - the task's own error, raised again on the coordinator
                     raise ArenaError(_task_failure(job, self.address, exc)) from None
@@ -204,12 +204,6 @@ def _task_failure(job: TableJob, address: str, exc: Exception) -> str:
     hint = " (is bali-arena installed on every worker?)" if isinstance(exc, ImportError) else ""
     return (f"table {job.table.table} could not be played on the cluster ({address}) after {RETRIES + 1} tries: "
             f"{type(exc).__name__}: {exc}{hint}; the games stored so far are kept, the same command resumes")
-
-
-def _failed_table(job: TableJob, reason: str) -> TableResult:
-    games = tuple(StoredGame(seq, job.table.table, job.table.seed, job.table.bots, "failed", reason)
-                  for seq in job.table.seqs)
-    return TableResult(job.table, games)
 
 
 def _pin_workers(client: Any, workers: int) -> None:

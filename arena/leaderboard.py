@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import html
 import io
 import json
 from dataclasses import asdict, dataclass, replace
@@ -13,7 +12,7 @@ from tabulate import tabulate
 
 from arena.ratings import Ratings
 
-FORMATS = ("table", "markdown", "csv", "json", "html")
+FORMATS = ("table", "markdown", "csv", "json")  # text formats; the html page is arena.site.leaderboard_page
 COLUMNS = ("rank", "bot", "conservative", "mu", "sigma", "games", "wins", "mean_score", "mean_rank", "fault_rate")
 
 
@@ -91,40 +90,4 @@ def render(board: Leaderboard, fmt: str) -> str:
         return json.dumps({"title": board.title, "max_fault_rate": board.max_fault_rate,
                            "ranking": [asdict(r) for r in board.rows],
                            "withheld": [asdict(r) for r in board.withheld]}, indent=2)
-    if fmt == "html":
-        return _html(board)
     raise ValueError(f"unknown leaderboard format {fmt!r}; formats: {', '.join(FORMATS)}")
-
-
-def _html(board: Leaderboard) -> str:
-    head = "".join(f"<th>{html.escape(c.replace('_', ' '))}</th>" for c in COLUMNS)
-    body = "\n".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in _cells(r)) + "</tr>"
-                     for r in board.rows)
-    note = f"<p>{html.escape(_note(board))}</p>" if board.withheld else ""
-    title = html.escape(board.title)
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>{title}</title>
-<style>
-body {{ font-family: system-ui, sans-serif; margin: 2rem; color: #222; }}
-table {{ border-collapse: collapse; }}
-th, td {{ padding: 0.3rem 0.8rem; border-bottom: 1px solid #ddd; text-align: right; }}
-th:nth-child(2), td:nth-child(2) {{ text-align: left; }}
-tr:nth-child(1) td {{ font-weight: bold; }}
-</style>
-</head>
-<body>
-<h1>{title}</h1>
-<p>Ranked by the conservative TrueSkill estimate, mu - 3 sigma.</p>
-<table>
-<thead><tr>{head}</tr></thead>
-<tbody>
-{body}
-</tbody>
-</table>
-{note}
-</body>
-</html>
-"""

@@ -34,6 +34,17 @@ _LAST_WORDS = 0.5  # seconds to wait for a crashed bot's stderr to drain
 
 
 @dataclass(frozen=True)
+class Seating:
+    """One game of a match with a plan: the participant at each seat, and the deal it is played with.
+
+    Games with the same deal get the same cards, and each seat's bot the same seed.
+    """
+
+    participants: tuple[int, ...]
+    deal: int
+
+
+@dataclass(frozen=True)
 class MatchConfig:
     """Everything that defines a match."""
 
@@ -52,14 +63,31 @@ class MatchConfig:
     results_dir: Path = Path("results")
     sandbox: Sandbox = field(default_factory=Sandbox)
     mark_folder: bool = False  # a tournament table: its folder is marked as this process's until it is stored
+    # A plan instead of rotation: game g seats seatings[g] (then `games` is their number and `duplicate` unused).
+    seatings: tuple[Seating, ...] | None = None
+
+    @property
+    def seats(self) -> int:
+        """How many seats each game has."""
+        return len(self.seatings[0].participants) if self.seatings else len(self.bots)
+
+    def seating(self, game_index: int) -> Seating:
+        """Who sits where in game game_index, and its deal: the plan's, else participant p at seat (p + g) mod n."""
+        if self.seatings:
+            return self.seatings[game_index]
+        n = len(self.bots)
+        return Seating(tuple((seat - game_index) % n for seat in range(n)),
+                       game_index // n if self.duplicate else game_index)
 
     def check(self) -> None:
         """ConfigError naming the problem if this match cannot be played."""
-        game, n = self.game, len(self.bots)
+        game, n = self.game, self.seats
         if not game.min_players <= n <= game.max_players:
             raise ConfigError(f"{game.name} takes {game.min_players} to {game.max_players} bots, got {n}")
         if self.games < 1:
             raise ConfigError(f"the number of games must be at least 1, got {self.games}")
+        if self.seatings is not None:
+            self._check_plan()
         if self.time.timeout <= 0 or self.time.init <= 0:
             raise ConfigError("the decision and init timeouts must be positive")
         if self.sandbox.level == Isolation.BWRAP and not self.sandbox.shared_network and self.transport == Transport.TCP:
@@ -73,6 +101,15 @@ class MatchConfig:
             game.new_state(n, 0, self.options)
         except GameError as exc:
             raise ConfigError(f"bad options for {game.name}: {exc}") from None
+
+    def _check_plan(self) -> None:
+        seatings = self.seatings or ()
+        if len(seatings) != self.games:
+            raise ConfigError(f"a plan of {len(seatings)} games for a match of {self.games}")
+        for g, seating in enumerate(seatings):
+            if len(seating.participants) != self.seats or len(set(seating.participants)) != self.seats or \
+                    not all(0 <= p < len(self.bots) for p in seating.participants):
+                raise ConfigError(f"game {g + 1} of the plan does not seat {self.seats} distinct participants")
 
 
 @dataclass(frozen=True)
@@ -225,11 +262,15 @@ class GamePlay:
     """One game of a match: seats bound to bots, their clocks and faults, and the decisions played."""
 
     def __init__(self, config: MatchConfig, pool: BotPool, match_id: str, game_index: int) -> None:
-        n = len(config.bots)
+        seating = config.seating(game_index)
+        n = len(seating.participants)
         self.config, self.pool, self.match_id, self.game_index = config, pool, match_id, game_index
-        self.participants = [(seat - game_index) % n for seat in range(n)]
-        self.seed = derive_seed(config.seed, "deal", game_index // n if config.duplicate else game_index)
-        self.bot_seeds = [derive_seed(config.seed, "bot", game_index, seat) for seat in range(n)]
+        self.participants = list(seating.participants)
+        self.seed = derive_seed(config.seed, "deal", seating.deal)
+        # Without a plan every game seeds its bots afresh; with one, the games of a deal seed them alike, so
+        # that two games of a deal differ only in who sits where.
+        key = game_index if config.seatings is None else seating.deal
+        self.bot_seeds = [derive_seed(config.seed, "bot", key, seat) for seat in range(n)]
         self.state = config.game.new_state(n, self.seed, config.options)
         self.bots: list[BotProcess | None] = [None] * n
         self.clocks = [SeatClock(config.time) for _ in range(n)]
@@ -383,7 +424,7 @@ def standings(config: MatchConfig, pool: BotPool, records: list[GameRecord]) -> 
     """Per participant: games, wins (rank 1), mean rank and score, faults and disqualifications."""
     rows = []
     for p, command in enumerate(config.bots):
-        seats = [(r, next(s.seat for s in r.seats if s.participant == p)) for r in records]
+        seats = [(r, s.seat) for r in records for s in r.seats if s.participant == p]
         ranks = [r.ranks[seat] for r, seat in seats]
         scores = [r.result.scores[seat] for r, seat in seats]
         name, version = pool.name(p)

@@ -225,7 +225,7 @@ def _bwrap(cwd: Path, private: Path, hidden: tuple[str, ...], argv: tuple[str, .
     covered = [c for c in covered if c.is_dir() and not any(c != o and c.is_relative_to(o) for o in covered)]
     for folder in covered:
         args += ["--tmpfs", str(folder)]
-    for path in _needed_under(covered, cwd, argv):
+    for path in _needed_under(covered, cwd, argv, tuple(m.resolve() for m in masked)):
         args += ["--ro-bind", str(path), str(path)]
     for folder in hidden:
         resolved = Path(folder).resolve()
@@ -238,12 +238,14 @@ def _bwrap(cwd: Path, private: Path, hidden: tuple[str, ...], argv: tuple[str, .
     return args + ([] if shared_network else ["--unshare-net"]) + ["--"]
 
 
-def _needed_under(covered: list[Path], cwd: Path, argv: tuple[str, ...]) -> list[Path]:
-    """What a bot needs that lies under a covered directory: its folder, absolute paths in its command, and
-    where this Python and the arena's own packages live (a virtual environment, an editable install)."""
+def _needed_under(covered: list[Path], cwd: Path, argv: tuple[str, ...], masked: tuple[Path, ...]) -> list[Path]:
+    """What a bot needs that lies under a covered directory: its folder, absolute paths in its command (never in
+    the arena's own masked directories), and where this Python and the arena's own packages live (a virtual
+    environment, an editable install)."""
     candidates = [cwd, Path(sys.prefix), Path(sys.base_prefix), Path(__file__).resolve().parents[1]]
     candidates += [Path(p) for p in sys.path if p]
-    candidates += [Path(a) for a in argv if a.startswith("/")]
+    candidates += [Path(a) for a in argv if a.startswith("/") and not any(
+        Path(a).resolve().is_relative_to(m) for m in masked)]
     found = sorted({c.resolve() for c in candidates if c.exists() and any(
         c.resolve().is_relative_to(d) and c.resolve() != d for d in covered)})
     # A path inside another one already bound needs no binding of its own.

@@ -172,6 +172,13 @@ class Store:
         self._locks: list[_TournamentLock] = []
         self._open()
 
+    @classmethod
+    def existing(cls, path: Path, readonly: bool = True) -> "Store":
+        """The store at path for browsing (or, readonly False, for writing); StoreError if there is none yet."""
+        if not Path(path).is_file():
+            raise StoreError(f"no results store at {str(path)!r}: run a tournament first, or give --db")
+        return cls(path, readonly=readonly)
+
     @_guarded
     def _open(self) -> None:
         if self.readonly:

@@ -24,6 +24,7 @@ from arena.match import MatchConfig, run_match
 from arena.ratings import GameOutcome, RatingConfig, Ratings, rate_all
 from arena.record import GameRecord
 from arena.sandbox import Sandbox, cpu_sets
+from arena.sprt import SprtSettings
 from arena.store import Store, StoredFault, StoredGame, Tournament
 from arena.worker import Failure, WorkerPool
 from protocol import TimeControl
@@ -49,14 +50,16 @@ class TournamentSpec:
     fresh_processes: bool = False
     rating: RatingConfig = field(default_factory=RatingConfig)
     sandbox: Sandbox = field(default_factory=Sandbox)
+    sprt: SprtSettings | None = None  # a comparison's sequential test (None: a fixed number of games)
 
     def identity(self) -> dict[str, Any]:
         """The spec as plain data, stored with the tournament and compared on resume."""
-        return {"game": self.game, "format": self.fmt.name, "entrants": [e.to_dict() for e in self.entrants],
-                "seats": self.seats, "options": self.options, "rounds": self.rounds, "duplicate": self.duplicate,
-                "max_games": self.max_games, "wave": self.wave, "seed": self.seed, "time": self.time.to_wire(),
-                "fresh_processes": self.fresh_processes, "rating": self.rating.to_dict(),
-                "sandbox": self.sandbox.to_dict()}
+        found = {"game": self.game, "format": self.fmt.name, "entrants": [e.to_dict() for e in self.entrants],
+                 "seats": self.seats, "options": self.options, "rounds": self.rounds, "duplicate": self.duplicate,
+                 "max_games": self.max_games, "wave": self.wave, "seed": self.seed, "time": self.time.to_wire(),
+                 "fresh_processes": self.fresh_processes, "rating": self.rating.to_dict(),
+                 "sandbox": self.sandbox.to_dict()}
+        return {**found, "sprt": self.sprt.to_dict()} if self.sprt is not None else found
 
     def default_name(self) -> str:
         """A name that is the same for the same spec."""
@@ -97,22 +100,23 @@ def play_table(job: TableJob) -> TableResult:
         game=get_game(job.spec_game), bots=tuple(BotCommand(argv, cwd) for argv, cwd in job.bots),
         games=job.table.games, seed=job.table.seed, options=job.options, time=job.time,
         fresh_processes=job.fresh_processes, results_dir=job.results_dir, duplicate=job.table.duplicate,
-        sandbox=job.sandbox, mark_folder=True)
+        sandbox=job.sandbox, mark_folder=True, seatings=job.table.plan)
     if job.sandbox.cpus:
         os.sched_setaffinity(0, job.sandbox.cpus)  # the worker shares its match's CPUs, not its neighbours'
     try:
         result = run_match(config)
     except (ArenaError, OSError, zmq.ZMQError) as exc:
-        return _failed(job.table, f"the match could not be played: {type(exc).__name__}: {exc}",
+        return failed_table(job.table, f"the match could not be played: {type(exc).__name__}: {exc}",
                        time.perf_counter() - start)
     per_game = (time.perf_counter() - start) / max(1, len(result.records))
     games = tuple(_stored(job, record, result.directory, per_game) for record in result.records)
     return TableResult(job.table, games)
 
 
-def _failed(table: Table, reason: str, seconds: float = 0.0) -> TableResult:
-    return TableResult(table, tuple(StoredGame(seq, table.table, table.seed, table.bots, "failed", reason,
-                                               seconds=seconds) for seq in table.seqs))
+def failed_table(table: Table, reason: str, seconds: float = 0.0) -> TableResult:
+    """Every game of a table stored as failed, with the reason."""
+    return TableResult(table, tuple(StoredGame(seq, table.table, table.seed, table.seated(i), "failed", reason,
+                                               seconds=seconds) for i, seq in enumerate(table.seqs)))
 
 
 def _stored(job: TableJob, record: GameRecord, directory: Path, seconds: float) -> StoredGame:
@@ -159,6 +163,7 @@ class Runner:
     name: str | None = None
     time_limit: float | None = None
     on_progress: Callable[[Progress], None] | None = None
+    on_start: Callable[[Tournament], None] | None = None  # told once the tournament is open and held by this run
     tournament: Tournament | None = None
     player: TablePlayer | None = None  # None: the local worker processes
     _workers: WorkerPool[TableJob, TableResult] | None = field(default=None, init=False, repr=False)
@@ -179,6 +184,8 @@ class Runner:
         self.tournament = self.store.open_tournament(self.name or spec.default_name(), spec.game, spec.fmt.name,
                                                      spec.identity(), list(spec.entrants))
         leftovers.sweep(self.results_dir, self.store.replays())  # what killed arenas left behind
+        if self.on_start is not None:
+            self.on_start(self.tournament)
         self._deadline = None if self.time_limit is None else time.monotonic() + self.time_limit
         self._started = time.monotonic()
         self._played = 0
@@ -257,7 +264,7 @@ class Runner:
                 elif tries[slot] < MAX_TRIES:
                     queue.appendleft((job.table, tries[slot] + 1))
                 else:
-                    yield _failed(job.table, f"{outcome.reason} (try {tries[slot]} of {MAX_TRIES})")
+                    yield failed_table(job.table, f"{outcome.reason} (try {tries[slot]} of {MAX_TRIES})")
 
     def close(self) -> None:
         """Stop the workers (and their bots); the next run starts new ones."""

@@ -8,9 +8,11 @@ import click
 
 from arena import __version__
 from arena.cli.bench import bench
+from arena.cli.compare import compare
 from arena.cli.match import match
 from arena.cli.new import new
 from arena.cli.play import play
+from arena.cli.publish import publish
 from arena.cli.replay import replay
 from arena.cli.results import leaderboard, matches, rerate, show
 from arena.cli.tournament import tournament
@@ -54,4 +56,6 @@ main.add_command(leaderboard)
 main.add_command(matches)
 main.add_command(show)
 main.add_command(rerate)
+main.add_command(publish)
+main.add_command(compare)
 main.add_command(new)

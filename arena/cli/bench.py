@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 from tabulate import tabulate
 
-from arena.bench_protocol import bench_protocol
-from arena.bench_tournament import bench_tournament
+from arena.bench_protocol import bench_protocol, bench_sandboxes
+from arena.bench_tournament import bench_compare, bench_tournament
 from arena.cli.params import GAME
 from arena.games import Game, available, get_game
 from arena.local import bench_engine
@@ -18,6 +18,10 @@ from arena.local import bench_engine
               help="Games per game and player count.")
 @click.option("--protocol", is_flag=True, help="Also measure the bot protocol: round trips and games/s with "
               "subprocess bots.")
+@click.option("--sandbox", "sandboxes", is_flag=True, help="Also measure each sandbox level: a bot's start-up "
+              "(spawn to ready) and the per-decision round trip, against none.")
+@click.option("--starts", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Bot starts per sandbox level measured (the median is reported).")
 @click.option("--round-trips", type=click.IntRange(min=10), default=5000, show_default=True,
               help="Round trips per protocol measurement.")
 @click.option("--match-games", type=click.IntRange(min=1), default=20, show_default=True,
@@ -28,19 +32,42 @@ from arena.local import bench_engine
               "workers (needs the cluster extra), against --jobs 2.")
 @click.option("--tournament-rounds", type=click.IntRange(min=1), default=2, show_default=True,
               help="Round-robin rounds of five random bots per tournament measurement.")
-def bench(games: tuple[Game, ...], count: int, protocol: bool, round_trips: int, match_games: int,
-          tournament: bool, cluster: bool, tournament_rounds: int) -> None:
+@click.option("--compare", "compare_pairs", type=click.IntRange(min=1), default=None, metavar="PAIRS",
+              help="Also measure arena compare: pairs per minute of PAIRS pairs of random bots with --jobs 1 and 2, "
+                   "against games per minute of a tournament of random bots at the same table size.")
+def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, starts: int, round_trips: int,
+          match_games: int, tournament: bool, cluster: bool, tournament_rounds: int,
+          compare_pairs: int | None) -> None:
     """Measure random-play games and decisions per second, in-process on one core; with --protocol, also the
     bot protocol's round trip against raw ZeroMQ and games per second with subprocess bots; with --tournament,
-    games per minute of whole tournaments."""
+    games per minute of whole tournaments; with --sandbox, what each sandbox level costs."""
     chosen = games or tuple(get_game(name) for name in available())
     click.echo(_engine_table(chosen, count))
     if protocol:
         click.echo()
         click.echo(_protocol_table(chosen, round_trips, match_games))
+    if sandboxes:
+        click.echo()
+        click.echo(_sandbox_table(chosen, round_trips, starts))
     if tournament:
         click.echo()
         click.echo(_tournament_table(chosen, tournament_rounds, cluster))
+    if compare_pairs:
+        click.echo()
+        click.echo(_compare_table(chosen, compare_pairs, tournament_rounds))
+
+
+def _compare_table(games: tuple[Game, ...], pairs: int, rounds: int) -> str:
+    rows = []
+    for game in games:
+        for jobs in (1, 2):
+            click.echo(f"measuring {game.name} comparisons and tournaments, jobs {jobs} ...", err=True)
+            t = bench_tournament(game.name, game.max_players, rounds, jobs, False)
+            c = bench_compare(game.name, game.max_players, pairs, jobs)
+            rows.append((game.name, game.max_players, jobs, c.pairs, f"{c.pairs_per_minute:,.0f}",
+                         f"{t.games_per_minute:,.0f}", f"{c.pairs_per_minute / t.games_per_minute:.2f}"))
+    return tabulate(rows, headers=("game", "seats", "jobs", "pairs", "compare pairs/min", "tournament games/min",
+                                   "pairs per tournament game"))
 
 
 def _tournament_table(games: tuple[Game, ...], rounds: int, cluster: bool) -> str:
@@ -69,6 +96,17 @@ def _protocol_table(games: tuple[Game, ...], round_trips: int, match_games: int)
                      f"{r.ratio:.2f}", f"{r.in_process_gps:,.1f}", f"{r.reused_gps:,.1f}", f"{r.fresh_gps:,.2f}"))
     return tabulate(rows, headers=("game", "players", "decide bytes", "(a) raw µs", "(b) arena µs", "b/a",
                                    "(c) games/s in-process", "subprocess bots", "fresh processes"))
+
+
+def _sandbox_table(games: tuple[Game, ...], round_trips: int, starts: int) -> str:
+    rows = []
+    for game in games:
+        click.echo(f"measuring the sandbox levels with {game.name} ...", err=True)
+        found = bench_sandboxes(game, game.max_players, round_trips, starts)
+        none = found[0].round_trip_us
+        rows += [(game.name, b.level, f"{b.startup_ms:.0f}", f"{b.round_trip_us:.0f}", f"{b.round_trip_us / none:.2f}")
+                 for b in found]
+    return tabulate(rows, headers=("game", "sandbox", "start-up ms (spawn to ready)", "round trip µs", "vs none"))
 
 
 def _engine_table(games: tuple[Game, ...], count: int) -> str:

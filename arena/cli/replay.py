@@ -10,14 +10,23 @@ from tabulate import tabulate
 
 from arena.record import GameRecord, load_record
 from arena.replay import resimulate, seat_messages, turn_lines
+from arena.viewer import write_replay
+
+
+html_option = click.option(
+    "--html", type=click.Path(dir_okay=False, path_type=Path), default=None,
+    help="Write the game as one self-contained HTML page (the referee's view, every seat's view selectable) "
+         "instead of printing it.")
 
 
 @click.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--seat", type=click.IntRange(min=0), default=None,
-              help="Print exactly what this seat's bot was sent, one JSON message per line.")
+              help="Print exactly what this seat's bot was sent, one JSON message per line; with --html, a page of "
+                   "only this seat's view.")
 @click.option("--verbose", "-v", is_flag=True, help="Show hidden details too: drawn cards, piles, private choices.")
-def replay(file: Path, seat: int | None, verbose: bool) -> None:
+@html_option
+def replay(file: Path, seat: int | None, verbose: bool, html: Path | None) -> None:
     """Replay the game record FILE through its engine, turn by turn, and check that it reproduces.
 
     Exits 1 if the replay does not reproduce the recorded decisions and result.
@@ -25,6 +34,10 @@ def replay(file: Path, seat: int | None, verbose: bool) -> None:
     record = load_record(file)
     if seat is not None and seat >= record.num_players:
         raise click.BadParameter(f"the game had seats 0 to {record.num_players - 1}", param_hint="'--seat'")
+    if html is not None:
+        write_replay(record, html, seat)
+        click.echo(f"replay page written to {html}", err=True)
+        return
     if seat is not None:
         for message in seat_messages(record, seat):
             click.echo(json.dumps(message.to_wire(), separators=(",", ":")))

@@ -13,19 +13,18 @@ from arena.cli.params import db_option, results_option, store_path
 from arena.errors import ReplayError
 from arena.leaderboard import FORMATS, build, render
 from arena.ratings import RatingConfig, Rating, Ratings, rate_all
-from arena.record import load_record
+from arena.record import GameRecord, load_record
 from arena.replay import turn_lines
-from arena.store import Store, StoreError, Tournament
+from arena.site import leaderboard_page, tournament_data
+from arena.store import Store, Tournament
+from arena.viewer import write_replay
 
 _tournament_option = click.option("--tournament", "-t", "name",
                                   help="Tournament name (default: the latest one in the store).")
 
 
 def _open(results_dir: Path, db: Path | None, readonly: bool = True) -> Store:
-    path = store_path(results_dir, db)
-    if not path.is_file():
-        raise StoreError(f"no results store at {str(path)!r}: run a tournament first, or give --db")
-    return Store(path, readonly=readonly)
+    return Store.existing(store_path(results_dir, db), readonly)
 
 
 def _stored_ratings(store: Store, t: Tournament) -> Ratings:
@@ -36,7 +35,7 @@ def _stored_ratings(store: Store, t: Tournament) -> Ratings:
 
 @click.command()
 @_tournament_option
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+@click.option("--format", "fmt", type=click.Choice([*FORMATS, "html"]), default="table", show_default=True,
               help="Output format; html is one standalone page.")
 @click.option("--max-fault-rate", type=click.FloatRange(0, 1),
               help="Leave bots whose share of faulty games is above this off the ranking (they stay in the store).")
@@ -48,10 +47,12 @@ def leaderboard(name: str | None, fmt: str, max_fault_rate: float | None, output
     """Print a tournament's leaderboard, ranked by the conservative estimate mu - 3 sigma."""
     with _open(results_dir, db) as store:
         t = store.tournament(name)
-        sandbox = t.config.get("sandbox", {}).get("level", "unknown")
-        board = build(f"{t.name} ({t.game}, {t.format}, sandbox {sandbox})", _stored_ratings(store, t),
-                      store.bot_stats(t.id), max_fault_rate)
-    text = render(board, fmt)
+        if fmt == "html":  # the published site's leaderboard page, on its own
+            text = leaderboard_page(tournament_data(store, t, max_fault_rate))
+        else:
+            sandbox = t.config.get("sandbox", {}).get("level", "unknown")
+            text = render(build(f"{t.name} ({t.game}, {t.format}, sandbox {sandbox})", _stored_ratings(store, t),
+                                store.bot_stats(t.id), max_fault_rate), fmt)
     if output is None:
         click.echo(text)
     else:
@@ -83,10 +84,18 @@ def matches(name: str | None, only_faults: bool, results_dir: Path, db: Path | N
 @click.command()
 @click.argument("match_id", type=click.IntRange(min=1), metavar="MATCH")
 @click.option("--verbose", "-v", is_flag=True, help="Show hidden details in the replay too.")
+@click.option("--html", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write the replay as one self-contained HTML page (the referee's view, every seat's view "
+                   "selectable) instead of printing it turn by turn.")
+@click.option("--seat", type=click.IntRange(min=0), default=None,
+              help="With --html: a page of only what this seat was sent.")
 @results_option
 @db_option
-def show(match_id: int, verbose: bool, results_dir: Path, db: Path | None) -> None:
-    """Show one stored game: seats, result, faults, and its replay turn by turn."""
+def show(match_id: int, verbose: bool, html: Path | None, seat: int | None, results_dir: Path,
+         db: Path | None) -> None:
+    """Show one stored game: seats, result, faults, and its replay turn by turn (or as an HTML page)."""
+    if seat is not None and html is None:
+        raise click.BadParameter("only with --html", param_hint="'--seat'")
     with _open(results_dir, db) as store:
         m = store.game(match_id)
     click.echo(_describe(m))
@@ -98,8 +107,18 @@ def show(match_id: int, verbose: bool, results_dir: Path, db: Path | None) -> No
         record = load_record(path)
     except ReplayError as exc:
         raise ReplayError(f"cannot show the replay: {exc}") from None
+    if html is not None:
+        _write_page(record, html, seat)
+        return
     for line in turn_lines(record, referee=verbose):
         click.echo(line)
+
+
+def _write_page(record: GameRecord, path: Path, seat: int | None) -> None:
+    if seat is not None and seat >= record.num_players:
+        raise click.BadParameter(f"the game had seats 0 to {record.num_players - 1}", param_hint="'--seat'")
+    write_replay(record, path, seat)
+    click.echo(f"replay page written to {path}", err=True)
 
 
 def _describe(m: dict[str, Any]) -> str:

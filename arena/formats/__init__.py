@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from arena.errors import ConfigError
 from arena.formats.base import Table, TournamentFormat
+from arena.formats.compare import Compare
 from arena.formats.gauntlet import Gauntlet, gauntlet
 from arena.formats.ladder import Ladder, ladder_wave
 from arena.formats.round_robin import RoundRobin, round_robin
 
 # A new format is a module beside these and a line here.
-FORMATS: dict[str, TournamentFormat] = {f.name: f for f in (RoundRobin(), Gauntlet(), Ladder())}
+FORMATS: dict[str, TournamentFormat] = {f.name: f for f in (RoundRobin(), Gauntlet(), Ladder(), Compare())}
 DEFAULT_FORMAT = RoundRobin.name
 
 
@@ -21,5 +22,5 @@ def get_format(name: str) -> TournamentFormat:
         raise ConfigError(f"unknown tournament format {name!r} (formats: {', '.join(FORMATS)})") from None
 
 
-__all__ = ["DEFAULT_FORMAT", "FORMATS", "Gauntlet", "Ladder", "RoundRobin", "Table", "TournamentFormat",
+__all__ = ["Compare", "DEFAULT_FORMAT", "FORMATS", "Gauntlet", "Ladder", "RoundRobin", "Table", "TournamentFormat",
            "gauntlet", "get_format", "ladder_wave", "round_robin"]

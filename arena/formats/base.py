@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, ClassVar, Iterator, Sequence
 
 from arena.errors import ConfigError
+from arena.match import Seating
 from arena.ratings import GameOutcome
 from arena.wire import derive_seed
 
@@ -30,10 +31,18 @@ class Table:
     bots: tuple[str, ...]
     seed: int
     duplicate: bool
+    plan: tuple[Seating, ...] | None = None  # who sits where in each game, instead of every rotation of bots
 
     @property
     def games(self) -> int:
-        return len(self.bots)
+        return len(self.plan) if self.plan is not None else len(self.bots)
+
+    def seated(self, game: int) -> tuple[str, ...]:
+        """The names at each seat of the table's game number `game` (0 = its first)."""
+        if self.plan is not None:
+            return tuple(self.bots[p] for p in self.plan[game].participants)
+        n = len(self.bots)
+        return tuple(self.bots[(seat - game) % n] for seat in range(n))
 
     @property
     def seqs(self) -> range:

@@ -123,14 +123,17 @@ def others_secrets(extra: str) -> list[str]:
 
 
 def others() -> dict[int, str]:
-    """Pid -> endpoint of every other bot this one can see in /proc."""
+    """Pid -> endpoint of every other bot of its own match (same $ARENA_PID) this one can see in /proc."""
     found = {}
+    arena = f"ARENA_PID={os.environ.get('ARENA_PID', '')}".encode()
     for entry in glob.glob("/proc/[0-9]*"):
         pid = int(entry.rsplit("/", 1)[1])
         if pid == os.getpid():
             continue
         try:
             words = Path(entry, "cmdline").read_bytes().split(b"\0")
+            if arena not in Path(entry, "environ").read_bytes().split(b"\0"):
+                continue
         except OSError:
             continue
         endpoints = [w.decode() for w in words if w.startswith((b"ipc://", b"tcp://"))]
@@ -140,13 +143,11 @@ def others() -> dict[int, str]:
 
 
 def other_endpoints(mine: str) -> set[str]:
-    """Every bot endpoint but its own that it can find."""
+    """Every endpoint of another bot of its match that it can find: beside its own socket, and in /proc."""
     found = set(others().values())
     if mine.startswith("ipc://"):
-        own = Path(mine[len("ipc://"):])
-        places = [own.parent.parent, own.parent.parent.parent, Path(tempfile.gettempdir()), Path("/tmp")]
-        for place in places:
-            found.update(f"ipc://{p}" for p in glob.glob(f"{place}/*/bot.sock") + glob.glob(f"{place}/*/*/bot.sock"))
+        match = Path(mine[len("ipc://"):]).parent.parent  # the match's directory of private directories
+        found.update(f"ipc://{p}" for p in glob.glob(f"{match}/*/bot.sock"))
     return found - {mine}
 
 

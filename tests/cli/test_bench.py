@@ -20,3 +20,12 @@ def test_bench_protocol_reports_round_trips_and_games_per_second() -> None:
     assert "(a) raw µs" in header and "(b) arena µs" in header and "fresh processes" in header
     row = [line for line in r.output.splitlines() if line.startswith("bali-2017")][-1]  # after the engine rows
     assert len(row.split()) == 9 and float(row.split()[5]) > 0  # b/a
+
+
+def test_bench_sandbox_reports_start_up_and_round_trip_per_level() -> None:
+    r = run("bench", "--game", "bali-2017", "--count", "2", "--sandbox", "--starts", "1", "--round-trips", "50")
+    assert r.exit_code == 0, r.output
+    rows = {line.split()[1]: line.split() for line in r.output.splitlines()
+            if line.startswith("bali-2017") and len(line.split()) >= 5 and not line.split()[1].isdigit()}
+    assert {"none", "rlimit", "auto"} <= set(rows)
+    assert float(rows["none"][-1]) == 1.0 and all(float(row[-3]) > 0 for row in rows.values())  # start-up ms

@@ -157,10 +157,11 @@ def test_sigterm_stops_a_parallel_tournament_and_every_worker_and_bot_with_it(tm
                     "run_bot(lambda view, options, decision: time.sleep(0.05) or 0, name='slow')\n")
     bot = f"{sys.executable} {slow} {marker}"
     proc = subprocess.Popen([sys.executable, "-m", "arena", "tournament", "bali-2001", *(f"{n}={bot}" for n in "abcd"),
-                             "--seats", "3", "--jobs", "2", "--results", str(tmp_path)],
+                             "--seats", "3", "--jobs", "2", "--results", str(tmp_path), "--sandbox", "rlimit"],
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     try:
+        # rlimit: one process per bot, so the count below is exact (bwrap adds its own processes per bot).
         assert wait_until(lambda: len(processes_with(marker, proc.pid)) == 6), "two tables of bots did not start"
         workers = [pid for pid in processes_with("spawn_main", proc.pid) if parent_of(pid) == proc.pid]
         assert len(workers) == 2

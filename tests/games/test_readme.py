@@ -1,9 +1,10 @@
-"""Each game's README documents every view, decision and option field with its type, and the engine agrees."""
+"""Each game's README (in its package) gives the type of every view, decision and option field; the engine agrees."""
 
 from __future__ import annotations
 
 import random
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +13,6 @@ import pytest
 from arena.games import available, get_game
 from tests.games.adapters import adapter_for
 
-ROOT = Path(__file__).parents[2]
-READMES = {"bali-2001": ROOT / "arena/games/bali2001/README.md", "bali-2017": ROOT / "arena/games/bali2017/README.md"}
 ALWAYS_IN_A_DECISION = {"kind", "seat", "active"}
 
 
@@ -99,7 +98,8 @@ def _check_fields(fields: dict[str, Any], types: dict[str, str]) -> None:
 
 @pytest.mark.parametrize("name", available())
 def test_the_readme_gives_the_type_of_every_field_and_the_engine_keeps_to_it(name: str) -> None:
-    text = READMES[name].read_text(encoding="utf-8")
+    package = Path(sys.modules[type(get_game(name)).__module__].__file__).parent  # type: ignore[arg-type]
+    text = (package / "README.md").read_text(encoding="utf-8")
     view_types = _field_types(text, "## The view")
     decision_types = {**_field_types(text, "### Decision fields"),
                       "kind": "str", "seat": "int or null", "active": "int"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shutil
 import subprocess
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ConfigError
-from arena.site import PublishReport, publish, tournament_data
+from arena.site import PublishReport, leaderboard_page, publish, tournament_data
 from arena.store import Store
 
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
@@ -98,3 +99,41 @@ def test_an_unknown_tournament_lists_the_known_ones(results: Path, tmp_path: Pat
     with pytest.raises(ConfigError, match=r"no tournament 'nope'.*the tournaments there: cup"):
         _publish(results, tmp_path / "site", "nope")
     assert not (tmp_path / "site").exists()
+
+
+def test_the_standalone_leaderboard_is_one_page_with_escaped_text(results: Path) -> None:
+    with Store(results / "arena.sqlite") as store:
+        data = tournament_data(store, store.tournament("cup"))
+    page = leaderboard_page(dataclasses.replace(data, title="Finals & <more>"))
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    assert "Finals &amp; &lt;more&gt;" in page and "<more>" not in page
+    assert 'href="bots/' not in page and 'href="../' not in page  # nothing to link to on its own
+    assert page.count('<tr data-bot="') == 3 and page.count("<svg") == 3
+
+
+def test_arena_leaderboard_html_writes_that_page(results: Path, tmp_path: Path) -> None:
+    out = tmp_path / "board.html"
+    done = subprocess.run([sys.executable, "-m", "arena", "leaderboard", "-t", "cup", "--format", "html", "-o",
+                           str(out), "--results", str(results)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    page = out.read_text()
+    assert 'name="viewport"' in page and "round-robin" in page and page.count('<tr data-bot="') == 3
+
+
+def test_arena_publish_writes_the_site_with_a_replay_page_per_game(results: Path, tmp_path: Path) -> None:
+    out = tmp_path / "site"
+    done = subprocess.run([sys.executable, "-m", "arena", "publish", "-o", str(out), "--results", str(results),
+                           "--title", "Cup"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    with Store(results / "arena.sqlite") as store:
+        ids = [g["id"] for g in store.games(store.tournament("cup").id)]
+    assert sorted(int(p.stem) for p in (out / "cup" / "games").glob("*.html")) == sorted(ids)
+    board = (out / "cup" / "index.html").read_text()
+    assert all(f'href="games/{i}.html"' in board for i in ids)
+    again = subprocess.run([sys.executable, "-m", "arena", "publish", "-o", str(out), "--results", str(results),
+                            "--title", "Cup"], capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and "0 files written" in again.stdout
+    unknown = subprocess.run([sys.executable, "-m", "arena", "publish", "-o", str(tmp_path / "x"), "--results",
+                              str(results), "-t", "nope"], capture_output=True, text=True, timeout=120)
+    assert unknown.returncode == 2 and "the tournaments there: cup" in unknown.stderr
+    assert "Traceback" not in unknown.stderr and not (tmp_path / "x").exists()

@@ -23,6 +23,7 @@ from arena import leftovers
 from arena.cli import main
 from arena.entrants import Entrant
 from arena.store import SCHEMA_VERSION, Store, StoreBusy, StoredFault, StoredGame, StoreError
+from tests.helpers import parent_of
 
 ROOT = Path(__file__).resolve().parents[2]
 RELEASE_0_1_0 = Path(__file__).parent / "data" / "store-0.1.0"  # made by `arena tournament` of release 0.1.0
@@ -59,8 +60,12 @@ def one_line_error(result: subprocess.CompletedProcess[str]) -> str:
     return lines[0]
 
 
+# The held bot signals through files beside the test's folder, which only levels below bwrap let it write.
+HELD_SANDBOX = ("--sandbox", "rlimit")
+
+
 def held(hold: Path) -> str:
-    """A bot entrant that holds every decision while the hold file exists."""
+    """A bot entrant that holds every decision while the hold file exists (run it under HELD_SANDBOX)."""
     return f"held={sys.executable} {HELD_BOT} {hold}"
 
 
@@ -223,8 +228,8 @@ def test_two_arenas_started_at_once_on_one_tournament_one_plays_and_the_other_st
         tmp_path: Path, processes: list[subprocess.Popen[str]]) -> None:
     hold = tmp_path / "hold"
     hold.touch()
-    args = ["tournament", "bali-2001", held(hold), f"r1={RANDOM}", f"r2={RANDOM}", "--seats", "3", "--jobs", "1",
-            "--timeout", "300"]
+    args = ["tournament", "bali-2001", held(hold), f"r1={RANDOM}", f"r2={RANDOM}", *HELD_SANDBOX, "--seats", "3",
+            "--jobs", "1", "--timeout", "300"]
     processes += [start(*args, cwd=tmp_path), start(*args, cwd=tmp_path)]
     wait_until(lambda: any(p.poll() is not None for p in processes), "one of the two arenas stops")
     loser = next(p for p in processes if p.poll() is not None)
@@ -265,10 +270,10 @@ def _sigkill_then_resume(tmp_path: Path, temp: Path, processes: list[subprocess.
     results = tmp_path / "results"
     db, matches = results / "arena.sqlite", results / "matches"
     hold_a, hold_b = tmp_path / "hold-a", tmp_path / "hold-b"
-    killed = ["tournament", "bali-2001", held(hold_a), f"r1={RANDOM}", f"r2={RANDOM}", "--seats", "3",
+    killed = ["tournament", "bali-2001", held(hold_a), f"r1={RANDOM}", f"r2={RANDOM}", *HELD_SANDBOX, "--seats", "3",
               "--rounds", "4", "--jobs", "2", "--timeout", "300"]  # 4 tables, each with the held bot
-    live = ["tournament", "bali-2001", held(hold_b), f"r1={RANDOM}", f"r2={RANDOM}", "--seats", "3", "--jobs", "1",
-            "--timeout", "300", "--name", "other"]
+    live = ["tournament", "bali-2001", held(hold_b), f"r1={RANDOM}", f"r2={RANDOM}", *HELD_SANDBOX, "--seats", "3",
+            "--jobs", "1", "--timeout", "300", "--name", "other"]
     first = start(*killed, cwd=tmp_path, env=env)
     processes.append(first)
     wait_until(lambda: len(stored_seqs(db)) >= 3, "a table is stored")
@@ -287,7 +292,9 @@ def _sigkill_then_resume(tmp_path: Path, temp: Path, processes: list[subprocess.
     second = start(*live, cwd=tmp_path, env=env)
     processes.append(second)
     wait_until(lambda: list(tmp_path.glob("hold-b.*")), "the other tournament has a table held in play")
-    others = [f for f in [*marked(temp, "arena-"), *marked(matches)] if leftovers.owner(f).pid == second.pid]
+    # Tables are played in worker processes, so their folders belong to a child of the arena.
+    others = [f for f in [*marked(temp, "arena-"), *marked(matches)]
+              if second.pid in (leftovers.owner(f).pid, parent_of(leftovers.owner(f).pid))]
     assert len(others) == 2  # its private directory and its table's folder
 
     hold_a.unlink()

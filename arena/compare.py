@@ -1,0 +1,64 @@
+"""`arena compare`: is NEW better than BASE? Paired duplicate games and a sequential test, stored and resumable."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Sequence
+
+from arena.entrants import Entrant
+from arena.formats.compare import Compare, verdict
+from arena.pairing import GAMES_PER_PAIR
+from arena.sprt import PairCounts, SprtSettings, Verdict, report
+from arena.store import Store, Tournament
+from arena.tournament import TournamentSpec
+
+DEFAULT_MAX_GAMES = 4000  # the cap on a sequential test: 2,000 pairs
+
+
+def entrants(new: Entrant, base: Entrant, opponents: Sequence[Entrant]) -> tuple[Entrant, ...]:
+    """NEW, BASE and the opponents, renamed where names clash (BASE's name gets '-base', an opponent a number)."""
+    if base.name == new.name:
+        base = replace(base, name=f"{base.name}-base")
+    taken = {new.name, base.name}
+    seated = [new, base]
+    for opponent in opponents:
+        name, number = opponent.name, 1
+        while name in taken:
+            number += 1
+            name = f"{opponent.name}-{number}"
+        taken.add(name)
+        seated.append(replace(opponent, name=name))
+    return tuple(seated)
+
+
+def spec(game: str, players: tuple[Entrant, ...], seats: int, sprt: SprtSettings | None, max_games: int | None,
+         **settings: Any) -> TournamentSpec:
+    """The comparison as a tournament of the compare format (the other settings as TournamentSpec takes them)."""
+    return TournamentSpec(game=game, fmt=Compare(), entrants=players, seats=seats, sprt=sprt, max_games=max_games,
+                          **settings)
+
+
+def deals_played(store: Store, tid: int) -> int:
+    """How many deals, from the first, have both their games stored (played or failed)."""
+    done = store.done_seqs(tid)
+    deals = 0
+    while GAMES_PER_PAIR * deals in done and GAMES_PER_PAIR * deals + 1 in done:
+        deals += 1
+    return deals
+
+
+def current(store: Store, tournament: Tournament, comparison: TournamentSpec) -> tuple[PairCounts, Verdict]:
+    """The counts and verdict of a comparison from what its store holds, pairs taken in deal order."""
+    counts, result, _ = verdict(comparison, store.outcomes(tournament.id), deals_played(store, tournament.id))
+    return counts, result
+
+
+def final_report(store: Store, tournament: Tournament, comparison: TournamentSpec) -> dict[str, Any]:
+    """The whole report as plain data: the `--json` object and what the text report shows."""
+    counts, result = current(store, tournament, comparison)
+    out = report(counts, comparison.sprt, result)
+    new, base = comparison.names()[:2]
+    out.update(new=new, base=base, opponents=comparison.names()[2:], game=comparison.game,
+               seats=comparison.seats, tournament=tournament.name,
+               failed_games=store.failed_count(tournament.id))
+    return out

@@ -1,0 +1,56 @@
+"""The HTML replay viewer: one self-contained page per game record, drawn in the browser from inline data."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from arena.errors import ReplayError
+from arena.record import GameRecord
+from arena.viewer.data import replay_data
+
+__all__ = ["render_page", "render_replay", "replay_data", "write_replay"]
+
+
+@lru_cache(maxsize=1)
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(loader=jinja2.PackageLoader("arena.viewer", "templates"),
+                              autoescape=jinja2.select_autoescape(["html", "j2"]), undefined=jinja2.StrictUndefined)
+
+
+def _static(name: str) -> str:
+    return files("arena.viewer").joinpath("static", name).read_text(encoding="utf-8")
+
+
+def script_json(data: Any) -> str:
+    """Data as JSON that is safe inside an HTML script element: no '<' can close it or open a comment."""
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def render_page(data: dict[str, Any]) -> str:
+    """A complete, self-contained HTML page (no network request) for page data made by replay_data."""
+    seat = data["page_seat"]
+    view = "referee's view" if seat is None else f"seat {seat}'s view ({data['seats'][seat]['name']})"
+    title = f"{data['game']}: game {data['game_index'] + 1} of match {data['match']}, {view}"
+    return _environment().get_template("replay.html.j2").render(
+        title=title, data=script_json(data), css=_static("viewer.css"), js=_static("viewer.js"))
+
+
+def render_replay(record: GameRecord, seat: int | None = None) -> str:
+    """The replay page of a record: the referee's view (every seat's view too), or only what seat was sent."""
+    return render_page(replay_data(record, seat))
+
+
+def write_replay(record: GameRecord, path: Path, seat: int | None = None) -> None:
+    """Write the replay page of a record to path; ReplayError if it cannot be made or written (nothing written)."""
+    page = render_replay(record, seat)
+    try:
+        path.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise ReplayError(f"cannot write {path}: {exc.strerror or exc}") from None

@@ -1,0 +1,467 @@
+/* The replay viewer: rebuilds every frame of a view from the page's inline data and draws the table. */
+(function () {
+  "use strict";
+
+  var marks = { start: performance.now() };
+  var DATA = JSON.parse(document.getElementById("replay-data").textContent);
+  marks.parsed = performance.now();
+  var N = DATA.decisions.length;          // frames 0..N-1 come before a decision, frame N is the end
+  var REFEREE = "referee";
+  var PLAY_MS = 450;
+  var LOG_WINDOW = 30;     // decisions shown in the log on either side of the current one
+  var LOG_MARGIN = 8;      // how near the window's edge the current decision may come before the window moves
+  var FRAGMENT_MS = 250;   // browsers throttle history updates: the fragment follows a fast stepper at this pace
+  var ISLAND_SHORT = { Kukusch: "K", Panschar: "P", Tschakkalag: "T", Wontong: "W" };
+  var KIND_SHORT = {
+    priest: "pri", warrior: "war", prince: "prn", scholar: "sch", artist: "art",
+    rice_farmer: "rice", peanut_farmer: "pea", banana_farmer: "ban", pepper_farmer: "pep",
+    stonemason: "mason", shrine: "shrine", oracle: "oracle"
+  };
+
+  var cache = {};
+  var current = { step: 0, view: DATA.page_seat === null ? REFEREE : String(DATA.page_seat) };
+  var timer = null;
+  var stepTimes = [];
+  var faultsByDecision = {};
+  DATA.faults.forEach(function (f) { if (f.decision !== null) { faultsByDecision[f.decision] = f; } });
+
+  // --- data ------------------------------------------------------------------------------------------------------
+  function applyPatch(value, patch) {
+    if (patch === null || patch === undefined) { return value; }
+    if (Array.isArray(patch)) { return patch[0]; }
+    if (patch.k !== undefined) {
+      var result = {};
+      var removed = patch.x || [];
+      Object.keys(value).forEach(function (key) { if (removed.indexOf(key) < 0) { result[key] = value[key]; } });
+      Object.keys(patch.k).forEach(function (key) { result[key] = applyPatch(value[key], patch.k[key]); });
+      return result;
+    }
+    var items = patch.l !== undefined ? value.slice(0, patch.l) : value.slice();
+    if (patch.i) {
+      Object.keys(patch.i).forEach(function (i) { items[+i] = applyPatch(items[+i], patch.i[i]); });
+    }
+    return patch.a ? items.concat(patch.a) : items;
+  }
+
+  // Every frame of a view, sharing unchanged parts with the frame before (one pass over the patches).
+  function frames(view) {
+    if (!cache[view]) {
+      var patches = DATA.views[view].frames;
+      var out = new Array(patches.length);
+      var value = null;
+      for (var i = 0; i < patches.length; i++) { value = applyPatch(value, patches[i]); out[i] = value; }
+      cache[view] = out;
+    }
+    return cache[view];
+  }
+
+  function viewSeat(view) { return view === REFEREE ? null : +view; }
+
+  // --- text helpers ----------------------------------------------------------------------------------------------
+  function esc(text) {
+    return String(text).replace(/[&<>"']/g, function (c) {
+      return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
+    });
+  }
+  function seatDot(seat) {
+    if (seat === null || seat === undefined || seat < 0) { return '<span class="nobody">nobody</span>'; }
+    return '<span class="dot c-' + esc(DATA.colours[seat]) + '" title="seat ' + seat + " (" +
+      esc(DATA.colours[seat]) + "): " + esc(DATA.seats[seat].name) + '">' + seat + "</span>";
+  }
+  function seatName(seat) {
+    return "seat " + seat + " (" + DATA.colours[seat] + ") " + DATA.seats[seat].name;
+  }
+  function optionText(option) {
+    var parts = [option.action];
+    Object.keys(option).forEach(function (key) {
+      if (key === "action") { return; }
+      var value = option[key];
+      parts.push(key + " " + (Array.isArray(value) ? value.join("/") : String(value)));
+    });
+    return parts.join(" · ");
+  }
+  function ms(seconds) {
+    return seconds === null ? "not asked" : (seconds * 1000).toFixed(1) + " ms";
+  }
+  function card(c) {
+    if (c === null || c === undefined) { return '<span class="card unknown" title="unknown">?</span>'; }
+    if (typeof c === "string") {
+      return '<span class="card k-' + esc(c) + '" title="' + esc(c.replace("_", " ")) + '">' +
+        esc(KIND_SHORT[c] || c) + "</span>";
+    }
+    if (c.kind === "dalang") {
+      var pair = c.islands.map(function (i) { return ISLAND_SHORT[i] || i; }).join("");
+      return '<span class="card k-dalang" title="Dalang ' + esc(c.islands.join("/")) + '">D ' + esc(pair) + "</span>";
+    }
+    return '<span class="card k-' + esc(c.kind) + '" title="' + esc(c.kind) + '">' + esc(KIND_SHORT[c.kind] || c.kind) +
+      "</span>";
+  }
+  function offering(type) {
+    if (type === null) { return card(null); }
+    return '<span class="card k-' + esc(type) + '_farmer" title="' + esc(type) + ' offering">' + esc(type) + "</span>";
+  }
+  function cards(list) {
+    return list.length ? list.map(card).join("") : '<span class="none">none</span>';
+  }
+  function box(title, body, extra) {
+    return '<div class="box ' + (extra || "") + '"><h3>' + title + "</h3>" + body + "</div>";
+  }
+  function stat(label, value) {
+    return '<span class="stat"><span class="label">' + esc(label) + "</span> " + value + "</span>";
+  }
+
+  // --- bali-2001 -------------------------------------------------------------------------------------------------
+  function board2001(v, seat) {
+    var n = v.num_players;
+    var islands = Object.keys(v.chips);
+    var html = '<div class="stats">' + stat("turn", v.turn + " / " + v.max_turns) + stat("active", seatDot(v.active)) +
+      stat("Dalang on", esc(v.dalang)) + stat("draw pile", v.draw_pile) + stat("discard", v.discard.length) +
+      stat("masks left", v.masks_left.length ? esc(v.masks_left.join(" ")) : "none") + "</div>";
+    html += '<div class="islands">';
+    islands.forEach(function (name) {
+      var chips = v.chips[name];
+      var head = esc(name) + (v.dalang === name ? ' <span class="badge dalang">Dalang</span>' : "");
+      var body = '<div class="chips">' + stat("prince", seatDot(chips.prince)) + stat("priest", seatDot(chips.priest)) +
+        stat("seal", v.seals[name] === null ? "supply" : seatDot(v.seals[name])) + "</div>";
+      body += '<table class="piles"><tbody>';
+      for (var s = 0; s < n; s++) {
+        var size = v.pile_sizes[s][name];
+        var pile;
+        if (v.hands) { pile = v.piles[s][name]; } else if (s === seat) { pile = v.piles[name]; } else { pile = null; }
+        var village = [];
+        if (chips.prince === s) { village.push("prince"); }
+        if (chips.priest === s) { village.push("priest"); }
+        body += "<tr><th>" + seatDot(s) + '</th><td class="village">' + esc(village.join(" ")) +
+          '</td><td class="size">' + size + '</td><td class="pile">' +
+          (pile ? cards(pile) : (size ? '<span class="hidden-pile">' + size + " face down</span>" : "")) + "</td></tr>";
+      }
+      body += "</tbody></table>";
+      html += box(head, body, "island" + (v.dalang === name ? " active-island" : ""));
+    });
+    html += "</div>";
+    html += '<div class="seat-boxes">';
+    for (var s = 0; s < n; s++) {
+      var hand = v.hands ? v.hands[s] : (s === seat ? v.hand : null);
+      var sealed = islands.filter(function (i) { return v.seals[i] === s; });
+      var body2 = '<div class="chips">' + stat("score", "<b>" + v.scores[s] + "</b>") +
+        stat("masks", v.masks[s].length ? esc(v.masks[s].join(" ")) : "none") +
+        stat("seals", sealed.length ? esc(sealed.join(", ")) : "none") + stat("start card", v.start_cards[s]) +
+        (v.fled.indexOf(s) >= 0 ? '<span class="badge fled">fled</span>' : "") + "</div>";
+      body2 += '<div class="hand">' + stat("hand", v.hand_sizes[s]) + " " +
+        (hand ? cards(hand) : '<span class="hidden-pile">hidden</span>') + "</div>";
+      html += seatBox(s, v, body2);
+    }
+    html += "</div>";
+    var top = v.discard.slice(-12).reverse();
+    html += box("Discard pile (" + v.discard.length + ", top first)", '<div class="hand">' + (top.length ? cards(top) : "empty") +
+      (v.discard.length > top.length ? ' <span class="none">… and ' + (v.discard.length - top.length) +
+        " below</span>" : "") + "</div>", "discard");
+    return html;
+  }
+
+  function seatBox(s, v, body) {
+    var marks = (v.active === s ? ' <span class="badge">active</span>' : "") +
+      (v.decision && v.decision.seat === s ? ' <span class="badge deciding">deciding</span>' : "");
+    return box(seatDot(s) + " " + esc(DATA.seats[s].name) + marks, body,
+      "seat-box" + (v.decision && v.decision.seat === s ? " deciding-box" : ""));
+  }
+
+  // --- bali-2017 -------------------------------------------------------------------------------------------------
+  function board2017(v, seat) {
+    var n = v.num_players;
+    var variants = Object.keys(v.variants).filter(function (k) { return v.variants[k]; });
+    var html = '<div class="stats">' + stat("turn", v.turn) + stat("active", seatDot(v.active)) + stat("deck", v.deck) +
+      (v.variants.oracle ? stat("oracles in deck", v.oracles_in_deck) : "") +
+      (v.demon !== null ? stat("demon on row", v.demon) : "") +
+      stat("variants", variants.length ? esc(variants.join(", ")) : "none") + "</div>";
+    html += '<div class="rows">';
+    v.rows.forEach(function (row, i) {
+      var body = '<div class="column">' + row.map(function (c, j) {
+        return '<div class="slot' + (j === row.length - 1 ? " bottom" : "") + '">' + card(c) + "</div>";
+      }).join("") + (row.length ? "" : '<span class="none">empty</span>') + "</div>";
+      html += box("Row " + i + (v.demon === i ? ' <span class="badge demon">demon</span>' : ""), body, "row");
+    });
+    html += "</div>";
+    var supply = Object.keys(v.supply).map(function (t) { return stat(t, v.supply[t]); }).join("");
+    html += '<div class="pair">' + box("Supply", '<div class="chips">' + supply + "</div>", "supply");
+    var altar = v.altar.slice().reverse();
+    var faceUp = v.altar_face_up ? v.altar_face_up.slice().reverse() : null;
+    var altarBody = altar.length ? '<div class="hand">' + altar.map(function (c, i) {
+      var down = faceUp ? !faceUp[i] : (i === 0 && v.altar_top_face_up === false);
+      return '<span class="' + (down ? "face-down" : "") + '">' + offering(c) + "</span>";
+    }).join("") + "</div>" : '<span class="none">empty</span>';
+    html += box("Altar (" + v.altar.length + ", top first" +
+      (v.altar.length ? ", top " + (v.altar_top_face_up ? "face up" : "face down") : "") + ")", altarBody, "altar") +
+      "</div>";
+    html += '<div class="seat-boxes">';
+    for (var s = 0; s < n; s++) {
+      var hand = v.hands ? v.hands[s] : (s === seat ? v.hand : null);
+      var display = Object.keys(v.displays[s]).filter(function (k) { return v.displays[s][k]; }).map(function (k) {
+        return card(k) + '<span class="times">×' + v.displays[s][k] + "</span>";
+      }).join(" ");
+      var own = !v.hands && s === seat;
+      var known = own ? v.offerings : v.offerings_known[s];
+      var exact = own || v.hands;
+      var offered = Object.keys(known).map(function (t) {
+        return stat(t, (exact ? "" : "≥") + known[t]);
+      }).join("");
+      var body = '<div class="chips">' + stat("stones", v.stones[s]) + stat("points", v.points[s]) +
+        stat("offerings", v.offering_counts[s]) + "</div>" +
+        '<div class="chips">' + offered + "</div>" +
+        '<div class="hand">' + stat("display", "") + " " + (display || '<span class="none">empty</span>') + "</div>" +
+        '<div class="hand">' + stat("hand", v.hand_sizes[s]) + " " +
+        (hand ? cards(hand) : '<span class="hidden-pile">hidden</span>') + "</div>";
+      html += seatBox(s, v, body);
+    }
+    html += "</div>";
+    return html;
+  }
+
+  // --- the end ---------------------------------------------------------------------------------------------------
+  function results(view) {
+    var r = DATA.result;
+    var scoring = DATA.views[view].scoring;
+    var order = DATA.seats.map(function (s) { return s.seat; }).sort(function (a, b) {
+      return r.match_ranks[a] - r.match_ranks[b] || a - b;
+    });
+    var head = "<tr><th>rank</th><th>seat</th><th>bot</th>" + scoring.columns.map(function (c) {
+      return "<th>" + esc(c) + "</th>";
+    }).join("") + "<th>score</th><th></th></tr>";
+    var rows = order.map(function (s) {
+      var parts = scoring.rows[s];
+      return '<tr class="result-row" data-seat="' + s + '"><td>' + r.match_ranks[s] + "</td><td>" + seatDot(s) +
+        "</td><td>" + esc(DATA.seats[s].name) + "</td>" + scoring.columns.map(function (c) {
+          return "<td>" + parts[c] + "</td>";
+        }).join("") + '<td class="score"><b>' + r.scores[s] + "</b></td><td>" +
+        (r.disqualified.indexOf(s) >= 0 ? '<span class="badge fault">disqualified</span>' : "") + "</td></tr>";
+    }).join("");
+    var values = scoring.values ? '<p class="note">altar values per offering card: ' +
+      esc(Object.keys(scoring.values).map(function (t) { return t + " " + scoring.values[t]; }).join(", ")) + "</p>" : "";
+    var other = DATA.faults.filter(function (f) { return f.decision === null; }).map(faultHtml).join("");
+    return box("Game over: " + esc(r.reason) + (r.cut_short ? " (cut short)" : ""),
+      '<div class="scroll"><table class="results"><thead>' + head + "</thead><tbody>" + rows +
+      "</tbody></table></div>" + values + other, "final");
+  }
+
+  function faultHtml(f) {
+    var where = f.decision === null ? f.phase : "decision #" + f.decision;
+    var html = '<div class="fault"><b>fault: ' + esc(f.kind) + "</b> " + seatDot(f.seat) + " " + esc(f.bot) + ", " +
+      esc(where);
+    if (f.detail !== undefined) {
+      html += '<div class="detail">' + esc(f.detail) + "</div>";
+      if (f.stderr) { html += '<pre class="stderr">' + esc(f.stderr) + "</pre>"; }
+    }
+    return html + "</div>";
+  }
+
+  // --- the decision panel and the log ----------------------------------------------------------------------------
+  function decisionPanel(step) {
+    if (step >= N) { return '<div class="box"><h3>The end</h3><p>' + N + " decisions. " +
+      "The final scores are on the board.</p></div>"; }
+    var d = DATA.decisions[step];
+    var html = '<div class="box' + (d.fault ? " faulted" : "") + '"><h3>Decision #' + step + ": " + seatDot(d.seat) +
+      " " + esc(DATA.seats[d.seat].name) + "</h3>" + '<div class="chips">' + stat("kind", esc(d.kind)) +
+      stat("time", esc(ms(d.time))) + (d.fault ? '<span class="badge fault">' + esc(d.fault) + "</span>" : "") + "</div>";
+    if (d.options) {
+      html += '<ol class="options" start="0">' + d.options.map(function (o, i) {
+        return "<li" + (i === d.index ? ' class="chosen"' : "") + ">" + esc(optionText(o)) +
+          (i === d.index ? ' <span class="badge">chosen</span>' : "") + "</li>";
+      }).join("") + "</ol>";
+    } else {
+      html += '<p class="note">Another seat\'s options and choice are not shown in this view.</p>';
+    }
+    if (faultsByDecision[step]) { html += faultHtml(faultsByDecision[step]); }
+    return html + "</div>";
+  }
+
+  // The log shows a window of decisions around the current one, so that a long game's log costs no more to lay
+  // out than a short one's; the window moves along as the viewer steps.
+  function buildLog(view, center) {
+    var events = DATA.views[view].events;
+    var from = Math.max(0, center - LOG_WINDOW), to = Math.min(N, center + LOG_WINDOW);
+    var parts = [];
+    if (from > 0) {
+      parts.push('<div class="entry more" data-step="' + (from - 1) + '">… ' + from + " earlier decisions</div>");
+    }
+    for (var k = from; k <= to; k++) {
+      var lines = events[k].map(function (line) {
+        return '<div class="event' + (line.indexOf("---") === 0 ? " turn-line" : "") + '">' + esc(line) + "</div>";
+      }).join("");
+      var line = "";
+      if (k < N) {
+        var d = DATA.decisions[k];
+        var chosen = d.options ? " → " + esc(optionText(d.options[d.index])) : " " + esc(d.kind);
+        line = '<div class="choice' + (d.fault ? " faulted" : "") + '">#' + k + " " + seatDot(d.seat) + chosen +
+          ' <span class="time">' + esc(ms(d.time)) + "</span>" +
+          (d.fault ? ' <span class="badge fault">' + esc(d.fault) + "</span>" : "") + "</div>";
+      } else {
+        line = '<div class="choice">game over</div>';
+      }
+      parts.push('<div class="entry" data-step="' + k + '">' + lines + line + "</div>");
+    }
+    if (to < N) {
+      parts.push('<div class="entry more" data-step="' + (to + 1) + '">… ' + (N - to) + " later decisions</div>");
+    }
+    var log = document.getElementById("log");
+    log.innerHTML = parts.join("");
+    log.dataset.view = view;
+    log.dataset.from = String(from);
+    log.dataset.to = String(to);
+  }
+
+  function logCovers(log, view, step) {
+    var from = +log.dataset.from, to = +log.dataset.to;
+    return log.dataset.view === view && (from === 0 || step >= from + LOG_MARGIN) &&
+      (to === N || step <= to - LOG_MARGIN);
+  }
+
+  // --- moving ----------------------------------------------------------------------------------------------------
+  function turnOf(step) { return frames(current.view)[step].turn; }
+
+  function render() {
+    var step = current.step;
+    var view = current.view;
+    var v = frames(view)[step];
+    var seat = viewSeat(view);
+    var board = DATA.game === "bali-2001" ? board2001(v, seat) : board2017(v, seat);
+    document.getElementById("board").innerHTML = (step >= N ? results(view) : "") + board;
+    document.getElementById("decision").innerHTML = decisionPanel(step);
+    document.getElementById("position").textContent = (step < N ? "decision #" + step + " of " + N : "the end, after " +
+      N + " decisions") + " · turn " + v.turn;
+    document.getElementById("slider").value = String(step);
+    var log = document.getElementById("log");
+    if (!logCovers(log, view, step)) { buildLog(view, step); }
+    var old = log.querySelector(".entry.current");
+    if (old) { old.classList.remove("current"); }
+    var entry = log.querySelector('.entry[data-step="' + step + '"]:not(.more)');
+    entry.classList.add("current");
+    log.scrollTop = Math.max(0, entry.offsetTop - log.clientHeight / 3);
+    document.body.dataset.step = String(step);
+    document.body.dataset.view = view;
+    writeFragment();
+  }
+
+  function go(step, view) {
+    var start = performance.now();
+    current.step = Math.max(0, Math.min(N, step));
+    if (view !== undefined && DATA.views[view]) { current.view = view; }
+    render();
+    void document.body.offsetHeight;  // include the layout in the measured time
+    stepTimes.push(performance.now() - start);
+  }
+
+  function nextTurn(direction) {
+    var step = current.step;
+    var turn = turnOf(step);
+    if (direction > 0) {
+      while (step < N && turnOf(step) === turn) { step++; }
+    } else {
+      while (step > 0 && turnOf(step - 1) === turn) { step--; }  // the start of this turn
+      if (step === current.step && step > 0) {
+        turn = turnOf(step - 1);
+        while (step > 0 && turnOf(step - 1) === turn) { step--; }
+      }
+    }
+    go(step);
+  }
+
+  function setPlaying(on) {
+    if (timer) { clearInterval(timer); timer = null; }
+    if (on) {
+      if (current.step >= N) { go(0); }
+      timer = setInterval(function () {
+        if (current.step >= N) { setPlaying(false); return; }
+        go(current.step + 1);
+      }, PLAY_MS);
+    }
+    var button = document.getElementById("play");
+    button.textContent = on ? "pause" : "play";
+    button.setAttribute("aria-pressed", on ? "true" : "false");
+  }
+
+  // --- the fragment: #step=120&seat=2 ----------------------------------------------------------------------------
+  function readFragment() {
+    var params = {};
+    location.hash.replace(/^#/, "").split("&").forEach(function (pair) {
+      var at = pair.indexOf("=");
+      if (at > 0) { params[decodeURIComponent(pair.slice(0, at))] = decodeURIComponent(pair.slice(at + 1)); }
+    });
+    var step = /^\d+$/.test(params.step || "") ? +params.step : current.step;
+    var view = current.view;
+    if (DATA.page_seat === null && params.seat !== undefined) {
+      view = DATA.views[params.seat] ? params.seat : REFEREE;
+    }
+    return { step: step, view: view };
+  }
+
+  var fragmentTimer = null;
+  function writeFragment() {
+    if (fragmentTimer === null) { fragmentTimer = setTimeout(flushFragment, FRAGMENT_MS); }
+  }
+  function flushFragment() {
+    fragmentTimer = null;
+    var hash = "#step=" + current.step + "&seat=" + current.view;
+    if (location.hash === hash) { return; }
+    try { history.replaceState(null, "", hash); } catch (e) { location.replace(hash); }
+  }
+
+  // --- wiring ----------------------------------------------------------------------------------------------------
+  function setup() {
+    var seats = document.getElementById("seats");
+    seats.innerHTML = DATA.seats.map(function (s) {
+      return '<span class="seat-chip">' + seatDot(s.seat) + " " + esc(s.name) + " " + esc(s.version) + "</span>";
+    }).join("");
+    var select = document.getElementById("view");
+    Object.keys(DATA.views).forEach(function (key) {
+      var option = document.createElement("option");
+      option.value = key;
+      option.textContent = key === REFEREE ? "referee (everything)" : "seat " + key + " (" + DATA.colours[+key] + ")";
+      select.appendChild(option);
+    });
+    if (DATA.page_seat !== null) { select.disabled = true; }
+    select.addEventListener("change", function () { go(current.step, select.value); });
+    var slider = document.getElementById("slider");
+    slider.max = String(N);
+    slider.addEventListener("input", function () { go(+slider.value); });
+    document.getElementById("first").addEventListener("click", function () { go(0); });
+    document.getElementById("last").addEventListener("click", function () { go(N); });
+    document.getElementById("back").addEventListener("click", function () { go(current.step - 1); });
+    document.getElementById("forward").addEventListener("click", function () { go(current.step + 1); });
+    document.getElementById("next-turn").addEventListener("click", function () { nextTurn(1); });
+    document.getElementById("prev-turn").addEventListener("click", function () { nextTurn(-1); });
+    document.getElementById("play").addEventListener("click", function () { setPlaying(!timer); });
+    document.getElementById("log").addEventListener("click", function (event) {
+      var entry = event.target.closest(".entry");
+      if (entry) { go(+entry.dataset.step); }
+    });
+    document.addEventListener("keydown", function (event) {
+      if (event.target.tagName === "SELECT" || event.altKey || event.ctrlKey || event.metaKey) { return; }
+      var keys = {
+        ArrowRight: function () { go(current.step + 1); }, ArrowLeft: function () { go(current.step - 1); },
+        ArrowDown: function () { nextTurn(1); }, ArrowUp: function () { nextTurn(-1); },
+        Home: function () { go(0); }, End: function () { go(N); }, " ": function () { setPlaying(!timer); }
+      };
+      if (keys[event.key]) { event.preventDefault(); keys[event.key](); }
+    });
+    window.addEventListener("hashchange", function () {
+      var wanted = readFragment();
+      if (wanted.step !== current.step || wanted.view !== current.view) { go(wanted.step, wanted.view); }
+    });
+    var start = readFragment();
+    current.view = start.view;
+    select.value = current.view;
+    frames(current.view);
+    marks.frames = performance.now();
+    buildLog(current.view, start.step);
+    marks.log = performance.now();
+    go(start.step, start.view);
+    marks.drawn = performance.now();
+  }
+
+  setup();
+  window.arenaViewer = {
+    data: DATA, frames: frames, go: go, next: function () { go(current.step + 1); },
+    position: function () { return { step: current.step, view: current.view, last: N }; },
+    loadMs: performance.now(), stepTimes: stepTimes, marks: marks
+  };
+})();

@@ -1,0 +1,74 @@
+"""What each game adds for the viewer: the referee's view of the table and the final scoring broken down."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from arena.games import State
+from arena.games.bali2001 import cards as cards2001
+from arena.games.bali2001.cards import ISLAND_NAMES, SEAL_POINTS, card_dict
+from arena.games.bali2017 import cards as cards2017
+from arena.games.bali2017.cards import OFFERING_NAMES, OFFERING_TYPE, SHRINE_POINTS, STONES_PER_POINT
+
+REFEREE = "referee"
+
+
+def _referee_2001(state: State, views: list[dict[str, Any]]) -> dict[str, Any]:
+    n = len(views)
+    table = {key: value for key, value in views[0].items() if key not in ("seat", "hand", "piles")}
+    table["hands"] = [v["hand"] for v in views]
+    # Every card of every pile, including those no seat knows: the views only show a seat what it placed.
+    table["piles"] = [{name: [card_dict(c) for c in state.piles[seat][i]]  # type: ignore[attr-defined]
+                       for i, name in enumerate(ISLAND_NAMES)} for seat in range(n)]
+    return table
+
+
+def _referee_2017(state: State, views: list[dict[str, Any]]) -> dict[str, Any]:
+    drop = ("seat", "hand", "offerings", "offerings_known")
+    table = {key: value for key, value in views[0].items() if key not in drop}
+    table["hands"] = [v["hand"] for v in views]
+    table["offerings_known"] = [v["offerings"] for v in views]  # exact: each seat knows its own display
+    # The altar's every card, face down or not: no seat's view holds all of it.
+    table["altar"] = [OFFERING_NAMES[OFFERING_TYPE[c]] for c in state.altar]  # type: ignore[attr-defined]
+    table["altar_face_up"] = list(state.altar_up)  # type: ignore[attr-defined]
+    return table
+
+
+def _scoring_2001(view: dict[str, Any], game_over: dict[str, Any] | None) -> dict[str, Any]:
+    seals = view["seals"]
+    rows = [{"masks": sum(masks), "seals": SEAL_POINTS * sum(1 for s in seals.values() if s == seat),
+             "total": view["scores"][seat]} for seat, masks in enumerate(view["masks"])]
+    return {"columns": ["masks", "seals", "total"], "rows": rows}
+
+
+def _scoring_2017(view: dict[str, Any], game_over: dict[str, Any] | None) -> dict[str, Any]:
+    values = (game_over or {}).get("values", {name: 0 for name in OFFERING_NAMES})
+    rows = []
+    for seat, display in enumerate(view["displays"]):
+        offered = view["offerings_known"][seat] if "hands" in view or seat != view["seat"] else view["offerings"]
+        row = {"points": view["points"][seat], "shrines": SHRINE_POINTS * display["shrine"],
+               "stones": view["stones"][seat] // STONES_PER_POINT,
+               "offerings": sum(count * values[name] for name, count in offered.items())}
+        row["total"] = sum(row.values())
+        rows.append(row)
+    return {"columns": ["points", "shrines", "stones", "offerings", "total"], "values": values, "rows": rows}
+
+
+RefereeView = Callable[[State, list[dict[str, Any]]], dict[str, Any]]  # from the state and every seat's view
+Scoring = Callable[[dict[str, Any], "dict[str, Any] | None"], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class GameTable:
+    """How the viewer draws one game: the referee's view, the final scoring, the seat colours."""
+
+    referee: RefereeView
+    scoring: Scoring
+    colours: tuple[str, ...]
+
+
+GAMES: dict[str, GameTable] = {
+    "bali-2001": GameTable(_referee_2001, _scoring_2001, cards2001.SEAT_COLOURS),
+    "bali-2017": GameTable(_referee_2017, _scoring_2017, cards2017.SEAT_COLOURS),
+}

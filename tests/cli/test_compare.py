@@ -1,0 +1,106 @@
+"""`arena compare` as a bot author runs it: real bot processes, a real store, the verdict and its report."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import arena, stored, stored_count, wait_until
+
+HEURISTIC = f"{sys.executable} -m sample_bots.heuristic_bot"
+RANDOM = f"{sys.executable} -m sample_bots.random_bot"
+REPORT_KEYS = {"verdict", "pairs", "wins", "draws", "losses", "estimate", "interval", "llr", "bounds", "los",
+               "score", "score_interval"}
+
+
+def compare(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return arena("compare", *args, cwd=cwd, timeout=600)
+
+
+def test_a_fixed_comparison_reports_pairs_and_its_games_can_be_shown(tmp_path: Path) -> None:
+    run = compare(f"h={HEURISTIC}", f"r={RANDOM}", "--game", "bali-2017", "--games", "16", "--jobs", "1",
+                  "--json", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert REPORT_KEYS <= set(report)
+    assert report["pairs"] == 8 == report["wins"] + report["draws"] + report["losses"]
+    assert report["llr"] is None and report["new"] == "h" and report["base"] == "r"
+    games = stored(tmp_path / "results" / "arena.sqlite")
+    assert sorted(games) == list(range(16))
+    for deal in range(8):  # each pair: the same opponents in the same seats, h then r in the tested seat
+        with_new = [name for _, _, name, _, _ in games[2 * deal]]
+        with_base = [name for _, _, name, _, _ in games[2 * deal + 1]]
+        seat = with_new.index("h")
+        assert with_base[seat] == "r" and with_base[:seat] + with_base[seat + 1:] == \
+            with_new[:seat] + with_new[seat + 1:]
+    shown = arena("show", str(games[0][0][0]), cwd=tmp_path)
+    assert shown.returncode == 0 and "--- turn 1" in shown.stdout
+
+
+def test_the_heuristic_bot_is_declared_better_than_the_random_bot(tmp_path: Path) -> None:
+    run = compare(f"h={HEURISTIC}", f"r={RANDOM}", "--game", "bali-2017", "--elo1", "100", "--jobs", "2",
+                  "--json", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert report["verdict"] == "better" and report["llr"] >= report["bounds"][1]
+    assert report["pairs"] <= 300 and report["interval"][0] > 0
+    assert "LLR" in run.stderr  # the live report
+
+
+def test_the_text_report_names_the_verdict_and_bounds(tmp_path: Path) -> None:
+    run = compare(f"h={HEURISTIC}", f"r={RANDOM}", "--game", "bali-2017", "--elo1", "100", "--jobs", "1",
+                  cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "verdict: better" in run.stdout and "LLR:" in run.stdout and "elo:" in run.stdout
+    assert "LOS:" in run.stdout and "pairs:" in run.stdout
+
+
+def test_a_killed_comparison_resumes_to_the_same_report_counting_no_pair_twice(tmp_path: Path) -> None:
+    args = ["compare", f"h={HEURISTIC}", f"r={RANDOM}", "--game", "bali-2017", "--games", "48", "--jobs", "1",
+            "--json"]
+    killed = tmp_path / "killed"
+    killed.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "arena", *args], cwd=killed, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    db = killed / "results" / "arena.sqlite"
+    try:
+        assert wait_until(lambda: stored_count(db) >= 16, 240), "no table was stored"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert stored_count(db) < 48
+    resumed = arena(*args, cwd=killed, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    straight = arena(*args, cwd=clean, timeout=600)
+    assert straight.returncode == 0, straight.stderr
+    first, second = json.loads(resumed.stdout), json.loads(straight.stdout)
+    assert {k: first[k] for k in REPORT_KEYS} == {k: second[k] for k in REPORT_KEYS}
+    assert sorted(stored(db)) == list(range(48))
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--alpha", "0.7"], "--alpha must be between 0 and 0.5"),
+    (["--elo0", "5", "--elo1", "5"], "--elo1 must be greater than --elo0"),
+    (["--seats", "9"], "bali-2017 is played by 2 to 4 seats"),
+])
+def test_settings_that_cannot_work_are_usage_errors(tmp_path: Path, args: list[str], message: str) -> None:
+    run = compare(RANDOM, RANDOM, "--game", "bali-2017", *args, cwd=tmp_path)
+    assert run.returncode == 2 and message in run.stderr and "Traceback" not in run.stderr
+    assert not (tmp_path / "results" / "arena.sqlite").exists()
+
+
+@pytest.mark.soak
+@pytest.mark.parametrize("game", ["bali-2001", "bali-2017"])
+def test_with_the_default_test_the_heuristic_bot_is_declared_better(tmp_path: Path, game: str) -> None:
+    run = compare(f"h={HEURISTIC}", f"r={RANDOM}", "--game", game, "--json", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert report["verdict"] == "better" and report["pairs"] <= 500, report
