@@ -34,7 +34,6 @@ import select
 import signal
 import socket as net
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
