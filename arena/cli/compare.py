@@ -76,8 +76,8 @@ def compare(new: str, base: str, game: Game, opponents: tuple[str, ...], seats: 
     players = comparison.entrants(new_bot, base_bot, chosen)
     sprt = None if fixed_games is not None else SprtSettings(elo0, elo1, alpha, beta)
     spec = comparison.spec(game.name, players, seats, sprt, fixed_games or max_games, options=options, seed=seed,
-                           time=time, sandbox=sandbox.resolved(any(wants_tcp(e.cwd) for e in players)), wave=DEFAULT_WAVE,
-                           rating=RatingConfig.for_game(game.name))
+                           time=time, sandbox=sandbox.resolved(any(wants_tcp(e.cwd) for e in players)),
+                           wave=DEFAULT_WAVE, rating=RatingConfig.for_game(game.name))
     check_spec(spec)  # before the store is created: a bad command leaves nothing behind
     with Store(store_path(results_dir, db)) as store:
         runner = Runner(spec, store, results_dir, jobs=jobs, name=name,
