@@ -18,7 +18,7 @@ def test_replay_reproduces_shows_turns_and_a_seats_messages(tmp_path: Path) -> N
     r = run("replay", file)
     assert r.exit_code == 0, r.output
     assert "the replay reproduces the recorded result" in r.output
-    assert "--- turn 1:" in r.output and "! wrong_id:" in r.output and "disqualified" in r.output
+    assert "--- turn 1:" in r.output and ": wrong_id: " in r.output and "disqualified" in r.output
     seat = run("replay", file, "--seat", "1")
     assert seat.exit_code == 0, seat.output
     messages = [json.loads(line) for line in seat.stdout.splitlines() if line.startswith("{")]
