@@ -227,11 +227,11 @@ class Channel:
         _progress(start + elapsed)
         if frames is None:
             self._reopen(request_id)
-            raise BotTimeout(f"no answer to request {request_id} within {timeout:.3g} s", elapsed)
+            raise BotTimeout(f"no answer within {timeout:.3g} s", elapsed)
         self.stuck = False
         if elapsed > timeout:
             # Whatever held it up (the bot, the machine, a signal that stopped the arena), the arena's clock rules.
-            raise BotTimeout(f"the answer to request {request_id} came after {elapsed:.3g} s, over its "
+            raise BotTimeout(f"the answer came after {elapsed:.3g} s, over its "
                              f"{timeout:.3g} s", elapsed)
         return Reply(self._check(request, request_id, frames, elapsed), elapsed)
 

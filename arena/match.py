@@ -19,10 +19,12 @@ import zmq
 
 from arena import __version__, leftovers
 from arena.bots import DEFAULT_LOG_CAP, BotCommand, BotProcess, Transport
+from arena.entrants import Entrant
 from arena.errors import BotCrashed, BotFault, BotTimeout, BuildFailed, ConfigError, IllegalAction
 from arena.games import Game, GameError
-from arena.record import DecisionRecord, FaultRecord, GameRecord, Phase, SeatRecord, save_record
+from arena.record import DecisionRecord, FaultRecord, GameRecord, Phase, SeatRecord, entrant_label, save_record
 from arena.sandbox import Isolation, Sandbox, Watchdog
+from arena.store import Store, StoredFault, StoredGame
 from arena.submission import ensure_built, wants_tcp
 from arena.wire import SeatClock, decide_request, derive_seed, game_over_request, new_game_request, outcome
 from protocol import DEFAULT_MAX_MESSAGE, Action, Ready, TimeControl
@@ -65,6 +67,12 @@ class MatchConfig:
     mark_folder: bool = False  # a tournament table: its folder is marked as this process's until it is stored
     # A plan instead of rotation: game g seats seatings[g] (then `games` is their number and `duplicate` unused).
     seatings: tuple[Seating, ...] | None = None
+    # The participants' names (a tournament's entrant names); default: entrant_names() of the commands.
+    names: tuple[str, ...] | None = None
+
+    def entrant_names(self) -> tuple[str, ...]:
+        """Each participant's name: the given ones, else its command's label, numbered when two are alike."""
+        return self.names if self.names is not None else numbered([b.label for b in self.bots])
 
     @property
     def seats(self) -> int:
@@ -88,6 +96,8 @@ class MatchConfig:
             raise ConfigError(f"the number of games must be at least 1, got {self.games}")
         if self.seatings is not None:
             self._check_plan()
+        if self.names is not None and (len(self.names) != len(self.bots) or len(set(self.names)) != len(self.names)):
+            raise ConfigError(f"{len(self.bots)} bots need as many distinct names, got {list(self.names)}")
         if self.time.timeout <= 0 or self.time.init <= 0:
             raise ConfigError("the decision and init timeouts must be positive")
         if self.sandbox.level == Isolation.BWRAP and not self.sandbox.shared_network and self.transport == Transport.TCP:
@@ -112,13 +122,31 @@ class MatchConfig:
                 raise ConfigError(f"game {g + 1} of the plan does not seat {self.seats} distinct participants")
 
 
+def numbered(labels: list[str]) -> tuple[str, ...]:
+    """The labels, a repeated one numbered from its second use on: random_bot, random_bot-2, random_bot-3."""
+    names: list[str] = []
+    for label in labels:
+        name, number = label, 1
+        while name in names:
+            number += 1
+            name = f"{label}-{number}"
+        names.append(name)
+    return tuple(names)
+
+
+def file_safe(name: str) -> str:
+    """The name as a file name part: letters, digits, '.', '_' and '-' kept, anything else '_'; at most 60."""
+    safe = "".join(c if c.isascii() and (c.isalnum() or c in "._-") else "_" for c in name)[:60]
+    return safe.lstrip(".") or "bot"
+
+
 @dataclass(frozen=True)
 class Standing:
     """How one participant did over the match."""
 
     participant: int
     command: str
-    name: str
+    name: str  # the entrant's name
     version: str
     games: int
     wins: int
@@ -126,6 +154,12 @@ class Standing:
     mean_score: float
     faults: int
     disqualified: int
+    handshake: str = ""  # the name the bot gave in its handshake
+
+    @property
+    def label(self) -> str:
+        """The entrant's name, with the handshake name beside it when that differs."""
+        return entrant_label(self.name, self.handshake)
 
 
 @dataclass(frozen=True)
@@ -165,6 +199,7 @@ class BotPool:
         self.masked = (Path(tempfile.gettempdir()), config.results_dir)
         self.watchdog = Watchdog()
         self.identities: dict[int, Ready] = {}
+        self.names = config.entrant_names()
         self._bots: dict[int, BotProcess] = {}
         self._runs: dict[int, int] = defaultdict(int)
 
@@ -199,16 +234,17 @@ class BotPool:
             self.discard(p)
             self._runs[p] += 1
             command = self.config.bots[p]
+            stem = self.log_dir / f"p{p}-{file_safe(self.names[p])}"
             try:
-                ensure_built(command.cwd, self.log_dir / f"p{p}-{command.label}-build.log")
+                ensure_built(command.cwd, Path(f"{stem}-build.log"))
             except BuildFailed as fault:
                 bots[p] = StartFailure(fault, fault.output)
                 continue
-            stem = self.log_dir / f"p{p}-{command.label}-run{self._runs[p]}"
             private = self._private(p, self._runs[p])
             hidden = tuple(b.cwd for b in self.config.bots if b.cwd and b.cwd != command.cwd)
             try:
-                self._bots[p] = BotProcess(command, self.context, self._endpoint(private, command), stem,
+                self._bots[p] = BotProcess(command, self.context, self._endpoint(private, command),
+                                           Path(f"{stem}-run{self._runs[p]}"),
                                            self.config.log_cap, self.config.max_message, self.sandbox,
                                            private, hidden, self.watchdog, self.config.games, self.masked)
                 started.append(p)
@@ -225,9 +261,9 @@ class BotPool:
         return bots
 
     def name(self, participant: int) -> tuple[str, str]:
-        """The bot's name and version from its last handshake (its command's label before any)."""
+        """The name and version the bot gave in its last handshake ('' before any)."""
         ready = self.identities.get(participant)
-        return (ready.name, ready.bot_version) if ready else (self.config.bots[participant].label, "")
+        return (ready.name, ready.bot_version) if ready else ("", "")
 
     def discard(self, participant: int) -> None:
         """Kill a participant's bot at once; the next ready() starts it afresh."""
@@ -280,6 +316,7 @@ class GamePlay:
         self.decisions: list[DecisionRecord] = []
         self.faults: list[FaultRecord] = []
         self.first_request: list[int | None] = [None] * n
+        self.asked = [0] * n  # decide requests sent to each seat in this game: the bot's own numbering
         self.game_over_sent = [False] * n
 
     def play(self) -> GameRecord:
@@ -295,7 +332,8 @@ class GamePlay:
         for seat, p in enumerate(self.participants):
             bot = ready[p]
             if isinstance(bot, StartFailure):
-                self._record(seat, Phase.HANDSHAKE, bot.fault, None, bot.stderr)
+                self._record(seat, Phase.HANDSHAKE, bot.fault, None, bot.stderr,
+                             None if isinstance(bot.fault, BuildFailed) else self.config.time.init)
                 self.disqualified.add(seat)  # a bot that never said ready cannot be asked anything
                 continue
             self.bots[seat] = bot
@@ -306,7 +344,7 @@ class GamePlay:
             try:
                 bot.ask(request, self.config.time.init)
             except BotFault as fault:
-                self._fault(seat, Phase.NEW_GAME, fault, None)
+                self._fault(seat, Phase.NEW_GAME, fault, None, self.config.time.init)
 
     def _decide(self, seat: int) -> int:
         """The index played for seat: its bot's answer, or the default when it faults or is disqualified."""
@@ -318,8 +356,10 @@ class GamePlay:
         clock = self.clocks[seat]
         request = decide_request(self.state, seat, self.since[seat], self.game_index, clock.clock())
         self.since[seat] = self.state.num_events()
+        self.asked[seat] += 1
+        allowance = clock.allowance()
         try:
-            reply = bot.ask(request, clock.allowance())
+            reply = bot.ask(request, allowance)
             index, elapsed = cast(Action, reply.message).index, reply.elapsed
             if not 0 <= index < len(request.options):
                 raise IllegalAction(f"index {index} is not an option; this decision has options 0 to "
@@ -327,15 +367,16 @@ class GamePlay:
             fault = None
         except BotFault as exc:
             index, elapsed, fault = 0, exc.elapsed, exc
-            self._fault(seat, Phase.DECIDE, exc, number)
+            self._fault(seat, Phase.DECIDE, exc, number, allowance)
         clock.charge(elapsed, timed_out=isinstance(fault, BotTimeout))
         self.decisions.append(DecisionRecord(seat, index, elapsed, fault.kind if fault else None))
         return index
 
-    def _fault(self, seat: int, phase: Phase, fault: BotFault, decision: int | None) -> None:
+    def _fault(self, seat: int, phase: Phase, fault: BotFault, decision: int | None, limit: float) -> None:
         crashed = isinstance(fault, BotCrashed)
         bot = self.bots[seat]
-        self._record(seat, phase, fault, decision, bot.stderr_tail(_LAST_WORDS if crashed else 0) if bot else "")
+        self._record(seat, phase, fault, decision, bot.stderr_tail(_LAST_WORDS if crashed else 0) if bot else "",
+                     limit)
         if phase != Phase.GAME_OVER:
             self.fault_counts[seat] += 1
             if crashed or self.fault_counts[seat] >= self.config.max_faults:
@@ -344,10 +385,12 @@ class GamePlay:
             self.bots[seat] = None
             self.pool.discard(self.participants[seat])  # started afresh for the next game
 
-    def _record(self, seat: int, phase: Phase, fault: BotFault, decision: int | None, stderr: str) -> None:
+    def _record(self, seat: int, phase: Phase, fault: BotFault, decision: int | None, stderr: str,
+                limit: float | None) -> None:
         p = self.participants[seat]
-        self.faults.append(FaultRecord(self.game_index, seat, p, self.pool.name(p)[0], decision, phase, fault.kind,
-                                       fault.detail, stderr))
+        self.faults.append(FaultRecord(
+            self.game_index, seat, p, self.pool.names[p], decision, phase, fault.kind, fault.detail, stderr,
+            asked=self.asked[seat] if phase == Phase.DECIDE else None, elapsed=fault.elapsed, limit=limit))
 
     def _finish(self) -> GameRecord:
         result = self.state.result()
@@ -361,7 +404,7 @@ class GamePlay:
             try:
                 bot.ask(request, self.config.time.timeout)
             except BotFault as fault:
-                self._fault(seat, Phase.GAME_OVER, fault, None)
+                self._fault(seat, Phase.GAME_OVER, fault, None, self.config.time.timeout)
             if bot.channel.stuck:
                 # Still busy with an old request: waiting for it at the next game would only cost time.
                 self.pool.discard(self.participants[seat])
@@ -377,7 +420,7 @@ class GamePlay:
         p = self.participants[seat]
         name, version = self.pool.name(p)
         return SeatRecord(seat, p, name, version, str(self.config.bots[p]), self.bot_seeds[seat],
-                          self.first_request[seat], self.game_over_sent[seat])
+                          self.first_request[seat], self.game_over_sent[seat], entrant=self.pool.names[p])
 
 
 class MatchInterrupted(KeyboardInterrupt):
@@ -427,9 +470,10 @@ def standings(config: MatchConfig, pool: BotPool, records: list[GameRecord]) -> 
         seats = [(r, s.seat) for r in records for s in r.seats if s.participant == p]
         ranks = [r.ranks[seat] for r, seat in seats]
         scores = [r.result.scores[seat] for r, seat in seats]
-        name, version = pool.name(p)
+        handshake, version = pool.name(p)
         rows.append(Standing(
-            participant=p, command=str(command), name=name, version=version, games=len(seats),
+            participant=p, command=str(command), name=pool.names[p], version=version, handshake=handshake,
+            games=len(seats),
             wins=ranks.count(1), mean_rank=sum(ranks) / max(1, len(ranks)),
             mean_score=sum(scores) / max(1, len(scores)),
             faults=sum(1 for r in records for f in r.faults if f.participant == p),
@@ -464,3 +508,35 @@ def _write_summary(config: MatchConfig, result: MatchResult, interrupted: bool =
         "standings": [vars(s) for s in result.standings], "interrupted": interrupted,
     }
     (result.directory / "match.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+
+
+MATCH_FORMAT = "match"  # the format of a match's entry in the results store
+
+
+def store_match(config: MatchConfig, result: MatchResult, db: Path) -> list[int]:
+    """Keep the match's games in the results store as an entry of format 'match', named by the match id, so that
+    `arena matches` and `arena show` browse them; returns the stored games' ids, in game order."""
+    names = config.entrant_names()
+    entrants = [Entrant(names[p], b.argv, b.cwd, version=s.version) for p, (b, s) in
+                enumerate(zip(config.bots, result.standings))]
+    settings = {"match": result.match_id, "seed": config.seed, "games": config.games, "options": config.options,
+                "time": config.time.to_wire(), "bots": [str(b) for b in config.bots], "names": list(names)}
+    with Store(db) as store:
+        t = store.open_tournament(result.match_id, config.game.name, MATCH_FORMAT, settings, entrants)
+        ids = store.record_games(t.id, [_stored_game(record, result.directory, config.results_dir, names)
+                                        for record in result.records])
+        store.finish_tournament(t.id)
+    return ids
+
+
+def _stored_game(record: GameRecord, directory: Path, results_dir: Path, names: tuple[str, ...]) -> StoredGame:
+    replay = directory / f"game-{record.game_index + 1:04d}.json"
+    try:
+        path = str(replay.relative_to(results_dir))  # as a tournament stores it: the results folder may move
+    except ValueError:
+        path = str(replay)
+    faults = tuple(StoredFault(f.seat, f.kind.value, f"{f.where()}: {f.detail}", f.decision, f.stderr)
+                   for f in record.faults)
+    return StoredGame(record.game_index, 0, record.seed, tuple(names[s.participant] for s in record.seats), "done",
+                      record.result.reason, tuple(record.result.scores), tuple(record.ranks),
+                      tuple(record.disqualified), faults, record.result.cut_short, path)

@@ -15,7 +15,10 @@ from protocol import Outcome, SchemaError, TimeControl
 from protocol.messages import boolean, integer, list_of, plain_map, seconds, text
 
 FORMAT = "bali-arena-game"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+# Version 1 records lack the seats' entrant names and the faults' own decision count, time taken and limit;
+# they load with those fields empty.
+READABLE_VERSIONS = (1, 2)
 T = TypeVar("T")
 
 
@@ -26,6 +29,11 @@ class Phase(StrEnum):
     NEW_GAME = "new_game"
     DECIDE = "decide"
     GAME_OVER = "game_over"
+
+
+# The option that raises the time limit of each phase (the handshake and new_game share --init-timeout).
+LIMIT_OPTIONS = {Phase.HANDSHAKE: "--init-timeout", Phase.NEW_GAME: "--init-timeout", Phase.DECIDE: "--timeout",
+                 Phase.GAME_OVER: "--timeout"}
 
 
 @dataclass(frozen=True)
@@ -40,6 +48,17 @@ class SeatRecord:
     seed: int
     first_request: int | None  # the request id of the seat's new_game; None if the seat was sent nothing
     game_over_sent: bool
+    entrant: str = ""  # the name the arena knows the participant by (name is the one it gave in its handshake)
+
+    @property
+    def label(self) -> str:
+        """The entrant's name, with the handshake name beside it when that differs."""
+        return entrant_label(self.entrant or self.name, self.name)
+
+
+def entrant_label(entrant: str, handshake: str) -> str:
+    """'entrant', or 'entrant (handshake name)' when the bot calls itself something else."""
+    return entrant if not handshake or handshake == entrant else f"{entrant} ({handshake})"
 
 
 @dataclass(frozen=True)
@@ -54,7 +73,12 @@ class DecisionRecord:
 
 @dataclass(frozen=True)
 class FaultRecord:
-    """One fault, with enough context to find it: game, decision number, phase, kind, detail, stderr tail."""
+    """One fault, with enough context to find it: game, decision number, phase, kind, detail, stderr tail.
+
+    `decision` numbers the game's decisions from 0 (every seat's); `asked` is the bot's own count of the decide
+    requests it was sent in that game, this one included (1 for its first), the number the bot itself can see.
+    `elapsed` is how long the arena waited for the faulty answer and `limit` the time it had (None: not timed).
+    """
 
     game_index: int
     seat: int
@@ -65,6 +89,27 @@ class FaultRecord:
     kind: FaultKind
     detail: str
     stderr: str
+    asked: int | None = None
+    elapsed: float | None = None
+    limit: float | None = None
+
+    def where(self) -> str:
+        """Game and decision in the bot's own numbering: 'game 2, decision 7' or 'game 2, at new_game'."""
+        at = f"decision {self.asked}" if self.asked is not None and self.phase == Phase.DECIDE \
+            else f"at {self.phase.value}"
+        return f"game {self.game_index + 1}, {at}"
+
+    def timing(self) -> str:
+        """How long the bot took against its limit, and the option that raises it ('' if it was not timed)."""
+        if self.limit is None:
+            return ""
+        took = "no answer" if self.elapsed is None else f"took {self.elapsed:.3g} s"
+        return f"{took} of its {self.limit:.3g} s limit (raise it with {LIMIT_OPTIONS[self.phase]})"
+
+    def message(self) -> str:
+        """The fault in one line: where, kind, detail, timing."""
+        timing = self.timing()
+        return f"{self.where()}: {self.kind.value}: {self.detail}" + (f"; {timing}" if timing else "")
 
 
 @dataclass(frozen=True)
@@ -144,8 +189,8 @@ def record_from_dict(data: Any) -> GameRecord:
     plain_map(data, "record")
     if data.get("format") != FORMAT:
         raise SchemaError("format", f"expected {FORMAT!r}, got {data.get('format')!r}")
-    if data.get("format_version") != FORMAT_VERSION:
-        raise SchemaError("format_version", f"expected {FORMAT_VERSION}, got {data.get('format_version')!r}")
+    if data.get("format_version") not in READABLE_VERSIONS:
+        raise SchemaError("format_version", f"expected one of {READABLE_VERSIONS}, got {data.get('format_version')!r}")
     n = _field(data, "num_players", integer(1))
     seat_no = integer(0, n - 1)
     try:
@@ -173,6 +218,11 @@ def _field(data: dict[str, Any], name: str, parse: Callable[[Any, str], T], path
     return parse(data[name], where)
 
 
+def _later(data: dict[str, Any], name: str, parse: Callable[[Any, str], Any], path: str, default: Any) -> Any:
+    """A field added after version 1: parsed if present, else the default."""
+    return _field(data, name, parse, path) if name in data else default
+
+
 def _optional(parse: Callable[[Any, str], T]) -> Callable[[Any, str], T | None]:
     return lambda value, path: None if value is None else parse(value, path)
 
@@ -194,6 +244,7 @@ def _seat(value: Any, path: str, seat_no: Callable[[Any, str], int]) -> SeatReco
         command=_field(value, "command", _str_any, path), seed=_field(value, "seed", integer(), path),
         first_request=_field(value, "first_request", _optional(integer()), path),
         game_over_sent=_field(value, "game_over_sent", boolean, path),
+        entrant=_later(value, "entrant", text(0, 200), path, ""),
     )
 
 
@@ -212,6 +263,9 @@ def _fault(value: Any, path: str, seat_no: Callable[[Any, str], int]) -> FaultRe
         decision=_field(value, "decision", _optional(integer()), path),
         phase=_field(value, "phase", _enum(Phase), path), kind=_field(value, "kind", _enum(FaultKind), path),
         detail=_field(value, "detail", _str_any, path), stderr=_field(value, "stderr", _str_any, path),
+        asked=_later(value, "asked", _optional(integer(1)), path, None),
+        elapsed=_later(value, "elapsed", _optional(seconds), path, None),
+        limit=_later(value, "limit", _optional(seconds), path, None),
     )
 
 

@@ -126,8 +126,9 @@ def turn_lines(record: GameRecord, referee: bool = False) -> Iterator[str]:
     """The game turn by turn: the log (as a spectator sees it, or everything with referee), every decision
     with who chose what and how long it took, and every fault."""
     game = record_game(record)
-    names = [f"seat {s.seat} ({s.name})" for s in record.seats]
+    names = [f"seat {s.seat} ({s.label})" for s in record.seats]
     faults = {f.decision: f for f in record.faults if f.decision is not None}
+    asked = [0] * record.num_players  # each bot's own count of the decide requests it was sent
     shown = 0
     lines: list[str] = []
 
@@ -137,9 +138,13 @@ def turn_lines(record: GameRecord, referee: bool = False) -> Iterator[str]:
         lines.extend(game.format_event(e) for e in events)
         shown = state.num_events()
         options = state.options()
-        lines.append(_decision_line(names[d.seat], number, d, options[d.index] if d.index < len(options) else None))
+        who = names[d.seat]
+        if d.time is not None or d.fault is not None:
+            asked[d.seat] += 1
+            who += f" decision {asked[d.seat]}"
+        lines.append(_decision_line(who, number, d, options[d.index] if d.index < len(options) else None))
         if number in faults:
-            lines.append(f"    ! {faults[number].kind.value}: {faults[number].detail}")
+            lines.append(f"    ! {faults[number].message()}")
 
     reproduction = resimulate(record, visit)
     yield from lines

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -11,14 +12,17 @@ from tabulate import tabulate
 
 from arena.bots import BotCommand, Transport
 from arena.interrupt import cleanup_on_termination
-from arena.cli.params import BOT, GAME, announce_sandbox, game_options, results_option, sandbox_options, time_options
+from arena.cli.params import (BOT, GAME, announce_sandbox, game_options, results_option, sandbox_options, store_path,
+                              time_options)
 from arena.games import Game
-from arena.match import MatchConfig, MatchInterrupted, MatchResult, run_match
+from arena.errors import ArenaError
+from arena.match import MatchConfig, MatchInterrupted, MatchResult, run_match, store_match as keep_in_store
 from arena.record import GameRecord
 from arena.sandbox import Sandbox
 from arena.submission import wants_tcp
 from protocol import DEFAULT_MAX_MESSAGE, TimeControl
 
+DEFAULT_RESULTS = Path("results")  # the --results default: commands given it need no --results option
 INTERRUPTED = 130  # the exit status of a command stopped by Ctrl-C or SIGTERM, as a shell reports SIGINT
 
 
@@ -70,7 +74,28 @@ def match(game: Game, bots: tuple[BotCommand, ...], games: int, seed: int | None
         click.echo("\ninterrupted before the match started", err=True)
         raise SystemExit(INTERRUPTED) from None
     click.echo(results_table(result))
-    click.echo(f"\nrecords and logs: {result.directory}")
+    click.echo("\n" + where_to_look(result, store_match(result, config), results_dir))
+
+
+def store_match(result: MatchResult, config: MatchConfig) -> list[int]:
+    """Store the match's games for `arena matches` and `arena show`; on a store problem, say so and go on (the
+    game records stay on disk)."""
+    try:
+        return keep_in_store(config, result, store_path(config.results_dir, None))
+    except ArenaError as exc:
+        click.echo(f"the games were not added to the results store: {exc}", err=True)
+        return []
+
+
+def where_to_look(result: MatchResult, stored: list[int], results_dir: Path) -> str:
+    """Where the logs and records are, and the commands that browse them, each path as the command takes it."""
+    folder = result.directory
+    first = f" (arena replay {shlex.quote(str(folder / 'game-0001.json'))})" if result.records else ""
+    option = "" if results_dir == DEFAULT_RESULTS else f" --results {shlex.quote(str(results_dir))}"
+    browse = (f"\nstored as games {stored[0]} to {stored[-1]}: arena matches{option} -t {shlex.quote(result.match_id)}; "
+              f"arena show{option} {stored[0]}") if stored else ""
+    return (f"logs: {shlex.quote(str(folder / 'logs'))}\n"
+            f"game records: {shlex.quote(str(folder))}{first}{browse}")
 
 
 def report_interrupted(stop: MatchInterrupted, total: int) -> None:
@@ -83,18 +108,20 @@ def report_interrupted(stop: MatchInterrupted, total: int) -> None:
 
 
 def game_line(record: GameRecord, total: int) -> str:
-    """One line per finished game: ranks by seat, and the faults if there were any."""
-    seats = ", ".join(f"{s.name}#{s.participant} rank {record.ranks[s.seat]}" for s in record.seats)
+    """One line per finished game: each seat's bot and rank, and the faults if there were any."""
+    seats = ", ".join(f"seat {s.seat} {s.label} rank {record.ranks[s.seat]}" for s in record.seats)
     faults = f"; {len(record.faults)} faults" if record.faults else ""
     dq = f", disqualified seats {list(record.disqualified)}" if record.disqualified else ""
     return f"game {record.game_index + 1}/{total}: {seats}{faults}{dq}"
 
 
 def results_table(result: MatchResult) -> str:
-    """The standings as a table, best mean rank first."""
+    """The standings as a table, ranked by mean rank (then wins); the first column is that rank."""
     rows = sorted(result.standings, key=lambda s: (s.mean_rank, -s.wins, s.participant))
+    ranks = [1 + sum(1 for o in rows if (o.mean_rank, -o.wins) < (s.mean_rank, -s.wins)) for s in rows]
     return tabulate(
-        [(s.participant, f"{s.name} {s.version}".strip(), s.command, s.games, s.wins,
-          f"{100 * s.wins / s.games:.0f}%", f"{s.mean_rank:.2f}", f"{s.mean_score:.1f}", s.faults, s.disqualified)
-         for s in rows],
-        headers=("#", "bot", "command", "games", "wins", "win%", "mean rank", "mean score", "faults", "disq."))
+        [(rank, s.label, s.version, s.command, s.games, s.wins, f"{100 * s.wins / max(1, s.games):.0f}%",
+          f"{s.mean_rank:.2f}", f"{s.mean_score:.1f}", s.faults, s.disqualified)
+         for rank, s in zip(ranks, rows)],
+        headers=("rank", "bot", "version", "command", "games", "wins", "win%", "mean rank", "mean score", "faults",
+                 "disq."))

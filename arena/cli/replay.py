@@ -56,7 +56,7 @@ def header(record: GameRecord) -> str:
     """Who played what, with which seed and options."""
     lines = [f"{record.game}, game {record.game_index + 1} of match {record.match_id}: {record.num_players} seats, "
              f"seed {record.seed}, options {json.dumps(record.options)}"]
-    lines += [f"seat {s.seat}: {s.name} {s.version} (participant {s.participant}: {s.command}; bot seed {s.seed})"
+    lines += [f"seat {s.seat}: {s.label} {s.version} (participant {s.participant}: {s.command}; bot seed {s.seed})"
               for s in record.seats]
     return "\n".join(lines)
 
@@ -64,12 +64,10 @@ def header(record: GameRecord) -> str:
 def result_table(record: GameRecord) -> str:
     """The recorded result: score, engine rank and match rank per seat, and every fault."""
     r = record.result
-    rows = [(record.ranks[s.seat], f"seat {s.seat}", s.name, r.scores[s.seat], r.ranks[s.seat],
+    rows = [(record.ranks[s.seat], f"seat {s.seat}", s.label, r.scores[s.seat], r.ranks[s.seat],
              "yes" if s.seat in record.disqualified else "")
             for s in sorted(record.seats, key=lambda s: record.ranks[s.seat])]
     table = tabulate(rows, headers=("rank", "seat", "bot", "score", "engine rank", "disqualified"))
-    faults = [f"fault: seat {f.seat} ({f.bot}) at {f.phase.value}"
-              + (f" decision {f.decision}" if f.decision is not None else "") + f": {f.kind.value}: {f.detail}"
-              for f in record.faults]
+    faults = [f"fault: seat {f.seat} ({f.bot}), {f.message()}" for f in record.faults]
     note = " (cut short)" if r.cut_short else ""
     return "\n".join([f"\nresult: {r.reason}{note}", table, *faults])

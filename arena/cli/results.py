@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -98,11 +99,10 @@ def show(match_id: int, verbose: bool, html: Path | None, seat: int | None, resu
         raise click.BadParameter("only with --html", param_hint="'--seat'")
     with _open(results_dir, db) as store:
         m = store.game(match_id)
-    click.echo(_describe(m))
-    if not m["replay"]:
+    path = replay_path(m["replay"], results_dir)
+    click.echo(_describe(m, path))
+    if path is None:
         raise click.ClickException("this game has no replay file (it failed before it was played)")
-    path = Path(m["replay"])
-    path = path if path.is_absolute() else results_dir / path
     try:
         record = load_record(path)
     except ReplayError as exc:
@@ -121,14 +121,22 @@ def _write_page(record: GameRecord, path: Path, seat: int | None) -> None:
     click.echo(f"replay page written to {path}", err=True)
 
 
-def _describe(m: dict[str, Any]) -> str:
+def replay_path(stored: str | None, results_dir: Path) -> Path | None:
+    """A stored replay path as a path from here (the store keeps it relative to the results folder)."""
+    if not stored:
+        return None
+    path = Path(stored)
+    return path if path.is_absolute() else results_dir / path
+
+
+def _describe(m: dict[str, Any], replay: Path | None) -> str:
     head = (f"match {m['id']} of tournament {m['tournament']}: game {m['seq']} (table {m['table']}), seed "
             f"{m['seed']}, {m['status']}: {m['reason']}{' (cut short)' if m['cut_short'] else ''}")
     seats = tabulate([(s["seat"], s["bot"], s["score"], s["rank"], "yes" if s["disqualified"] else "", s["faults"])
                       for s in m["seats"]], headers=("seat", "bot", "score", "rank", "disqualified", "faults"))
-    faults = "\n".join(f"  seat {f['seat']}, decision {f['decision']}: {f['kind']}: {f['detail']}"
-                       for f in m["faults"])
-    return head + "\n" + seats + (f"\nfaults:\n{faults}" if faults else "") + f"\nreplay: {m['replay']}\n"
+    faults = "\n".join(f"  seat {f['seat']}: {f['kind']}: {f['detail']}" for f in m["faults"])
+    where = f"arena replay {shlex.quote(str(replay))}" if replay else "none"
+    return head + "\n" + seats + (f"\nfaults:\n{faults}" if faults else "") + f"\nreplay: {where}\n"
 
 
 @click.command()

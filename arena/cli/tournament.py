@@ -15,12 +15,13 @@ from arena.cli.params import (GAME, announce_sandbox, db_option, game_options, r
 from arena.cluster import ClusterPlayer
 from arena.entrants import Entrant, from_command, from_submissions
 from arena.formats import DEFAULT_FORMAT, FORMATS, get_format
+from arena.formats.gauntlet import CHALLENGER_GAMES, SIGMA_TARGET, Gauntlet
 from arena.formats.ladder import DEFAULT_WAVE
 from arena.games import Game
 from arena.interrupt import cleanup_on_termination
 from arena.leaderboard import build, render
 from arena.progress import Display
-from arena.ratings import RatingConfig
+from arena.ratings import DEFAULT_SIGMA, RatingConfig
 from arena.sandbox import Sandbox
 from arena.store import Store
 from arena.submission import wants_tcp
@@ -39,9 +40,12 @@ HEURISTIC_BOT, RANDOM_BOT = "sample_bots.heuristic_bot", "sample_bots.random_bot
 @click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default=DEFAULT_FORMAT, show_default=True,
               help="; ".join(f"{f.name}: {f.summary}" for f in FORMATS.values()) + ".")
 @click.option("--seats", type=click.IntRange(min=1), help="Seats per table (default: as many as the game and "
-              "the entrants allow).")
-@click.option("--rounds", type=click.IntRange(min=1), default=1, show_default=True,
-              help="How many times the round-robin or gauntlet schedule is played.")
+              "the entrants allow; a gauntlet: the game's largest table, filled with sample bots if need be).")
+@click.option("--rounds", type=click.IntRange(min=1),
+              help="How many times the round-robin or gauntlet schedule is played (default: 1; a gauntlet: "
+                   f"enough for the challenger to play {CHALLENGER_GAMES} games, e.g. 8 rounds of 4 games "
+                   "alone at a table of 4: against the sample bots, that many games bring its TrueSkill sigma "
+                   f"below {SIGMA_TARGET}, down from {DEFAULT_SIGMA:.2f}, in both games).")
 @click.option("--duplicate", is_flag=True, help="Deal every seat rotation of a table the same cards, so that "
               "card luck cancels out.")
 @click.option("--games", "max_games", type=click.IntRange(min=1), help="Ladder: stop after this many games.")
@@ -68,7 +72,7 @@ HEURISTIC_BOT, RANDOM_BOT = "sample_bots.heuristic_bot", "sample_bots.random_bot
 @results_option
 @db_option
 def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt: str, seats: int | None,
-               rounds: int, duplicate: bool, max_games: int | None, time_limit: float | None, wave: int,
+               rounds: int | None, duplicate: bool, max_games: int | None, time_limit: float | None, wave: int,
                seed: int, jobs: int, cluster: str | None, time: TimeControl, sandbox: Sandbox,
                fresh_processes: bool, name: str | None, options: dict[str, Any] | None, rating: RatingConfig,
                max_fault_rate: float | None, results_dir: Path, db: Path | None) -> None:
@@ -76,13 +80,21 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
 
     Killed or stopped, the same command resumes it: finished games are kept, unfinished ones played again.
 
+    A gauntlet of one bot seats it with sample bots and plays enough games to rate it:
+
+    \b
+    arena tournament bali-2001 "python3 my_bot.py" --format gauntlet
+
     Example: arena tournament bali-2001 "python -m sample_bots.random_bot" "my=python mybot.py" --format gauntlet
     """
     format_ = get_format(fmt)
     entrants = _entrants(bots, submissions)
-    seats = seats or max(game.min_players, min(game.max_players, len(entrants)))
+    gauntlet = isinstance(format_, Gauntlet)
+    seats = seats or (game.max_players if gauntlet else max(game.min_players, min(game.max_players, len(entrants))))
     missing = format_.missing_opponents(len(entrants), seats)
     entrants += sample_opponents(game.name, missing, taken={e.name for e in entrants})
+    if rounds is None:
+        rounds = format_.default_rounds(len(entrants), seats) if gauntlet else 1
     spec = TournamentSpec(
         game=game.name, fmt=format_, entrants=tuple(entrants), seats=seats, options=options, rounds=rounds,
         duplicate=duplicate, max_games=max_games, wave=wave, seed=seed, fresh_processes=fresh_processes, time=time,

@@ -8,11 +8,11 @@ import click
 
 from arena.bots import BotCommand, sample_bot
 from arena.interrupt import cleanup_on_termination
-from arena.cli.match import INTERRUPTED, report_interrupted
+from arena.cli.match import INTERRUPTED, report_interrupted, store_match, where_to_look
 from arena.cli.params import BOT, GAME, results_option, sandbox_options, time_options
 from arena.games import Game
 from arena.match import MatchConfig, MatchInterrupted, MatchResult, run_match
-from arena.record import GameRecord
+from arena.record import FaultRecord, GameRecord
 from arena.sandbox import Sandbox
 from protocol import TimeControl
 
@@ -41,9 +41,10 @@ def validate(bot: BotCommand, game: Game, players: int | None, games: int | None
     config.check()
     click.echo(f"validating {bot} on {game.name}: {config.games} games at a table of {players}, "
                f"{time.timeout:g} s per decision")
+    shown: dict[tuple[object, ...], list[int]] = {}
     try:
         with cleanup_on_termination():
-            result = run_match(config, on_game=lambda r: click.echo("\n".join(game_report(r, time.timeout))))
+            result = run_match(config, on_game=lambda r: click.echo("\n".join(game_report(r, time.timeout, shown))))
     except MatchInterrupted as stop:
         report_interrupted(stop, config.games)
         if stop.result.records:
@@ -55,35 +56,60 @@ def validate(bot: BotCommand, game: Game, players: int | None, games: int | None
         click.echo("\ninterrupted before the first game", err=True)
         raise SystemExit(INTERRUPTED) from None
     faults = sum(1 for r in result.records for f in r.faults if f.participant == 0)
+    for line in repeated_faults(shown, len(result.records)):
+        click.echo(line)
     click.echo(summary(result, faults))
+    click.echo(where_to_look(result, store_match(result, config), results_dir))
     if faults:
-        raise click.ClickException(f"validation failed: {faults} fault(s); see above and {result.directory}")
+        raise click.ClickException(f"validation failed: {faults} fault(s); see above")
 
 
-def game_report(record: GameRecord, timeout: float) -> list[str]:
-    """What the candidate (participant 0) did in one game: decisions, slowest answer, rank, every fault."""
+def fault_key(fault: FaultRecord) -> tuple[object, ...]:
+    """What makes two faults the same fault, whatever game they happened in."""
+    return fault.phase, fault.asked, fault.kind, fault.detail, fault.stderr
+
+
+def game_report(record: GameRecord, timeout: float, shown: dict[tuple[object, ...], list[int]]) -> list[str]:
+    """What the candidate (participant 0) did in one game: decisions, slowest answer against the limit, rank, and
+    every fault not already shown for an earlier game (`shown` collects the games of each fault)."""
     seat = next(s.seat for s in record.seats if s.participant == 0)
     times = [d.time for d in record.decisions if d.seat == seat and d.time is not None]
     faults = [f for f in record.faults if f.participant == 0]
     status = "FAULTS" if faults else "ok"
-    slowest = f", slowest {max(times) * 1000:.1f} ms" if times else ""
-    lines = [f"game {record.game_index + 1} seat {seat}: {status}: {len(times)} decisions asked{slowest}, "
+    slowest = f", slowest {max(times) * 1000:.1f} ms of its {timeout:g} s" if times else ""
+    lines = [f"game {record.game_index + 1} (seat {seat}): {status}: {len(times)} decisions{slowest}, "
              f"rank {record.ranks[seat]} of {record.num_players}"
              + (" (disqualified)" if seat in record.disqualified else "")]
     if times and max(times) > SLOW_SHARE * timeout and not faults:
-        lines.append(f"  warning: the slowest decision used {100 * max(times) / timeout:.0f}% of the timeout")
+        lines.append(f"  warning: the slowest decision used {100 * max(times) / timeout:.0f}% of the {timeout:g} s "
+                     "limit (raise it with --timeout)")
     for f in faults:
-        where = f"decision {f.decision}" if f.decision is not None else f.phase.value
-        lines.append(f"  fault at {where}: {f.kind.value}: {f.detail}")
+        games = shown.setdefault(fault_key(f), [])
+        games.append(record.game_index + 1)
+        if len(games) > 1:
+            lines.append(f"  fault: the same as in game {games[0]}")
+            continue
+        lines.append(f"  fault: {f.message()}")
         if f.stderr.strip():
             lines.extend(f"    stderr| {line}" for line in f.stderr.strip().splitlines()[-10:])
     return lines
 
 
+def repeated_faults(shown: dict[tuple[object, ...], list[int]], games: int) -> list[str]:
+    """One line per fault that happened in more than one game: how often, and in which games."""
+    lines = []
+    for (phase, asked, kind, detail, _), where in shown.items():
+        if len(where) > 1:
+            every = "every game" if len(where) == games else "games " + ", ".join(map(str, where))
+            at = f"decision {asked}" if asked is not None else f"at {phase.value}"
+            lines.append(f"the same fault {len(where)} times, in {every}: {at}: {kind.value}: {detail}")
+    return lines
+
+
 def summary(result: MatchResult, faults: int) -> str:
-    """The verdict line, with the name and version the bot gave in its handshake."""
+    """The verdict line, with the entrant's name and the name and version the bot gave in its handshake."""
     me = result.standings[0]
-    who = f"bot {me.name!r} version {me.version!r}"
+    who = f"bot {me.name}" + (f" (handshake: {me.handshake!r} version {me.version!r})" if me.handshake else "")
     if faults:
         return f"FAIL: {who}: {faults} fault(s) in {me.games} games"
     return f"PASS: {who}: {me.games} games without a fault, {me.wins} won, mean rank {me.mean_rank:.2f}"

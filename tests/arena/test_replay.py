@@ -145,7 +145,7 @@ def test_the_turn_by_turn_text_shows_decisions_faults_and_the_log(match: MatchRe
     lines = list(turn_lines(record))
     decisions = [line for line in lines if line.startswith("  #")]
     assert len(decisions) == len(record.decisions)
-    assert sum("! illegal: index" in line for line in lines) == 3
+    assert sum(line.strip().startswith("! game ") and ": illegal: index" in line for line in lines) == 3
     assert any("disqualified: default played" in line for line in lines)
     assert len(lines) > len(decisions)  # the game's own log is there too
 

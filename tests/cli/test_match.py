@@ -19,7 +19,7 @@ def test_match_prints_a_results_table_and_writes_records(tmp_path: Path, spawned
     assert r.exit_code == 0, r.output
     header = next(line for line in r.output.splitlines() if "mean rank" in line)
     assert "wins" in header and "faults" in header
-    assert "heuristic 1.0" in r.output and "random 1.0" in r.output
+    assert "heuristic_bot (heuristic)" in r.output and "random_bot (random)" in r.output
     assert re.search(r"game 3/3: .*rank", r.output)
     assert len(records(tmp_path)) == 3
     spawned.assert_all_gone()
@@ -56,7 +56,7 @@ def test_the_arena_command_runs_a_match_and_replays_it(tmp_path: Path) -> None:
                              f"{sys.executable} -m sample_bots.plain_bot", "--seed", "9", "--results", str(tmp_path),
                              *FAST], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert played.returncode == 0, played.stderr
-    assert "plain 1.0" in played.stdout and "records and logs:" in played.stdout
+    assert "plain_bot (plain)" in played.stdout and "game records:" in played.stdout
     replayed = subprocess.run([*arena, "replay", str(records(tmp_path)[0])], capture_output=True, text=True,
                               timeout=120)
     assert replayed.returncode == 0 and "reproduces" in replayed.stdout

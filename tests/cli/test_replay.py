@@ -18,7 +18,7 @@ def test_replay_reproduces_shows_turns_and_a_seats_messages(tmp_path: Path) -> N
     r = run("replay", file)
     assert r.exit_code == 0, r.output
     assert "the replay reproduces the recorded result" in r.output
-    assert "--- turn 1:" in r.output and "! wrong_id:" in r.output and "disqualified" in r.output
+    assert "--- turn 1:" in r.output and ": wrong_id: " in r.output and "disqualified" in r.output
     seat = run("replay", file, "--seat", "1")
     assert seat.exit_code == 0, seat.output
     messages = [json.loads(line) for line in seat.stdout.splitlines() if line.startswith("{")]
@@ -52,3 +52,21 @@ def test_replay_errors(args: list[str], code: int, message: str, tmp_path: Path)
     args = [a.replace("{bad}", str(records(tmp_path)[0])).replace("{not_json}", str(not_json)) for a in args]
     r = run("replay", *args)
     assert r.exit_code == code and message in r.output and "Traceback" not in r.output
+
+
+def test_a_record_of_format_version_1_still_replays(tmp_path: Path) -> None:
+    assert run("match", "bali-2001", RANDOM_BOT, str(faulty("illegal")), RANDOM_BOT, "--seed", "4",
+               "--results", str(tmp_path), *FAST).exit_code == 0
+    data = json.loads(records(tmp_path)[0].read_text())
+    assert data["format_version"] == 2 and data["faults"][0]["asked"] == 1
+    # As the previous release wrote it: no entrant names, no bot-side decision count, no timing of faults.
+    data["format_version"] = 1
+    for seat in data["seats"]:
+        del seat["entrant"]
+    for fault in data["faults"]:
+        del fault["asked"], fault["elapsed"], fault["limit"]
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(data))
+    r = run("replay", str(old))
+    assert r.exit_code == 0, r.output
+    assert "the replay reproduces the recorded result" in r.output and ": illegal: " in r.output

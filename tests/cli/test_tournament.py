@@ -133,20 +133,26 @@ def test_round_robin_of_the_sample_bots_ranks_the_heuristic_bot_above_the_random
 
 
 def test_gauntlet_fills_the_table_with_the_sample_bots(tmp_path: Path) -> None:
-    r = arena("tournament", "bali-2001", f"mine={RANDOM}", "--format", "gauntlet", "--seats", "4", "--jobs", "1",
-              cwd=tmp_path)
+    r = arena("tournament", "bali-2001", f"mine={RANDOM}", "--format", "gauntlet", "--seats", "4", "--rounds", "1",
+              "--jobs", "1", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     board = json.loads(arena("leaderboard", "--format", "json", cwd=tmp_path).stdout)
     assert sorted(row["bot"] for row in board["ranking"]) == ["heuristic_bot", "mine", "random_bot", "random_bot-2"]
     assert all(row["games"] == 4 and row["fault_rate"] == 0 for row in board["ranking"])
 
 
-def test_a_lone_gauntlet_challenger_needs_no_seats_option(tmp_path: Path) -> None:
-    r = arena("tournament", "bali-2001", f"mine={RANDOM}", "--format", "gauntlet", "--jobs", "1", cwd=tmp_path)
+def test_a_lone_gauntlet_challenger_fills_the_largest_table_and_plays_enough_games_to_be_rated(
+        tmp_path: Path) -> None:
+    # The default schedule is 8 rounds of a table of 4; the time limit stops it after its first table, and the
+    # same command resumes it (to play it all is a soak test's work).
+    r = arena("tournament", "bali-2001", f"mine={RANDOM}", "--format", "gauntlet", "--jobs", "1", "--time-limit",
+              "0.01", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
+    assert "/32 games" in r.stderr and "not complete" in r.stderr
     board = json.loads(arena("leaderboard", "--format", "json", cwd=tmp_path).stdout)
-    assert sorted(row["bot"] for row in board["ranking"]) == ["heuristic_bot", "mine", "random_bot"]
-    assert all(row["games"] == 3 for row in board["ranking"])  # the smallest table, in each seat rotation
+    assert sorted(row["bot"] for row in board["ranking"]) == ["heuristic_bot", "mine", "random_bot", "random_bot-2"]
+    assert all(row["games"] == 4 for row in board["ranking"])  # one table, in each seat rotation
+    assert "play 32 games" in arena("tournament", "--help", cwd=tmp_path).stdout.replace("\n", " ").replace("  ", " ")
 
 
 def test_sigterm_stops_a_parallel_tournament_and_every_worker_and_bot_with_it(tmp_path: Path) -> None:

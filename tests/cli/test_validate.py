@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import shlex
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +17,8 @@ def test_validate_passes_a_good_bot(tmp_path: Path) -> None:
     r = run("validate", str(sample_bot("plain_bot")), "--game", "bali-2017", "--players", "3",
             "--results", str(tmp_path), *FAST)
     assert r.exit_code == 0, r.output
-    assert r.output.count(": ok:") == 3 and "PASS: bot 'plain' version '1.0'" in r.output
+    assert r.output.count(": ok:") == 3
+    assert "PASS: bot plain_bot (handshake: 'plain' version '1.0')" in r.output
 
 
 @pytest.mark.parametrize("mode, kind", [("garbage", "malformed"), ("die_at_start", "crash")])
@@ -22,8 +26,74 @@ def test_validate_fails_a_faulty_bot_and_lists_every_fault(mode: str, kind: str,
     r = run("validate", str(faulty(mode)), "--game", "bali-2001", "--games", "2", "--results", str(tmp_path),
             *FAST)
     assert r.exit_code == 1, r.output
-    faults = [line for line in r.output.splitlines() if line.startswith("  fault at")]
+    faults = [line for line in r.output.splitlines() if line.startswith("  fault: game ")]
     assert faults and all(f": {kind}: " in line for line in faults)
     assert "FAIL" in r.output and "validation failed" in r.output
     if mode == "die_at_start":
         assert "stderr| faulty_bot: dying at start on purpose" in r.output
+
+
+def fault_lines(output: str) -> list[str]:
+    """The lines validate prints for faults shown in full."""
+    return [line for line in output.splitlines() if line.startswith("  fault: game ")]
+
+
+def test_a_crashing_bot_is_reported_at_its_own_decision_number_once_with_a_count(tmp_path: Path) -> None:
+    r = run("validate", str(faulty("die_mid_game")), "--game", "bali-2001", "--games", "2", "--results",
+            str(tmp_path), *FAST)
+    assert r.exit_code == 1, r.output
+    # The bot dies at the third decide request it is sent in a game: the number it counts itself.
+    assert fault_lines(r.output) == [next(line for line in fault_lines(r.output))]
+    assert fault_lines(r.output)[0].startswith("  fault: game 1, decision 3: crash: ")
+    assert "stderr| faulty_bot: dying mid-game on purpose" in r.output
+    assert "  fault: the same as in game 1" in r.output
+    assert "the same fault 2 times, in every game: decision 3: crash: " in r.output
+    assert "FAIL: bot faulty_bot (handshake: 'faulty-die_mid_game' version '1.0'): 2 fault(s) in 2 games" in r.output
+
+
+def test_a_slow_bot_is_told_how_long_it_took_against_its_limit_and_how_to_raise_it(tmp_path: Path) -> None:
+    r = run("validate", str(faulty("sleep")), "--game", "bali-2001", "--games", "1", "--players", "3",
+            "--results", str(tmp_path), *FAST)
+    assert r.exit_code == 1, r.output
+    first = fault_lines(r.output)[0]
+    assert first.startswith("  fault: game 1, decision 1: timeout: no answer within 0.5 s; ")
+    assert "no answer of its 0.5 s limit (raise it with --timeout)" in first or \
+        re.search(r"took 0\.5\d* s of its 0\.5 s limit \(raise it with --timeout\)", first), first
+    assert "request" not in first  # the arena's request ids are no numbering the bot author knows
+
+
+def test_a_syntax_error_is_shown_once_with_the_number_of_games_it_spoiled(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "my_bot.py").write_text("from protocol import run_bot\n\ndef decide(view, options, decision)\n"
+                                        "    return 0\n")
+    monkeypatch.chdir(tmp_path)  # a bot in the current folder, as its author runs it
+    r = run("validate", f"{sys.executable} my_bot.py", "--game", "bali-2001", "--games", "3", "--results",
+            str(tmp_path / "results"), *FAST)
+    assert r.exit_code == 1, r.output
+    assert len(fault_lines(r.output)) == 1
+    assert fault_lines(r.output)[0].startswith("  fault: game 1, at handshake: crash: ")
+    assert "(raise it with --init-timeout)" in fault_lines(r.output)[0]
+    assert r.output.count("SyntaxError") == 1, r.output
+    assert r.output.count("  fault: the same as in game 1") == 2
+    assert "the same fault 3 times, in every game: at handshake: crash: " in r.output
+
+
+def test_validate_names_its_logs_and_records_and_the_printed_paths_work(tmp_path: Path) -> None:
+    r = run("validate", str(sample_bot("plain_bot")), "--game", "bali-2001", "--games", "2", "--players", "3",
+            "--results", str(tmp_path), *FAST)
+    assert r.exit_code == 0, r.output
+    logs = Path(shlex.split(re.search(r"^logs: (.*)$", r.output, re.M).group(1))[0])
+    assert sorted(p.name for p in logs.iterdir()) == [
+        "p0-plain_bot-run1.stderr.log", "p0-plain_bot-run1.stdout.log", "p1-random_bot-run1.stderr.log",
+        "p1-random_bot-run1.stdout.log", "p2-random_bot-2-run1.stderr.log", "p2-random_bot-2-run1.stdout.log"]
+    replay = shlex.split(re.search(r"\(arena replay (.*)\)$", r.output, re.M).group(1))
+    assert run("replay", *replay).exit_code == 0
+    browse = re.search(r"^stored as games (\d+) to (\d+): arena (matches .*); arena (show .*)$", r.output, re.M)
+    assert browse and browse.group(1, 2) == ("1", "2")
+    listed = run(*shlex.split(browse.group(3)))
+    assert listed.exit_code == 0 and "(bali-2001, match): 2 games" in listed.output, listed.output
+    assert "plain_bot:" in listed.output and "random_bot-2:" in listed.output
+    shown = run(*shlex.split(browse.group(4)))
+    assert shown.exit_code == 0, shown.output
+    again = re.search(r"^replay: arena replay (.*)$", shown.output, re.M).group(1)
+    assert run("replay", *shlex.split(again)).exit_code == 0

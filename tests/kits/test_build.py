@@ -30,7 +30,7 @@ def test_a_folder_is_built_before_its_first_game_and_again_only_when_its_files_c
     folder = new_kit(tmp_path, Language.PYTHON)
     first = arena("validate", "mybot", *QUICK, "--games", "2", "--results", "r1", cwd=tmp_path)
     assert first.returncode == 0, first.stdout + first.stderr
-    assert "PASS: bot 'mybot'" in first.stdout
+    assert "PASS: bot mybot " in first.stdout
     logs = build_logs(tmp_path / "r1")
     assert [log.name for log in logs] == ["p0-mybot-build.log"]  # once, not once per game
     assert "$ python3 -m compileall -q ." in logs[0].read_text()
@@ -66,7 +66,7 @@ def test_a_failed_build_is_a_build_fault_shown_with_the_builds_last_lines(tmp_pa
     source.write_text(source.read_text().replace(good, bad))
     run = arena("validate", "mybot", *QUICK, "--games", "2", "--results", "r", cwd=tmp_path)
     assert run.returncode == 1, run.stdout + run.stderr
-    assert re.search(rf"fault at handshake: build: the build step {re.escape(failure)}; its output: "
+    assert re.search(rf"fault: game 1, at handshake: build: the build step {re.escape(failure)}; its output: "
                      r"\S+p0-mybot-build\.log", run.stdout), run.stdout
     assert re.search(rf"stderr\| .*{last_line}", run.stdout), run.stdout
     assert "FAIL" in run.stdout + run.stderr
@@ -97,7 +97,7 @@ def test_match_and_tournament_take_a_submission_folder(tmp_path: Path) -> None:
     match = arena("match", "bali-2017", "mybot", RANDOM_BOT, "--games", "1", "--seed", "1", "-q",
                   "--results", "r", cwd=tmp_path)
     assert match.returncode == 0, match.stdout + match.stderr
-    assert re.search(r"mybot 0\.1\s+python3 bot\.py", match.stdout), match.stdout
+    assert re.search(r"mybot\s+0\.1\s+python3 bot\.py", match.stdout), match.stdout
     tournament = arena("tournament", "bali-2017", "mybot", RANDOM_BOT, "--seats", "2", "--rounds", "1",
                        "--jobs", "1", "--results", "t", cwd=tmp_path)
     assert tournament.returncode == 0, tournament.stdout + tournament.stderr
@@ -163,7 +163,7 @@ def test_a_kit_that_cannot_be_built_says_what_to_install(tmp_path: Path, languag
     env, message = UNBUILDABLE[language]
     run = arena("validate", "mybot", *QUICK, "--games", "1", "--results", "r", cwd=tmp_path, env=env)
     assert run.returncode == 1, run.stdout + run.stderr
-    assert "fault at handshake: build: the build step 'make' failed" in run.stdout
+    assert "fault: game 1, at handshake: build: the build step 'make' failed" in run.stdout
     assert f"stderr| {message}" in run.stdout, run.stdout
 
 
