@@ -6,7 +6,7 @@ import csv
 import io
 import json
 from dataclasses import asdict, dataclass, replace
-from typing import Mapping
+from typing import Any, Mapping
 
 from tabulate import tabulate
 
@@ -40,6 +40,13 @@ class Leaderboard:
     rows: tuple[Row, ...]
     withheld: tuple[Row, ...]
     max_fault_rate: float | None
+
+
+def board_title(name: str, game: str, fmt: str, config: dict[str, Any]) -> str:
+    """A leaderboard's heading: the tournament's title (if it has one), name, game, format and sandbox level."""
+    sandbox = (config.get("sandbox") or {}).get("level", "unknown")
+    title = config.get("title")
+    return f"{title + ': ' if title else ''}{name} ({game}, {fmt}, sandbox {sandbox})"
 
 
 def build(title: str, ratings: Ratings, stats: Mapping[str, Mapping[str, float]],

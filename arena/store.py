@@ -298,9 +298,11 @@ class Store:
         row = self.db.execute("SELECT id, config, finished FROM tournaments WHERE name = ?", (name,)).fetchone()
         text = json.dumps(config, sort_keys=True)
         if row is not None:
-            if row[1] != text:
+            if _comparable(json.loads(row[1])) != _comparable(config):
                 raise ConfigError(f"tournament {name!r} already exists in {str(self.path)!r} with another "
                                   "configuration; choose another --name or the same settings")
+            if row[1] != text:  # only the title changed: it is shown, not played
+                self.db.execute("UPDATE tournaments SET config = ? WHERE id = ?", (text, row[0]))
             return Tournament(row[0], name, game, fmt, config, row[2])
         with self._transaction():
             cur = self.db.execute("INSERT INTO tournaments (name, game, format, config, created) VALUES (?,?,?,?,?)",
@@ -323,10 +325,44 @@ class Store:
         query = "SELECT id, name, game, format, config, finished FROM tournaments "
         row = (self.db.execute(query + "WHERE name = ?", (name,)).fetchone() if name
                else self.db.execute(query + "ORDER BY id DESC LIMIT 1").fetchone())
+        if row is None and name:
+            known = [r[0] for r in self.db.execute("SELECT name FROM tournaments ORDER BY id")]
+            raise ConfigError(f"no tournament {name!r} in {str(self.path)!r}; the tournaments there: "
+                              f"{', '.join(known) or 'none'}")
         if row is None:
-            raise StoreError(f"no tournament {name!r} in {str(self.path)!r}" if name
-                             else f"no tournament in {str(self.path)!r} yet")
+            raise StoreError(f"no tournament in {str(self.path)!r} yet")
         return Tournament(row[0], row[1], row[2], row[3], json.loads(row[4]), row[5])
+
+    @_guarded
+    def find_tournament(self, game: str, fmt: str, config: dict[str, Any]) -> str | None:
+        """The name of the latest tournament started with this configuration (its title included), or None."""
+        rows = self.db.execute("SELECT name, config FROM tournaments WHERE game = ? AND format = ? ORDER BY id DESC",
+                               (game, fmt))
+        return next((name for name, text in rows if json.loads(text) == config), None)
+
+    @_guarded
+    def unused_name(self, base: str) -> str:
+        """base, or base-2, base-3...: the first that names no tournament yet."""
+        taken = {r[0] for r in self.db.execute("SELECT name FROM tournaments WHERE name = ? OR name LIKE ?",
+                                               (base, base.replace("%", "_") + "-%"))}
+        name, number = base, 1
+        while name in taken:
+            number += 1
+            name = f"{base}-{number}"
+        return name
+
+    @_guarded
+    def summaries(self) -> list[dict[str, Any]]:
+        """Every tournament, oldest first: name, title, game, format, entrants, games, first and last game
+        (finishing times) and whether it is complete."""
+        rows = self.db.execute(
+            "SELECT t.name, t.config, t.game, t.format, t.finished, "
+            "(SELECT COUNT(*) FROM entrants e WHERE e.tournament_id = t.id), "
+            "COUNT(g.id), MIN(g.finished), MAX(g.finished) "
+            "FROM tournaments t LEFT JOIN games g ON g.tournament_id = t.id GROUP BY t.id ORDER BY t.id")
+        keys = ("name", "title", "game", "format", "complete", "entrants", "games", "first", "last")
+        return [dict(zip(keys, (name, json.loads(config).get("title") or "", game, fmt, finished is not None,
+                                *rest))) for name, config, game, fmt, finished, *rest in rows]
 
     @_guarded
     def tournaments(self) -> list[Tournament]:
@@ -454,6 +490,11 @@ class Store:
             "SELECT seat, name, score, rank, disqualified, faults FROM seats WHERE game_id = ? ORDER BY seat",
             (d["id"],))]
         return d
+
+
+def _comparable(config: dict[str, Any]) -> dict[str, Any]:
+    """A tournament's configuration as compared on resume: its title is shown, not played."""
+    return {k: v for k, v in config.items() if k != "title"}
 
 
 def _damaged(path: Path, detail: str) -> str:

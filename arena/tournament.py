@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
+import re
 import time
 from collections import deque
 from dataclasses import dataclass, field, replace
@@ -51,6 +50,7 @@ class TournamentSpec:
     rating: RatingConfig = field(default_factory=RatingConfig)
     sandbox: Sandbox = field(default_factory=Sandbox)
     sprt: SprtSettings | None = None  # a comparison's sequential test (None: a fixed number of games)
+    title: str | None = None  # shown with the tournament; not part of what it plays
 
     def identity(self) -> dict[str, Any]:
         """The spec as plain data, stored with the tournament and compared on resume."""
@@ -59,12 +59,14 @@ class TournamentSpec:
                  "max_games": self.max_games, "wave": self.wave, "seed": self.seed, "time": self.time.to_wire(),
                  "fresh_processes": self.fresh_processes, "rating": self.rating.to_dict(),
                  "sandbox": self.sandbox.to_dict()}
-        return {**found, "sprt": self.sprt.to_dict()} if self.sprt is not None else found
+        found = {**found, "sprt": self.sprt.to_dict()} if self.sprt is not None else found
+        return {**found, "title": self.title} if self.title else found
 
-    def default_name(self) -> str:
-        """A name that is the same for the same spec."""
-        digest = hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:8]
-        return f"{self.game}-{self.fmt.name}-{digest}"
+    def default_name(self, today: str | None = None) -> str:
+        """A readable name for a new tournament: its title, else game-format-date (UTC)."""
+        if self.title:
+            return re.sub(r"[^A-Za-z0-9_.-]+", "-", self.title).strip("-.").lower()[:64] or self.game
+        return f"{self.game}-{self.fmt.name}-{today or time.strftime('%Y-%m-%d', time.gmtime())}"
 
     def names(self) -> list[str]:
         """The entrants' names, in order (a gauntlet's challenger first)."""
@@ -181,8 +183,8 @@ class Runner:
     def _run(self) -> Ratings:
         spec = self.spec
         check_spec(spec, self.time_limit)
-        self.tournament = self.store.open_tournament(self.name or spec.default_name(), spec.game, spec.fmt.name,
-                                                     spec.identity(), list(spec.entrants))
+        self.tournament = self.store.open_tournament(self._name(), spec.game, spec.fmt.name, spec.identity(),
+                                                     list(spec.entrants))
         leftovers.sweep(self.results_dir, self.store.replays())  # what killed arenas left behind
         if self.on_start is not None:
             self.on_start(self.tournament)
@@ -200,6 +202,14 @@ class Runner:
         if self.complete():
             self.store.finish_tournament(tid)
         return ratings
+
+    def _name(self) -> str:
+        """The name given, else that of the tournament this spec already started, else a new readable one."""
+        if self.name:
+            return self.name
+        spec = self.spec
+        found = self.store.find_tournament(spec.game, spec.fmt.name, spec.identity())
+        return found or self.store.unused_name(spec.default_name())
 
     def complete(self) -> bool:
         """True once every scheduled game is stored (an open-ended format: its number of games reached)."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +10,7 @@ from tabulate import tabulate
 
 from arena.cli.params import db_option, results_option, store_path
 from arena.errors import ReplayError
-from arena.leaderboard import FORMATS, build, render
+from arena.leaderboard import FORMATS, board_title, build, render
 from arena.ratings import RatingConfig, Rating, Ratings, rate_all
 from arena.record import GameRecord, load_record
 from arena.replay import turn_lines
@@ -50,8 +49,7 @@ def leaderboard(name: str | None, fmt: str, max_fault_rate: float | None, output
         if fmt == "html":  # the published site's leaderboard page, on its own
             text = leaderboard_page(tournament_data(store, t, max_fault_rate))
         else:
-            sandbox = t.config.get("sandbox", {}).get("level", "unknown")
-            text = render(build(f"{t.name} ({t.game}, {t.format}, sandbox {sandbox})", _stored_ratings(store, t),
+            text = render(build(board_title(t.name, t.game, t.format, t.config), _stored_ratings(store, t),
                                 store.bot_stats(t.id), max_fault_rate), fmt)
     if output is None:
         click.echo(text)
@@ -127,8 +125,14 @@ def _describe(m: dict[str, Any]) -> str:
     seats = tabulate([(s["seat"], s["bot"], s["score"], s["rank"], "yes" if s["disqualified"] else "", s["faults"])
                       for s in m["seats"]], headers=("seat", "bot", "score", "rank", "disqualified", "faults"))
     faults = "\n".join(f"  seat {f['seat']}, decision {f['decision']}: {f['kind']}: {f['detail']}"
-                       for f in m["faults"])
+                       + _tail(f["stderr_tail"]) for f in m["faults"])
     return head + "\n" + seats + (f"\nfaults:\n{faults}" if faults else "") + f"\nreplay: {m['replay']}\n"
+
+
+def _tail(stderr: str) -> str:
+    """A fault's stderr tail (bounded when it was stored), indented under it."""
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    return "".join("\n      | " + "".join(c if c.isprintable() else "?" for c in line) for line in lines)
 
 
 @click.command()
@@ -141,7 +145,10 @@ def rerate(name: str | None, every: bool, results_dir: Path, db: Path | None) ->
     with _open(results_dir, db, readonly=False) as store:
         targets = store.tournaments() if every else [store.tournament(name)]
         for t in targets:
-            ratings = rate_all(RatingConfig(**t.config["rating"]), store.outcomes(t.id))
+            outcomes = store.outcomes(t.id)
+            ratings = rate_all(RatingConfig(**t.config["rating"]), outcomes)
             store.save_ratings(t.id, ratings)
-            click.echo(f"{t.name}: {len(store.outcomes(t.id))} games rated, {len(ratings.table)} bots")
-            click.echo(json.dumps({n: [round(r.mu, 4), round(r.sigma, 4)] for n, r in sorted(ratings.table.items())}))
+            click.echo(f"{t.name}: {len(outcomes)} games rated, {len(ratings.table)} bots")
+            rows = sorted(((n, r.conservative, r.mu, r.sigma) for n, r in ratings.table.items()),
+                          key=lambda row: (-row[1], row[0]))
+            click.echo(tabulate(rows, headers=("bot", "conservative", "mu", "sigma"), floatfmt=".4f") + "\n")

@@ -12,13 +12,15 @@ import click
 
 from arena.cli.params import (GAME, announce_sandbox, db_option, game_options, rating_options, results_option, sandbox_options,
                               store_path, time_options)
+from arena import competition
 from arena.cluster import ClusterPlayer
+from arena.errors import ConfigError
 from arena.entrants import Entrant, from_command, from_submissions
 from arena.formats import DEFAULT_FORMAT, FORMATS, get_format
 from arena.formats.ladder import DEFAULT_WAVE
 from arena.games import Game
 from arena.interrupt import cleanup_on_termination
-from arena.leaderboard import build, render
+from arena.leaderboard import board_title, build, render
 from arena.progress import Display
 from arena.ratings import RatingConfig
 from arena.sandbox import Sandbox
@@ -30,7 +32,26 @@ from protocol import TimeControl
 HEURISTIC_BOT, RANDOM_BOT = "sample_bots.heuristic_bot", "sample_bots.random_bot"
 
 
+def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | None) -> None:
+    """Eager: the file's settings become the command's defaults, so that flags given on the command line win."""
+    if value is None or ctx.resilient_parsing:
+        return
+    settings = competition.load(value)
+    params = {p.name: p for p in ctx.command.params}
+    for option, setting in settings.items():
+        if option not in params:
+            raise ConfigError(f"{value}: {competition.key_of(option)!r} is not a setting of arena tournament")
+        try:
+            params[option].type_cast_value(ctx, setting)
+        except click.BadParameter as exc:
+            raise ConfigError(f"{value}: bad value for {competition.key_of(option)!r}: {exc.message}") from None
+    ctx.default_map = {**(ctx.default_map or {}), **settings}
+
+
 @click.command()
+@click.option("--config", type=click.Path(dir_okay=False, path_type=Path), is_eager=True, expose_value=False,
+              callback=_competition_file, help="A competition file (TOML) holding the settings; options given on "
+              "the command line override it, and the same file resumes the same tournament.")
 @click.argument("game", type=GAME)
 @click.argument("bots", nargs=-1)
 @click.option("--submissions", type=click.Path(file_okay=False, path_type=Path),
@@ -59,8 +80,10 @@ HEURISTIC_BOT, RANDOM_BOT = "sample_bots.heuristic_bot", "sample_bots.random_bot
 @time_options
 @sandbox_options
 @click.option("--fresh-processes", is_flag=True, help="Start every bot afresh for every game.")
-@click.option("--name", help="Tournament name in the store (default: derived from the settings, so that the "
-              "same command resumes the same tournament).")
+@click.option("--title", help="A title shown with the tournament (leaderboard, tournaments, publish); a new "
+              "tournament without --name is named after it.")
+@click.option("--name", help="Tournament name in the store (default: the one the same settings started, else the "
+              "title, else GAME-FORMAT-DATE).")
 @game_options
 @rating_options
 @click.option("--max-fault-rate", type=click.FloatRange(0, 1), help="Leave bots whose share of faulty games is "
@@ -70,7 +93,7 @@ HEURISTIC_BOT, RANDOM_BOT = "sample_bots.heuristic_bot", "sample_bots.random_bot
 def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt: str, seats: int | None,
                rounds: int, duplicate: bool, max_games: int | None, time_limit: float | None, wave: int,
                seed: int, jobs: int, cluster: str | None, time: TimeControl, sandbox: Sandbox,
-               fresh_processes: bool, name: str | None, options: dict[str, Any] | None, rating: RatingConfig,
+               fresh_processes: bool, title: str | None, name: str | None, options: dict[str, Any] | None, rating: RatingConfig,
                max_fault_rate: float | None, results_dir: Path, db: Path | None) -> None:
     """Play a tournament of GAME between BOTS (command lines, optionally NAME=COMMAND) and print the leaderboard.
 
@@ -86,7 +109,7 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
     spec = TournamentSpec(
         game=game.name, fmt=format_, entrants=tuple(entrants), seats=seats, options=options, rounds=rounds,
         duplicate=duplicate, max_games=max_games, wave=wave, seed=seed, fresh_processes=fresh_processes, time=time,
-        rating=rating, sandbox=sandbox.resolved(any(wants_tcp(e.cwd) for e in entrants)))
+        rating=rating, title=title, sandbox=sandbox.resolved(any(wants_tcp(e.cwd) for e in entrants)))
     check_spec(spec, time_limit)  # before the store is created: a bad command leaves nothing behind
     player = None if cluster is None else ClusterPlayer(cluster, jobs, results_dir)
     with Store(store_path(results_dir, db)) as store, player or nullcontext():
@@ -100,7 +123,7 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
             click.echo("\ninterrupted: finished games are stored; run the same command to resume", err=True)
             raise SystemExit(130) from None
         t = runner.tournament
-        board = build(f"{t.name} ({game.name}, {fmt}, sandbox {spec.sandbox.level.value})", ratings,
+        board = build(board_title(t.name, game.name, fmt, spec.identity()), ratings,
                       store.bot_stats(t.id), max_fault_rate)
         click.echo(render(board, "table"))
         if not runner.complete():
