@@ -39,10 +39,11 @@ def _stored_ratings(store: Store, t: Tournament) -> Ratings:
 @click.option("--max-fault-rate", type=click.FloatRange(0, 1),
               help="Leave bots whose share of faulty games is above this off the ranking (they stay in the store).")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write to this file.")
+@click.option("--all-versions", is_flag=True, help="Rank the retired versions of a ladder's bots too, marked.")
 @results_option
 @db_option
-def leaderboard(name: str | None, fmt: str, max_fault_rate: float | None, output: Path | None, results_dir: Path,
-                db: Path | None) -> None:
+def leaderboard(name: str | None, fmt: str, max_fault_rate: float | None, output: Path | None, all_versions: bool,
+                results_dir: Path, db: Path | None) -> None:
     """Print a tournament's leaderboard, ranked by the conservative estimate mu - 3 sigma."""
     with _open(results_dir, db) as store:
         t = store.tournament(name)
@@ -50,7 +51,8 @@ def leaderboard(name: str | None, fmt: str, max_fault_rate: float | None, output
             text = leaderboard_page(tournament_data(store, t, max_fault_rate))
         else:
             text = render(build(board_title(t.name, t.game, t.format, t.config), _stored_ratings(store, t),
-                                store.bot_stats(t.id), max_fault_rate), fmt)
+                                store.bot_stats(t.id), max_fault_rate, tuple(store.refusals(t.id)),
+                                frozenset(store.retired(t.id)), all_versions), fmt)
     if output is None:
         click.echo(text)
     else:

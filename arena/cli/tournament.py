@@ -15,7 +15,7 @@ from arena.cli.params import (GAME, announce_sandbox, db_option, game_options, r
 from arena import competition
 from arena.cluster import ClusterPlayer
 from arena.errors import ConfigError
-from arena.entrants import Entrant, from_command, from_submissions
+from arena.entrants import Entrant, Refusal, from_command, survey
 from arena.formats import DEFAULT_FORMAT, FORMATS, get_format
 from arena.formats.ladder import DEFAULT_WAVE
 from arena.games import Game
@@ -26,10 +26,9 @@ from arena.ratings import RatingConfig
 from arena.sandbox import Sandbox
 from arena.store import Store
 from arena.submission import wants_tcp
-from arena.tournament import Runner, TournamentSpec, check_spec
+from arena.tournament import Runner, TournamentSpec, admit, check_options, check_spec, sample_opponents  # noqa: F401 - sample_opponents: for compare
 from protocol import TimeControl
 
-HEURISTIC_BOT, RANDOM_BOT = "sample_bots.heuristic_bot", "sample_bots.random_bot"
 
 
 def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | None) -> None:
@@ -86,6 +85,8 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
               "title, else GAME-FORMAT-DATE).")
 @game_options
 @rating_options
+@click.option("--strict", is_flag=True, help="Refuse to start if any submission is not admitted (a broken "
+              "manifest, a missing command, a failed handshake or first game), instead of going on without it.")
 @click.option("--max-fault-rate", type=click.FloatRange(0, 1), help="Leave bots whose share of faulty games is "
               "above this off the printed ranking.")
 @results_option
@@ -94,7 +95,7 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
                rounds: int, duplicate: bool, max_games: int | None, time_limit: float | None, wave: int,
                seed: int, jobs: int, cluster: str | None, time: TimeControl, sandbox: Sandbox,
                fresh_processes: bool, title: str | None, name: str | None, options: dict[str, Any] | None, rating: RatingConfig,
-               max_fault_rate: float | None, results_dir: Path, db: Path | None) -> None:
+               strict: bool, max_fault_rate: float | None, results_dir: Path, db: Path | None) -> None:
     """Play a tournament of GAME between BOTS (command lines, optionally NAME=COMMAND) and print the leaderboard.
 
     Killed or stopped, the same command resumes it: finished games are kept, unfinished ones played again.
@@ -102,18 +103,29 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
     Example: arena tournament bali-2001 "python -m sample_bots.random_bot" "my=python mybot.py" --format gauntlet
     """
     format_ = get_format(fmt)
-    entrants = _entrants(bots, submissions)
+    entrants, refused = _entrants(bots, submissions)
+    sandbox = sandbox.resolved(any(wants_tcp(e.cwd) for e in entrants))
+    check_options(game.name, options)
+    if strict and refused:
+        raise ConfigError(_refusals(refused))
+    if submissions is not None:
+        entrants, failed = admit(entrants, game.name, options, time, sandbox, only=lambda e: e.cwd is not None)
+        refused += failed
+    if strict and refused:
+        raise ConfigError(_refusals(refused))
+    for refusal in refused:
+        click.echo(f"not admitted: {refusal.reason}", err=True)
     seats = seats or max(game.min_players, min(game.max_players, len(entrants)))
     missing = format_.missing_opponents(len(entrants), seats)
     entrants += sample_opponents(game.name, missing, taken={e.name for e in entrants})
     spec = TournamentSpec(
         game=game.name, fmt=format_, entrants=tuple(entrants), seats=seats, options=options, rounds=rounds,
         duplicate=duplicate, max_games=max_games, wave=wave, seed=seed, fresh_processes=fresh_processes, time=time,
-        rating=rating, title=title, sandbox=sandbox.resolved(any(wants_tcp(e.cwd) for e in entrants)))
+        rating=rating, title=title, sandbox=sandbox)
     check_spec(spec, time_limit)  # before the store is created: a bad command leaves nothing behind
     player = None if cluster is None else ClusterPlayer(cluster, jobs, results_dir)
     with Store(store_path(results_dir, db)) as store, player or nullcontext():
-        runner = Runner(spec, store, results_dir, jobs=jobs, name=name, time_limit=time_limit,
+        runner = Runner(spec, store, results_dir, jobs=jobs, name=name, time_limit=time_limit, refused=tuple(refused),
                         on_progress=Display(sys.stderr, sys.stderr.isatty()), player=player,
                         on_start=lambda _: announce_sandbox(spec.sandbox))
         try:
@@ -124,33 +136,23 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
             raise SystemExit(130) from None
         t = runner.tournament
         board = build(board_title(t.name, game.name, fmt, spec.identity()), ratings,
-                      store.bot_stats(t.id), max_fault_rate)
+                      store.bot_stats(t.id), max_fault_rate, tuple(store.refusals(t.id)), frozenset(store.retired(t.id)))
         click.echo(render(board, "table"))
         if not runner.complete():
             click.echo("\nthe tournament is not complete: run the same command to go on", err=True)
 
 
-def _entrants(bots: tuple[str, ...], submissions: Path | None) -> list[Entrant]:
+def _entrants(bots: tuple[str, ...], submissions: Path | None) -> tuple[list[Entrant], list[Refusal]]:
     entrants = [from_command(b) for b in bots]
+    refused: list[Refusal] = []
     if submissions is not None:
-        entrants += from_submissions(submissions)
-    if not entrants:
+        admitted, refused = survey(submissions)
+        entrants += admitted
+    if not entrants and not refused:
         raise click.UsageError("give at least one bot command or --submissions DIR")
-    return entrants
+    return entrants, refused
 
 
-def sample_opponents(game: str, count: int, taken: set[str]) -> list[Entrant]:
-    """`count` sample bots as opponents: the heuristic bot if it has a strategy for the game, then random bots;
-    named by their module, numbered past the names in `taken`."""
-    from sample_bots.heuristic_bot import STRATEGIES
-    modules = ([HEURISTIC_BOT] if game in STRATEGIES else []) + [RANDOM_BOT] * count
-    entrants: list[Entrant] = []
-    for module in modules[:count]:
-        stem = module.rsplit(".", 1)[1]
-        name, number = stem, 1
-        while name in taken:
-            number += 1
-            name = f"{stem}-{number}"
-        taken.add(name)
-        entrants.append(Entrant(name, (sys.executable, "-m", module), version="sample"))
-    return entrants
+def _refusals(refused: list[Refusal]) -> str:
+    listed = "\n".join(f"  {r.reason}" for r in refused)
+    return f"{len(refused)} submission(s) not admitted (--strict):\n{listed}"

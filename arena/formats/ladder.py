@@ -44,8 +44,8 @@ class Ladder(TournamentFormat):
                 return
             for outcome in outcomes(first_seq - per_wave, first_seq):
                 ratings = ratings.after(outcome, env)
-                for bot in outcome.bots:
-                    counts[bot] += 1
+                for bot in outcome.bots:  # a retired bot's games count too: they rated its opponents
+                    counts[bot] = counts.get(bot, 0) + 1
             wave = ladder_wave(ratings, counts, spec.names(), spec.seats, spec.wave, first_seq,
                                wave_no * spec.wave, spec.seed)
             yield [t for t in wave if spec.max_games is None or t.first_seq < spec.max_games]
