@@ -17,13 +17,13 @@ import zmq
 from arena import leftovers
 from arena.bots import BotCommand
 from arena.entrants import Entrant, Refusal, check_entrants
-from arena.errors import ArenaError, ConfigError
+from arena.errors import ArenaError, ConfigError, FaultKind
 from arena.formats import Table, TournamentFormat
 from arena.formats.ladder import DEFAULT_WAVE, Ladder
 from arena.games import GameError, get_game
 from arena.match import MatchConfig, run_match
 from arena.ratings import GameOutcome, RatingConfig, Ratings, rate_all
-from arena.record import GameRecord
+from arena.record import GameRecord, Phase
 from arena.sandbox import Sandbox, cpu_sets
 from arena.sprt import SprtSettings
 from arena.store import Store, StoredFault, StoredGame, Tournament
@@ -410,9 +410,10 @@ def first_game(entrant: Entrant, game: str, options: dict[str, Any] | None, cloc
             record = run_match(config).records[0]
         except (ArenaError, OSError, zmq.ZMQError) as exc:
             return f"its first game against the sample bots could not be played: {exc}"
-    seat = next(s.seat for s in record.seats if s.participant == 0)
-    if seat not in record.disqualified:
+    # A bot that cannot take part is kept out; one that plays badly (illegal or late answers) plays, its faults
+    # counted against it in the tournament.
+    fault = next((f for f in record.faults if f.participant == 0 and (
+        f.phase in (Phase.HANDSHAKE, Phase.NEW_GAME) or f.kind in (FaultKind.BUILD, FaultKind.CRASH))), None)
+    if fault is None:
         return None
-    fault = next((f for f in record.faults if f.participant == 0), None)
-    what = f"{fault.kind.value}: {fault.detail}" if fault else "disqualified"
-    return f"failed its first game against the sample bots ({what})"
+    return f"failed its first game against the sample bots ({fault.kind.value}: {fault.detail})"
