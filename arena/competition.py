@@ -15,7 +15,7 @@ from arena.errors import ConfigError
 # Each key the file may hold, with the option it sets; (table, key) for keys inside a table.
 TOP_LEVEL = {
     "name": "name", "title": "title", "game": "game", "format": "fmt", "seats": "seats", "rounds": "rounds",
-    "games": "games", "time_limit": "time_limit", "duplicate": "duplicate", "seed": "seed", "wave": "wave",
+    "games": "max_games", "time_limit": "time_limit", "duplicate": "duplicate", "seed": "seed", "wave": "wave",
     "jobs": "jobs", "submissions": "submissions", "results": "results_dir", "bots": "bots",
     "variants": "variants", "fresh_processes": "fresh_processes", "max_fault_rate": "max_fault_rate",
     "strict": "strict",
@@ -30,6 +30,18 @@ TABLES = {
 }
 PATH_KEYS = frozenset({"submissions", "results_dir"})
 OPTIONS_TABLE = "options"  # the game's options, key = value, as --option KEY=VALUE
+OPTIONS_PARAM = "option_pairs"
+
+
+def key_of(option: str) -> str:
+    """The file's key (``table.key`` inside a table) that sets an option, for messages."""
+    for table, keys in TABLES.items():
+        for key, name in keys.items():
+            if name == option:
+                return f"{table}.{key}"
+    if option == OPTIONS_PARAM:
+        return OPTIONS_TABLE
+    return next((key for key, name in TOP_LEVEL.items() if name == option), option)
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -45,7 +57,7 @@ def load(path: Path) -> dict[str, Any]:
         if key in TABLES:
             settings.update(_table(path, key, value, TABLES[key]))
         elif key == OPTIONS_TABLE:
-            settings["options"] = _game_options(path, value)
+            settings[OPTIONS_PARAM] = _game_options(path, value)
         elif key in TOP_LEVEL:
             settings[TOP_LEVEL[key]] = value
         else:

@@ -191,14 +191,63 @@ def from_folder(folder: Path) -> Entrant:
     return Entrant(name, command.argv, cwd, _field(data, "version", where), _field(data, "author", where, False))
 
 
-def from_submissions(directory: Path) -> list[Entrant]:
-    """Every submission folder in directory, in name order."""
+@dataclass(frozen=True)
+class Refusal:
+    """A submission not admitted: its folder, its name (as far as its manifest tells) and why."""
+
+    folder: str
+    name: str
+    reason: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"folder": self.folder, "name": self.name, "reason": self.reason}
+
+
+def _submission_folders(directory: Path) -> list[Path]:
     if not directory.is_dir():
         raise ConfigError(f"submissions directory {str(directory)!r} does not exist")
     folders = sorted(p for p in directory.iterdir() if p.is_dir() and not p.name.startswith("."))
     if not folders:
         raise ConfigError(f"submissions directory {str(directory)!r} holds no submission folders")
-    return [from_folder(folder) for folder in folders]
+    return folders
+
+
+def survey(directory: Path) -> tuple[list[Entrant], list[Refusal]]:
+    """Every submission folder in directory, in name order: those whose manifest and command are sound, and
+    every other one with its problem; all the folders sharing a name are refused, each naming the others."""
+    entrants: list[tuple[Path, Entrant]] = []
+    refused: list[Refusal] = []
+    for folder in _submission_folders(directory):
+        try:
+            entrants.append((folder, from_folder(folder)))
+        except ConfigError as exc:
+            refused.append(Refusal(str(folder), _name_of(folder), str(exc)))
+    by_name: dict[str, list[Path]] = {}
+    for folder, entrant in entrants:
+        by_name.setdefault(entrant.name, []).append(folder)
+    for name, folders in by_name.items():
+        if len(folders) > 1:
+            refused += [Refusal(str(f), name, f"{f / MANIFEST}: duplicate name {name!r}, also in: "
+                                f"{', '.join(str(o) for o in folders if o != f)}") for f in folders]
+    kept = [e for _, e in entrants if len(by_name[e.name]) == 1]
+    return kept, sorted(refused, key=lambda r: r.folder)
+
+
+def _name_of(folder: Path) -> str:
+    """The name a manifest gives, if it can be read at all, else the folder's."""
+    try:
+        name = read_manifest(folder).get("name")
+    except ConfigError:
+        name = None
+    return name if isinstance(name, str) and NAME_PATTERN.match(name) else folder.name
+
+
+def from_submissions(directory: Path) -> list[Entrant]:
+    """Every submission folder in directory, in name order; ConfigError listing every problem at once."""
+    entrants, refused = survey(directory)
+    if refused:
+        raise ConfigError("; ".join(r.reason for r in refused))
+    return entrants
 
 
 def check_entrants(entrants: Iterable[Entrant], seats: int) -> list[Entrant]:

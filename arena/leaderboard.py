@@ -6,7 +6,7 @@ import csv
 import io
 import json
 from dataclasses import asdict, dataclass, replace
-from typing import Mapping
+from typing import Any, Mapping
 
 from tabulate import tabulate
 
@@ -40,21 +40,35 @@ class Leaderboard:
     rows: tuple[Row, ...]
     withheld: tuple[Row, ...]
     max_fault_rate: float | None
+    not_admitted: tuple[Mapping[str, str], ...] = ()  # submissions that failed their check: folder, name, reason
+
+
+def board_title(name: str, game: str, fmt: str, config: dict[str, Any]) -> str:
+    """A leaderboard's heading: the tournament's title (if it has one), name, game, format and sandbox level."""
+    sandbox = (config.get("sandbox") or {}).get("level", "unknown")
+    title = config.get("title")
+    return f"{title + ': ' if title else ''}{name} ({game}, {fmt}, sandbox {sandbox})"
+
+
+RETIRED = " (retired)"  # marks a retired version in the all-versions view
 
 
 def build(title: str, ratings: Ratings, stats: Mapping[str, Mapping[str, float]],
-          max_fault_rate: float | None = None) -> Leaderboard:
-    """Rank every entrant by mu - 3 sigma (ties by name); withhold those above max_fault_rate."""
+          max_fault_rate: float | None = None, not_admitted: tuple[Mapping[str, str], ...] = (),
+          retired: frozenset[str] = frozenset(), all_versions: bool = False) -> Leaderboard:
+    """Rank every entrant by mu - 3 sigma (ties by name); withhold those above max_fault_rate; leave retired
+    versions out, or (all_versions) rank them too, marked."""
     def row(name: str) -> Row:
         r, s = ratings.get(name), stats[name]
-        return Row(0, name, r.conservative, r.mu, r.sigma, int(s["games"]), int(s["wins"]), s["mean_score"],
-                   s["mean_rank"], float(s["fault_rate"]))
+        return Row(0, name + (RETIRED if name in retired else ""), r.conservative, r.mu, r.sigma, int(s["games"]),
+                   int(s["wins"]), s["mean_score"], s["mean_rank"], float(s["fault_rate"]))
 
-    everyone = sorted((row(name) for name in stats), key=lambda r: (-r.conservative, r.bot))
+    shown = [name for name in stats if all_versions or name not in retired]
+    everyone = sorted((row(name) for name in shown), key=lambda r: (-r.conservative, r.bot))
     ranked = [r for r in everyone if max_fault_rate is None or r.fault_rate <= max_fault_rate]
     withheld = [r for r in everyone if r not in ranked]
     return Leaderboard(title, tuple(replace(r, rank=i) for i, r in enumerate(ranked, start=1)), tuple(withheld),
-                       max_fault_rate)
+                       max_fault_rate, tuple(not_admitted))
 
 
 def _cells(r: Row) -> list[object]:
@@ -65,10 +79,13 @@ def _cells(r: Row) -> list[object]:
 
 
 def _note(board: Leaderboard) -> str:
-    if not board.withheld:
-        return ""
-    names = ", ".join(f"{r.bot} ({100 * r.fault_rate:.1f}%)" for r in board.withheld)
-    return f"withheld for a fault rate above {100 * (board.max_fault_rate or 0):.1f}%: {names}"
+    notes = []
+    if board.withheld:
+        names = ", ".join(f"{r.bot} ({100 * r.fault_rate:.1f}%)" for r in board.withheld)
+        notes.append(f"withheld for a fault rate above {100 * (board.max_fault_rate or 0):.1f}%: {names}")
+    if board.not_admitted:
+        notes.append("not admitted:\n" + "\n".join(f"  {r['name']}: {r['reason']}" for r in board.not_admitted))
+    return "\n".join(notes)
 
 
 def render(board: Leaderboard, fmt: str) -> str:
@@ -89,5 +106,6 @@ def render(board: Leaderboard, fmt: str) -> str:
     if fmt == "json":
         return json.dumps({"title": board.title, "max_fault_rate": board.max_fault_rate,
                            "ranking": [asdict(r) for r in board.rows],
-                           "withheld": [asdict(r) for r in board.withheld]}, indent=2)
+                           "withheld": [asdict(r) for r in board.withheld],
+                           "not_admitted": [dict(r) for r in board.not_admitted]}, indent=2)
     raise ValueError(f"unknown leaderboard format {fmt!r}; formats: {', '.join(FORMATS)}")

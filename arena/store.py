@@ -25,7 +25,7 @@ from arena.errors import ArenaError, ConfigError
 from arena.ratings import GameOutcome, Ratings
 
 DEFAULT_DB_NAME = "arena.sqlite"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 _LOCK_WAIT = 2.0  # seconds to wait for a new lock holder to write who it is
 _MAX_COMMAND = 200  # characters of a lock holder's command line shown in a message
 
@@ -41,7 +41,7 @@ CREATE TABLE tournaments (
     created REAL NOT NULL, finished REAL);
 CREATE TABLE entrants (
     tournament_id INTEGER NOT NULL REFERENCES tournaments(id), bot_id INTEGER NOT NULL REFERENCES bots(id),
-    name TEXT NOT NULL, PRIMARY KEY (tournament_id, name));
+    name TEXT NOT NULL, retired REAL, PRIMARY KEY (tournament_id, name));
 CREATE TABLE games (
     id INTEGER PRIMARY KEY,
     tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
@@ -61,6 +61,9 @@ CREATE TABLE faults (
 CREATE TABLE ratings (
     tournament_id INTEGER NOT NULL REFERENCES tournaments(id), name TEXT NOT NULL,
     mu REAL NOT NULL, sigma REAL NOT NULL, PRIMARY KEY (tournament_id, name));
+CREATE TABLE refusals (
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id), folder TEXT NOT NULL, name TEXT NOT NULL,
+    reason TEXT NOT NULL, checked REAL NOT NULL, PRIMARY KEY (tournament_id, folder));
 """
 
 # MIGRATIONS[v] takes a store of schema v to v + 1; they run in one transaction, so a failure changes nothing.
@@ -69,6 +72,11 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     1: ("ALTER TABLE matches RENAME TO games",
         "ALTER TABLE seats RENAME COLUMN match_id TO game_id",
         "ALTER TABLE faults RENAME COLUMN match_id TO game_id"),
+    # Submissions that fail their check are kept out of a tournament, and listed with the reason.
+    # A ladder's entrants come and go (a new version retires the old one, whose games stay).
+    2: ("CREATE TABLE refusals (tournament_id INTEGER NOT NULL REFERENCES tournaments(id), folder TEXT NOT NULL, "
+        "name TEXT NOT NULL, reason TEXT NOT NULL, checked REAL NOT NULL, PRIMARY KEY (tournament_id, folder))",
+        "ALTER TABLE entrants ADD COLUMN retired REAL"),
 }
 
 
@@ -289,25 +297,29 @@ class Store:
     # --- tournaments ------------------------------------------------------------------------------------------------
     @_guarded
     def open_tournament(self, name: str, game: str, fmt: str, config: dict[str, Any],
-                        entrants: list[Entrant]) -> Tournament:
-        """The tournament of that name, created or resumed if its configuration is the same, and locked for this
-        process until the store is closed; StoreBusy if another arena plays it."""
+                        entrants: list[Entrant], living: tuple[str, ...] = ()) -> Tournament:
+        """The tournament of that name, created or resumed if its configuration is the same (but for the `living`
+        keys, which may change from run to run), and locked for this process until the store is closed; StoreBusy
+        if another arena plays it."""
         if self.readonly:
             raise StoreError(f"the results store {shlex.quote(str(self.path))} was opened read-only")
         self._locks.append(_TournamentLock.acquire(self.path, name))
         row = self.db.execute("SELECT id, config, finished FROM tournaments WHERE name = ?", (name,)).fetchone()
         text = json.dumps(config, sort_keys=True)
         if row is not None:
-            if row[1] != text:
-                raise ConfigError(f"tournament {name!r} already exists in {str(self.path)!r} with another "
-                                  "configuration; choose another --name or the same settings")
+            stored = json.loads(row[1])
+            if _comparable(stored, living) != _comparable(config, living):
+                raise ConfigError(_changed(name, self.path, fmt, stored, config))
+            if row[1] != text:  # only the title or a living key changed
+                self.db.execute("UPDATE tournaments SET config = ? WHERE id = ?", (text, row[0]))
             return Tournament(row[0], name, game, fmt, config, row[2])
         with self._transaction():
             cur = self.db.execute("INSERT INTO tournaments (name, game, format, config, created) VALUES (?,?,?,?,?)",
                                   (name, game, fmt, text, time.time()))
             tid = cur.lastrowid
             for entrant in entrants:
-                self.db.execute("INSERT INTO entrants VALUES (?,?,?)", (tid, self._bot_id(entrant), entrant.name))
+                self.db.execute("INSERT INTO entrants (tournament_id, bot_id, name) VALUES (?,?,?)",
+                                (tid, self._bot_id(entrant), entrant.name))
         return Tournament(tid, name, game, fmt, config)
 
     def _bot_id(self, e: Entrant) -> int:
@@ -323,10 +335,72 @@ class Store:
         query = "SELECT id, name, game, format, config, finished FROM tournaments "
         row = (self.db.execute(query + "WHERE name = ?", (name,)).fetchone() if name
                else self.db.execute(query + "ORDER BY id DESC LIMIT 1").fetchone())
+        if row is None and name:
+            known = [r[0] for r in self.db.execute("SELECT name FROM tournaments ORDER BY id")]
+            raise ConfigError(f"no tournament {name!r} in {str(self.path)!r}; the tournaments there: "
+                              f"{', '.join(known) or 'none'}")
         if row is None:
-            raise StoreError(f"no tournament {name!r} in {str(self.path)!r}" if name
-                             else f"no tournament in {str(self.path)!r} yet")
+            raise StoreError(f"no tournament in {str(self.path)!r} yet")
         return Tournament(row[0], row[1], row[2], row[3], json.loads(row[4]), row[5])
+
+    @_guarded
+    def find_tournament(self, game: str, fmt: str, config: dict[str, Any], living: tuple[str, ...] = ()) -> str | None:
+        """The name of the latest tournament started with this configuration (its title included, the `living`
+        keys aside), or None."""
+        rows = self.db.execute("SELECT name, config FROM tournaments WHERE game = ? AND format = ? ORDER BY id DESC",
+                               (game, fmt))
+        wanted = _comparable(config, living, title=True)
+        return next((name for name, text in rows if _comparable(json.loads(text), living, title=True) == wanted),
+                    None)
+
+    @_guarded
+    def roster(self, tid: int) -> list[tuple[str, str, str, bool]]:
+        """A tournament's entrants, oldest first: key (its name in the tournament), bot name, version, retired."""
+        rows = self.db.execute("SELECT e.name, b.name, b.version, e.retired IS NOT NULL FROM entrants e "
+                               "JOIN bots b ON b.id = e.bot_id WHERE e.tournament_id = ? ORDER BY e.rowid", (tid,))
+        return [(key, name, version, bool(retired)) for key, name, version, retired in rows]
+
+    @_guarded
+    def update_roster(self, tid: int, joined: dict[str, Entrant], retired: list[str], back: list[str]) -> None:
+        """New entrants by key, keys retired (their games and ratings kept), keys back from retirement."""
+        with self._transaction():
+            for key, entrant in joined.items():
+                self.db.execute("INSERT INTO entrants (tournament_id, bot_id, name) VALUES (?,?,?)",
+                                (tid, self._bot_id(entrant), key))
+            self.db.executemany("UPDATE entrants SET retired = ? WHERE tournament_id = ? AND name = ?",
+                                [(time.time(), tid, key) for key in retired])
+            self.db.executemany("UPDATE entrants SET retired = NULL WHERE tournament_id = ? AND name = ?",
+                                [(tid, key) for key in back])
+
+    @_guarded
+    def retired(self, tid: int) -> set[str]:
+        """The keys of a tournament's retired entrants."""
+        return {r[0] for r in self.db.execute("SELECT name FROM entrants WHERE tournament_id = ? AND retired "
+                                              "IS NOT NULL", (tid,))}
+
+    @_guarded
+    def unused_name(self, base: str) -> str:
+        """base, or base-2, base-3...: the first that names no tournament yet."""
+        taken = {r[0] for r in self.db.execute("SELECT name FROM tournaments WHERE name = ? OR name LIKE ?",
+                                               (base, base.replace("%", "_") + "-%"))}
+        name, number = base, 1
+        while name in taken:
+            number += 1
+            name = f"{base}-{number}"
+        return name
+
+    @_guarded
+    def summaries(self) -> list[dict[str, Any]]:
+        """Every tournament, oldest first: name, title, game, format, entrants, games, first and last game
+        (finishing times) and whether it is complete."""
+        rows = self.db.execute(
+            "SELECT t.name, t.config, t.game, t.format, t.finished, "
+            "(SELECT COUNT(*) FROM entrants e WHERE e.tournament_id = t.id), "
+            "COUNT(g.id), MIN(g.finished), MAX(g.finished) "
+            "FROM tournaments t LEFT JOIN games g ON g.tournament_id = t.id GROUP BY t.id ORDER BY t.id")
+        keys = ("name", "title", "game", "format", "complete", "entrants", "games", "first", "last")
+        return [dict(zip(keys, (name, json.loads(config).get("title") or "", game, fmt, finished is not None,
+                                *rest))) for name, config, game, fmt, finished, *rest in rows]
 
     @_guarded
     def tournaments(self) -> list[Tournament]:
@@ -335,9 +409,12 @@ class Store:
         return [Tournament(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5]) for r in rows]
 
     @_guarded
-    def finish_tournament(self, tid: int) -> None:
-        """Mark a tournament as complete."""
-        self.db.execute("UPDATE tournaments SET finished = ? WHERE id = ?", (time.time(), tid))
+    def finish_tournament(self, tid: int, complete: bool = True) -> None:
+        """Mark a tournament as complete (once), or as not complete (a ladder given more games)."""
+        if complete:
+            self.db.execute("UPDATE tournaments SET finished = ? WHERE id = ? AND finished IS NULL", (time.time(), tid))
+        else:
+            self.db.execute("UPDATE tournaments SET finished = NULL WHERE id = ?", (tid,))
 
     @_guarded
     def entrant_ids(self, tid: int) -> dict[str, int]:
@@ -399,6 +476,24 @@ class Store:
                                (tid,)).fetchone()[0]
 
     @_guarded
+    def record_refusals(self, tid: int, refused: list[dict[str, str]]) -> None:
+        """The submissions not admitted by this run's check (each run checks them again, so this replaces the
+        last run's list)."""
+        with self._transaction():
+            self.db.execute("DELETE FROM refusals WHERE tournament_id = ?", (tid,))
+            self.db.executemany("INSERT OR REPLACE INTO refusals VALUES (?,?,?,?,?)",
+                                [(tid, r["folder"], r["name"], r["reason"], time.time()) for r in refused])
+
+    @_guarded
+    def refusals(self, tid: int) -> list[dict[str, str]]:
+        """The submissions the last run did not admit: folder, name and reason."""
+        if not self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'refusals'").fetchone():
+            return []  # an older store read as it is
+        rows = self.db.execute("SELECT folder, name, reason FROM refusals WHERE tournament_id = ? ORDER BY folder",
+                               (tid,))
+        return [{"folder": f, "name": n, "reason": r} for f, n, r in rows]
+
+    @_guarded
     def save_ratings(self, tid: int, ratings: Ratings) -> None:
         """Replace the stored ratings of a tournament (a cache: `arena rerate` rebuilds it)."""
         with self._transaction():
@@ -454,6 +549,26 @@ class Store:
             "SELECT seat, name, score, rank, disqualified, faults FROM seats WHERE game_id = ? ORDER BY seat",
             (d["id"],))]
         return d
+
+
+def _comparable(config: dict[str, Any], living: tuple[str, ...] = (), title: bool = False) -> dict[str, Any]:
+    """A tournament's configuration as compared on resume: its title is shown, not played, and the living keys
+    (a ladder's entrants and number of games) may change."""
+    return {k: v for k, v in config.items() if k not in living and (title or k != "title")}
+
+
+def _changed(name: str, path: Path, fmt: str, stored: dict[str, Any], config: dict[str, Any]) -> str:
+    """Why a tournament cannot resume with this configuration, and what to do."""
+    if _comparable(stored, ("entrants",)) == _comparable(config, ("entrants",)):
+        before = {e["name"] for e in stored.get("entrants", [])}
+        after = {e["name"] for e in config.get("entrants", [])}
+        change = ", ".join([*(f"{n} added" for n in sorted(after - before)),
+                            *(f"{n} removed" for n in sorted(before - after))]) or "their versions or commands"
+        return (f"the entrants of {fmt} {name!r} in {str(path)!r} changed ({change}); a {fmt}'s schedule is fixed "
+                "by its entrants: start a new one with another --name (or name in the competition file), or run "
+                "a ladder, which entrants may join and leave")
+    return (f"tournament {name!r} already exists in {str(path)!r} with another configuration; choose another "
+            "--name or the same settings")
 
 
 def _damaged(path: Path, detail: str) -> str:

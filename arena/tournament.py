@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
+import re
+import sys
+import tempfile
 import time
 from collections import deque
 from dataclasses import dataclass, field, replace
@@ -15,21 +16,23 @@ import zmq
 
 from arena import leftovers
 from arena.bots import BotCommand
-from arena.entrants import Entrant, check_entrants
-from arena.errors import ArenaError, ConfigError
+from arena.entrants import Entrant, Refusal, check_entrants
+from arena.errors import ArenaError, ConfigError, FaultKind
 from arena.formats import Table, TournamentFormat
-from arena.formats.ladder import DEFAULT_WAVE
+from arena.formats.ladder import DEFAULT_WAVE, Ladder
 from arena.games import GameError, get_game
 from arena.match import MatchConfig, run_match
 from arena.ratings import GameOutcome, RatingConfig, Ratings, rate_all
-from arena.record import GameRecord
+from arena.record import GameRecord, Phase
 from arena.sandbox import Sandbox, cpu_sets
 from arena.sprt import SprtSettings
 from arena.store import Store, StoredFault, StoredGame, Tournament
 from arena.worker import Failure, WorkerPool
 from protocol import TimeControl
 
+LIVING = ("entrants", "max_games")  # what may change from run to run of a ladder
 MAX_TRIES = 3  # times a table is tried on a fresh worker before it is stored as failed
+HEURISTIC_BOT, RANDOM_BOT = "sample_bots.heuristic_bot", "sample_bots.random_bot"
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,7 @@ class TournamentSpec:
     rating: RatingConfig = field(default_factory=RatingConfig)
     sandbox: Sandbox = field(default_factory=Sandbox)
     sprt: SprtSettings | None = None  # a comparison's sequential test (None: a fixed number of games)
+    title: str | None = None  # shown with the tournament; not part of what it plays
 
     def identity(self) -> dict[str, Any]:
         """The spec as plain data, stored with the tournament and compared on resume."""
@@ -59,12 +63,14 @@ class TournamentSpec:
                  "max_games": self.max_games, "wave": self.wave, "seed": self.seed, "time": self.time.to_wire(),
                  "fresh_processes": self.fresh_processes, "rating": self.rating.to_dict(),
                  "sandbox": self.sandbox.to_dict()}
-        return {**found, "sprt": self.sprt.to_dict()} if self.sprt is not None else found
+        found = {**found, "sprt": self.sprt.to_dict()} if self.sprt is not None else found
+        return {**found, "title": self.title} if self.title else found
 
-    def default_name(self) -> str:
-        """A name that is the same for the same spec."""
-        digest = hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()[:8]
-        return f"{self.game}-{self.fmt.name}-{digest}"
+    def default_name(self, today: str | None = None) -> str:
+        """A readable name for a new tournament: its title, else game-format-date (UTC)."""
+        if self.title:
+            return re.sub(r"[^A-Za-z0-9_.-]+", "-", self.title).strip("-.").lower()[:64] or self.game
+        return f"{self.game}-{self.fmt.name}-{today or time.strftime('%Y-%m-%d', time.gmtime())}"
 
     def names(self) -> list[str]:
         """The entrants' names, in order (a gauntlet's challenger first)."""
@@ -166,6 +172,7 @@ class Runner:
     on_start: Callable[[Tournament], None] | None = None  # told once the tournament is open and held by this run
     tournament: Tournament | None = None
     player: TablePlayer | None = None  # None: the local worker processes
+    refused: tuple[Refusal, ...] = ()  # the submissions not admitted this run, stored with the tournament
     _workers: WorkerPool[TableJob, TableResult] | None = field(default=None, init=False, repr=False)
 
     def run(self) -> Ratings:
@@ -181,8 +188,12 @@ class Runner:
     def _run(self) -> Ratings:
         spec = self.spec
         check_spec(spec, self.time_limit)
-        self.tournament = self.store.open_tournament(self.name or spec.default_name(), spec.game, spec.fmt.name,
-                                                     spec.identity(), list(spec.entrants))
+        living = LIVING if isinstance(spec.fmt, Ladder) else ()
+        self.tournament = self.store.open_tournament(self._name(living), spec.game, spec.fmt.name, spec.identity(),
+                                                     list(spec.entrants), living)
+        if living:
+            self.spec = spec = self._join(spec)
+        self.store.record_refusals(self.tournament.id, [r.to_dict() for r in self.refused])
         leftovers.sweep(self.results_dir, self.store.replays())  # what killed arenas left behind
         if self.on_start is not None:
             self.on_start(self.tournament)
@@ -197,9 +208,41 @@ class Runner:
         self._play_waves()
         ratings = rate_all(spec.rating, self.store.outcomes(tid))
         self.store.save_ratings(tid, ratings)
-        if self.complete():
-            self.store.finish_tournament(tid)
+        self.store.finish_tournament(tid, self.complete())  # a ladder given more games is open again
         return ratings
+
+    def _name(self, living: tuple[str, ...]) -> str:
+        """The name given, else that of the tournament this spec already started, else a new readable one."""
+        if self.name:
+            return self.name
+        spec = self.spec
+        found = self.store.find_tournament(spec.game, spec.fmt.name, spec.identity(), living)
+        return found or self.store.unused_name(spec.default_name())
+
+    def _join(self, spec: TournamentSpec) -> TournamentSpec:
+        """A living ladder's entrants this run, by their keys in the tournament: a new bot joins (a new version of
+        a known one as NAME@VERSION), a bot no longer entered retires, a returning one comes back."""
+        tid = self.tournament.id
+        roster = self.store.roster(tid)
+        known = {(name, version): (key, retired) for key, name, version, retired in roster}
+        keys = {key for key, *_ in roster}
+        joined: dict[str, Entrant] = {}
+        back: list[str] = []
+        current: list[Entrant] = []
+        for entrant in spec.entrants:
+            key, retired = known.get((entrant.name, entrant.version), (None, False))
+            if key is None:
+                key = _new_key(entrant, keys)
+                keys.add(key)
+                joined[key] = entrant
+            elif retired:
+                back.append(key)
+            current.append(replace(entrant, name=key))
+        playing = {e.name for e in current}
+        gone = [key for key, _, _, retired in roster if not retired and key not in playing]
+        if joined or gone or back:
+            self.store.update_roster(tid, joined, gone, back)
+        return replace(spec, entrants=tuple(current))
 
     def complete(self) -> bool:
         """True once every scheduled game is stored (an open-ended format: its number of games reached)."""
@@ -284,6 +327,15 @@ class Runner:
                                   self._live, failed))
 
 
+def check_options(game: str, options: dict[str, Any] | None) -> None:
+    """ConfigError naming the problem if the game does not take these options."""
+    try:
+        rules = get_game(game)
+        rules.new_state(rules.min_players, 0, options)
+    except (GameError, ValueError) as exc:
+        raise ConfigError(f"bad options for {game}: {exc}") from None
+
+
 def check_spec(spec: TournamentSpec, time_limit: float | None = None) -> None:
     """ConfigError naming the problem, before any game starts (`time_limit`: the run's, if it has one)."""
     try:
@@ -301,3 +353,67 @@ def check_spec(spec: TournamentSpec, time_limit: float | None = None) -> None:
         game.new_state(spec.seats, 0, spec.options)
     except GameError as exc:
         raise ConfigError(f"bad options for {game.name}: {exc}") from None
+
+
+def _new_key(entrant: Entrant, taken: set[str]) -> str:
+    """A new entrant's key: its name, else NAME@VERSION (a new version of a bot), numbered if that is taken too."""
+    key = entrant.name if entrant.name not in taken else f"{entrant.name}@{entrant.version}"
+    base, number = key, 1
+    while key in taken:
+        number += 1
+        key = f"{base}-{number}"
+    return key
+
+
+def sample_opponents(game: str, count: int, taken: set[str]) -> list[Entrant]:
+    """`count` sample bots as opponents: the heuristic bot if it has a strategy for the game, then random bots;
+    named by their module, numbered past the names in `taken`."""
+    from sample_bots.heuristic_bot import STRATEGIES
+    modules = ([HEURISTIC_BOT] if game in STRATEGIES else []) + [RANDOM_BOT] * count
+    entrants: list[Entrant] = []
+    for module in modules[:count]:
+        stem = module.rsplit(".", 1)[1]
+        name, number = stem, 1
+        while name in taken:
+            number += 1
+            name = f"{stem}-{number}"
+        taken.add(name)
+        entrants.append(Entrant(name, (sys.executable, "-m", module), version="sample"))
+    return entrants
+
+
+def admit(entrants: list[Entrant], game: str, options: dict[str, Any] | None, clock: TimeControl,
+          sandbox: Sandbox, only: Callable[[Entrant], bool] = lambda _: True) -> tuple[list[Entrant], list[Refusal]]:
+    """The entrants that play a first game against the sample bots through (those `only` leaves out are not
+    checked), and a refusal for each other one (a failed build, start, handshake or a disqualification in that
+    game), with the reason."""
+    admitted, refused = [], []
+    for entrant in entrants:
+        reason = first_game(entrant, game, options, clock, sandbox) if only(entrant) else None
+        if reason is None:
+            admitted.append(entrant)
+        else:
+            refused.append(Refusal(entrant.cwd or entrant.name, entrant.name, f"{entrant.cwd}: {reason}"))
+    return admitted, refused
+
+
+def first_game(entrant: Entrant, game: str, options: dict[str, Any] | None, clock: TimeControl,
+               sandbox: Sandbox) -> str | None:
+    """Why the entrant failed its first game against the sample bots, or None if it played it through."""
+    rules = get_game(game)
+    opponents = sample_opponents(game, rules.min_players - 1, {entrant.name})
+    bots = tuple(BotCommand(e.command, e.cwd) for e in (entrant, *opponents))
+    with tempfile.TemporaryDirectory(prefix="arena-admission-") as work:
+        config = MatchConfig(game=rules, bots=bots, games=1, options=options, time=clock, sandbox=sandbox,
+                             results_dir=Path(work))
+        try:
+            record = run_match(config).records[0]
+        except (ArenaError, OSError, zmq.ZMQError) as exc:
+            return f"its first game against the sample bots could not be played: {exc}"
+    # A bot that cannot take part is kept out; one that plays badly (illegal or late answers) plays, its faults
+    # counted against it in the tournament.
+    fault = next((f for f in record.faults if f.participant == 0 and (
+        f.phase in (Phase.HANDSHAKE, Phase.NEW_GAME) or f.kind in (FaultKind.BUILD, FaultKind.CRASH))), None)
+    if fault is None:
+        return None
+    return f"failed its first game against the sample bots ({fault.kind.value}: {fault.detail})"

@@ -16,6 +16,7 @@ from arena.cli.publish import publish
 from arena.cli.replay import replay
 from arena.cli.results import leaderboard, matches, rerate, show
 from arena.cli.tournament import tournament
+from arena.cli.tournaments import tournaments
 from arena.cli.validate import validate
 from arena.errors import ArenaError, ConfigError
 
@@ -52,6 +53,7 @@ main.add_command(match)
 main.add_command(validate)
 main.add_command(replay)
 main.add_command(tournament)
+main.add_command(tournaments)
 main.add_command(leaderboard)
 main.add_command(matches)
 main.add_command(show)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shlex
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,7 @@ from tabulate import tabulate
 
 from arena.cli.params import db_option, results_option, store_path
 from arena.errors import ReplayError
-from arena.leaderboard import FORMATS, build, render
+from arena.leaderboard import FORMATS, board_title, build, render
 from arena.ratings import RatingConfig, Rating, Ratings, rate_all
 from arena.record import GameRecord, load_record
 from arena.replay import turn_lines
@@ -41,19 +40,20 @@ def _stored_ratings(store: Store, t: Tournament) -> Ratings:
 @click.option("--max-fault-rate", type=click.FloatRange(0, 1),
               help="Leave bots whose share of faulty games is above this off the ranking (they stay in the store).")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write to this file.")
+@click.option("--all-versions", is_flag=True, help="Rank the retired versions of a ladder's bots too, marked.")
 @results_option
 @db_option
-def leaderboard(name: str | None, fmt: str, max_fault_rate: float | None, output: Path | None, results_dir: Path,
-                db: Path | None) -> None:
+def leaderboard(name: str | None, fmt: str, max_fault_rate: float | None, output: Path | None, all_versions: bool,
+                results_dir: Path, db: Path | None) -> None:
     """Print a tournament's leaderboard, ranked by the conservative estimate mu - 3 sigma."""
     with _open(results_dir, db) as store:
         t = store.tournament(name)
         if fmt == "html":  # the published site's leaderboard page, on its own
             text = leaderboard_page(tournament_data(store, t, max_fault_rate))
         else:
-            sandbox = t.config.get("sandbox", {}).get("level", "unknown")
-            text = render(build(f"{t.name} ({t.game}, {t.format}, sandbox {sandbox})", _stored_ratings(store, t),
-                                store.bot_stats(t.id), max_fault_rate), fmt)
+            text = render(build(board_title(t.name, t.game, t.format, t.config), _stored_ratings(store, t),
+                                store.bot_stats(t.id), max_fault_rate, tuple(store.refusals(t.id)),
+                                frozenset(store.retired(t.id)), all_versions), fmt)
     if output is None:
         click.echo(text)
     else:
@@ -134,9 +134,16 @@ def _describe(m: dict[str, Any], replay: Path | None) -> str:
             f"{m['seed']}, {m['status']}: {m['reason']}{' (cut short)' if m['cut_short'] else ''}")
     seats = tabulate([(s["seat"], s["bot"], s["score"], s["rank"], "yes" if s["disqualified"] else "", s["faults"])
                       for s in m["seats"]], headers=("seat", "bot", "score", "rank", "disqualified", "faults"))
-    faults = "\n".join(f"  seat {f['seat']}: {f['kind']}: {f['detail']}" for f in m["faults"])
+    faults = "\n".join(f"  seat {f['seat']}: {f['kind']}: {f['detail']}" + _tail(f["stderr_tail"])
+                       for f in m["faults"])
     where = f"arena replay {shlex.quote(str(replay))}" if replay else "none"
     return head + "\n" + seats + (f"\nfaults:\n{faults}" if faults else "") + f"\nreplay: {where}\n"
+
+
+def _tail(stderr: str) -> str:
+    """A fault's stderr tail (bounded when it was stored), indented under it."""
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    return "".join("\n      | " + "".join(c if c.isprintable() else "?" for c in line) for line in lines)
 
 
 @click.command()
@@ -149,7 +156,10 @@ def rerate(name: str | None, every: bool, results_dir: Path, db: Path | None) ->
     with _open(results_dir, db, readonly=False) as store:
         targets = store.tournaments() if every else [store.tournament(name)]
         for t in targets:
-            ratings = rate_all(RatingConfig(**t.config["rating"]), store.outcomes(t.id))
+            outcomes = store.outcomes(t.id)
+            ratings = rate_all(RatingConfig(**t.config["rating"]), outcomes)
             store.save_ratings(t.id, ratings)
-            click.echo(f"{t.name}: {len(store.outcomes(t.id))} games rated, {len(ratings.table)} bots")
-            click.echo(json.dumps({n: [round(r.mu, 4), round(r.sigma, 4)] for n, r in sorted(ratings.table.items())}))
+            click.echo(f"{t.name}: {len(outcomes)} games rated, {len(ratings.table)} bots")
+            rows = sorted(((n, r.conservative, r.mu, r.sigma) for n, r in ratings.table.items()),
+                          key=lambda row: (-row[1], row[0]))
+            click.echo(tabulate(rows, headers=("bot", "conservative", "mu", "sigma"), floatfmt=".4f") + "\n")

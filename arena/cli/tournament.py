@@ -12,26 +12,46 @@ import click
 
 from arena.cli.params import (GAME, announce_sandbox, db_option, game_options, rating_options, results_option, sandbox_options,
                               store_path, time_options)
+from arena import competition
 from arena.cluster import ClusterPlayer
-from arena.entrants import Entrant, from_command, from_submissions
+from arena.errors import ConfigError
+from arena.entrants import Entrant, Refusal, from_command, survey
 from arena.formats import DEFAULT_FORMAT, FORMATS, get_format
 from arena.formats.gauntlet import CHALLENGER_GAMES, SIGMA_TARGET, Gauntlet
 from arena.formats.ladder import DEFAULT_WAVE
 from arena.games import Game
 from arena.interrupt import cleanup_on_termination
-from arena.leaderboard import build, render
+from arena.leaderboard import board_title, build, render
 from arena.progress import Display
 from arena.ratings import DEFAULT_SIGMA, RatingConfig
 from arena.sandbox import Sandbox
 from arena.store import Store
 from arena.submission import wants_tcp
-from arena.tournament import Runner, TournamentSpec, check_spec
+from arena.tournament import Runner, TournamentSpec, admit, check_options, check_spec, sample_opponents  # noqa: F401 - sample_opponents: for compare
 from protocol import TimeControl
 
-HEURISTIC_BOT, RANDOM_BOT = "sample_bots.heuristic_bot", "sample_bots.random_bot"
+
+
+def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | None) -> None:
+    """Eager: the file's settings become the command's defaults, so that flags given on the command line win."""
+    if value is None or ctx.resilient_parsing:
+        return
+    settings = competition.load(value)
+    params = {p.name: p for p in ctx.command.params}
+    for option, setting in settings.items():
+        if option not in params:
+            raise ConfigError(f"{value}: {competition.key_of(option)!r} is not a setting of arena tournament")
+        try:
+            params[option].type_cast_value(ctx, setting)
+        except click.BadParameter as exc:
+            raise ConfigError(f"{value}: bad value for {competition.key_of(option)!r}: {exc.message}") from None
+    ctx.default_map = {**(ctx.default_map or {}), **settings}
 
 
 @click.command()
+@click.option("--config", type=click.Path(dir_okay=False, path_type=Path), is_eager=True, expose_value=False,
+              callback=_competition_file, help="A competition file (TOML) holding the settings; options given on "
+              "the command line override it, and the same file resumes the same tournament.")
 @click.argument("game", type=GAME)
 @click.argument("bots", nargs=-1)
 @click.option("--submissions", type=click.Path(file_okay=False, path_type=Path),
@@ -63,10 +83,14 @@ HEURISTIC_BOT, RANDOM_BOT = "sample_bots.heuristic_bot", "sample_bots.random_bot
 @time_options
 @sandbox_options
 @click.option("--fresh-processes", is_flag=True, help="Start every bot afresh for every game.")
-@click.option("--name", help="Tournament name in the store (default: derived from the settings, so that the "
-              "same command resumes the same tournament).")
+@click.option("--title", help="A title shown with the tournament (leaderboard, tournaments, publish); a new "
+              "tournament without --name is named after it.")
+@click.option("--name", help="Tournament name in the store (default: the one the same settings started, else the "
+              "title, else GAME-FORMAT-DATE).")
 @game_options
 @rating_options
+@click.option("--strict", is_flag=True, help="Refuse to start if any submission is not admitted (a broken "
+              "manifest, a missing command, a failed handshake or first game), instead of going on without it.")
 @click.option("--max-fault-rate", type=click.FloatRange(0, 1), help="Leave bots whose share of faulty games is "
               "above this off the printed ranking.")
 @results_option
@@ -74,8 +98,8 @@ HEURISTIC_BOT, RANDOM_BOT = "sample_bots.heuristic_bot", "sample_bots.random_bot
 def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt: str, seats: int | None,
                rounds: int | None, duplicate: bool, max_games: int | None, time_limit: float | None, wave: int,
                seed: int, jobs: int, cluster: str | None, time: TimeControl, sandbox: Sandbox,
-               fresh_processes: bool, name: str | None, options: dict[str, Any] | None, rating: RatingConfig,
-               max_fault_rate: float | None, results_dir: Path, db: Path | None) -> None:
+               fresh_processes: bool, title: str | None, name: str | None, options: dict[str, Any] | None, rating: RatingConfig,
+               strict: bool, max_fault_rate: float | None, results_dir: Path, db: Path | None) -> None:
     """Play a tournament of GAME between BOTS (command lines, optionally NAME=COMMAND) and print the leaderboard.
 
     Killed or stopped, the same command resumes it: finished games are kept, unfinished ones played again.
@@ -88,21 +112,32 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
     Example: arena tournament bali-2001 "python -m sample_bots.random_bot" "my=python mybot.py" --format gauntlet
     """
     format_ = get_format(fmt)
-    entrants = _entrants(bots, submissions)
+    entrants, refused = _entrants(bots, submissions)
+    sandbox = sandbox.resolved(any(wants_tcp(e.cwd) for e in entrants))
+    check_options(game.name, options)
+    if strict and refused:
+        raise ConfigError(_refusals(refused))
+    if submissions is not None:
+        entrants, failed = admit(entrants, game.name, options, time, sandbox, only=lambda e: e.cwd is not None)
+        refused += failed
+    if strict and refused:
+        raise ConfigError(_refusals(refused))
+    for refusal in refused:
+        click.echo(f"not admitted: {refusal.reason}", err=True)
     gauntlet = isinstance(format_, Gauntlet)
     seats = seats or (game.max_players if gauntlet else max(game.min_players, min(game.max_players, len(entrants))))
-    missing = format_.missing_opponents(len(entrants), seats)
-    entrants += sample_opponents(game.name, missing, taken={e.name for e in entrants})
     if rounds is None:
         rounds = format_.default_rounds(len(entrants), seats) if gauntlet else 1
+    missing = format_.missing_opponents(len(entrants), seats)
+    entrants += sample_opponents(game.name, missing, taken={e.name for e in entrants})
     spec = TournamentSpec(
         game=game.name, fmt=format_, entrants=tuple(entrants), seats=seats, options=options, rounds=rounds,
         duplicate=duplicate, max_games=max_games, wave=wave, seed=seed, fresh_processes=fresh_processes, time=time,
-        rating=rating, sandbox=sandbox.resolved(any(wants_tcp(e.cwd) for e in entrants)))
+        rating=rating, title=title, sandbox=sandbox)
     check_spec(spec, time_limit)  # before the store is created: a bad command leaves nothing behind
     player = None if cluster is None else ClusterPlayer(cluster, jobs, results_dir)
     with Store(store_path(results_dir, db)) as store, player or nullcontext():
-        runner = Runner(spec, store, results_dir, jobs=jobs, name=name, time_limit=time_limit,
+        runner = Runner(spec, store, results_dir, jobs=jobs, name=name, time_limit=time_limit, refused=tuple(refused),
                         on_progress=Display(sys.stderr, sys.stderr.isatty()), player=player,
                         on_start=lambda _: announce_sandbox(spec.sandbox))
         try:
@@ -112,34 +147,24 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
             click.echo("\ninterrupted: finished games are stored; run the same command to resume", err=True)
             raise SystemExit(130) from None
         t = runner.tournament
-        board = build(f"{t.name} ({game.name}, {fmt}, sandbox {spec.sandbox.level.value})", ratings,
-                      store.bot_stats(t.id), max_fault_rate)
+        board = build(board_title(t.name, game.name, fmt, spec.identity()), ratings,
+                      store.bot_stats(t.id), max_fault_rate, tuple(store.refusals(t.id)), frozenset(store.retired(t.id)))
         click.echo(render(board, "table"))
         if not runner.complete():
             click.echo("\nthe tournament is not complete: run the same command to go on", err=True)
 
 
-def _entrants(bots: tuple[str, ...], submissions: Path | None) -> list[Entrant]:
+def _entrants(bots: tuple[str, ...], submissions: Path | None) -> tuple[list[Entrant], list[Refusal]]:
     entrants = [from_command(b) for b in bots]
+    refused: list[Refusal] = []
     if submissions is not None:
-        entrants += from_submissions(submissions)
-    if not entrants:
+        admitted, refused = survey(submissions)
+        entrants += admitted
+    if not entrants and not refused:
         raise click.UsageError("give at least one bot command or --submissions DIR")
-    return entrants
+    return entrants, refused
 
 
-def sample_opponents(game: str, count: int, taken: set[str]) -> list[Entrant]:
-    """`count` sample bots as opponents: the heuristic bot if it has a strategy for the game, then random bots;
-    named by their module, numbered past the names in `taken`."""
-    from sample_bots.heuristic_bot import STRATEGIES
-    modules = ([HEURISTIC_BOT] if game in STRATEGIES else []) + [RANDOM_BOT] * count
-    entrants: list[Entrant] = []
-    for module in modules[:count]:
-        stem = module.rsplit(".", 1)[1]
-        name, number = stem, 1
-        while name in taken:
-            number += 1
-            name = f"{stem}-{number}"
-        taken.add(name)
-        entrants.append(Entrant(name, (sys.executable, "-m", module), version="sample"))
-    return entrants
+def _refusals(refused: list[Refusal]) -> str:
+    listed = "\n".join(f"  {r.reason}" for r in refused)
+    return f"{len(refused)} submission(s) not admitted (--strict):\n{listed}"

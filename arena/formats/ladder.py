@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from arena.tournament import TournamentSpec
 
 DEFAULT_WAVE = 4  # tables chosen at a time from the ratings so far
+UNSETTLED = 1.5  # a sigma this many times the median marks a bot to be matched more often
 
 
 class Ladder(TournamentFormat):
@@ -44,8 +45,8 @@ class Ladder(TournamentFormat):
                 return
             for outcome in outcomes(first_seq - per_wave, first_seq):
                 ratings = ratings.after(outcome, env)
-                for bot in outcome.bots:
-                    counts[bot] += 1
+                for bot in outcome.bots:  # a retired bot's games count too: they rated its opponents
+                    counts[bot] = counts.get(bot, 0) + 1
             wave = ladder_wave(ratings, counts, spec.names(), spec.seats, spec.wave, first_seq,
                                wave_no * spec.wave, spec.seed)
             yield [t for t in wave if spec.max_games is None or t.first_seq < spec.max_games]
@@ -60,10 +61,11 @@ def ladder_wave(ratings: Ratings, games_played: dict[str, int], names: Sequence[
     rng = random.Random(derive_seed(seed, "ladder", first_table))
     env = ratings.config.environment()
     order = sorted(names, key=lambda b: (-ratings.get(b).sigma, games_played.get(b, 0), rng.random()))
+    anchors = unsettled(ratings, order) or order
     wave: list[Table] = []
     seq = first_seq
     for t in range(tables):
-        anchor = order[t % len(order)]
+        anchor = anchors[t % len(anchors)]
         table = [anchor]
         while len(table) < seats:
             candidates = [b for b in names if b not in table]
@@ -72,3 +74,11 @@ def ladder_wave(ratings: Ratings, games_played: dict[str, int], names: Sequence[
         wave.append(Table(first_table + t, seq, tuple(table), derive_seed(seed, first_table + t), duplicate=False))
         seq += seats
     return wave
+
+
+def unsettled(ratings: Ratings, order: Sequence[str]) -> list[str]:
+    """The bots (in `order`) whose sigma is over UNSETTLED times the median: newcomers, and bots too seldom
+    matched; they anchor every table until their uncertainty comes down to the others' level."""
+    sigmas = sorted(ratings.get(b).sigma for b in order)
+    median = sigmas[len(sigmas) // 2]
+    return [b for b in order if ratings.get(b).sigma > UNSETTLED * median]

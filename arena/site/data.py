@@ -157,7 +157,8 @@ def tournament_data(store: Store, t: Tournament, max_fault_rate: float | None = 
     outcomes = store.outcomes(t.id)
     ratings, history = rating_history(RatingConfig(**t.config["rating"]), outcomes)
     title = str(t.config.get("title") or t.name)
-    board = build(title, ratings, store.bot_stats(t.id), max_fault_rate)
+    board = build(title, ratings, store.bot_stats(t.id), max_fault_rate, tuple(store.refusals(t.id)),
+                  frozenset(store.retired(t.id)))
     games = _games(store, t.id)
     done = [g.finished for g in games]
     return TournamentData(t, slug(t.name), title, board, _bots(store, t.id), games,

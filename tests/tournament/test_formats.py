@@ -132,3 +132,17 @@ def test_the_runner_refuses_a_ladder_that_would_never_end_before_storing_anythin
         assert outcome, "Runner.run did not return: the ladder without an end ran on"
         assert isinstance(outcome[0], ConfigError) and "--games or --time-limit" in str(outcome[0])
         assert store.tournaments() == []
+
+
+def test_a_newcomer_anchors_every_table_until_its_sigma_comes_down() -> None:
+    played = [GameOutcome(i, ("a", "b", "c"), ((i % 3) + 1, ((i + 1) % 3) + 1, ((i + 2) % 3) + 1))
+              for i in range(60)]
+    ratings = rate_all(RatingConfig(), played)
+    counts = {"a": 60, "b": 60, "c": 60}
+    wave = ladder_wave(ratings, counts, ["a", "b", "c", "new"], 3, tables=4, first_seq=180, first_table=60, seed=1)
+    assert all(t.bots[0] == "new" for t in wave)
+    settled = rate_all(RatingConfig(), [*played, *(GameOutcome(60 + i, ("new", "a", "b"), (2, 1, 3))
+                                                   for i in range(60))])
+    wave = ladder_wave(settled, {**counts, "new": 60}, ["a", "b", "c", "new"], 3, tables=4, first_seq=300,
+                       first_table=100, seed=1)
+    assert len({t.bots[0] for t in wave}) == 4  # settled: the anchors go round every bot again

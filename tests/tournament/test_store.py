@@ -133,7 +133,7 @@ def test_a_migration_that_fails_leaves_the_old_store_as_it_was(tmp_path: Path) -
     con.close()
     before = files(results)
     line = one_line_error(arena("rerate", "--results", str(results), cwd=tmp_path))
-    assert str(db) in line and "from schema 1 to 2" in line and "left as it was" in line
+    assert str(db) in line and f"from schema 1 to {SCHEMA_VERSION}" in line and "left as it was" in line
     assert files(results) == before
     assert "matches" in tables(db)
 
@@ -354,7 +354,7 @@ def test_a_full_disk_is_one_line_and_the_stored_games_are_kept(tmp_path: Path) -
         assert store.done_seqs(t.id) == {0}
 
 
-@pytest.mark.parametrize("schema, expected", [("3", "newer than this arena's 2"), ("0", "which no release"),
+@pytest.mark.parametrize("schema, expected", [("4", "newer than this arena's 3"), ("0", "which no release"),
                                               (None, "not an arena results store")])
 def test_a_store_of_an_unknown_schema_is_refused_and_left_alone(tmp_path: Path, schema: str | None,
                                                                   expected: str) -> None:
@@ -386,3 +386,25 @@ def test_a_store_locked_by_another_process_is_one_line(tmp_path: Path) -> None:
             other.execute("ROLLBACK")
             other.close()
         assert str(locked.value).startswith(f"the results store {db} is locked by another process")
+
+
+def test_a_store_of_schema_2_gains_refusals_and_retirement_and_keeps_every_row(tmp_path: Path) -> None:
+    from arena.store import MIGRATIONS
+    results = old_store(tmp_path)
+    db = results / "arena.sqlite"
+    with closing(sqlite3.connect(db)) as con:  # the fixture as release schema 2 had it
+        for statement in MIGRATIONS[1]:
+            con.execute(statement)
+        con.execute("UPDATE meta SET value = '2' WHERE key = 'schema'")
+        con.commit()
+        before = {t: con.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall()
+                  for t in ("games", "seats", "faults", "bots", "tournaments")}
+    with Store(db) as store:
+        t = store.tournament()
+        assert store.refusals(t.id) == [] and store.retired(t.id) == set()
+        assert [key for key, *_ in store.roster(t.id)]
+    with closing(sqlite3.connect(db)) as con:
+        assert con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == str(SCHEMA_VERSION) == "3"
+        assert {t: con.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall() for t in before} == before
+        assert con.execute("SELECT COUNT(*) FROM entrants WHERE retired IS NULL").fetchone()[0] == 3
+        assert con.execute("PRAGMA integrity_check").fetchall() == [("ok",)]

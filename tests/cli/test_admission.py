@@ -1,0 +1,73 @@
+"""Admission, not blockage: every submission checked before any game; those that fail are listed, not played."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from tests.helpers import ROOT, arena
+
+FAULTY = ROOT / "tests" / "bots" / "faulty_bot.py"
+
+
+def submission(folder: Path, name: str, command: list[str] | None = None, version: str = "1",
+               text: str | None = None) -> Path:
+    """A submission folder with a manifest (a random bot unless another command is given)."""
+    folder.mkdir(parents=True)
+    command = command or [sys.executable, "-m", "sample_bots.random_bot"]
+    (folder / "manifest.toml").write_text(
+        text if text is not None else f"name = {name!r}\nversion = {version!r}\ncommand = {json.dumps(command)}\n",
+        encoding="utf-8")
+    return folder
+
+
+def test_broken_manifests_are_all_reported_in_one_run_and_the_others_play(tmp_path: Path) -> None:
+    subs = tmp_path / "subs"
+    for name in ("a", "b", "c"):
+        submission(subs / name, name)
+    submission(subs / "broken1", "", text="name = 'x'\ncommand = [unclosed")
+    submission(subs / "broken2", "", text="name = 'y'\nversion = '1'\ncommand = 'no-such-program-xyz'\n")
+    submission(subs / "twin1", "twin")
+    submission(subs / "twin2", "twin")
+    strict = arena("tournament", "bali-2001", "--submissions", "subs", "--strict", "--jobs", "1", cwd=tmp_path)
+    assert strict.returncode == 2 and "Traceback" not in strict.stderr
+    for problem in ("broken1/manifest.toml: not valid TOML", "broken2/manifest.toml", "no-such-program-xyz",
+                    "subs/twin1/manifest.toml: duplicate name 'twin', also in: subs/twin2",
+                    "subs/twin2/manifest.toml: duplicate name 'twin', also in: subs/twin1"):
+        assert problem in strict.stderr, (problem, strict.stderr)
+    assert not (tmp_path / "results" / "arena.sqlite").exists()
+    r = arena("tournament", "bali-2001", "--submissions", "subs", "--jobs", "1", "--name", "cup", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.count("not admitted: ") == 4
+    board = arena("leaderboard", "--format", "json", cwd=tmp_path)
+    data = json.loads(board.stdout)
+    assert sorted(row["bot"] for row in data["ranking"]) == ["a", "b", "c"]
+    assert all(row["games"] == 3 for row in data["ranking"])
+    refused = {Path(r["folder"]).name: r["reason"] for r in data["not_admitted"]}
+    assert sorted(refused) == ["broken1", "broken2", "twin1", "twin2"]
+    assert "not valid TOML" in refused["broken1"] and "no-such-program-xyz" in refused["broken2"]
+    assert "not admitted:" in arena("leaderboard", cwd=tmp_path).stdout
+
+
+def test_a_bot_that_dies_at_the_handshake_is_not_admitted_while_the_others_play(tmp_path: Path) -> None:
+    subs = tmp_path / "subs"
+    for name in ("a", "b", "c"):
+        submission(subs / name, name)
+    dying = submission(subs / "dies", "dies", [sys.executable, str(FAULTY), "die_at_start"])
+    args = ("tournament", "bali-2001", "--submissions", "subs", "--jobs", "1", "--name", "cup",
+            "--init-timeout", "20")
+    r = arena(*args, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert f"not admitted: {dying.resolve()}: failed its first game against the sample bots" in r.stderr
+    text = arena("leaderboard", cwd=tmp_path).stdout
+    assert "not admitted:\n  dies: " in text and "dying at start" not in text.split("not admitted")[0]
+    site = arena("publish", "-o", "site", "--no-games", cwd=tmp_path)
+    assert site.returncode == 0, site.stderr
+    page = (tmp_path / "site" / "cup" / "index.html").read_text()
+    assert "Not admitted" in page and "<strong>dies</strong>" in page
+    # Mended, it is checked again at the next run and admitted (a round-robin's entrants then change).
+    (dying / "manifest.toml").write_text(f"name = 'dies'\nversion = '1'\ncommand = "
+                                         f"{json.dumps([sys.executable, '-m', 'sample_bots.random_bot'])}\n")
+    again = arena(*args, cwd=tmp_path)
+    assert "not admitted" not in again.stderr
