@@ -126,10 +126,10 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
         click.echo(f"not admitted: {refusal.reason}", err=True)
     gauntlet = isinstance(format_, Gauntlet)
     seats = seats or (game.max_players if gauntlet else max(game.min_players, min(game.max_players, len(entrants))))
-    if rounds is None:
-        rounds = format_.default_rounds(len(entrants), seats) if gauntlet else 1
     missing = format_.missing_opponents(len(entrants), seats)
     entrants += sample_opponents(game.name, missing, taken={e.name for e in entrants})
+    if rounds is None:
+        rounds = format_.default_rounds(len(entrants), seats) if gauntlet else 1
     spec = TournamentSpec(
         game=game.name, fmt=format_, entrants=tuple(entrants), seats=seats, options=options, rounds=rounds,
         duplicate=duplicate, max_games=max_games, wave=wave, seed=seed, fresh_processes=fresh_processes, time=time,
