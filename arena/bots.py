@@ -18,8 +18,28 @@ from typing import IO, Any, Callable, cast
 
 import zmq
 
-from arena.errors import (BotCrashed, BotFault, BotTimeout, ConfigError, FaultKind, OversizedMessage, ProtocolError,
-                          WrongRequestId)
+from arena.cgroups import new_cgroup
+from arena.errors import (
+    BotCrashed,
+    BotFault,
+    BotTimeout,
+    ConfigError,
+    FaultKind,
+    OversizedMessage,
+    ProtocolError,
+    WrongRequestId,
+)
+from arena.sandbox import (
+    NO_SANDBOX,
+    Isolation,
+    Sandbox,
+    Watchdog,
+    kill_all,
+    limit_fault,
+    outer_namespace,
+    reap_pids,
+    verdict,
+)
 from protocol import (
     ARENA_PID_ENV,
     DEFAULT_MAX_MESSAGE,
@@ -36,9 +56,6 @@ from protocol import (
     encode,
 )
 from protocol.codec import REPLY_LIMITS
-from arena.cgroups import new_cgroup
-from arena.sandbox import (NO_SANDBOX, Isolation, Sandbox, Watchdog, kill_all, limit_fault, outer_namespace,
-                           reap_pids, verdict)
 
 DEFAULT_LOG_CAP = 1 << 20  # bytes per log file
 STDERR_TAIL = 2000  # characters of stderr kept for fault records

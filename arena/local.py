@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.errors import ConfigError
-from arena.games import GameError, Game, State
+from arena.games import Game, GameError, State
 
 
 def player_rng(seed: int) -> random.Random:

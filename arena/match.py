@@ -100,7 +100,8 @@ class MatchConfig:
             raise ConfigError(f"{len(self.bots)} bots need as many distinct names, got {list(self.names)}")
         if self.time.timeout <= 0 or self.time.init <= 0:
             raise ConfigError("the decision and init timeouts must be positive")
-        if self.sandbox.level == Isolation.BWRAP and not self.sandbox.shared_network and self.transport == Transport.TCP:
+        isolated = self.sandbox.level == Isolation.BWRAP and not self.sandbox.shared_network
+        if isolated and self.transport == Transport.TCP:
             raise ConfigError("--sandbox bwrap takes the bots off the network: use ipc, not tcp")
         for bot in self.bots:
             if self.sandbox.level == Isolation.BWRAP and not self.sandbox.shared_network and wants_tcp(bot.cwd):

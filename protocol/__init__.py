@@ -24,7 +24,8 @@ from protocol.messages import (
 from protocol.sdk import ARENA_PID_ENV, ENDPOINT_ENV, LIFELINE_ENV, Bot, resolve_endpoint, run_bot
 
 __all__ = [
-    "ARENA_PID_ENV", "DEFAULT_MAX_MESSAGE", "ENDPOINT_ENV", "LIFELINE_ENV", "MESSAGE_TYPES", "PROTOCOL_VERSION", "REPLY_TO",
+    "ARENA_PID_ENV", "DEFAULT_MAX_MESSAGE", "ENDPOINT_ENV", "LIFELINE_ENV", "MESSAGE_TYPES", "PROTOCOL_VERSION",
+    "REPLY_TO",
     "Ack", "Action", "Bot", "Clock", "Decide", "DecodeError", "EndpointError", "GameOver", "Hello", "Message",
     "MessageError", "MessageType", "NewGame", "Outcome", "OversizedError", "Ready", "SchemaError", "Shutdown",
     "TimeControl", "VersionError", "decode", "encode", "resolve_endpoint", "run_bot", "unpack",

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 import msgpack
 
 from protocol.errors import DecodeError, OversizedError, SchemaError, VersionError, show
-from protocol.messages import (DEFAULT_MAX_MESSAGE, MESSAGE_TYPES, PROTOCOL_VERSION, Message, describe, integer)
+from protocol.messages import DEFAULT_MAX_MESSAGE, MESSAGE_TYPES, PROTOCOL_VERSION, Message, describe, integer
 
 M = TypeVar("M", bound=Message)
 

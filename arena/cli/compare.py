@@ -11,8 +11,16 @@ from typing import Any
 import click
 
 from arena import compare as comparison
-from arena.cli.params import (GAME, announce_sandbox, db_option, game_options, results_option, sandbox_options,
-                              store_path, time_options)
+from arena.cli.params import (
+    GAME,
+    announce_sandbox,
+    db_option,
+    game_options,
+    results_option,
+    sandbox_options,
+    store_path,
+    time_options,
+)
 from arena.cli.tournament import sample_opponents
 from arena.entrants import from_command
 from arena.formats.compare import DEFAULT_WAVE

@@ -11,12 +11,21 @@ import click
 from tabulate import tabulate
 
 from arena.bots import BotCommand, Transport
-from arena.interrupt import cleanup_on_termination
-from arena.cli.params import (BOT, GAME, announce_sandbox, game_options, results_option, sandbox_options, store_path,
-                              time_options)
-from arena.games import Game
+from arena.cli.params import (
+    BOT,
+    GAME,
+    announce_sandbox,
+    game_options,
+    results_option,
+    sandbox_options,
+    store_path,
+    time_options,
+)
 from arena.errors import ArenaError
-from arena.match import MatchConfig, MatchInterrupted, MatchResult, run_match, store_match as keep_in_store
+from arena.games import Game
+from arena.interrupt import cleanup_on_termination
+from arena.match import MatchConfig, MatchInterrupted, MatchResult, run_match
+from arena.match import store_match as keep_in_store
 from arena.record import GameRecord
 from arena.sandbox import Sandbox
 from arena.submission import wants_tcp
@@ -92,7 +101,8 @@ def where_to_look(result: MatchResult, stored: list[int], results_dir: Path) -> 
     folder = result.directory
     first = f" (arena replay {shlex.quote(str(folder / 'game-0001.json'))})" if result.records else ""
     option = "" if results_dir == DEFAULT_RESULTS else f" --results {shlex.quote(str(results_dir))}"
-    browse = (f"\nstored as games {stored[0]} to {stored[-1]}: arena matches{option} -t {shlex.quote(result.match_id)}; "
+    browse = (f"\nstored as games {stored[0]} to {stored[-1]}: "
+              f"arena matches{option} -t {shlex.quote(result.match_id)}; "
               f"arena show{option} {stored[0]}") if stored else ""
     return (f"logs: {shlex.quote(str(folder / 'logs'))}\n"
             f"game records: {shlex.quote(str(folder))}{first}{browse}")

@@ -12,7 +12,7 @@ from tabulate import tabulate
 from arena.cli.params import db_option, results_option, store_path
 from arena.errors import ReplayError
 from arena.leaderboard import FORMATS, board_title, build, render
-from arena.ratings import RatingConfig, Rating, Ratings, rate_all
+from arena.ratings import Rating, RatingConfig, Ratings, rate_all
 from arena.record import GameRecord, load_record
 from arena.replay import turn_lines
 from arena.site import leaderboard_page, tournament_data

@@ -10,12 +10,21 @@ from typing import Any
 
 import click
 
-from arena.cli.params import (GAME, announce_sandbox, db_option, game_options, rating_options, results_option, sandbox_options,
-                              store_path, time_options)
 from arena import competition
+from arena.cli.params import (
+    GAME,
+    announce_sandbox,
+    db_option,
+    game_options,
+    rating_options,
+    results_option,
+    sandbox_options,
+    store_path,
+    time_options,
+)
 from arena.cluster import ClusterPlayer
-from arena.errors import ConfigError
 from arena.entrants import Entrant, Refusal, from_command, survey
+from arena.errors import ConfigError
 from arena.formats import DEFAULT_FORMAT, FORMATS, get_format
 from arena.formats.gauntlet import CHALLENGER_GAMES, SIGMA_TARGET, Gauntlet
 from arena.formats.ladder import DEFAULT_WAVE
@@ -29,7 +38,6 @@ from arena.store import Store
 from arena.submission import wants_tcp
 from arena.tournament import Runner, TournamentSpec, admit, check_options, check_spec, sample_opponents  # noqa: F401 - sample_opponents: for compare
 from protocol import TimeControl
-
 
 
 def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | None) -> None:
@@ -98,7 +106,8 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
 def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt: str, seats: int | None,
                rounds: int | None, duplicate: bool, max_games: int | None, time_limit: float | None, wave: int,
                seed: int, jobs: int, cluster: str | None, time: TimeControl, sandbox: Sandbox,
-               fresh_processes: bool, title: str | None, name: str | None, options: dict[str, Any] | None, rating: RatingConfig,
+               fresh_processes: bool, title: str | None, name: str | None, options: dict[str, Any] | None,
+               rating: RatingConfig,
                strict: bool, max_fault_rate: float | None, results_dir: Path, db: Path | None) -> None:
     """Play a tournament of GAME between BOTS (command lines, optionally NAME=COMMAND) and print the leaderboard.
 
@@ -148,7 +157,8 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
             raise SystemExit(130) from None
         t = runner.tournament
         board = build(board_title(t.name, game.name, fmt, spec.identity()), ratings,
-                      store.bot_stats(t.id), max_fault_rate, tuple(store.refusals(t.id)), frozenset(store.retired(t.id)))
+                      store.bot_stats(t.id), max_fault_rate, tuple(store.refusals(t.id)),
+                      frozenset(store.retired(t.id)))
         click.echo(render(board, "table"))
         if not runner.complete():
             click.echo("\nthe tournament is not complete: run the same command to go on", err=True)

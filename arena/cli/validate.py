@@ -7,10 +7,10 @@ from pathlib import Path
 import click
 
 from arena.bots import BotCommand, sample_bot
-from arena.interrupt import cleanup_on_termination
 from arena.cli.match import INTERRUPTED, report_interrupted, store_match, where_to_look
 from arena.cli.params import BOT, GAME, results_option, sandbox_options, time_options
 from arena.games import Game
+from arena.interrupt import cleanup_on_termination
 from arena.match import MatchConfig, MatchInterrupted, MatchResult, run_match
 from arena.record import FaultRecord, GameRecord
 from arena.sandbox import Sandbox

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from arena.bots import RECEIVE_QUEUE, transport_cap
+from protocol import DEFAULT_MAX_MESSAGE
 from tests.arena.conftest import ROOT
 from tests.helpers import processes_with, wait_until
-from protocol import DEFAULT_MAX_MESSAGE
 
 MIB = 1 << 20
 FLOOD_BOT = ROOT / "tests" / "bots" / "flood_bot.py"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.pairing import BASE, NEW, PairResult, outcome_of, pair_outcome, pair_seatings, sequential, seat_under_test
+from arena.pairing import BASE, NEW, PairResult, outcome_of, pair_outcome, pair_seatings, seat_under_test, sequential
 from arena.sprt import SprtSettings, Verdict
 
 

@@ -20,7 +20,7 @@ from arena.cgroups import DISABLE_ENV
 from arena.errors import FaultKind
 from arena.games import get_game
 from arena.match import MatchConfig, run_match
-from arena.sandbox import NO_SANDBOX, Isolation, Limits, MIB, Sandbox, bwrap_problem, cpu_sets
+from arena.sandbox import MIB, NO_SANDBOX, Isolation, Limits, Sandbox, bwrap_problem, cpu_sets
 from protocol import TimeControl
 from tests.arena.conftest import ROOT, Spawned
 from tests.helpers import processes_with, wait_until

@@ -7,8 +7,18 @@ import math
 import numpy as np
 import pytest
 
-from arena.sprt import (PairCounts, SprtSettings, Verdict, decide, elo_to_score, estimate, llr, report,
-                        score_interval, score_to_elo)
+from arena.sprt import (
+    PairCounts,
+    SprtSettings,
+    Verdict,
+    decide,
+    elo_to_score,
+    estimate,
+    llr,
+    report,
+    score_interval,
+    score_to_elo,
+)
 
 
 @pytest.mark.parametrize("elo", [-400.0, -35.0, 0.0, 5.0, 120.0])
@@ -117,7 +127,7 @@ def test_the_95_percent_interval_covers_the_true_difference_about_95_percent_of_
     runs, pairs = 1000, 150
     covered = 0
     for _ in range(runs):
-        w, d, l = rng.multinomial(pairs, probs)
-        low, high = score_interval(PairCounts(int(w), int(d), int(l)))
+        wins, draws, losses = rng.multinomial(pairs, probs)
+        low, high = score_interval(PairCounts(int(wins), int(draws), int(losses)))
         covered += low <= true_score <= high
     assert 0.93 <= covered / runs <= 0.97

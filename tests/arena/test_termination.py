@@ -6,8 +6,8 @@ import os
 import random
 import signal
 import subprocess
-import time
 import sys
+import time
 import uuid
 from pathlib import Path
 

@@ -13,11 +13,11 @@ from typing import Any
 import msgpack
 import pytest
 
-from arena.sandbox import NO_SANDBOX
 from arena.bots import BotCommand
 from arena.games import available, get_game
 from arena.record import GameRecord
 from arena.replay import seat_messages
+from arena.sandbox import NO_SANDBOX
 from arena.wire import effective_options
 from protocol import TimeControl, encode
 from tests.arena.conftest import FAST, Spawned, play

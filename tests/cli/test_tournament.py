@@ -13,8 +13,19 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import (RANDOM, ROOT, arena, bots, parent_of, processes_in, processes_with, ratings, stored,
-                           stored_count, wait_until)
+from tests.helpers import (
+    RANDOM,
+    ROOT,
+    arena,
+    bots,
+    parent_of,
+    processes_in,
+    processes_with,
+    ratings,
+    stored,
+    stored_count,
+    wait_until,
+)
 
 
 def test_round_robin_stores_every_game_and_prints_the_leaderboard(tmp_path: Path) -> None:
@@ -110,7 +121,8 @@ def test_submission_folders_run_in_their_own_directory(tmp_path: Path) -> None:
     for name in ("alpha", "beta", "gamma"):
         folder = tmp_path / "subs" / name
         folder.mkdir(parents=True)
-        (folder / "bot.py").write_text("from protocol import run_bot\nfrom sample_bots.random_bot import RandomBot\nrun_bot(RandomBot())\n", encoding="utf-8")
+        (folder / "bot.py").write_text("from protocol import run_bot\nfrom sample_bots.random_bot import RandomBot\n"
+                                       "run_bot(RandomBot())\n", encoding="utf-8")
         (folder / "manifest.toml").write_text(
             f"name = '{name}'\nversion = '2.0'\nauthor = 'Ann'\ncommand = ['{sys.executable}', 'bot.py']\n",
             encoding="utf-8")

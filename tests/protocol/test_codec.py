@@ -270,7 +270,8 @@ def test_a_million_empty_maps_cost_the_arena_almost_nothing() -> None:
 
 
 @pytest.mark.parametrize("value, shown", [
-    ("short", "'short'"), ("x" * 1000, "'" + "x" * SHOWN + "'... (1000 characters)"), (b"\x00" * 9, "binary data of 9 bytes"),
+    ("short", "'short'"), ("x" * 1000, "'" + "x" * SHOWN + "'... (1000 characters)"),
+    (b"\x00" * 9, "binary data of 9 bytes"),
     (nested(5000), "a list of 1 item"), ({"a": 1, "b": 2}, "a map of 2 entries"), (1.5, "1.5"), (None, "None"),
     (msgpack.Timestamp(1, 0), "Timestamp"),
 ])

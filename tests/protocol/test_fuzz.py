@@ -46,7 +46,8 @@ REPLIES: tuple[dict[str, Any], ...] = (
 )
 
 # --- strategies ------------------------------------------------------------------------------------------------
-KEYS = st.one_of(st.sampled_from(["type", "version", "id", "index", "name", "bot_version", "kind"]), st.text(max_size=8),
+KEYS = st.one_of(st.sampled_from(["type", "version", "id", "index", "name", "bot_version", "kind"]),
+                 st.text(max_size=8),
                  st.binary(max_size=8))
 SCALARS = st.one_of(
     st.none(), st.booleans(), st.integers(-(1 << 63), (1 << 64) - 1), st.floats(), st.text(max_size=80),

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import msgpack
 
-from arena.games import get_game
 from arena.errors import MAX_DETAIL
+from arena.games import get_game
 from protocol import MESSAGE_TYPES, PROTOCOL_VERSION, Action, decode, encode
 from protocol.codec import REPLY_LIMITS
 from protocol.errors import SHOWN

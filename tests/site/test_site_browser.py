@@ -12,7 +12,7 @@ import pytest
 
 from arena.site import tournament_data
 from arena.store import Store
-from tests.browser import PHONE, DESKTOP, console_errors, screenshot, set_viewport, start_chromium
+from tests.browser import DESKTOP, PHONE, console_errors, screenshot, set_viewport, start_chromium
 
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
 HEURISTIC = f"{sys.executable} -m sample_bots.heuristic_bot"
