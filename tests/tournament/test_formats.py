@@ -70,10 +70,10 @@ def spec(fmt: str, names: list[str] = BOTS, seats: int = 3, **settings) -> Tourn
 
 
 def test_the_registry_names_every_format_and_refuses_unknown_ones() -> None:
-    assert list(FORMATS) == ["round-robin", "gauntlet", "ladder"]
+    assert list(FORMATS) == ["round-robin", "gauntlet", "ladder", "compare"]
     assert get_format("ladder") == Ladder() and get_format("ladder").open_ended
     assert not RoundRobin.open_ended and not Gauntlet.open_ended
-    with pytest.raises(ConfigError, match="unknown tournament format 'swiss'.*round-robin, gauntlet, ladder"):
+    with pytest.raises(ConfigError, match="unknown tournament format 'swiss'.*round-robin, gauntlet, ladder, compare"):
         get_format("swiss")
 
 

@@ -55,8 +55,9 @@ def run_arena(*args: str, cwd: Path, check: bool = True) -> subprocess.Completed
 
 
 def bot(name: str, *args: str) -> str:
-    """The command line of a sample bot."""
-    return " ".join([sys.executable, str(ROOT / "sample_bots" / f"{name}.py"), *args])
+    """The command line of a sample bot (or of a test double under tests/bots)."""
+    folder = "sample_bots" if (ROOT / "sample_bots" / f"{name}.py").is_file() else "tests/bots"
+    return " ".join([sys.executable, str(ROOT / folder / f"{name}.py"), *args])
 
 
 def cli_match_record(folder: Path, game: str, bots: list[str], seed: int) -> Path:
