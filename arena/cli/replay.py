@@ -13,7 +13,6 @@ from arena.record import GameRecord, load_record
 from arena.replay import resimulate, seat_messages, turn_lines
 from arena.viewer import write_replay
 
-
 html_option = click.option(
     "--html", type=click.Path(dir_okay=False, path_type=Path), default=None,
     help="Write the game as one self-contained HTML page (the referee's view, every seat's view selectable) "

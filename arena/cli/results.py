@@ -12,11 +12,11 @@ from tabulate import tabulate
 from arena.cli.params import db_option, results_option, store_path
 from arena.errors import ArenaError
 from arena.leaderboard import FORMATS, build, render
-from arena.ratings import RatingConfig, Rating, Ratings, rate_all
+from arena.ratings import Rating, RatingConfig, Ratings, rate_all
 from arena.record import GameRecord, load_record
 from arena.replay import turn_lines
-from arena.viewer import write_replay
 from arena.store import Store, Tournament
+from arena.viewer import write_replay
 
 _tournament_option = click.option("--tournament", "-t", "name",
                                   help="Tournament name (default: the latest one in the store).")
