@@ -201,13 +201,13 @@
       }).join(" ");
       var own = !v.hands && s === seat;
       var known = own ? v.offerings : v.offerings_known[s];
-      var exact = own || v.hands;
+      var exact = own || v.hands || v.decision.kind === "game_over";  // every display is counted at the end
       var offered = Object.keys(known).map(function (t) {
-        return stat(t, (exact ? "" : "≥") + known[t]);
+        return stat(t, known[t]);
       }).join("");
       var body = '<div class="chips">' + stat("stones", v.stones[s]) + stat("points", v.points[s]) +
         stat("offerings", v.offering_counts[s]) + "</div>" +
-        '<div class="chips">' + offered + "</div>" +
+        '<div class="chips">' + stat("offering display" + (exact ? "" : " (at least)"), "") + offered + "</div>" +
         '<div class="hand">' + stat("display", "") + " " + (display || '<span class="none">empty</span>') + "</div>" +
         '<div class="hand">' + stat("hand", v.hand_sizes[s]) + " " +
         (hand ? cards(hand) : '<span class="hidden-pile">hidden</span>') + "</div>";
