@@ -7,7 +7,7 @@ import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any, ClassVar, Protocol, Sequence
+from typing import Any, Callable, ClassVar, Protocol, Sequence
 
 
 class GameError(ValueError):
@@ -287,8 +287,8 @@ def log_from_dicts(entries: Any) -> list[LogEntry]:
 
 class EngineGame(ABC):
     """What every engine's game object shares: checked arguments, seeded setup, guarded restore, the wiring of a
-    state to its rules and views. A game declares its name, player range, rules and views modules, and how to
-    parse its options, make an empty state and restore a saved one's own fields."""
+    state to its rules and views. A game declares its name, player range, rules and views modules, state class and
+    options parser, and how to restore a saved state's own fields."""
 
     name: ClassVar[str]
     min_players: ClassVar[int]
@@ -296,12 +296,16 @@ class EngineGame(ABC):
     rules: ClassVar[Rules]
     views: ClassVar[Views]
 
-    @abstractmethod
+    state_class: ClassVar[Callable[..., EngineState]]
+    # A staticmethod in the subclass: the options module's parse_options.
+    options_parser: ClassVar[Callable[[dict[str, Any] | None], OptionsLike]]
+
     def parse_options(self, options: dict[str, Any] | None) -> OptionsLike:
         """Validated options from a plain dict; GameError naming the field if one is bad."""
+        return self.options_parser(options)
 
-    @abstractmethod
-    def _empty_state(self, num_players: int, options: Any, rng: random.Random) -> EngineState: ...
+    def _empty_state(self, num_players: int, options: Any, rng: random.Random) -> EngineState:
+        return self.state_class(num_players, options, rng, self.rules, self.views)
 
     @abstractmethod
     def _restore_fields(self, state: Any, d: dict[str, Any]) -> None:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from arena.games.bali2001 import rules, views
 from arena.games.bali2001.cards import DECK_SIZE, GAME_NAME, MAX_PLAYERS, MIN_PLAYERS, NUM_ISLANDS
-from arena.games.bali2001.options import Options, parse_options
+from arena.games.bali2001.options import parse_options
 from arena.games.bali2001.state import Pending, State
 from arena.games.base import EngineGame, GameError
 
@@ -20,13 +19,8 @@ class Bali2001Game(EngineGame):
     max_players = MAX_PLAYERS
     rules = rules
     views = views
-
-    def parse_options(self, options: dict[str, Any] | None) -> Options:
-        """Validated options from a plain dict; GameError naming the field if one is bad."""
-        return parse_options(options)
-
-    def _empty_state(self, num_players: int, options: Options, rng: random.Random) -> State:
-        return State(num_players, options, rng, rules, views)
+    state_class = State
+    options_parser = staticmethod(parse_options)
 
     def _restore_fields(self, s: State, d: dict[str, Any]) -> None:
         s.hands = [[int(c) for c in h] for h in d["hands"]]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from arena.games.bali2017 import rules, views
@@ -21,7 +20,7 @@ from arena.games.bali2017.cards import (
     TYPES,
     Kind,
 )
-from arena.games.bali2017.options import Options, parse_options
+from arena.games.bali2017.options import parse_options
 from arena.games.bali2017.state import Pending, Phase, State
 from arena.games.base import EngineGame, GameError
 
@@ -34,13 +33,8 @@ class Bali2017Game(EngineGame):
     max_players = MAX_PLAYERS
     rules = rules
     views = views
-
-    def parse_options(self, options: dict[str, Any] | None) -> Options:
-        """Validated options from a plain dict; GameError naming the field if one is bad."""
-        return parse_options(options)
-
-    def _empty_state(self, num_players: int, options: Options, rng: random.Random) -> State:
-        return State(num_players, options, rng, rules, views)
+    state_class = State
+    options_parser = staticmethod(parse_options)
 
     def _restore_fields(self, s: State, d: dict[str, Any]) -> None:
         s.hands = [_ints(h) for h in d["hands"]]
