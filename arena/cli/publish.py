@@ -12,10 +12,10 @@ from arena.site import publish as publish_site
 from arena.store import Store
 
 
-def _game_page(replay: Path) -> str:
+def _game_page(replay: Path, back: tuple[str, str]) -> str:
     from arena.viewer import render_replay  # the viewer is only needed for game pages
 
-    return render_replay(load_record(replay))
+    return render_replay(load_record(replay), back=back)
 
 
 @click.command()

@@ -143,7 +143,7 @@ def _tournament_pages(env: jinja2.Environment, data: TournamentData, writer: _Wr
 
 
 def _game_pages(data: TournamentData, results_dir: Path, writer: _Writer, state: dict[str, str],
-                render: Callable[[Path], str]) -> None:
+                render: Callable[[Path, tuple[str, str]], str]) -> None:
     for game in data.games:
         if not game.replay:
             continue
@@ -154,12 +154,12 @@ def _game_pages(data: TournamentData, results_dir: Path, writer: _Writer, state:
         except OSError:
             writer.report.problems.append(f"game {game.id}: its replay {str(source)!r} is missing")
             continue
-        stamp = f"{source}:{stat.st_size}:{stat.st_mtime_ns}:{__version__}"
+        stamp = f"{source}:{stat.st_size}:{stat.st_mtime_ns}:{__version__}:{data.title}"
         if state.get(relative) == stamp and (writer.root / relative).is_file():
             writer.report.unchanged += 1
             continue
         try:
-            writer.write(relative, render(source))
+            writer.write(relative, render(source, ("../index.html", data.title)))
         except ArenaError as exc:
             writer.report.problems.append(f"game {game.id}: {exc}")
             continue
@@ -188,7 +188,8 @@ def _select(store: Store, names: Sequence[str]) -> list[Tournament]:
 
 
 def publish(store: Store, results_dir: Path, out: Path, names: Sequence[str] = (), title: str | None = None,
-            max_fault_rate: float | None = None, render_game: Callable[[Path], str] | None = None,
+            max_fault_rate: float | None = None,
+            render_game: Callable[[Path, tuple[str, str]], str] | None = None,
             progress: Callable[[str], None] = lambda _: None) -> PublishReport:
     """Write (or bring up to date) the static site of the store's tournaments under out."""
     report = PublishReport()

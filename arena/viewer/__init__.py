@@ -33,18 +33,19 @@ def script_json(data: Any) -> str:
     return text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def render_page(data: dict[str, Any]) -> str:
-    """A complete, self-contained HTML page (no network request) for page data made by replay_data."""
+def render_page(data: dict[str, Any], back: tuple[str, str] | None = None) -> str:
+    """A complete, self-contained HTML page (no network request) for page data made by replay_data; back is an
+    optional (link, label) shown above the title, such as the tournament page of a published site."""
     seat = data["page_seat"]
     view = "referee's view" if seat is None else f"seat {seat}'s view ({data['seats'][seat]['name']})"
     title = f"{data['game']}: game {data['game_index'] + 1} of match {data['match']}, {view}"
     return _environment().get_template("replay.html.j2").render(
-        title=title, data=script_json(data), css=_static("viewer.css"), js=_static("viewer.js"))
+        title=title, back=back, data=script_json(data), css=_static("viewer.css"), js=_static("viewer.js"))
 
 
-def render_replay(record: GameRecord, seat: int | None = None) -> str:
+def render_replay(record: GameRecord, seat: int | None = None, back: tuple[str, str] | None = None) -> str:
     """The replay page of a record: the referee's view (every seat's view too), or only what seat was sent."""
-    return render_page(replay_data(record, seat))
+    return render_page(replay_data(record, seat), back)
 
 
 def write_replay(record: GameRecord, path: Path, seat: int | None = None) -> None:

@@ -76,3 +76,6 @@ def test_links_lead_from_the_index_to_a_bot_and_a_game(site: tuple[Path, Path], 
     browser.find_element("css selector", 'a[href^="../games/"]').click()
     assert re.search(r"/cup/games/\d+\.html$", browser.current_url)
     assert console_errors(browser) == []
+    screenshot(browser, "site-game-desktop")
+    browser.find_element("css selector", "a.back").click()  # the game page leads back to its tournament
+    assert browser.current_url.endswith("/cup/index.html") and console_errors(browser) == []
