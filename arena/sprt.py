@@ -15,8 +15,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from scipy import optimize, stats
-
 # fastchess's and cutechess-cli's usual settings: H0 "no gain", H1 "a gain of 5 Elo", 5% errors either way.
 DEFAULT_ELO0 = 0.0
 DEFAULT_ELO1 = 5.0
@@ -125,6 +123,7 @@ def _log_likelihood_at(freqs: list[float], score: float) -> float:
     The closest distribution (maximum likelihood under the constraint) is p_i = f_i / (1 + x (a_i - s)), with x
     the root of sum f_i (a_i - s) / (1 + x (a_i - s)) = 0 on the interval where every p_i stays positive.
     """
+    from scipy import optimize  # scipy is imported when a comparison needs it: it costs a second at start-up
     gaps = [a - score for a in OUTCOME_SCORES]
     # Just inside the interval where every 1 + x (a_i - s) stays positive.
     low = (_EDGE - 1) / max(gaps)
@@ -175,6 +174,7 @@ def score_interval(counts: PairCounts, confidence: float = CONFIDENCE) -> tuple[
     that confidence (Wilks: twice the log-likelihood ratio is chi-squared with one degree of freedom); unlike
     the normal approximation it stays sensible when every pair went the same way.
     """
+    from scipy import optimize, stats
     if counts.pairs == 0:
         return (0.0, 1.0)
     freqs = _frequencies(counts)
@@ -192,6 +192,7 @@ def score_interval(counts: PairCounts, confidence: float = CONFIDENCE) -> tuple[
 
 def estimate(counts: PairCounts, confidence: float = CONFIDENCE) -> Estimate:
     """NEW's score and Elo difference from the pairs played, with their confidence intervals and the LOS."""
+    from scipy import stats
     low, high = score_interval(counts, confidence)
     decisive = counts.wins + counts.losses
     # The likelihood of superiority leaves draws out, as chess tools compute it.
