@@ -455,8 +455,10 @@ class Watchdog:
         counted = cgroup.counts if cgroup else frozenset()
         cpu = cgroup.cpu_seconds() if "cpu" in counted else None
         bot.cpu_peak = max(bot.cpu_peak, cpu if cpu is not None else sum(t.ticks for t in group) / _HZ)
-        if bot.cpu_base is None:
-            bot.cpu_base = bot.cpu_peak
+        # Read once: a new game (another thread) may reset the base to None at any moment.
+        base = bot.cpu_base
+        if base is None:
+            base = bot.cpu_base = bot.cpu_peak
         if cgroup is not None and cgroup.out_of_memory():
             stop(bot, FaultKind.MEMORY, group)
         elif "memory" not in counted and sum(t.rss for t in group) > limits.memory:
@@ -465,7 +467,7 @@ class Watchdog:
             stop(bot, FaultKind.PROCESSES, group)
         elif "pids" not in counted and sum(t.threads for t in group) > limits.processes:
             stop(bot, FaultKind.PROCESSES, group)
-        elif bot.cpu_peak - bot.cpu_base > limits.cpu:
+        elif bot.cpu_peak - base > limits.cpu:
             stop(bot, FaultKind.CPU, group)
 
 

@@ -20,7 +20,7 @@ from arena.cgroups import DISABLE_ENV
 from arena.errors import FaultKind
 from arena.games import get_game
 from arena.match import MatchConfig, run_match
-from arena.sandbox import MIB, NO_SANDBOX, Isolation, Limits, Sandbox, bwrap_problem, cpu_sets
+from arena.sandbox import MIB, NO_SANDBOX, Isolation, Limits, Sandbox, Watchdog, bwrap_problem, cpu_sets
 from protocol import TimeControl
 from tests.arena.conftest import ROOT, Spawned
 from tests.helpers import processes_with, wait_until
@@ -384,3 +384,27 @@ def test_bots_run_on_the_cpus_of_their_match(tmp_path: Path, spawned: Spawned) -
     run_match(config, on_game=lambda record: seen.extend(os.sched_getaffinity(pid) for pid in spawned.pids))
     assert seen and all(cpus == {cpu} for cpus in seen)
     spawned.assert_all_gone()
+
+
+class _ResetEveryRead:
+    """A watched bot whose game restarts between any two looks: its CPU base reads None whatever was set."""
+
+    def __init__(self) -> None:
+        self.pid, self.endpoint, self.limits, self.limited, self.cgroup = os.getpid(), "", Limits(), True, None
+        self.adopted: set[int] = set()
+        self.seen: set[int] = set()
+        self.cpu_peak, self.vm_peak, self.limit_hit = 0.0, 0, None
+
+    @property
+    def cpu_base(self) -> None:
+        return None
+
+    @cpu_base.setter
+    def cpu_base(self, value: float | None) -> None:
+        pass
+
+
+def test_the_watchdog_survives_a_game_starting_while_it_looks() -> None:
+    bot = _ResetEveryRead()
+    Watchdog.check(bot)  # type: ignore[arg-type]
+    assert bot.limit_hit is None and os.getpid() in bot.seen
