@@ -8,7 +8,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PATIENCE = 20.0  # seconds; generous for a busy machine, and only ever waited in full on failure
@@ -95,3 +97,19 @@ def ratings(db: Path) -> dict[str, tuple[float, float]]:
     """The stored ratings: (mu, sigma) by bot."""
     with sqlite3.connect(db) as con:
         return {n: (mu, sigma) for n, mu, sigma in con.execute("SELECT name, mu, sigma FROM ratings")}
+
+
+def sandbox_levels() -> list[Any]:
+    """The default level and every named one, as test parameters. The named level that auto chooses on this
+    machine repeats the auto run, so the default run leaves it to the soak run; bwrap skips where it cannot run."""
+    from arena.sandbox import Isolation, bwrap_problem
+
+    problem = bwrap_problem()
+    chosen = Isolation.RLIMIT if problem else Isolation.BWRAP
+    params = []
+    for level in (Isolation.AUTO, Isolation.NONE, Isolation.RLIMIT, Isolation.BWRAP):
+        marks = [pytest.mark.soak] if level == chosen else []
+        if level == Isolation.BWRAP and problem:
+            marks.append(pytest.mark.skip(reason=f"bubblewrap: {problem}"))
+        params.append(pytest.param(level.value, marks=marks, id=level.value))
+    return params

@@ -23,12 +23,12 @@ from arena.match import MatchConfig, run_match
 from arena.sandbox import MIB, NO_SANDBOX, Isolation, Limits, Sandbox, Watchdog, bwrap_problem, cpu_sets
 from protocol import TimeControl
 from tests.arena.conftest import ROOT, Spawned
-from tests.helpers import processes_with, wait_until
+from tests.helpers import processes_with, sandbox_levels, wait_until
 
 BWRAP = bwrap_problem() is None
 needs_bwrap = pytest.mark.skipif(not BWRAP, reason=f"bubblewrap: {bwrap_problem()}")
 # The default level and every named one; auto is bwrap on a machine that has it.
-LEVELS = ["auto", "none", "rlimit", pytest.param("bwrap", marks=needs_bwrap)]
+LEVELS = sandbox_levels()
 ISOLATED = {"bwrap"} | ({"auto"} if BWRAP else set())  # the levels that keep bots apart
 LIMITED = {"auto", "rlimit", "bwrap"}
 # Small limits make each attack hit its wall at once; a healthy random bot stays far below all of them.
@@ -116,8 +116,9 @@ def test_a_bot_over_a_limit_is_stopped_with_that_fault(modes: tuple[str, ...], l
         pytest.skip("without limits the daemon would spin its 40 s: the daemon test covers none")
     marker = new_marker()
     # A spinning or dying bot must stay in the game until the limit stops it, however busy the machine: a long
-    # timeout (the other bots answer at once).
-    arena = match(tmp_path, level, [threat(marker, mode) for mode in modes], "--timeout", "10", games=1,
+    # timeout (the other bots answer at once). Without limits nothing stops it but its timeouts: short ones.
+    timeout = "10" if level in LIMITED else "1"
+    arena = match(tmp_path, level, [threat(marker, mode) for mode in modes], "--timeout", timeout, games=1,
                   marker=marker)
     assert arena.run.returncode == 0, arena.run.stderr
     assert len(arena.records) == 1

@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.sandbox import bwrap_problem
 from tests.arena.conftest import ROOT
-from tests.helpers import PATIENCE, processes_with, wait_until
+from tests.helpers import PATIENCE, processes_with, sandbox_levels, wait_until
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to find the bots")
@@ -67,8 +66,7 @@ def kill_while_bots_start(level: str, tmp_path: Path, command: str = "match") ->
     return left
 
 
-LEVELS = ["auto", "none", "rlimit", pytest.param("bwrap", marks=pytest.mark.skipif(
-    bwrap_problem() is not None, reason=f"bubblewrap: {bwrap_problem()}"))]
+LEVELS = sandbox_levels()
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to find the bots")

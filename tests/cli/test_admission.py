@@ -30,14 +30,14 @@ def test_broken_manifests_are_all_reported_in_one_run_and_the_others_play(tmp_pa
     submission(subs / "broken2", "", text="name = 'y'\nversion = '1'\ncommand = 'no-such-program-xyz'\n")
     submission(subs / "twin1", "twin")
     submission(subs / "twin2", "twin")
-    strict = arena("tournament", "bali-2001", "--submissions", "subs", "--strict", "--jobs", "1", cwd=tmp_path)
+    strict = arena("tournament", "bali-2017", "--submissions", "subs", "--strict", "--jobs", "1", cwd=tmp_path)
     assert strict.returncode == 2 and "Traceback" not in strict.stderr
     for problem in ("broken1/manifest.toml: not valid TOML", "broken2/manifest.toml", "no-such-program-xyz",
                     "subs/twin1/manifest.toml: duplicate name 'twin', also in: subs/twin2",
                     "subs/twin2/manifest.toml: duplicate name 'twin', also in: subs/twin1"):
         assert problem in strict.stderr, (problem, strict.stderr)
     assert not (tmp_path / "results" / "arena.sqlite").exists()
-    r = arena("tournament", "bali-2001", "--submissions", "subs", "--jobs", "1", "--name", "cup", cwd=tmp_path)
+    r = arena("tournament", "bali-2017", "--submissions", "subs", "--jobs", "1", "--name", "cup", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert r.stderr.count("not admitted: ") == 4
     board = arena("leaderboard", "--format", "json", cwd=tmp_path)
@@ -55,7 +55,7 @@ def test_a_bot_that_dies_at_the_handshake_is_not_admitted_while_the_others_play(
     for name in ("a", "b", "c"):
         submission(subs / name, name)
     dying = submission(subs / "dies", "dies", [sys.executable, str(FAULTY), "die_at_start"])
-    args = ("tournament", "bali-2001", "--submissions", "subs", "--jobs", "1", "--name", "cup",
+    args = ("tournament", "bali-2017", "--submissions", "subs", "--jobs", "1", "--name", "cup",
             "--init-timeout", "20")
     r = arena(*args, cwd=tmp_path)
     assert r.returncode == 0, r.stderr

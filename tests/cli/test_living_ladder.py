@@ -21,7 +21,7 @@ def test_a_ladder_takes_a_new_submission_and_a_new_version_and_keeps_every_game(
     subs = tmp_path / "subs"
     for name in ("a", "b", "c"):
         submission(subs / name, name)
-    args = ("tournament", "bali-2001", "--submissions", "subs", "--format", "ladder", "--seats", "3", "--wave", "1",
+    args = ("tournament", "bali-2017", "--submissions", "subs", "--format", "ladder", "--seats", "3", "--wave", "1",
             "--jobs", "1", "--init-timeout", "20")
     first = arena(*args, "--games", "6", cwd=tmp_path)
     assert first.returncode == 0, first.stderr

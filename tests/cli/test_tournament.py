@@ -29,21 +29,21 @@ from tests.helpers import (
 
 
 def test_round_robin_stores_every_game_and_prints_the_leaderboard(tmp_path: Path) -> None:
-    r = arena("tournament", "bali-2001", *bots(4), "--seats", "3", "--jobs", "1", "--timeout", "5",
+    r = arena("tournament", "bali-2017", *bots(4), "--seats", "3", "--jobs", "1", "--timeout", "5",
               cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "rank" in r.stdout and all(f"r{i}" in r.stdout for i in range(4))
     assert "12/12 games" in r.stderr  # plain progress lines when not on a terminal
     games = stored(tmp_path / "results" / "arena.sqlite")
     assert sorted(games) == list(range(12)) and all(len(g) == 3 for g in games.values())
-    again = arena("tournament", "bali-2001", *bots(4), "--seats", "3", "--jobs", "1", "--timeout", "5",
+    again = arena("tournament", "bali-2017", *bots(4), "--seats", "3", "--jobs", "1", "--timeout", "5",
                   cwd=tmp_path)
     assert again.returncode == 0 and stored(tmp_path / "results" / "arena.sqlite") == games  # nothing replayed
 
 
 def test_jobs_2_gives_the_same_ratings_as_jobs_1(tmp_path: Path) -> None:
     for jobs in ("1", "2"):
-        r = arena("tournament", "bali-2001", *bots(4), "--seats", "3", "--jobs", jobs, "--results", jobs,
+        r = arena("tournament", "bali-2017", *bots(4), "--seats", "3", "--jobs", jobs, "--results", jobs,
                   "--duplicate", cwd=tmp_path)
         assert r.returncode == 0, r.stderr
     one, two = ratings(tmp_path / "1" / "arena.sqlite"), ratings(tmp_path / "2" / "arena.sqlite")
@@ -53,7 +53,7 @@ def test_jobs_2_gives_the_same_ratings_as_jobs_1(tmp_path: Path) -> None:
 
 
 def test_sigkill_mid_tournament_then_the_same_command_resumes_losing_and_doubling_nothing(tmp_path: Path) -> None:
-    args = ["tournament", "bali-2001", *bots(5), "--seats", "3", "--jobs", "2"]
+    args = ["tournament", "bali-2017", *bots(5), "--seats", "3", "--jobs", "2"]
     run_dir = tmp_path / "run"
     run_dir.mkdir()
     db = run_dir / "results" / "arena.sqlite"
@@ -136,7 +136,7 @@ def test_submission_folders_run_in_their_own_directory(tmp_path: Path) -> None:
 
 def test_round_robin_of_the_sample_bots_ranks_the_heuristic_bot_above_the_random_bots(tmp_path: Path) -> None:
     heuristic = f"heuristic={sys.executable} -m sample_bots.heuristic_bot"
-    r = arena("tournament", "bali-2001", heuristic, *bots(3), "--seats", "3", "--rounds", "2", "--jobs", "2",
+    r = arena("tournament", "bali-2017", heuristic, *bots(3), "--seats", "3", "--rounds", "2", "--jobs", "2",
               "--format", "round-robin", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     board = json.loads(arena("leaderboard", "--format", "json", cwd=tmp_path).stdout)

@@ -13,25 +13,25 @@ FAULTY = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'faulty_bot.py'}"
 
 def test_names_are_readable_and_the_same_command_resumes_the_same_tournament(tmp_path: Path) -> None:
     today = time.strftime("%Y-%m-%d", time.gmtime())
-    first = arena("tournament", "bali-2001", *bots(3), "--jobs", "1", cwd=tmp_path)
-    again = arena("tournament", "bali-2001", *bots(3), "--jobs", "1", cwd=tmp_path)
-    other = arena("tournament", "bali-2001", *bots(3), "--jobs", "1", "--seed", "5", cwd=tmp_path)
-    titled = arena("tournament", "bali-2001", *bots(3), "--jobs", "1", "--title", "Spring Cup", cwd=tmp_path)
+    first = arena("tournament", "bali-2017", *bots(3), "--jobs", "1", cwd=tmp_path)
+    again = arena("tournament", "bali-2017", *bots(3), "--jobs", "1", cwd=tmp_path)
+    other = arena("tournament", "bali-2017", *bots(3), "--jobs", "1", "--seed", "5", cwd=tmp_path)
+    titled = arena("tournament", "bali-2017", *bots(3), "--jobs", "1", "--title", "Spring Cup", cwd=tmp_path)
     assert all(r.returncode == 0 for r in (first, again, other, titled)), (first.stderr, other.stderr)
     listing = arena("tournaments", cwd=tmp_path)
     assert listing.returncode == 0, listing.stderr
     lines = listing.stdout.splitlines()
     assert lines[0].split()[:3] == ["name", "title", "game"]
     names = [line.split()[0] for line in lines[2:]]
-    assert names == [f"bali-2001-round-robin-{today}", f"bali-2001-round-robin-{today}-2", "spring-cup"]
+    assert names == [f"bali-2017-round-robin-{today}", f"bali-2017-round-robin-{today}-2", "spring-cup"]
     assert all(line.rstrip().endswith("yes") and " 3 " in line for line in lines[2:])
     assert "Spring Cup" in lines[4]
     board = arena("leaderboard", "-t", "spring-cup", cwd=tmp_path)
-    assert board.returncode == 0 and board.stdout.startswith("Spring Cup: spring-cup (bali-2001, round-robin")
+    assert board.returncode == 0 and board.stdout.startswith("Spring Cup: spring-cup (bali-2017, round-robin")
 
 
 def test_a_name_that_matches_nothing_lists_the_tournaments_there(tmp_path: Path) -> None:
-    assert arena("tournament", "bali-2001", *bots(3), "--jobs", "1", "--name", "cup", cwd=tmp_path).returncode == 0
+    assert arena("tournament", "bali-2017", *bots(3), "--jobs", "1", "--name", "cup", cwd=tmp_path).returncode == 0
     for command in (("leaderboard",), ("matches",), ("rerate",)):
         r = arena(*command, "-t", "nope", cwd=tmp_path)
         assert r.returncode == 2, (command, r.stderr)
@@ -40,7 +40,7 @@ def test_a_name_that_matches_nothing_lists_the_tournaments_there(tmp_path: Path)
 
 
 def test_rerate_prints_a_table_ranked_like_the_leaderboard(tmp_path: Path) -> None:
-    assert arena("tournament", "bali-2001", *bots(3), "--jobs", "1", "--name", "cup", cwd=tmp_path).returncode == 0
+    assert arena("tournament", "bali-2017", *bots(3), "--jobs", "1", "--name", "cup", cwd=tmp_path).returncode == 0
     r = arena("rerate", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
@@ -54,7 +54,7 @@ def test_rerate_prints_a_table_ranked_like_the_leaderboard(tmp_path: Path) -> No
 
 
 def test_show_prints_each_faults_stderr_tail(tmp_path: Path) -> None:
-    r = arena("tournament", "bali-2001", f"bad={FAULTY} die_mid_game", *bots(2), "--jobs", "1", "--name", "cup",
+    r = arena("tournament", "bali-2017", f"bad={FAULTY} die_mid_game", *bots(2), "--jobs", "1", "--name", "cup",
               "--timeout", "2", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     shown = arena("show", "1", cwd=tmp_path)
@@ -80,7 +80,7 @@ def _competition(folder: Path, extra: str = "") -> Path:
     entrants = ", ".join(f'"{bot}"' for bot in bots(3))
     path.write_text(f'''name = "cup"
 title = "Winter cup"
-game = "bali-2001"
+game = "bali-2017"
 format = "round-robin"
 bots = [{entrants}]
 rounds = 2
@@ -99,7 +99,7 @@ level = "rlimit"
 mu = 30
 
 [options]
-max_turns = 40
+oracle = true
 ''', encoding="utf-8")
     return path
 
@@ -108,12 +108,12 @@ def test_the_file_gives_the_same_tournament_as_the_same_flags_and_flags_override
     path = _competition(tmp_path / "file")
     by_file = arena("tournament", "--config", str(path), cwd=tmp_path)
     assert by_file.returncode == 0, by_file.stderr
-    assert by_file.stdout.startswith("Winter cup: cup (bali-2001, round-robin, sandbox rlimit)")
+    assert by_file.stdout.startswith("Winter cup: cup (bali-2017, round-robin, sandbox rlimit)")
     flags = tmp_path / "flags"
     flags.mkdir()
-    by_flags = arena("tournament", "bali-2001", *bots(3), "--name", "cup", "--title", "Winter cup", "--format",
+    by_flags = arena("tournament", "bali-2017", *bots(3), "--name", "cup", "--title", "Winter cup", "--format",
                      "round-robin", "--rounds", "2", "--seed", "7", "--jobs", "1", "--timeout", "0.5",
-                     "--init-timeout", "20", "--sandbox", "rlimit", "--mu", "30", "--option", "max_turns=40",
+                     "--init-timeout", "20", "--sandbox", "rlimit", "--mu", "30", "--option", "oracle=true",
                      "--results", "out", cwd=flags)
     assert by_flags.returncode == 0, by_flags.stderr
     assert _stored(path.parent / "out" / "arena.sqlite") == _stored(flags / "out" / "arena.sqlite")
@@ -138,7 +138,7 @@ def test_an_unknown_key_or_a_bad_value_is_one_line_naming_the_file_and_the_key(t
     for folder, (text, key) in cases.items():
         path = tmp_path / folder / "c.toml"
         path.parent.mkdir()
-        path.write_text(f'game = "bali-2001"\nbots = ["{bots(3)[0]}"]\n{text}', encoding="utf-8")
+        path.write_text(f'game = "bali-2017"\nbots = ["{bots(3)[0]}"]\n{text}', encoding="utf-8")
         r = arena("tournament", "--config", str(path), cwd=tmp_path)
         assert r.returncode == 2, (folder, r.stderr)
         errors = [line for line in r.stderr.splitlines() if line.startswith("Error:")]

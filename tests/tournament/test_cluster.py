@@ -82,7 +82,7 @@ def _reachable(port: int) -> bool:
 def test_a_worker_killed_mid_run_loses_and_doubles_nothing_and_ratings_equal_a_local_run(
         tmp_path: Path, dask_cluster: tuple[str, list[subprocess.Popen], list[Path]]) -> None:
     address, workers, dirs = dask_cluster
-    args = ["tournament", "bali-2001", *bots(5), "--seats", "3", "--duplicate"]
+    args = ["tournament", "bali-2017", *bots(5), "--seats", "3", "--duplicate"]
     total = 30
     run_dir = tmp_path / "cluster"
     run_dir.mkdir()
@@ -133,7 +133,7 @@ def test_submission_folders_travel_with_the_task(tmp_path: Path) -> None:
                                        "run_bot(RandomBot())\n", encoding="utf-8")
         (folder / "manifest.toml").write_text(f"name = '{name}'\nversion = '1'\n"
                                               f"command = ['{sys.executable}', 'bot.py']\n", encoding="utf-8")
-    r = arena("tournament", "bali-2001", "--submissions", "subs", "--cluster", "local", "--jobs", "1", cwd=tmp_path)
+    r = arena("tournament", "bali-2017", "--submissions", "subs", "--cluster", "local", "--jobs", "1", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     logs = [p.read_text() for p in (tmp_path / "results" / "matches").glob("*/logs/*stderr*")]
     cwds = [line.split(" ", 1)[1] for text in logs for line in text.splitlines() if line.startswith("cwd ")]

@@ -133,7 +133,7 @@ def test_a_flooding_bot_in_a_parallel_tournament_stays_under_the_memory_bound(tm
     slow.write_text("import time\nfrom protocol import run_bot\n"
                     "run_bot(lambda view, options, decision: time.sleep(0.02) or 0, name='slow')\n")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "arena", "tournament", "bali-2001", f"flood={sys.executable} {FLOOD_BOT} unsolicited "
+        [sys.executable, "-m", "arena", "tournament", "bali-2017", f"flood={sys.executable} {FLOOD_BOT} unsolicited "
          f"48 {16 << 20}", f"slow={sys.executable} {slow} {marker}", f"random={sys.executable} -m "
          f"sample_bots.random_bot {marker}", "--seats", "3", "--jobs", "2", "--sandbox", "rlimit",
          "--results", str(tmp_path / "results")],
