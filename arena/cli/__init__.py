@@ -2,22 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import click
 
 from arena import __version__
-from arena.cli.bench import bench
-from arena.cli.compare import compare
-from arena.cli.match import match
-from arena.cli.new import new
-from arena.cli.play import play
-from arena.cli.publish import publish
-from arena.cli.replay import replay
-from arena.cli.results import leaderboard, matches, rerate, show
-from arena.cli.tournament import tournament
-from arena.cli.tournaments import tournaments
-from arena.cli.validate import validate
 from arena.errors import ArenaError, ConfigError
 
 
@@ -29,8 +19,36 @@ class ArenaFailure(click.ClickException):
     """Anything else the arena can name (a damaged store, a bad replay, a lost cluster): one line, exit 1."""
 
 
+# Each command's module, imported only when that command runs or help lists it: `arena match` does not pay for
+# the benchmarks, the site or SciPy at every start.
+COMMANDS = {
+    "play": "arena.cli.play:play", "bench": "arena.cli.bench:bench", "match": "arena.cli.match:match",
+    "validate": "arena.cli.validate:validate", "replay": "arena.cli.replay:replay",
+    "tournament": "arena.cli.tournament:tournament", "tournaments": "arena.cli.tournaments:tournaments",
+    "leaderboard": "arena.cli.results:leaderboard", "matches": "arena.cli.results:matches",
+    "show": "arena.cli.results:show", "rerate": "arena.cli.results:rerate", "publish": "arena.cli.publish:publish",
+    "compare": "arena.cli.compare:compare", "new": "arena.cli.new:new",
+}
+
+
 class ArenaGroup(click.Group):
-    """A click group that reports the arena's errors, whichever command raised them, once and the same way."""
+    """A click group that reports the arena's errors, whichever command raised them, once and the same way, and
+    imports a command's module only when it is needed."""
+
+    def __init__(self, *args: Any, lazy: dict[str, str] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy = dict(lazy or {})
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *self.lazy})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.commands or name not in self.lazy:
+            return super().get_command(ctx, name)
+        module, attribute = self.lazy[name].split(":")
+        command = getattr(importlib.import_module(module), attribute)
+        self.add_command(command, name)
+        return command
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -41,23 +59,7 @@ class ArenaGroup(click.Group):
             raise ArenaFailure(str(exc)) from None
 
 
-@click.group(cls=ArenaGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=ArenaGroup, lazy=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="arena")
 def main() -> None:
     """Run games, matches and tournaments of bots that play Bali."""
-
-
-main.add_command(play)
-main.add_command(bench)
-main.add_command(match)
-main.add_command(validate)
-main.add_command(replay)
-main.add_command(tournament)
-main.add_command(tournaments)
-main.add_command(leaderboard)
-main.add_command(matches)
-main.add_command(show)
-main.add_command(rerate)
-main.add_command(publish)
-main.add_command(compare)
-main.add_command(new)

@@ -58,6 +58,20 @@ def test_click_usage_errors_still_show_the_usage() -> None:
 
 def test_every_option_of_every_command_has_help() -> None:
     from arena.cli import main
-    missing = [f"{name} {p.name}" for name, command in main.commands.items() for p in command.params
+    ctx = click.Context(main)
+    commands = {name: main.get_command(ctx, name) for name in main.list_commands(ctx)}
+    assert len(commands) == 14 and all(commands.values())
+    missing = [f"{name} {p.name}" for name, command in commands.items() for p in command.params
                if isinstance(p, click.Option) and not p.help]
     assert missing == []
+
+
+def test_a_command_imports_only_what_it_needs() -> None:
+    """Commands are imported when used: `arena match` starts without SciPy, the site or the benchmarks."""
+    import subprocess
+    import sys
+    code = ("import sys; from arena.cli import main; from click.testing import CliRunner; "
+            "CliRunner().invoke(main, ['match', '--help']); "
+            "print(sorted(m for m in ('scipy', 'arena.site', 'arena.cli.bench', 'matplotlib') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
