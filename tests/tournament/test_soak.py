@@ -72,10 +72,13 @@ def workers(pid: int) -> list[int]:
 
 
 def affinities(pids: list[int]) -> set[frozenset[int]]:
+    """The CPU sets of the bots' processes; taskset itself is left out: it runs on every CPU until it has pinned
+    itself, just before it starts the bot."""
     found = set()
     for pid in pids:
         try:
-            found.add(frozenset(os.sched_getaffinity(pid)))
+            if Path(f"/proc/{pid}/comm").read_text().strip() != "taskset":
+                found.add(frozenset(os.sched_getaffinity(pid)))
         except OSError:
             continue
     return found
@@ -149,7 +152,7 @@ def report(result: Soak) -> None:
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to find the bots and measure memory")
 def test_a_short_soak_of_good_and_hostile_bots(tmp_path: Path) -> None:
-    result = soak(tmp_path, rounds=3, hostile=False)
+    result = soak(tmp_path, rounds=1, hostile=False)
     report(result)
     assert result.faults > 0  # the hostile bots did their worst
     cpus = sorted(os.sched_getaffinity(0))
