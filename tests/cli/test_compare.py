@@ -62,7 +62,7 @@ def test_the_text_report_names_the_verdict_and_bounds(tmp_path: Path) -> None:
 
 
 def test_a_killed_comparison_resumes_to_the_same_report_counting_no_pair_twice(tmp_path: Path) -> None:
-    args = ["compare", f"h={HEURISTIC}", f"r={RANDOM}", "--game", "bali-2017", "--games", "48", "--jobs", "1",
+    args = ["compare", f"h={HEURISTIC}", f"r={RANDOM}", "--game", "bali-2017", "--games", "24", "--jobs", "1",
             "--json"]
     killed = tmp_path / "killed"
     killed.mkdir()
@@ -70,11 +70,11 @@ def test_a_killed_comparison_resumes_to_the_same_report_counting_no_pair_twice(t
                             stderr=subprocess.DEVNULL, start_new_session=True)
     db = killed / "results" / "arena.sqlite"
     try:
-        assert wait_until(lambda: stored_count(db) >= 16, 240), "no table was stored"
+        assert wait_until(lambda: stored_count(db) >= 8, 240), "no table was stored"
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-    assert stored_count(db) < 48
+    assert stored_count(db) < 24
     resumed = arena(*args, cwd=killed, timeout=600)
     assert resumed.returncode == 0, resumed.stderr
     clean = tmp_path / "clean"
@@ -83,7 +83,7 @@ def test_a_killed_comparison_resumes_to_the_same_report_counting_no_pair_twice(t
     assert straight.returncode == 0, straight.stderr
     first, second = json.loads(resumed.stdout), json.loads(straight.stdout)
     assert {k: first[k] for k in REPORT_KEYS} == {k: second[k] for k in REPORT_KEYS}
-    assert sorted(stored(db)) == list(range(48))
+    assert sorted(stored(db)) == list(range(24))
 
 
 @pytest.mark.parametrize("args, message", [
