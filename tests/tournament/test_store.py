@@ -228,7 +228,7 @@ def test_two_arenas_started_at_once_on_one_tournament_one_plays_and_the_other_st
         tmp_path: Path, processes: list[subprocess.Popen[str]]) -> None:
     hold = tmp_path / "hold"
     hold.touch()
-    args = ["tournament", "bali-2001", held(hold), f"r1={RANDOM}", f"r2={RANDOM}", *HELD_SANDBOX, "--seats", "3",
+    args = ["tournament", "bali-2017", held(hold), f"r1={RANDOM}", f"r2={RANDOM}", *HELD_SANDBOX, "--seats", "3",
             "--jobs", "1", "--timeout", "300"]
     processes += [start(*args, cwd=tmp_path), start(*args, cwd=tmp_path)]
     wait_until(lambda: any(p.poll() is not None for p in processes), "one of the two arenas stops")
@@ -236,7 +236,7 @@ def test_two_arenas_started_at_once_on_one_tournament_one_plays_and_the_other_st
     winner = next(p for p in processes if p is not loser)
     out, err = loser.communicate()
     line = one_line_error(subprocess.CompletedProcess(loser.args, loser.returncode, out, err))
-    assert "is already being played" in line and f"pid {winner.pid}:" in line and "tournament bali-2001" in line
+    assert "is already being played" in line and f"pid {winner.pid}:" in line and "tournament bali-2017" in line
     assert winner.poll() is None
     hold.unlink()
     out, err = winner.communicate(timeout=300)
@@ -270,9 +270,9 @@ def _sigkill_then_resume(tmp_path: Path, temp: Path, processes: list[subprocess.
     results = tmp_path / "results"
     db, matches = results / "arena.sqlite", results / "matches"
     hold_a, hold_b = tmp_path / "hold-a", tmp_path / "hold-b"
-    killed = ["tournament", "bali-2001", held(hold_a), f"r1={RANDOM}", f"r2={RANDOM}", *HELD_SANDBOX, "--seats", "3",
+    killed = ["tournament", "bali-2017", held(hold_a), f"r1={RANDOM}", f"r2={RANDOM}", *HELD_SANDBOX, "--seats", "3",
               "--rounds", "4", "--jobs", "2", "--timeout", "300"]  # 4 tables, each with the held bot
-    live = ["tournament", "bali-2001", held(hold_b), f"r1={RANDOM}", f"r2={RANDOM}", *HELD_SANDBOX, "--seats", "3",
+    live = ["tournament", "bali-2017", held(hold_b), f"r1={RANDOM}", f"r2={RANDOM}", *HELD_SANDBOX, "--seats", "3",
             "--jobs", "1", "--timeout", "300", "--name", "other"]
     first = start(*killed, cwd=tmp_path, env=env)
     processes.append(first)
