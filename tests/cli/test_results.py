@@ -17,7 +17,7 @@ from tests.helpers import arena, bots, ratings
 
 
 def test_csv_and_json_leaderboards_parse_and_agree_with_the_store(tmp_path: Path) -> None:
-    assert arena("tournament", "bali-2001", *bots(3), "--jobs", "1", cwd=tmp_path).returncode == 0
+    assert arena("tournament", "bali-2017", *bots(3), "--jobs", "1", cwd=tmp_path).returncode == 0
     runner = CliRunner()
     with runner.isolated_filesystem(temp_dir=tmp_path):
         os.symlink(tmp_path / "results", "results")
@@ -40,7 +40,7 @@ def test_csv_and_json_leaderboards_parse_and_agree_with_the_store(tmp_path: Path
 
 
 def test_show_reports_a_missing_or_corrupt_replay_clearly(tmp_path: Path) -> None:
-    assert arena("tournament", "bali-2001", *bots(3), "--jobs", "1", cwd=tmp_path).returncode == 0
+    assert arena("tournament", "bali-2017", *bots(3), "--jobs", "1", cwd=tmp_path).returncode == 0
     ok = arena("show", "1", cwd=tmp_path)
     assert ok.returncode == 0 and "--- turn 1" in ok.stdout
     listing = arena("matches", cwd=tmp_path)
@@ -59,7 +59,7 @@ def test_show_reports_a_missing_or_corrupt_replay_clearly(tmp_path: Path) -> Non
 
 
 def test_rerate_rebuilds_the_stored_ratings(tmp_path: Path) -> None:
-    assert arena("tournament", "bali-2001", *bots(3), "--jobs", "1", cwd=tmp_path).returncode == 0
+    assert arena("tournament", "bali-2017", *bots(3), "--jobs", "1", cwd=tmp_path).returncode == 0
     db = tmp_path / "results" / "arena.sqlite"
     before = ratings(db)
     with sqlite3.connect(db) as con:
