@@ -16,15 +16,18 @@ from arena.cli import main
 from tests.helpers import arena, bots, ratings
 
 
-def test_csv_and_json_leaderboards_parse_and_agree_with_the_store(tmp_path: Path) -> None:
+def test_csv_and_json_leaderboards_parse_and_agree_with_the_store(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     assert arena("tournament", "bali-2017", *bots(3), "--jobs", "1", cwd=tmp_path).returncode == 0
     runner = CliRunner()
-    with runner.isolated_filesystem(temp_dir=tmp_path):
-        os.symlink(tmp_path / "results", "results")
-        as_csv = runner.invoke(main, ["leaderboard", "--format", "csv"])
-        as_json = runner.invoke(main, ["leaderboard", "--format", "json"])
-        page = runner.invoke(main, ["leaderboard", "--format", "html", "-o", "board.html"])
-        assert page.exit_code == 0 and Path("board.html").read_text().startswith("<!DOCTYPE html>")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    os.symlink(tmp_path / "results", "results")
+    as_csv = runner.invoke(main, ["leaderboard", "--format", "csv"])
+    as_json = runner.invoke(main, ["leaderboard", "--format", "json"])
+    page = runner.invoke(main, ["leaderboard", "--format", "html", "-o", "board.html"])
+    assert page.exit_code == 0 and Path("board.html").read_text().startswith("<!DOCTYPE html>")
     assert as_csv.exit_code == 0 and as_json.exit_code == 0
     rows = list(csv.DictReader(io.StringIO(as_csv.output)))
     data = json.loads(as_json.output)
