@@ -28,7 +28,6 @@ from arena.match import MatchConfig, MatchInterrupted, MatchResult, run_match
 from arena.match import store_match as keep_in_store
 from arena.record import GameRecord
 from arena.sandbox import Sandbox
-from arena.submission import wants_tcp
 from protocol import DEFAULT_MAX_MESSAGE, TimeControl
 
 DEFAULT_RESULTS = Path("results")  # the --results default: commands given it need no --results option
@@ -67,7 +66,7 @@ def match(game: Game, bots: tuple[BotCommand, ...], games: int, seed: int | None
     config = MatchConfig(
         game=game, bots=bots, games=games, seed=seed, options=options, time=time, fresh_processes=fresh_processes,
         duplicate=duplicate, transport=Transport.TCP if tcp else Transport.IPC, max_message=max_message,
-        results_dir=results_dir, sandbox=sandbox.resolved(tcp or any(wants_tcp(b.cwd) for b in bots)))
+        results_dir=results_dir, sandbox=sandbox.resolved())
     config.check()
     announce_sandbox(config.sandbox)
     progress = None if quiet else lambda record: click.echo(game_line(record, games), err=True)
