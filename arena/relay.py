@@ -49,6 +49,7 @@ class Relay:
         self.selector.register(wakeup, selectors.EVENT_READ)
         self.wakeup = wakeup
         self.links: dict[socket.socket, Link] = {}
+        self.watched: dict[socket.socket, int] = {}  # the events each link's socket is registered for
 
     def run(self, child: int) -> int:
         """Relay until the bot has exited and what it sent is passed on (DRAIN seconds at most); its wait status."""
@@ -131,29 +132,24 @@ class Relay:
         link = self.links[sock]
         events = (0 if link.pending[link.peer[sock]] else selectors.EVENT_READ) | \
             (selectors.EVENT_WRITE if link.pending[sock] else 0)
-        registered = _registered(self.selector, sock)
-        if events and registered:
+        watched = self.watched.get(sock, 0)
+        if events == watched:
+            return  # the usual case, a message passed straight through: no system call
+        if events and watched:
             self.selector.modify(sock, events)
         elif events:
             self.selector.register(sock, events)
-        elif registered:
+        else:
             self.selector.unregister(sock)
+        self.watched[sock] = events
 
     def close(self, link: Link) -> None:
         """Close both sides of a link."""
         for sock in link.peer:
-            if _registered(self.selector, sock):
+            if self.watched.pop(sock, 0):
                 self.selector.unregister(sock)
             self.links.pop(sock, None)
             sock.close()
-
-
-def _registered(selector: selectors.BaseSelector, sock: socket.socket) -> bool:
-    try:
-        selector.get_key(sock)
-        return True
-    except KeyError:
-        return False
 
 
 def _send(sock: socket.socket, data: bytes) -> int:

@@ -76,22 +76,24 @@ def test_over_tcp_only_isolation_keeps_a_bot_from_the_others_and_off_the_network
 
 @pytest.mark.skipif(not BWRAP, reason="the relay runs under bubblewrap, which auto chooses only where it works")
 def test_over_tcp_bots_play_crash_and_leave_nothing_at_the_default_level(tmp_path: Path) -> None:
-    """Sample bots and faulty bots over --tcp at auto, TMPDIR outside /tmp: full games, the faults as over ipc
-    (a crash with its last words, an oversized reply of 2 MiB that passed the relay), no process or directory
-    left."""
+    """Faulty bots and a sample bot over --tcp at auto, TMPDIR outside /tmp: full games, the faults as over ipc (a
+    crash with its last words, an oversized reply of 2 MiB that passed the relay, a bot that signals its parent,
+    the relay, only ends itself), no process or directory left."""
     temporary = tmp_path / "tmp"
     temporary.mkdir()
     marker = new_marker()
     faulty = [bot(marker, "tests/bots/faulty_bot.py", mode) for mode in ("die_mid_game", "oversized")]
-    arena = match(tmp_path, "auto", faulty, "--tcp", env={"TMPDIR": str(temporary)}, games=2, marker=marker)
+    arena = match(tmp_path, "auto", [*faulty, threat(marker, "signal_parent")], "--tcp",
+                  env={"TMPDIR": str(temporary)}, games=2, marker=marker)
     assert arena.run.returncode == 0, arena.run.stderr
     assert warnings(arena) == []
-    assert len(arena.records) == 2 and all(r["result"]["reason"] != "cut_short" for r in arena.records)
+    assert len(arena.records) == 2
     crashes = [f for r in arena.records for f in r["faults"] if f["participant"] == 0]
     assert [f["kind"] for f in crashes] == [FaultKind.CRASH.value] * 2
     assert all("dying mid-game on purpose" in f["stderr"] for f in crashes)
     assert FaultKind.OVERSIZED.value in arena.faults(1)
-    assert_unharmed(arena, 2)
+    assert arena.faults(2) == [FaultKind.CRASH.value] * 2
+    assert_unharmed(arena, 3)
     assert list(temporary.iterdir()) == []
 
 
