@@ -46,7 +46,8 @@ INTERRUPTED = 130  # the exit status of a command stopped by Ctrl-C or SIGTERM, 
 @click.option("--fresh-processes", is_flag=True, help="Start every bot afresh for every game.")
 @click.option("--duplicate", is_flag=True, help="Deal each game once per seat rotation, so every bot plays "
               "every seat of the same deal.")
-@click.option("--tcp", is_flag=True, help="Reach the bots over tcp://127.0.0.1 instead of private ipc sockets.")
+@click.option("--tcp", is_flag=True, help="Give the bots tcp://127.0.0.1 endpoints instead of ipc sockets (under "
+              "bubblewrap each in the bot's own network namespace, relayed to its private ipc socket).")
 @click.option("--max-message", type=click.IntRange(min=64), default=DEFAULT_MAX_MESSAGE, show_default=True,
               help="Largest reply a bot may send, in bytes.")
 @game_options
