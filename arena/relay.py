@@ -31,7 +31,7 @@ NOT_STARTED = 127  # as a shell says of a command it cannot run
 
 
 class Link:
-    """One connection of the bot joined to one of the arena's socket; each side's bytes not yet written to it."""
+    """A connection of the bot joined to a connection to the arena's socket; the bytes waiting for each side."""
 
     def __init__(self, bot: socket.socket, arena: socket.socket) -> None:
         self.peer = {bot: arena, arena: bot}
