@@ -6,7 +6,8 @@
     checked decode on both sides);
 (c) whole games per second with subprocess random bots, reusing processes and with fresh ones, against
     in-process random play;
-(d) per sandbox level, a bot's start-up (spawn to ready) and the round trip of (b).
+(d) per sandbox level, a bot's start-up (spawn to ready) and the round trip of (b); under bubblewrap also for a
+    bot over tcp, through the relay inside its sandbox.
 
 Run as a module it is the raw echo server of (a): `python -m arena.bench_protocol ENDPOINT`.
 """
@@ -38,6 +39,7 @@ TRIVIAL_BOT = sample_bot("default_bot")
 RANDOM_BOT = sample_bot("random_bot")
 _WARM_UP = 200
 _ROUNDS = 25
+RELAYED = "bwrap, tcp (relay)"  # the bench's label of a bot over tcp through its relay under bubblewrap
 
 
 @dataclass(frozen=True)
@@ -117,12 +119,13 @@ class ArenaPeer:
     """(b): the arena's channel and the trivial SDK bot, in a sandbox (none by default)."""
 
     def __init__(self, context: zmq.Context, workdir: Path, sandbox: Sandbox = NO_SANDBOX,
-                 watchdog: Watchdog | None = None) -> None:
+                 watchdog: Watchdog | None = None, relayed: bool = False) -> None:
         private = Path(tempfile.mkdtemp(prefix="bot-", dir=workdir))
         (private / "home").mkdir()
         start = time.perf_counter()
         self.bot = BotProcess(TRIVIAL_BOT, context, f"ipc://{private}/bot.sock", workdir / "trivial",
-                              sandbox=sandbox, private=private, watchdog=watchdog, masked=(workdir.parent,))
+                              sandbox=sandbox, private=private, watchdog=watchdog, masked=(workdir.parent,),
+                              relayed=relayed)
         self.bot.handshake(ARENA_NAME, 10.0)
         self.startup = time.perf_counter() - start  # from spawn to ready
 
@@ -174,25 +177,29 @@ def bench_sandboxes(game: Game, players: int, round_trips: int, starts: int = 10
     measured in alternating rounds so that load on the machine touches every level alike."""
     message = typical_decide(game, players)
     levels = [Isolation.NONE, Isolation.RLIMIT] + ([Isolation.BWRAP] if bwrap_problem() is None else [])
+    # (label, level, relayed): every level over ipc, and under bubblewrap a bot over tcp through its relay too.
+    runs = [(level.value, level, False) for level in levels]
+    runs += [(RELAYED, Isolation.BWRAP, True)] if Isolation.BWRAP in levels else []
     workdir = Path(tempfile.mkdtemp(prefix="arena-bench-"))
     context = zmq.Context()
     watchdog = Watchdog()
-    startups: dict[Isolation, list[float]] = {level: [] for level in levels}
-    times: dict[Isolation, list[float]] = {level: [] for level in levels}
+    startups: dict[str, list[float]] = {label: [] for label, _, _ in runs}
+    times: dict[str, list[float]] = {label: [] for label, _, _ in runs}
     per_round = max(1, round_trips // _ROUNDS)
     try:
         for _ in range(starts):
-            for level in levels:
-                peer = ArenaPeer(context, workdir, Sandbox(level), watchdog)
-                startups[level].append(peer.startup)
+            for label, level, relayed in runs:
+                peer = ArenaPeer(context, workdir, Sandbox(level), watchdog, relayed)
+                startups[label].append(peer.startup)
                 peer.close()
-        peers = {level: ArenaPeer(context, workdir, Sandbox(level), watchdog) for level in levels}
+        peers = {label: ArenaPeer(context, workdir, Sandbox(level), watchdog, relayed)
+                 for label, level, relayed in runs}
         try:
             for peer in peers.values():
                 peer.round_trips(message, _WARM_UP)
             for _ in range(_ROUNDS):
-                for level, peer in peers.items():
-                    times[level].append(peer.round_trips(message, per_round))
+                for label, peer in peers.items():
+                    times[label].append(peer.round_trips(message, per_round))
         finally:
             for peer in peers.values():
                 peer.close()
@@ -200,8 +207,8 @@ def bench_sandboxes(game: Game, players: int, round_trips: int, starts: int = 10
         watchdog.close()
         context.term()
         shutil.rmtree(workdir, ignore_errors=True)
-    found = [SandboxBench(level.value, statistics.median(startups[level]) * 1e3,
-                          min(times[level]) / per_round * 1e6) for level in levels]
+    found = [SandboxBench(label, statistics.median(startups[label]) * 1e3,
+                          min(times[label]) / per_round * 1e6) for label, _, _ in runs]
     chosen = Sandbox().resolved().level.value
     return found + [SandboxBench(f"auto ({chosen})", *next((b.startup_ms, b.round_trip_us) for b in found
                                                             if b.level == chosen))]

@@ -18,6 +18,7 @@ from typing import IO, Any, Callable, cast
 
 import zmq
 
+from arena import relay
 from arena.cgroups import new_cgroup
 from arena.errors import (
     BotCrashed,
@@ -342,10 +343,12 @@ class BotProcess:
     def __init__(self, command: BotCommand, context: zmq.Context, endpoint: str, log_stem: Path,
                  log_cap: int = DEFAULT_LOG_CAP, max_message: int = DEFAULT_MAX_MESSAGE,
                  sandbox: Sandbox = NO_SANDBOX, private: Path | None = None, hidden: tuple[str, ...] = (),
-                 watchdog: Watchdog | None = None, games: int = 1, masked: tuple[Path, ...] = ()) -> None:
+                 watchdog: Watchdog | None = None, games: int = 1, masked: tuple[Path, ...] = (),
+                 relayed: bool = False) -> None:
         """Start command in sandbox; private is the bot's own directory (made by the caller, holding the ipc
         socket if any), hidden the other bots' directories and masked the arena's, watchdog what finds the bot's
-        processes and enforces the per-game limits, games how many games the process may play."""
+        processes and enforces the per-game limits, games how many games the process may play; relayed (with an
+        ipc endpoint): the bot is given a tcp endpoint of its own sandbox, which a relay joins to the endpoint."""
         self.command = command
         self.log_stem = log_stem
         self.ready: Ready | None = None
@@ -363,6 +366,7 @@ class BotProcess:
         self.seen: set[int] = set()
         self._sandbox = sandbox
         self._watchdog = watchdog
+        self._relayed = relayed and _ipc_path(endpoint) is not None
         try:
             command.check()
         except ConfigError as exc:
@@ -398,15 +402,19 @@ class BotProcess:
         """Start the bot: in its cgroup (limited), with a lifeline (a pipe whose far end only the arena holds, so
         that it reads end-of-file once the arena is gone, whatever pid the bot can see)."""
         if self.cgroup is not None and sandbox.limited:
-            # The sandbox's own processes (bubblewrap outside and as init, unshare's) are in the bot's cgroup too.
+            # The sandbox's own processes (bubblewrap outside and as init, unshare's, the relay) are in the bot's
+            # cgroup too.
             extra = 2 + (1 if outer_namespace() else 0) if sandbox.level == Isolation.BWRAP else 0
-            self.cgroup.limit(self.limits.memory, self.limits.processes + extra)
+            self.cgroup.limit(self.limits.memory, self.limits.processes + extra + int(self._relayed))
         lifeline, self._lifeline = os.pipe()
         # In bwrap's PID namespace the arena cannot be seen; its pid 1 lives exactly as long as the arena.
         arena_pid = "1" if sandbox.level == Isolation.BWRAP else str(os.getpid())
         env = sandbox.environment({ENDPOINT_ENV: self.endpoint, ARENA_PID_ENV: arena_pid,
                                    LIFELINE_ENV: str(lifeline)}, private)
-        argv = sandbox.command((*command.argv, self.endpoint), command.cwd, private, hidden, games, masked,
+        # The relay appends the bot's own endpoint, and puts it in the environment in place of the arena's.
+        wrapped = (*relay.command(str(_ipc_path(self.endpoint)), ENDPOINT_ENV), *command.argv) if self._relayed \
+            else (*command.argv, self.endpoint)
+        argv = sandbox.command(wrapped, command.cwd, private, hidden, games, masked,
                                self.cgroup.join if self.cgroup else ())
         try:
             return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -100,13 +100,6 @@ class MatchConfig:
             raise ConfigError(f"{len(self.bots)} bots need as many distinct names, got {list(self.names)}")
         if self.time.timeout <= 0 or self.time.init <= 0:
             raise ConfigError("the decision and init timeouts must be positive")
-        isolated = self.sandbox.level == Isolation.BWRAP and not self.sandbox.shared_network
-        if isolated and self.transport == Transport.TCP:
-            raise ConfigError("--sandbox bwrap takes the bots off the network: use ipc, not tcp")
-        for bot in self.bots:
-            if self.sandbox.level == Isolation.BWRAP and not self.sandbox.shared_network and wants_tcp(bot.cwd):
-                raise ConfigError(f"{bot.cwd}: its manifest asks for transport tcp, which --sandbox bwrap cannot "
-                                  "give (the bots have no network there): use --sandbox rlimit")
         self.sandbox.check()
         try:
             game.new_state(n, 0, self.options)
@@ -189,9 +182,7 @@ class BotPool:
         self.config = config
         self.log_dir = log_dir
         self.context = zmq.Context()
-        # A bot whose manifest asks for tcp needs, like --tcp, a bubblewrap that shares the network under auto.
-        tcp = config.transport == Transport.TCP or any(wants_tcp(b.cwd) for b in config.bots)
-        self.sandbox = config.sandbox.resolved(tcp)
+        self.sandbox = config.sandbox.resolved()
         # A private directory keeps the ipc endpoints and the bots' own directories out of reach of other users
         # and other matches.
         self.ipc_dir = leftovers.private_dir() if config.transport == Transport.IPC else None
@@ -218,10 +209,16 @@ class BotPool:
         (folder / "home").mkdir(parents=True, mode=0o700)
         return folder
 
-    def _endpoint(self, private: Path | None, command: BotCommand) -> str:
-        if self.ipc_dir is None or private is None or wants_tcp(command.cwd):
-            return "tcp://127.0.0.1:*"
-        return f"ipc://{private}/bot.sock"
+    def _endpoint(self, private: Path | None, command: BotCommand) -> tuple[str, bool]:
+        """The endpoint the arena binds for a bot, and whether a relay gives the bot a tcp endpoint in its sandbox.
+
+        A bot that wants tcp (--tcp, or its manifest) is reached over tcp directly where the bots share the
+        network; under bubblewrap, which gives each bot a network namespace of its own, the arena binds the bot's
+        private ipc socket as for any bot and a relay inside the sandbox gives the bot tcp there."""
+        tcp = self.config.transport == Transport.TCP or wants_tcp(command.cwd)
+        if private is not None and (not tcp or self.sandbox.level == Isolation.BWRAP):
+            return f"ipc://{private}/bot.sock", tcp
+        return "tcp://127.0.0.1:*", False
 
     def ready(self, participants: list[int]) -> dict[int, BotProcess | StartFailure]:
         """A handshaken bot for each participant, starting (in parallel) those that do not run."""
@@ -243,11 +240,11 @@ class BotPool:
                 continue
             private = self._private(p, self._runs[p])
             hidden = tuple(b.cwd for b in self.config.bots if b.cwd and b.cwd != command.cwd)
+            endpoint, relayed = self._endpoint(private, command)
             try:
-                self._bots[p] = BotProcess(command, self.context, self._endpoint(private, command),
-                                           Path(f"{stem}-run{self._runs[p]}"),
+                self._bots[p] = BotProcess(command, self.context, endpoint, Path(f"{stem}-run{self._runs[p]}"),
                                            self.config.log_cap, self.config.max_message, self.sandbox,
-                                           private, hidden, self.watchdog, self.config.games, self.masked)
+                                           private, hidden, self.watchdog, self.config.games, self.masked, relayed)
                 started.append(p)
             except BotCrashed as fault:
                 bots[p] = StartFailure(fault, "")

@@ -73,26 +73,21 @@ class Sandbox:
     level: Isolation = Isolation.AUTO
     limits: Limits = field(default_factory=Limits)
     cpus: tuple[int, ...] = ()  # empty: not pinned
-    shared_network: bool = False  # bwrap without its own network namespace (auto over --tcp)
 
     def to_dict(self) -> dict[str, Any]:
         """The level and limits as plain data (the pinning is not part of what defines a tournament)."""
-        found = {"level": self.level.value, "limits": self.limits.to_dict()}
-        return {**found, "shared_network": True} if self.shared_network else found
+        return {"level": self.level.value, "limits": self.limits.to_dict()}
 
     @property
     def limited(self) -> bool:
         """True at every level but none: the limits apply, the environment is scrubbed."""
         return self.level != Isolation.NONE
 
-    def resolved(self, tcp: bool = False) -> "Sandbox":
-        """This sandbox with auto replaced by the strongest level this machine supports (for tcp endpoints, when
-        tcp is true: bubblewrap then has to share the network)."""
+    def resolved(self) -> "Sandbox":
+        """This sandbox with auto replaced by the strongest level this machine supports."""
         if self.level != Isolation.AUTO:
             return self
-        if bwrap_problem() is None:
-            return replace(self, level=Isolation.BWRAP, shared_network=tcp)
-        return replace(self, level=Isolation.RLIMIT)
+        return replace(self, level=Isolation.BWRAP if bwrap_problem() is None else Isolation.RLIMIT)
 
     def describe(self) -> str:
         """The level in effect and what enforces the limits, in a few words."""
@@ -104,17 +99,13 @@ class Sandbox:
             return "none (no limits; processes contained" + (f" by {where.describe()})" if where else ")")
         if self.level == Isolation.RLIMIT:
             return f"rlimit ({counted})"
-        namespaces = "user, PID, IPC, UTS" + ("" if self.shared_network else ", network")
-        return f"bwrap (own {namespaces} namespaces; {counted})"
+        return f"bwrap (own user, PID, IPC, UTS, network namespaces; {counted})"
 
     def warning(self) -> str | None:
         """One line saying what this level does not protect, or None where a bot is fully kept apart."""
         if self.level == Isolation.AUTO:
             return self.resolved().warning()
         if self.level == Isolation.BWRAP:
-            if self.shared_network:
-                return ("sandbox warning: over --tcp the bots share the machine's network: a bot can open "
-                        "connections and reach the other bots' endpoints (use ipc for full separation)")
             return None
         why = "" if self.level == Isolation.NONE else f" (bubblewrap: {bwrap_problem()})" if bwrap_problem() else ""
         return (f"sandbox warning: at {self.level.value}{why} the bots are contained and"
@@ -151,8 +142,7 @@ class Sandbox:
         if self.limited:
             prefix += _prlimit(self.limits, games)
         if self.level == Isolation.BWRAP:
-            prefix += [*outer_namespace(), *_bwrap(Path(cwd or os.getcwd()).resolve(), private, hidden, argv, masked,
-                                                   self.shared_network)]
+            prefix += [*outer_namespace(), *_bwrap(Path(cwd or os.getcwd()).resolve(), private, hidden, argv, masked)]
         return [*prefix, *argv]
 
     def environment(self, endpoint_env: dict[str, str], private: Path) -> dict[str, str]:
@@ -216,8 +206,8 @@ def _prlimit(limits: Limits, games: int) -> list[str]:
             f"--cpu={cpu}:{cpu + 1}", "--core=0", "--"]
 
 
-def _bwrap(cwd: Path, private: Path, hidden: tuple[str, ...], argv: tuple[str, ...], masked: tuple[Path, ...],
-           shared_network: bool) -> list[str]:
+def _bwrap(cwd: Path, private: Path, hidden: tuple[str, ...], argv: tuple[str, ...],
+           masked: tuple[Path, ...]) -> list[str]:
     args = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     # Unix sockets in the filesystem are not behind the network namespace, and a read-only mount does not stop a
     # connect: every place holding other bots' or other programs' sockets is covered with an empty tmpfs.
@@ -232,10 +222,9 @@ def _bwrap(cwd: Path, private: Path, hidden: tuple[str, ...], argv: tuple[str, .
         # A directory that holds the bot's own cannot be masked: the bot would lose its own too.
         if not cwd.is_relative_to(resolved) and resolved.is_dir():
             args += ["--tmpfs", str(resolved)]
-    args += ["--bind", str(private), str(private), "--chdir", str(cwd), "--unshare-user", "--unshare-pid",
-             "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--cap-drop", "ALL", "--new-session",
-             "--die-with-parent"]
-    return args + ([] if shared_network else ["--unshare-net"]) + ["--"]
+    return [*args, "--bind", str(private), str(private), "--chdir", str(cwd), "--unshare-user", "--unshare-pid",
+            "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-cgroup-try", "--cap-drop", "ALL",
+            "--new-session", "--die-with-parent", "--"]
 
 
 def _needed_under(covered: list[Path], cwd: Path, argv: tuple[str, ...], masked: tuple[Path, ...]) -> list[Path]:

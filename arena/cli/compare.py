@@ -29,7 +29,6 @@ from arena.ratings import RatingConfig
 from arena.sandbox import Sandbox
 from arena.sprt import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_ELO0, DEFAULT_ELO1, SprtSettings
 from arena.store import Store
-from arena.submission import wants_tcp
 from arena.tournament import Progress, Runner, TournamentSpec, check_spec
 from protocol import TimeControl
 
@@ -84,7 +83,7 @@ def compare(new: str, base: str, game: Game, opponents: tuple[str, ...], seats: 
     players = comparison.entrants(new_bot, base_bot, chosen)
     sprt = None if fixed_games is not None else SprtSettings(elo0, elo1, alpha, beta)
     spec = comparison.spec(game.name, players, seats, sprt, fixed_games or max_games, options=options, seed=seed,
-                           time=time, sandbox=sandbox.resolved(any(wants_tcp(e.cwd) for e in players)),
+                           time=time, sandbox=sandbox.resolved(),
                            wave=DEFAULT_WAVE, rating=RatingConfig.for_game(game.name))
     check_spec(spec)  # before the store is created: a bad command leaves nothing behind
     with Store(store_path(results_dir, db)) as store:

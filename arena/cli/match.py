@@ -28,7 +28,6 @@ from arena.match import MatchConfig, MatchInterrupted, MatchResult, run_match
 from arena.match import store_match as keep_in_store
 from arena.record import GameRecord
 from arena.sandbox import Sandbox
-from arena.submission import wants_tcp
 from protocol import DEFAULT_MAX_MESSAGE, TimeControl
 
 DEFAULT_RESULTS = Path("results")  # the --results default: commands given it need no --results option
@@ -47,7 +46,8 @@ INTERRUPTED = 130  # the exit status of a command stopped by Ctrl-C or SIGTERM, 
 @click.option("--fresh-processes", is_flag=True, help="Start every bot afresh for every game.")
 @click.option("--duplicate", is_flag=True, help="Deal each game once per seat rotation, so every bot plays "
               "every seat of the same deal.")
-@click.option("--tcp", is_flag=True, help="Reach the bots over tcp://127.0.0.1 instead of private ipc sockets.")
+@click.option("--tcp", is_flag=True, help="Give the bots tcp://127.0.0.1 endpoints instead of ipc sockets (under "
+              "bubblewrap each in the bot's own network namespace, relayed to its private ipc socket).")
 @click.option("--max-message", type=click.IntRange(min=64), default=DEFAULT_MAX_MESSAGE, show_default=True,
               help="Largest reply a bot may send, in bytes.")
 @game_options
@@ -67,7 +67,7 @@ def match(game: Game, bots: tuple[BotCommand, ...], games: int, seed: int | None
     config = MatchConfig(
         game=game, bots=bots, games=games, seed=seed, options=options, time=time, fresh_processes=fresh_processes,
         duplicate=duplicate, transport=Transport.TCP if tcp else Transport.IPC, max_message=max_message,
-        results_dir=results_dir, sandbox=sandbox.resolved(tcp or any(wants_tcp(b.cwd) for b in bots)))
+        results_dir=results_dir, sandbox=sandbox.resolved())
     config.check()
     announce_sandbox(config.sandbox)
     progress = None if quiet else lambda record: click.echo(game_line(record, games), err=True)

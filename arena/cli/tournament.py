@@ -35,7 +35,6 @@ from arena.progress import Display
 from arena.ratings import DEFAULT_SIGMA, RatingConfig
 from arena.sandbox import Sandbox
 from arena.store import Store
-from arena.submission import wants_tcp
 from arena.tournament import Runner, TournamentSpec, admit, check_options, check_spec, sample_opponents  # noqa: F401 - sample_opponents: for compare
 from protocol import TimeControl
 
@@ -122,7 +121,7 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
     """
     format_ = get_format(fmt)
     entrants, refused = _entrants(bots, submissions)
-    sandbox = sandbox.resolved(any(wants_tcp(e.cwd) for e in entrants))
+    sandbox = sandbox.resolved()
     check_options(game.name, options)
     if strict and refused:
         raise ConfigError(_refusals(refused))

@@ -174,32 +174,6 @@ def test_only_isolation_keeps_a_bot_from_answering_for_the_others(level: str, tm
         assert not arena.left
 
 
-@pytest.mark.parametrize("level", ["none", "rlimit"])
-def test_over_tcp_a_bot_can_answer_for_the_others_without_isolation(level: str, tmp_path: Path) -> None:
-    marker = new_marker()
-    arena = match(tmp_path, level, threat(marker, "hijack"), "--tcp", games=1, marker=marker)
-    assert arena.run.returncode == 0, arena.run.stderr
-    assert "sandbox warning:" in arena.run.stderr
-    assert FaultKind.ILLEGAL.value in arena.faults(1) + arena.faults(2)  # documented: not prevented
-    assert not arena.left
-
-
-@pytest.mark.skipif(not BWRAP, reason="auto over tcp is bwrap sharing the network")
-def test_over_tcp_the_default_level_shares_the_network_and_says_so(tmp_path: Path) -> None:
-    listener = Listener()
-    marker = new_marker()
-    try:
-        arena = match(tmp_path, "auto", threat(marker, "connect", str(listener.port)), "--tcp", games=1,
-                      marker=marker)
-    finally:
-        listener.server.close()
-    assert arena.run.returncode == 0, arena.run.stderr
-    warnings = [line for line in arena.run.stderr.splitlines() if line.startswith("sandbox warning:")]
-    assert len(warnings) == 1 and "share the machine's network" in warnings[0]
-    assert listener.accepted > 0  # documented: not prevented over tcp
-    assert_unharmed(arena, 1, 2)
-
-
 @pytest.mark.parametrize("tmpdir", ["default", "elsewhere"])
 @pytest.mark.parametrize("level", LEVELS)
 def test_only_isolation_hides_the_other_bots_homes(level: str, tmpdir: str, tmp_path: Path) -> None:
