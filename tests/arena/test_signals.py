@@ -63,6 +63,13 @@ def test_an_interrupted_match_keeps_and_lists_its_games_and_prints_a_partial_tab
     assert "mean rank" in out and f"  {games}  " in out  # the partial table counts exactly those games
 
 
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
 def test_an_interrupted_validation_says_it_has_no_verdict_and_exits_130(tmp_path: Path) -> None:
     marker = f"marker-{uuid.uuid4().hex}"
     slow = tmp_path / "slow_bot.py"
@@ -70,7 +77,9 @@ def test_an_interrupted_validation_says_it_has_no_verdict_and_exits_130(tmp_path
                     "run_bot(lambda view, options, decision: time.sleep(0.02) or 0, name='slow')\n")
     proc = start(marker, "validate", f"{sys.executable} {slow} {marker}", "--game", "bali-2001", "--games", "50",
                  "--results", str(tmp_path / "results"))
-    assert wait_until(lambda: len(processes_with(marker, proc.pid)) >= 1, 60), "the bot did not start"
+    # The bot's own process: the arena's children show the arena's command line (marker included) until they exec.
+    assert wait_until(lambda: any(str(slow).encode() in _cmdline(pid) and b"validate" not in _cmdline(pid)
+                                  for pid in processes_with(marker, proc.pid)), 60), "the bot did not start"
     proc.send_signal(signal.SIGTERM)
     out, err = end(proc, marker)
     assert proc.returncode == 130, err
