@@ -203,10 +203,10 @@ def test_ladder_plays_its_games_in_waves_the_same_with_one_or_two_workers(tmp_pa
     heuristic = f"heuristic={sys.executable} -m sample_bots.heuristic_bot"
     for jobs in ("1", "2"):
         r = arena("tournament", "bali-2017", heuristic, *bots(4), "--format", "ladder", "--seats", "3",
-                  "--wave", "2", "--games", "24", "--jobs", jobs, "--results", jobs, cwd=tmp_path)
+                  "--wave", "2", "--games", "12", "--jobs", jobs, "--results", jobs, cwd=tmp_path)
         assert r.returncode == 0, r.stderr
     one, two = stored(tmp_path / "1" / "arena.sqlite"), stored(tmp_path / "2" / "arena.sqlite")
-    assert sorted(one) == list(range(24))
+    assert sorted(one) == list(range(12))
     assert {seq: tuple(row[1:] for row in g) for seq, g in one.items()} == \
         {seq: tuple(row[1:] for row in g) for seq, g in two.items()}
     assert ratings(tmp_path / "1" / "arena.sqlite") == ratings(tmp_path / "2" / "arena.sqlite")
