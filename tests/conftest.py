@@ -1,1 +1,18 @@
 """Shared test configuration."""
+
+from __future__ import annotations
+
+import pytest
+
+# The files whose tests take longest run first: pytest-xdist hands tests out in collection order, so the long ones
+# then overlap with each other and the short ones fill the end, and no worker is left with a long test at the end.
+LONGEST_FIRST = (
+    "tests/kits/test_kits.py", "tests/tournament/test_cluster.py", "tests/viewer/test_browser.py",
+    "tests/cli/test_living_ladder.py", "tests/games/test_conformance.py", "tests/tournament/test_workers.py",
+    "tests/cli/test_compare.py", "tests/sample_bots/test_heuristic.py", "tests/site/test_site_browser.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {path: i for i, path in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))

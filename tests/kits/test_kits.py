@@ -15,8 +15,9 @@ from tests.kits.conftest import arena
 GAMES = {"bali-2001": ("--players", "3"), "bali-2017": ("--players", "2")}
 
 
-@pytest.mark.parametrize("game", sorted(GAMES))
+# Languages vary fastest: parallel test workers then build different kits at once, not wait for the same one.
 @pytest.mark.parametrize("language", list(Language), ids=[lang.value for lang in Language])
+@pytest.mark.parametrize("game", sorted(GAMES))
 def test_kit_passes_validate(language: Language, game: str, kit: Callable[[Language], Path],
                              tmp_path: Path) -> None:
     folder = kit(language)
