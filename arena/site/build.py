@@ -6,9 +6,12 @@ import datetime
 import hashlib
 import json
 import os
+import signal
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from multiprocessing import get_context
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import jinja2
 
@@ -21,6 +24,8 @@ STATE_FILE = ".arena-publish.json"  # what each game page was made from, so that
 CHART_CACHE = ".arena-charts"  # charts already drawn, by a digest of their data
 FAULT_WARNING = 0.5  # a bot with faults in at least this share of its games is flagged in the ranking
 MAX_FAULTS_LISTED = 200  # faults on one bot's page
+PARALLEL_FROM = 16  # game pages to make before worker processes are worth starting (each imports the viewer)
+PAGES_PER_TASK = 8  # game pages a worker is sent at a time
 
 
 @dataclass
@@ -62,19 +67,25 @@ class _Writer:
         self.report = report
 
     def write(self, relative: str, text: str) -> None:
-        path = self.root / relative
-        data = text.encode("utf-8")
-        try:
-            if path.read_bytes() == data:
-                self.report.unchanged += 1
-                return
-        except FileNotFoundError:
-            pass
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(path.name + ".partial")
-        partial.write_bytes(data)
-        os.replace(partial, path)  # a reader never sees half a page
-        self.report.written += 1
+        if write_if_changed(self.root / relative, text):
+            self.report.written += 1
+        else:
+            self.report.unchanged += 1
+
+
+def write_if_changed(path: Path, text: str) -> bool:
+    """Write text to path unless the file holds it already; True if it was written."""
+    data = text.encode("utf-8")
+    try:
+        if path.read_bytes() == data:
+            return False
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    partial.write_bytes(data)
+    os.replace(partial, path)  # a reader never sees half a page
+    return True
 
 
 def _common(heading: str, page_title: str | None = None) -> dict[str, Any]:
@@ -142,8 +153,51 @@ def _tournament_pages(env: jinja2.Environment, data: TournamentData, writer: _Wr
             faults=faults[:MAX_FAULTS_LISTED], faults_total=len(faults), games=games[:RECENT_GAMES]))
 
 
-def _game_pages(data: TournamentData, results_dir: Path, writer: _Writer, state: dict[str, str],
-                render: Callable[[Path, tuple[str, str]], str]) -> None:
+@dataclass(frozen=True)
+class GamePage:
+    """One game page to make: the replay file it is drawn from, the page's path, and its link back."""
+
+    source: str
+    target: str
+    back: tuple[str, str]
+
+
+def make_game_page(page: GamePage) -> tuple[bool, str | None]:
+    """Draw one game page and write it if its bytes changed: (written, the problem if it could not be made)."""
+    from arena.record import load_record
+    from arena.viewer import render_replay  # the viewer is only needed for game pages
+
+    try:
+        text = render_replay(load_record(Path(page.source)), back=page.back)
+    except ArenaError as exc:
+        return False, str(exc)
+    return write_if_changed(Path(page.target), text), None
+
+
+def _ignore_interrupts(coordinator: int) -> None:
+    """A page worker: dies with the publishing process, and leaves Ctrl-C to it."""
+    from arena.worker import _die_with
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with(coordinator)
+
+
+def _made(pages: list[GamePage], jobs: int) -> Iterator[tuple[GamePage, tuple[bool, str | None]]]:
+    """Each page with what making it did, in order; in `jobs` worker processes when there are enough pages."""
+    if jobs <= 1 or len(pages) < PARALLEL_FROM:
+        yield from ((page, make_game_page(page)) for page in pages)
+        return
+    pool = ProcessPoolExecutor(jobs, mp_context=get_context("spawn"), initializer=_ignore_interrupts,
+                               initargs=(os.getpid(),))
+    try:
+        yield from zip(pages, pool.map(make_game_page, pages, chunksize=PAGES_PER_TASK))
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)  # interrupted: the pages under way finish, no more start
+
+
+def _game_pages(data: TournamentData, results_dir: Path, writer: _Writer, state: dict[str, str], jobs: int,
+                on_page: Callable[[int, int], None]) -> None:
+    pending: list[tuple[GamePage, str]] = []
     for game in data.games:
         if not game.replay:
             continue
@@ -158,12 +212,18 @@ def _game_pages(data: TournamentData, results_dir: Path, writer: _Writer, state:
         if state.get(relative) == stamp and (writer.root / relative).is_file():
             writer.report.unchanged += 1
             continue
-        try:
-            writer.write(relative, render(source, ("../index.html", data.title)))
-        except ArenaError as exc:
-            writer.report.problems.append(f"game {game.id}: {exc}")
-            continue
-        state[relative] = stamp
+        pending.append((GamePage(str(source), str(writer.root / relative), ("../index.html", data.title)), stamp))
+    stamps = {page.target: stamp for page, stamp in pending}
+    on_page(0, len(pending))
+    for done, (page, (written, problem)) in enumerate(_made([p for p, _ in pending], jobs), start=1):
+        relative = str(Path(page.target).relative_to(writer.root))
+        if problem is not None:
+            writer.report.problems.append(f"game {Path(page.target).stem}: {problem}")
+        else:
+            writer.report.written += written
+            writer.report.unchanged += not written
+            state[relative] = stamps[page.target]
+        on_page(done, len(pending))
 
 
 def _load_state(out: Path) -> dict[str, str]:
@@ -188,10 +248,12 @@ def _select(store: Store, names: Sequence[str]) -> list[Tournament]:
 
 
 def publish(store: Store, results_dir: Path, out: Path, names: Sequence[str] = (), title: str | None = None,
-            max_fault_rate: float | None = None,
-            render_game: Callable[[Path, tuple[str, str]], str] | None = None,
-            progress: Callable[[str], None] = lambda _: None) -> PublishReport:
-    """Write (or bring up to date) the static site of the store's tournaments under out."""
+            max_fault_rate: float | None = None, game_pages: bool = False, jobs: int | None = None,
+            progress: Callable[[str], None] = lambda _: None,
+            on_page: Callable[[int, int], None] = lambda done, total: None) -> PublishReport:
+    """Write (or bring up to date) the static site of the store's tournaments under out; with game_pages, a
+    replay page per game too, drawn by `jobs` worker processes (default: one per CPU). on_page is told the game
+    pages made of those to make, tournament by tournament."""
     report = PublishReport()
     writer = _Writer(out, report)
     env = _environment()
@@ -199,10 +261,13 @@ def publish(store: Store, results_dir: Path, out: Path, names: Sequence[str] = (
     tournaments = [tournament_data(store, t, max_fault_rate) for t in _select(store, names)]
     heading = title or "Bali tournaments"
     writer.write("index.html", env.get_template("index.html.j2").render(**_common(heading), tournaments=tournaments))
-    for data in tournaments:
-        progress(f"{data.title}: {len(data.bots)} bots, {len(data.games)} games")
-        _tournament_pages(env, data, writer, _Charts(out / CHART_CACHE))
-        if render_game is not None:
-            _game_pages(data, results_dir, writer, state, render_game)
-    writer.write(STATE_FILE, json.dumps(state, sort_keys=True, indent=0))
+    try:
+        for data in tournaments:
+            progress(f"{data.title}: {len(data.bots)} bots, {len(data.games)} games")
+            _tournament_pages(env, data, writer, _Charts(out / CHART_CACHE))
+            if game_pages:
+                _game_pages(data, results_dir, writer, state, jobs or len(os.sched_getaffinity(0)), on_page)
+    finally:
+        # Kept even when interrupted, so that the pages already made are not made again.
+        writer.write(STATE_FILE, json.dumps(state, sort_keys=True, indent=0))
     return report

@@ -28,10 +28,13 @@ def _diff_map(old: dict[str, Any], new: dict[str, Any]) -> Patch:
     for key, value in new.items():
         if key not in old:
             changed[key] = [value]
-        else:
-            sub = diff(old[key], value)
-            if sub is not None:
-                changed[key] = sub
+            continue
+        before = old[key]
+        if before == value and type(before) is type(value):  # most of a table stays put: no call for it
+            continue
+        sub = diff(before, value)
+        if sub is not None:
+            changed[key] = sub
     patch: dict[str, Any] = {"k": changed}
     removed = [key for key in old if key not in new]
     if removed:
