@@ -22,8 +22,10 @@ from arena.store import Store, Tournament
 
 STATE_FILE = ".arena-publish.json"  # what each game page was made from, so that it is made only once
 CHART_CACHE = ".arena-charts"  # charts already drawn, by a digest of their data
+RATINGS_CACHE = ".arena-ratings"  # each tournament's rating history, so that only new games are rated
 FAULT_WARNING = 0.5  # a bot with faults in at least this share of its games is flagged in the ranking
 MAX_FAULTS_LISTED = 200  # faults on one bot's page
+GAMES_PER_LIST = 500  # games on one page of a tournament's list of every game
 PARALLEL_FROM = 16  # game pages to make before worker processes are worth starting (each imports the viewer)
 PAGES_PER_TASK = 8  # game pages a worker is sent at a time
 
@@ -135,11 +137,32 @@ def leaderboard_page(data: TournamentData, charts: bool = True) -> str:
         recent=[], prefix="")
 
 
+@dataclass(frozen=True)
+class _ListPage:
+    """One page of a tournament's list of every game: its file and the game numbers it lists."""
+
+    file: str
+    first: int
+    last: int
+
+
+def _game_lists(env: jinja2.Environment, data: TournamentData, writer: _Writer) -> list[_ListPage]:
+    """Every game listed, GAMES_PER_LIST to a page in schedule order: adding games changes only the last page."""
+    chunks = [data.games[i:i + GAMES_PER_LIST] for i in range(0, len(data.games), GAMES_PER_LIST)]
+    pages = [_ListPage(f"games-{n}.html", chunk[0].seq + 1, chunk[-1].seq + 1) for n, chunk in enumerate(chunks, 1)]
+    for page, chunk in zip(pages, chunks):
+        writer.write(f"{data.slug}/{page.file}", env.get_template("game_list.html.j2").render(
+            **_common(f"{data.title}: games {page.first}–{page.last}"), t=data, games=chunk, lists=pages,
+            current=page.file))
+    return pages
+
+
 def _tournament_pages(env: jinja2.Environment, data: TournamentData, writer: _Writer, charts: _Charts) -> None:
     recent = sorted(data.games, key=lambda g: -g.seq)[:RECENT_GAMES]
+    lists = _game_lists(env, data, writer)
     writer.write(f"{data.slug}/index.html", env.get_template("tournament.html.j2").render(
         **_common(data.title), t=data, site=True, charts=_charts(data, charts) if data.history else None,
-        recent=recent, prefix=""))
+        recent=recent, prefix="", lists=lists, current=None))
     rows = {r.bot: r for r in (*data.board.rows, *data.board.withheld)}
     from arena.site import plots
 
@@ -258,7 +281,7 @@ def publish(store: Store, results_dir: Path, out: Path, names: Sequence[str] = (
     writer = _Writer(out, report)
     env = _environment()
     state = _load_state(out)
-    tournaments = [tournament_data(store, t, max_fault_rate) for t in _select(store, names)]
+    tournaments = [tournament_data(store, t, max_fault_rate, out / RATINGS_CACHE) for t in _select(store, names)]
     heading = title or "Bali tournaments"
     writer.write("index.html", env.get_template("index.html.j2").render(**_common(heading), tournaments=tournaments))
     try:

@@ -77,7 +77,7 @@ def test_republishing_unchanged_rewrites_nothing(results: Path, site: Path, tmp_
     shutil.copytree(site, tmp_path / "site")
     before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in (tmp_path / "site").rglob("*") if p.is_file()}
     again = _publish(results, tmp_path / "site")
-    assert again.written == 0 and again.unchanged == 6  # the index, the leaderboard, three bot pages, the state
+    assert again.written == 0 and again.unchanged == 7  # the index, the leaderboard, the game list, 3 bot pages, the state
     assert before == {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in (tmp_path / "site").rglob("*")
                       if p.is_file()}
 
@@ -92,7 +92,7 @@ def test_a_new_tournament_adds_pages_and_leaves_the_others_alone(results: Path, 
     assert (tmp_path / "site" / "second" / "index.html").is_file()
     assert 'href="second/index.html"' in (tmp_path / "site" / "index.html").read_text()
     assert cup == {p: p.stat().st_mtime_ns for p in (tmp_path / "site" / "cup").rglob("*.html")}
-    assert report.written == 1 + 1 + 2  # the index, the new leaderboard, its two bot pages
+    assert report.written == 1 + 1 + 1 + 2  # the index, the new leaderboard, its game list, its two bot pages
 
 
 def test_an_unknown_tournament_lists_the_known_ones(results: Path, tmp_path: Path) -> None:
