@@ -71,12 +71,14 @@ def _publish_table(games: tuple[Game, ...], count: int) -> str:
         r = bench_publish(game, count, progress=lambda line: click.echo(line, err=True))
         notes.append(f"{r.game}: {r.games:,} games played in-process and stored in {r.build:.1f} s; the site with "
                      f"game pages takes {r.site_bytes / 1e6:,.1f} MB")
-        for what, seconds, pages in (("cold, with game pages", r.cold, r.games),
-                                     ("cold, --no-games", r.cold_no_games, r.games),
-                                     ("again, nothing changed", r.unchanged, r.games),
-                                     (f"again, {r.added:,} game{'s' if r.added > 1 else ''} added", r.after_added, r.added)):
-            rows.append((r.game, f"{r.games:,}", what, f"{seconds:.1f}", f"{1000 * seconds / pages:.1f}"))
-    table = tabulate(rows, headers=("game", "games stored", "publish", "seconds", "ms per game (per added game)"))
+        runs = (("cold, with game pages", r.cold, r.games), ("cold, --no-games", r.cold_no_games, r.games),
+                ("again, nothing changed", r.unchanged, r.games),
+                (f"again, {r.added:,} game{'s' if r.added > 1 else ''} added", r.after_added, r.added))
+        for (what, seconds, pages), cpu in zip(runs, r.cpu):
+            rows.append((r.game, f"{r.games:,}", what, f"{seconds:.1f}", f"{1000 * seconds / pages:.1f}",
+                         f"{cpu:.1f}"))
+    table = tabulate(rows, headers=("game", "games stored", "publish", "seconds", "ms per game (per added game)",
+                                    "CPU seconds"))
     return "\n".join([table, *notes])
 
 

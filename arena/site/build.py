@@ -20,7 +20,7 @@ from arena.errors import ArenaError, ConfigError
 from arena.site.data import RECENT_GAMES, TournamentData, slug, tournament_data
 from arena.store import Store, Tournament
 
-STATE_FILE = ".arena-publish.json"  # what each game page was made from, so that it is made only once
+STATE_FILE = ".arena-publish.json"  # what each game page and game list was made from: each is made only once
 CHART_CACHE = ".arena-charts"  # charts already drawn, by a digest of their data
 RATINGS_CACHE = ".arena-ratings"  # each tournament's rating history, so that only new games are rated
 FAULT_WARNING = 0.5  # a bot with faults in at least this share of its games is flagged in the ranking
@@ -146,20 +146,29 @@ class _ListPage:
     last: int
 
 
-def _game_lists(env: jinja2.Environment, data: TournamentData, writer: _Writer) -> list[_ListPage]:
-    """Every game listed, GAMES_PER_LIST to a page in schedule order: adding games changes only the last page."""
+def _game_lists(env: jinja2.Environment, data: TournamentData, writer: _Writer,
+                state: dict[str, str]) -> list[_ListPage]:
+    """Every game listed, GAMES_PER_LIST to a page in schedule order: adding games changes only the last page,
+    and a page whose games and links are those it was made from is not made again."""
     chunks = [data.games[i:i + GAMES_PER_LIST] for i in range(0, len(data.games), GAMES_PER_LIST)]
     pages = [_ListPage(f"games-{n}.html", chunk[0].seq + 1, chunk[-1].seq + 1) for n, chunk in enumerate(chunks, 1)]
     for page, chunk in zip(pages, chunks):
-        writer.write(f"{data.slug}/{page.file}", env.get_template("game_list.html.j2").render(
+        relative = f"{data.slug}/{page.file}"
+        stamp = hashlib.sha256(f"{__version__}:{data.title}:{pages!r}:{chunk!r}".encode()).hexdigest()
+        if state.get(relative) == stamp and (writer.root / relative).is_file():
+            writer.report.unchanged += 1
+            continue
+        state[relative] = stamp
+        writer.write(relative, env.get_template("game_list.html.j2").render(
             **_common(f"{data.title}: games {page.first}–{page.last}"), t=data, games=chunk, lists=pages,
             current=page.file))
     return pages
 
 
-def _tournament_pages(env: jinja2.Environment, data: TournamentData, writer: _Writer, charts: _Charts) -> None:
+def _tournament_pages(env: jinja2.Environment, data: TournamentData, writer: _Writer, charts: _Charts,
+                      state: dict[str, str]) -> None:
     recent = sorted(data.games, key=lambda g: -g.seq)[:RECENT_GAMES]
-    lists = _game_lists(env, data, writer)
+    lists = _game_lists(env, data, writer, state)
     writer.write(f"{data.slug}/index.html", env.get_template("tournament.html.j2").render(
         **_common(data.title), t=data, site=True, charts=_charts(data, charts) if data.history else None,
         recent=recent, prefix="", lists=lists, current=None))
@@ -287,7 +296,7 @@ def publish(store: Store, results_dir: Path, out: Path, names: Sequence[str] = (
     try:
         for data in tournaments:
             progress(f"{data.title}: {len(data.bots)} bots, {len(data.games)} games")
-            _tournament_pages(env, data, writer, _Charts(out / CHART_CACHE))
+            _tournament_pages(env, data, writer, _Charts(out / CHART_CACHE), state)
             if game_pages:
                 _game_pages(data, results_dir, writer, state, jobs or len(os.sched_getaffinity(0)), on_page)
     finally:
