@@ -158,10 +158,10 @@ def _game_lists(env: jinja2.Environment, data: TournamentData, writer: _Writer,
         if state.get(relative) == stamp and (writer.root / relative).is_file():
             writer.report.unchanged += 1
             continue
-        state[relative] = stamp
         writer.write(relative, env.get_template("game_list.html.j2").render(
             **_common(f"{data.title}: games {page.first}–{page.last}"), t=data, games=chunk, lists=pages,
             current=page.file))
+        state[relative] = stamp
     return pages
 
 
