@@ -6,6 +6,7 @@ import click
 from tabulate import tabulate
 
 from arena.bench_protocol import bench_protocol, bench_sandboxes
+from arena.bench_publish import bench_publish
 from arena.bench_tournament import bench_compare, bench_tournament
 from arena.cli.params import GAME
 from arena.games import Game, available, get_game
@@ -35,9 +36,13 @@ from arena.local import bench_engine
 @click.option("--compare", "compare_pairs", type=click.IntRange(min=1), default=None, metavar="PAIRS",
               help="Also measure arena compare: pairs per minute of PAIRS pairs of random bots with --jobs 1 and 2, "
                    "against games per minute of a tournament of random bots at the same table size.")
+@click.option("--publish", "publish_games", type=click.IntRange(min=1), default=None, metavar="GAMES",
+              help="Also measure arena publish: a store of GAMES games of a ladder of six random bots (each --game, "
+                   "default bali-2017), published cold with and without game pages, again unchanged, and again "
+                   "after 1% more games.")
 def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, starts: int, round_trips: int,
           match_games: int, tournament: bool, cluster: bool, tournament_rounds: int,
-          compare_pairs: int | None) -> None:
+          compare_pairs: int | None, publish_games: int | None) -> None:
     """Measure random-play games and decisions per second, in-process on one core; with --protocol, also the
     bot protocol's round trip against raw ZeroMQ and games per second with subprocess bots; with --tournament,
     games per minute of whole tournaments; with --sandbox, what each sandbox level costs."""
@@ -55,6 +60,26 @@ def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, 
     if compare_pairs:
         click.echo()
         click.echo(_compare_table(chosen, compare_pairs, tournament_rounds))
+    if publish_games:
+        click.echo()
+        click.echo(_publish_table(games or (get_game("bali-2017"),), publish_games))
+
+
+def _publish_table(games: tuple[Game, ...], count: int) -> str:
+    rows, notes = [], []
+    for game in games:
+        r = bench_publish(game, count, progress=lambda line: click.echo(line, err=True))
+        notes.append(f"{r.game}: {r.games:,} games played in-process and stored in {r.build:.1f} s; the site with "
+                     f"game pages takes {r.site_bytes / 1e6:,.1f} MB")
+        runs = (("cold, with game pages", r.cold, r.games), ("cold, --no-games", r.cold_no_games, r.games),
+                ("again, nothing changed", r.unchanged, r.games),
+                (f"again, {r.added:,} game{'s' if r.added > 1 else ''} added", r.after_added, r.added))
+        for (what, seconds, pages), cpu in zip(runs, r.cpu):
+            rows.append((r.game, f"{r.games:,}", what, f"{seconds:.1f}", f"{1000 * seconds / pages:.1f}",
+                         f"{cpu:.1f}"))
+    table = tabulate(rows, headers=("game", "games stored", "publish", "seconds", "ms per game (per added game)",
+                                    "CPU seconds"))
+    return "\n".join([table, *notes])
 
 
 def _compare_table(games: tuple[Game, ...], pairs: int, rounds: int) -> str:

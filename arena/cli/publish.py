@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
 
 from arena.cli.params import db_option, results_option, store_path
-from arena.record import load_record
 from arena.site import publish as publish_site
+from arena.site.progress import PageProgress
 from arena.store import Store
-
-
-def _game_page(replay: Path, back: tuple[str, str]) -> str:
-    from arena.viewer import render_replay  # the viewer is only needed for game pages
-
-    return render_replay(load_record(replay), back=back)
 
 
 @click.command()
@@ -27,14 +22,17 @@ def _game_page(replay: Path, back: tuple[str, str]) -> str:
 @click.option("--max-fault-rate", type=click.FloatRange(0, 1),
               help="List bots whose share of faulty games is above this apart from the ranking, with the reason.")
 @click.option("--no-games", is_flag=True, help="Leave out the per-game replay pages (faster for huge stores).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Worker processes drawing the game pages (default: one per CPU).")
 @results_option
 @db_option
 def publish(out: Path, names: tuple[str, ...], title: str | None, max_fault_rate: float | None, no_games: bool,
-            results_dir: Path, db: Path | None) -> None:
+            jobs: int | None, results_dir: Path, db: Path | None) -> None:
     """Write a static site of the store's tournaments: leaderboards, charts, bot pages and game replays."""
     with Store.existing(store_path(results_dir, db)) as store:
-        report = publish_site(store, results_dir, out, names, title, max_fault_rate,
-                              None if no_games else _game_page, progress=lambda line: click.echo(line, err=True))
+        report = publish_site(store, results_dir, out, names, title, max_fault_rate, game_pages=not no_games,
+                              jobs=jobs, progress=lambda line: click.echo(line, err=True),
+                              on_page=PageProgress(sys.stderr, sys.stderr.isatty()))
     for problem in report.problems:
         click.echo(f"warning: {problem}", err=True)
     click.echo(f"{out / 'index.html'}: {report.written} files written, {report.unchanged} already up to date")

@@ -6,9 +6,12 @@ import datetime
 import hashlib
 import json
 import os
+import signal
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from multiprocessing import get_context
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import jinja2
 
@@ -17,10 +20,14 @@ from arena.errors import ArenaError, ConfigError
 from arena.site.data import RECENT_GAMES, TournamentData, slug, tournament_data
 from arena.store import Store, Tournament
 
-STATE_FILE = ".arena-publish.json"  # what each game page was made from, so that it is made only once
+STATE_FILE = ".arena-publish.json"  # what each game page and game list was made from: each is made only once
 CHART_CACHE = ".arena-charts"  # charts already drawn, by a digest of their data
+RATINGS_CACHE = ".arena-ratings"  # each tournament's rating history, so that only new games are rated
 FAULT_WARNING = 0.5  # a bot with faults in at least this share of its games is flagged in the ranking
 MAX_FAULTS_LISTED = 200  # faults on one bot's page
+GAMES_PER_LIST = 500  # games on one page of a tournament's list of every game
+PARALLEL_FROM = 16  # game pages to make before worker processes are worth starting (each imports the viewer)
+PAGES_PER_TASK = 8  # game pages a worker is sent at a time
 
 
 @dataclass
@@ -62,19 +69,25 @@ class _Writer:
         self.report = report
 
     def write(self, relative: str, text: str) -> None:
-        path = self.root / relative
-        data = text.encode("utf-8")
-        try:
-            if path.read_bytes() == data:
-                self.report.unchanged += 1
-                return
-        except FileNotFoundError:
-            pass
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(path.name + ".partial")
-        partial.write_bytes(data)
-        os.replace(partial, path)  # a reader never sees half a page
-        self.report.written += 1
+        if write_if_changed(self.root / relative, text):
+            self.report.written += 1
+        else:
+            self.report.unchanged += 1
+
+
+def write_if_changed(path: Path, text: str) -> bool:
+    """Write text to path unless the file holds it already; True if it was written."""
+    data = text.encode("utf-8")
+    try:
+        if path.read_bytes() == data:
+            return False
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    partial.write_bytes(data)
+    os.replace(partial, path)  # a reader never sees half a page
+    return True
 
 
 def _common(heading: str, page_title: str | None = None) -> dict[str, Any]:
@@ -124,11 +137,41 @@ def leaderboard_page(data: TournamentData, charts: bool = True) -> str:
         recent=[], prefix="")
 
 
-def _tournament_pages(env: jinja2.Environment, data: TournamentData, writer: _Writer, charts: _Charts) -> None:
+@dataclass(frozen=True)
+class _ListPage:
+    """One page of a tournament's list of every game: its file and the game numbers it lists."""
+
+    file: str
+    first: int
+    last: int
+
+
+def _game_lists(env: jinja2.Environment, data: TournamentData, writer: _Writer,
+                state: dict[str, str]) -> list[_ListPage]:
+    """Every game listed, GAMES_PER_LIST to a page in schedule order: adding games changes only the last page,
+    and a page whose games and links are those it was made from is not made again."""
+    chunks = [data.games[i:i + GAMES_PER_LIST] for i in range(0, len(data.games), GAMES_PER_LIST)]
+    pages = [_ListPage(f"games-{n}.html", chunk[0].seq + 1, chunk[-1].seq + 1) for n, chunk in enumerate(chunks, 1)]
+    for page, chunk in zip(pages, chunks):
+        relative = f"{data.slug}/{page.file}"
+        stamp = hashlib.sha256(f"{__version__}:{data.title}:{pages!r}:{chunk!r}".encode()).hexdigest()
+        if state.get(relative) == stamp and (writer.root / relative).is_file():
+            writer.report.unchanged += 1
+            continue
+        writer.write(relative, env.get_template("game_list.html.j2").render(
+            **_common(f"{data.title}: games {page.first}–{page.last}"), t=data, games=chunk, lists=pages,
+            current=page.file))
+        state[relative] = stamp
+    return pages
+
+
+def _tournament_pages(env: jinja2.Environment, data: TournamentData, writer: _Writer, charts: _Charts,
+                      state: dict[str, str]) -> None:
     recent = sorted(data.games, key=lambda g: -g.seq)[:RECENT_GAMES]
+    lists = _game_lists(env, data, writer, state)
     writer.write(f"{data.slug}/index.html", env.get_template("tournament.html.j2").render(
         **_common(data.title), t=data, site=True, charts=_charts(data, charts) if data.history else None,
-        recent=recent, prefix=""))
+        recent=recent, prefix="", lists=lists, current=None))
     rows = {r.bot: r for r in (*data.board.rows, *data.board.withheld)}
     from arena.site import plots
 
@@ -142,8 +185,51 @@ def _tournament_pages(env: jinja2.Environment, data: TournamentData, writer: _Wr
             faults=faults[:MAX_FAULTS_LISTED], faults_total=len(faults), games=games[:RECENT_GAMES]))
 
 
-def _game_pages(data: TournamentData, results_dir: Path, writer: _Writer, state: dict[str, str],
-                render: Callable[[Path, tuple[str, str]], str]) -> None:
+@dataclass(frozen=True)
+class GamePage:
+    """One game page to make: the replay file it is drawn from, the page's path, and its link back."""
+
+    source: str
+    target: str
+    back: tuple[str, str]
+
+
+def make_game_page(page: GamePage) -> tuple[bool, str | None]:
+    """Draw one game page and write it if its bytes changed: (written, the problem if it could not be made)."""
+    from arena.record import load_record
+    from arena.viewer import render_replay  # the viewer is only needed for game pages
+
+    try:
+        text = render_replay(load_record(Path(page.source)), back=page.back)
+    except ArenaError as exc:
+        return False, str(exc)
+    return write_if_changed(Path(page.target), text), None
+
+
+def _ignore_interrupts(coordinator: int) -> None:
+    """A page worker: dies with the publishing process, and leaves Ctrl-C to it."""
+    from arena.worker import _die_with
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with(coordinator)
+
+
+def _made(pages: list[GamePage], jobs: int) -> Iterator[tuple[GamePage, tuple[bool, str | None]]]:
+    """Each page with what making it did, in order; in `jobs` worker processes when there are enough pages."""
+    if jobs <= 1 or len(pages) < PARALLEL_FROM:
+        yield from ((page, make_game_page(page)) for page in pages)
+        return
+    pool = ProcessPoolExecutor(jobs, mp_context=get_context("spawn"), initializer=_ignore_interrupts,
+                               initargs=(os.getpid(),))
+    try:
+        yield from zip(pages, pool.map(make_game_page, pages, chunksize=PAGES_PER_TASK))
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)  # interrupted: the pages under way finish, no more start
+
+
+def _game_pages(data: TournamentData, results_dir: Path, writer: _Writer, state: dict[str, str], jobs: int,
+                on_page: Callable[[int, int], None]) -> None:
+    pending: list[tuple[GamePage, str]] = []
     for game in data.games:
         if not game.replay:
             continue
@@ -158,12 +244,18 @@ def _game_pages(data: TournamentData, results_dir: Path, writer: _Writer, state:
         if state.get(relative) == stamp and (writer.root / relative).is_file():
             writer.report.unchanged += 1
             continue
-        try:
-            writer.write(relative, render(source, ("../index.html", data.title)))
-        except ArenaError as exc:
-            writer.report.problems.append(f"game {game.id}: {exc}")
-            continue
-        state[relative] = stamp
+        pending.append((GamePage(str(source), str(writer.root / relative), ("../index.html", data.title)), stamp))
+    stamps = {page.target: stamp for page, stamp in pending}
+    on_page(0, len(pending))
+    for done, (page, (written, problem)) in enumerate(_made([p for p, _ in pending], jobs), start=1):
+        relative = str(Path(page.target).relative_to(writer.root))
+        if problem is not None:
+            writer.report.problems.append(f"game {Path(page.target).stem}: {problem}")
+        else:
+            writer.report.written += written
+            writer.report.unchanged += not written
+            state[relative] = stamps[page.target]
+        on_page(done, len(pending))
 
 
 def _load_state(out: Path) -> dict[str, str]:
@@ -188,21 +280,26 @@ def _select(store: Store, names: Sequence[str]) -> list[Tournament]:
 
 
 def publish(store: Store, results_dir: Path, out: Path, names: Sequence[str] = (), title: str | None = None,
-            max_fault_rate: float | None = None,
-            render_game: Callable[[Path, tuple[str, str]], str] | None = None,
-            progress: Callable[[str], None] = lambda _: None) -> PublishReport:
-    """Write (or bring up to date) the static site of the store's tournaments under out."""
+            max_fault_rate: float | None = None, game_pages: bool = False, jobs: int | None = None,
+            progress: Callable[[str], None] = lambda _: None,
+            on_page: Callable[[int, int], None] = lambda done, total: None) -> PublishReport:
+    """Write (or bring up to date) the static site of the store's tournaments under out; with game_pages, a
+    replay page per game too, drawn by `jobs` worker processes (default: one per CPU). on_page is told the game
+    pages made of those to make, tournament by tournament."""
     report = PublishReport()
     writer = _Writer(out, report)
     env = _environment()
     state = _load_state(out)
-    tournaments = [tournament_data(store, t, max_fault_rate) for t in _select(store, names)]
+    tournaments = [tournament_data(store, t, max_fault_rate, out / RATINGS_CACHE) for t in _select(store, names)]
     heading = title or "Bali tournaments"
     writer.write("index.html", env.get_template("index.html.j2").render(**_common(heading), tournaments=tournaments))
-    for data in tournaments:
-        progress(f"{data.title}: {len(data.bots)} bots, {len(data.games)} games")
-        _tournament_pages(env, data, writer, _Charts(out / CHART_CACHE))
-        if render_game is not None:
-            _game_pages(data, results_dir, writer, state, render_game)
-    writer.write(STATE_FILE, json.dumps(state, sort_keys=True, indent=0))
+    try:
+        for data in tournaments:
+            progress(f"{data.title}: {len(data.bots)} bots, {len(data.games)} games")
+            _tournament_pages(env, data, writer, _Charts(out / CHART_CACHE), state)
+            if game_pages:
+                _game_pages(data, results_dir, writer, state, jobs or len(os.sched_getaffinity(0)), on_page)
+    finally:
+        # Kept even when interrupted, so that the pages already made are not made again.
+        writer.write(STATE_FILE, json.dumps(state, sort_keys=True, indent=0))
     return report

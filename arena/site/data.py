@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Iterable
 
 from arena.leaderboard import Leaderboard, build
@@ -94,17 +97,50 @@ def slug(text: str) -> str:
     return cleaned or "unnamed"
 
 
-def rating_history(config: RatingConfig, outcomes: Iterable[GameOutcome]) -> tuple[Ratings, dict[str, list[Point]]]:
-    """The ratings after all games, in schedule order, and each bot's rating after each game it played."""
+def rating_history(config: RatingConfig, outcomes: Iterable[GameOutcome],
+                   cache: Path | None = None) -> tuple[Ratings, dict[str, list[Point]]]:
+    """The ratings after all games, in schedule order, and each bot's rating after each game it played. With a
+    cache file, the games rated by an earlier call are not rated again (rating is most of a publish's work)."""
+    ordered = sorted(outcomes, key=lambda o: o.seq)
+    key = [[o.seq, list(o.bots), list(o.ranks)] for o in ordered]
+    start, table, history = _cached_history(cache, config, key)
     env = config.environment()
-    ratings = Ratings(config)
-    history: dict[str, list[Point]] = {}
-    for number, outcome in enumerate(sorted(outcomes, key=lambda o: o.seq), start=1):
+    ratings = Ratings(config, table)
+    for number, outcome in enumerate(ordered[start:], start=start + 1):
         ratings = ratings.after(outcome, env)
         for bot in outcome.bots:
             r: Rating = ratings.get(bot)
             history.setdefault(bot, []).append(Point(number, r.mu, r.sigma))
+    if cache is not None and start < len(ordered):
+        _save_history(cache, config, key, ratings, history)
     return ratings, history
+
+
+def _cached_history(cache: Path | None, config: RatingConfig,
+                    key: list[list[Any]]) -> tuple[int, dict[str, Rating], dict[str, list[Point]]]:
+    """How many of the games (key) the cache holds the ratings after, those ratings, and the history so far."""
+    try:
+        saved = json.loads(cache.read_text(encoding="utf-8")) if cache is not None else None
+        rated = saved["outcomes"]
+        if saved["config"] != config.to_dict() or not 0 < len(rated) <= len(key) or key[:len(rated)] != rated:
+            return 0, {}, {}
+        table = {bot: Rating(float(mu), float(sigma)) for bot, (mu, sigma) in saved["table"].items()}
+        history = {bot: [Point(int(n), float(mu), float(sigma)) for n, mu, sigma in points]
+                   for bot, points in saved["history"].items()}
+        return len(rated), table, history
+    except (OSError, ValueError, KeyError, TypeError):  # no cache, or not one this code wrote: rate from scratch
+        return 0, {}, {}
+
+
+def _save_history(cache: Path, config: RatingConfig, key: list[list[Any]], ratings: Ratings,
+                  history: dict[str, list[Point]]) -> None:
+    saved = {"config": config.to_dict(), "outcomes": key,
+             "table": {bot: [r.mu, r.sigma] for bot, r in ratings.table.items()},
+             "history": {bot: [[p.game, p.mu, p.sigma] for p in points] for bot, points in history.items()}}
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    partial = cache.with_name(cache.name + ".partial")
+    partial.write_text(json.dumps(saved, separators=(",", ":")), encoding="utf-8")
+    os.replace(partial, cache)
 
 
 def head_to_head(outcomes: Iterable[GameOutcome]) -> dict[str, dict[str, tuple[int, int]]]:
@@ -152,10 +188,13 @@ def _bots(store: Store, tid: int) -> dict[str, BotInfo]:
     return {name: BotInfo(name, version, author, slug(name)) for name, version, author in rows}
 
 
-def tournament_data(store: Store, t: Tournament, max_fault_rate: float | None = None) -> TournamentData:
-    """Read one tournament's games, ratings (rebuilt in schedule order), head-to-head counts and faults."""
+def tournament_data(store: Store, t: Tournament, max_fault_rate: float | None = None,
+                    cache_dir: Path | None = None) -> TournamentData:
+    """Read one tournament's games, ratings (rebuilt in schedule order, continuing from cache_dir's if given),
+    head-to-head counts and faults."""
     outcomes = store.outcomes(t.id)
-    ratings, history = rating_history(RatingConfig(**t.config["rating"]), outcomes)
+    cache = None if cache_dir is None else cache_dir / f"{slug(t.name)}.json"
+    ratings, history = rating_history(RatingConfig(**t.config["rating"]), outcomes, cache)
     title = str(t.config.get("title") or t.name)
     board = build(title, ratings, store.bot_stats(t.id), max_fault_rate, tuple(store.refusals(t.id)),
                   frozenset(store.retired(t.id)))

@@ -17,6 +17,7 @@ matplotlib.rcParams.update({
     "svg.fonttype": "none",  # text stays text: smaller files that scale and can be searched
     "font.size": 9,
 })
+MAX_POINTS = 1000  # points drawn per line of a history chart: a chart is about 600 px wide
 _PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
             "#17becf")
 
@@ -49,7 +50,7 @@ def history_chart(history: Mapping[str, Sequence[Point]], names: Sequence[str]) 
     figure = Figure(figsize=(6.4, 3.4))
     axes = figure.subplots()
     for i, name in enumerate(names):
-        points = history.get(name, ())
+        points = _thin(history.get(name, ()))
         if points:
             axes.plot([p.game for p in points], [p.mu for p in points], label=name, linewidth=1.2,
                       color=_PALETTE[i % len(_PALETTE)])
@@ -60,6 +61,20 @@ def history_chart(history: Mapping[str, Sequence[Point]], names: Sequence[str]) 
     if names:
         axes.legend(fontsize=7, loc="best", ncols=2 if len(names) > 6 else 1)
     return _svg(figure)
+
+
+def _thin(points: Sequence[Point], limit: int = MAX_POINTS) -> Sequence[Point]:
+    """At most about `limit` points drawn the same at a chart's size: each run of points keeps its lowest and
+    highest, so that no peak is lost, and the last point stays."""
+    if len(points) <= limit:
+        return points
+    run = -(-2 * len(points) // limit)
+    kept: list[Point] = []
+    for start in range(0, len(points), run):
+        chunk = points[start:start + run]
+        low, high = min(chunk, key=lambda p: p.mu), max(chunk, key=lambda p: p.mu)
+        kept += sorted({low, high}, key=lambda p: p.game)
+    return kept if kept[-1] == points[-1] else [*kept, points[-1]]
 
 
 def head_to_head_chart(matrix: Mapping[str, Mapping[str, tuple[int, int]]], names: Sequence[str]) -> str:

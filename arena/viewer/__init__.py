@@ -23,6 +23,7 @@ def _environment() -> jinja2.Environment:
                               autoescape=jinja2.select_autoescape(["html", "j2"]), undefined=jinja2.StrictUndefined)
 
 
+@lru_cache(maxsize=None)
 def _static(name: str) -> str:
     return files("arena.viewer").joinpath("static", name).read_text(encoding="utf-8")
 

@@ -70,7 +70,7 @@ def replay_data(record: GameRecord, seat: int | None = None) -> dict[str, Any]:
         "format": "bali-arena-replay-page", "game": record.game, "match": record.match_id,
         "game_index": record.game_index, "seed": record.seed, "options": record.options,
         "num_players": record.num_players, "page_seat": seat,
-        "seats": [{"seat": s.seat, "name": s.name, "version": s.version} for s in record.seats],
+        "seats": [{"seat": s.seat, "name": s.label, "version": s.version} for s in record.seats],  # entrant (handshake)
         "colours": list(GAMES[game.name].colours),
         "decisions": decisions,
         "faults": [_fault(f, seat) for f in record.faults],

@@ -28,10 +28,13 @@ def _diff_map(old: dict[str, Any], new: dict[str, Any]) -> Patch:
     for key, value in new.items():
         if key not in old:
             changed[key] = [value]
-        else:
-            sub = diff(old[key], value)
-            if sub is not None:
-                changed[key] = sub
+            continue
+        before = old[key]
+        if before == value and type(before) is type(value):  # most of a table stays put: no call for it
+            continue
+        sub = diff(before, value)
+        if sub is not None:
+            changed[key] = sub
     patch: dict[str, Any] = {"k": changed}
     removed = [key for key in old if key not in new]
     if removed:
@@ -41,8 +44,10 @@ def _diff_map(old: dict[str, Any], new: dict[str, Any]) -> Patch:
 
 def _diff_list(old: list[Any], new: list[Any]) -> Patch:
     if len(old) == len(new):
-        items = {str(i): diff(a, b) for i, (a, b) in enumerate(zip(old, new)) if a != b}
-        return {"i": items} if len(items) * 2 <= len(new) else [new]
+        changed = [i for i, (a, b) in enumerate(zip(old, new)) if a != b]
+        if len(changed) * 2 > len(new):  # mostly new: the list itself is shorter than its patch
+            return [new]
+        return {"i": {str(i): diff(old[i], new[i]) for i in changed}}
     keep = 0
     while keep < min(len(old), len(new)) and old[keep] == new[keep]:
         keep += 1

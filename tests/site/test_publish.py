@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ConfigError
-from arena.site import PublishReport, leaderboard_page, publish, tournament_data
+from arena.site import PublishReport, build, leaderboard_page, publish, tournament_data
 from arena.store import Store
 
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
@@ -77,7 +77,7 @@ def test_republishing_unchanged_rewrites_nothing(results: Path, site: Path, tmp_
     shutil.copytree(site, tmp_path / "site")
     before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in (tmp_path / "site").rglob("*") if p.is_file()}
     again = _publish(results, tmp_path / "site")
-    assert again.written == 0 and again.unchanged == 6  # the index, the leaderboard, three bot pages, the state
+    assert again.written == 0 and again.unchanged == 7  # index, leaderboard, game list, 3 bot pages, state
     assert before == {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in (tmp_path / "site").rglob("*")
                       if p.is_file()}
 
@@ -92,7 +92,7 @@ def test_a_new_tournament_adds_pages_and_leaves_the_others_alone(results: Path, 
     assert (tmp_path / "site" / "second" / "index.html").is_file()
     assert 'href="second/index.html"' in (tmp_path / "site" / "index.html").read_text()
     assert cup == {p: p.stat().st_mtime_ns for p in (tmp_path / "site" / "cup").rglob("*.html")}
-    assert report.written == 1 + 1 + 2  # the index, the new leaderboard, its two bot pages
+    assert report.written == 1 + 1 + 1 + 2 + 1  # index, new leaderboard, its game list, 2 bot pages, state
 
 
 def test_an_unknown_tournament_lists_the_known_ones(results: Path, tmp_path: Path) -> None:
@@ -130,6 +130,7 @@ def test_arena_publish_writes_the_site_with_a_replay_page_per_game(results: Path
     assert sorted(int(p.stem) for p in (out / "cup" / "games").glob("*.html")) == sorted(ids)
     board = (out / "cup" / "index.html").read_text()
     assert all(f'href="games/{i}.html"' in board for i in ids)
+    assert re.search(rf"game pages: {len(ids)}/{len(ids)} \(100%\)", done.stderr)  # progress, as plain lines
     again = subprocess.run([sys.executable, "-m", "arena", "publish", "-o", str(out), "--results", str(results),
                             "--title", "Cup"], capture_output=True, text=True, timeout=300)
     assert again.returncode == 0 and "0 files written" in again.stdout
@@ -137,3 +138,17 @@ def test_arena_publish_writes_the_site_with_a_replay_page_per_game(results: Path
                               str(results), "-t", "nope"], capture_output=True, text=True, timeout=120)
     assert unknown.returncode == 2 and "the tournaments there: cup" in unknown.stderr
     assert "Traceback" not in unknown.stderr and not (tmp_path / "x").exists()
+
+
+def test_every_game_is_listed_on_numbered_pages(results: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(build, "GAMES_PER_LIST", 4)
+    _publish(results, tmp_path / "site")
+    with Store(results / "arena.sqlite") as store:
+        games = store.games(store.tournament("cup").id)
+    lists = sorted((tmp_path / "site" / "cup").glob("games-*.html"))
+    assert [p.name for p in lists] == ["games-1.html", "games-2.html"]  # 6 games, 4 to a page
+    board = (tmp_path / "site" / "cup" / "index.html").read_text()
+    assert 'href="games-1.html">1–4</a>' in board and 'href="games-2.html">5–6</a>' in board
+    listed = [re.findall(r'href="games/(\d+)\.html"', p.read_text()) for p in lists]
+    assert listed == [[str(g["id"]) for g in games[:4]], [str(g["id"]) for g in games[4:]]]
+    assert "<strong>5–6</strong>" in lists[1].read_text()  # the page itself, not a link

@@ -132,3 +132,10 @@ def test_every_registered_game_has_a_viewer() -> None:
     from arena.games import available
     assert set(available()) <= set(GAMES)
     assert all(get_game(name).name == name for name in GAMES)
+
+
+def test_a_seat_is_named_as_the_tournament_knows_it_with_its_own_name_beside() -> None:
+    record = engine_record("bali-2017", 2, 3)
+    record = replace(record, seats=(replace(record.seats[0], entrant="h", name="heuristic"),
+                                    replace(record.seats[1], entrant="b", name="b")))
+    assert [s["name"] for s in replay_data(record)["seats"]] == ["h (heuristic)", "b"]

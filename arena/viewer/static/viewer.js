@@ -133,7 +133,8 @@
         if (chips.priest === s) { village.push("priest"); }
         body += "<tr><th>" + seatDot(s) + '</th><td class="village">' + esc(village.join(" ")) +
           '</td><td class="size">' + size + '</td><td class="pile">' +
-          (pile ? cards(pile) : (size ? '<span class="hidden-pile">' + size + " face down</span>" : "")) + "</td></tr>";
+          (pile ? cards(pile) : (size ? '<span class="hidden-pile">' + size + " face down</span>" :
+            '<span class="none">none</span>')) + "</td></tr>";
       }
       body += "</tbody></table>";
       html += box(head, body, "island" + (v.dalang === name ? " active-island" : ""));
@@ -224,15 +225,15 @@
     var order = DATA.seats.map(function (s) { return s.seat; }).sort(function (a, b) {
       return r.match_ranks[a] - r.match_ranks[b] || a - b;
     });
-    var head = "<tr><th>rank</th><th>seat</th><th>bot</th>" + scoring.columns.map(function (c) {
-      return "<th>" + esc(c) + "</th>";
-    }).join("") + "<th>score</th><th></th></tr>";
+    // The recorded score comes first, so that a phone shows it without scrolling; its breakdown follows.
+    var head = '<tr><th>rank</th><th class="bot">bot</th><th>score</th>' + scoring.columns.map(function (c) {
+      return '<th class="part">' + esc(c) + "</th>";
+    }).join("") + "<th></th></tr>";
     var rows = order.map(function (s) {
       var parts = scoring.rows[s];
-      return '<tr class="result-row" data-seat="' + s + '"><td>' + r.match_ranks[s] + "</td><td>" + seatDot(s) +
-        "</td><td>" + esc(DATA.seats[s].name) + "</td>" + scoring.columns.map(function (c) {
-          return "<td>" + parts[c] + "</td>";
-        }).join("") + '<td class="score"><b>' + r.scores[s] + "</b></td><td>" +
+      return '<tr class="result-row" data-seat="' + s + '"><td>' + r.match_ranks[s] + '</td><td class="bot">' +
+        seatDot(s) + " " + esc(DATA.seats[s].name) + '</td><td class="score"><b>' + r.scores[s] + "</b></td>" +
+        scoring.columns.map(function (c) { return '<td class="part">' + parts[c] + "</td>"; }).join("") + "<td>" +
         (r.disqualified.indexOf(s) >= 0 ? '<span class="badge fault">disqualified</span>' : "") + "</td></tr>";
     }).join("");
     var values = scoring.values ? '<p class="note">altar values per offering card: ' +

@@ -1,0 +1,50 @@
+"""Progress of the game pages while a site is published: a redrawn bar on a terminal, a few plain lines elsewhere."""
+
+from __future__ import annotations
+
+import time
+from typing import IO
+
+BAR_WIDTH = 30
+PLAIN_EVERY = 10.0  # seconds between two plain lines (and one at the end)
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(max(0, seconds))
+    return f"{seconds // 3600:d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+
+
+def page_summary(done: int, total: int, elapsed: float) -> str:
+    """Pages made of total, the rate and the time left, in one line."""
+    rate = done / elapsed if elapsed > 0 and done else 0.0
+    eta = _clock((total - done) / rate) if rate else "?"
+    share = 100 * done / total if total else 100.0
+    return f"game pages: {done:,}/{total:,} ({share:.0f}%), {rate:.1f} pages/s, elapsed {_clock(elapsed)}, ETA {eta}"
+
+
+class PageProgress:
+    """Shows how many game pages are made: redrawn in place on a terminal, a line now and then elsewhere."""
+
+    def __init__(self, stream: IO[str], tty: bool) -> None:
+        self.stream = stream
+        self.tty = tty
+        self.started = time.monotonic()
+        self.shown = float("-inf")
+
+    def __call__(self, done: int, total: int) -> None:
+        if total == 0:
+            return
+        now = time.monotonic()
+        if done == 0:
+            self.started = now
+        if self.tty:
+            filled = BAR_WIDTH * done // total
+            bar = "[" + "#" * filled + "." * (BAR_WIDTH - filled) + "]"
+            end = "\n" if done == total else ""
+            self.stream.write(f"\r\x1b[2K{bar} {page_summary(done, total, now - self.started)}{end}")
+        elif done == total or now - self.shown >= PLAIN_EVERY:
+            self.stream.write(page_summary(done, total, now - self.started) + "\n")
+            self.shown = now
+        else:
+            return
+        self.stream.flush()
