@@ -16,11 +16,11 @@ from arena.entrants import Entrant
 from arena.errors import FaultKind
 from arena.formats import Ladder
 from arena.games import Game, get_game
-from arena.match import MatchConfig, _match_directory
+from arena.match import MatchConfig, match_directory
 from arena.ratings import RatingConfig
 from arena.record import DecisionRecord, FaultRecord, GameRecord, Phase, SeatRecord, save_record
 from arena.store import DEFAULT_DB_NAME, Store
-from arena.tournament import Runner, TableJob, TableResult, TournamentSpec, _stored
+from arena.tournament import Runner, TableJob, TableResult, TournamentSpec, stored_game
 from arena.wire import derive_seed, outcome
 
 BENCH_BOTS = 6
@@ -49,14 +49,14 @@ class InProcessPlayer:
                              games=job.table.games, seed=job.table.seed, options=job.options, time=job.time,
                              results_dir=job.results_dir, duplicate=job.table.duplicate, seatings=job.table.plan,
                              names=job.table.bots)
-        match_id, directory = _match_directory(config)
+        match_id, directory = match_directory(config)
         records = []
         for g in range(config.games):
             record = self._game(config, match_id, g)
             save_record(record, directory / f"game-{g + 1:04d}.json")
             records.append(record)
         per_game = (time.perf_counter() - start) / len(records)
-        return TableResult(job.table, tuple(_stored(job, r, directory, per_game) for r in records))
+        return TableResult(job.table, tuple(stored_game(job, r, directory, per_game) for r in records))
 
     def _game(self, config: MatchConfig, match_id: str, g: int) -> GameRecord:
         seating = config.seating(g)

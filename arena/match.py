@@ -438,7 +438,7 @@ def run_match(config: MatchConfig, on_game: Callable[[GameRecord], None] | None 
     summary of the games finished so far and raises MatchInterrupted with them."""
     config.check()
     leftovers.sweep()
-    match_id, directory = _match_directory(config)
+    match_id, directory = match_directory(config)
     records: list[GameRecord] = []
     pool: BotPool | None = None
     try:
@@ -480,7 +480,8 @@ def standings(config: MatchConfig, pool: BotPool, records: list[GameRecord]) -> 
     return tuple(rows)
 
 
-def _match_directory(config: MatchConfig) -> tuple[str, Path]:
+def match_directory(config: MatchConfig) -> tuple[str, Path]:
+    """A new match's id and its folder under the results directory (created, never one that exists)."""
     base = config.results_dir / "matches"
     stem = f"{time.strftime('%Y%m%d-%H%M%S')}-{config.game.name}-s{config.seed}"
     for attempt in range(1000):

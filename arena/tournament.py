@@ -115,7 +115,7 @@ def play_table(job: TableJob) -> TableResult:
         return failed_table(job.table, f"the match could not be played: {type(exc).__name__}: {exc}",
                        time.perf_counter() - start)
     per_game = (time.perf_counter() - start) / max(1, len(result.records))
-    games = tuple(_stored(job, record, result.directory, per_game) for record in result.records)
+    games = tuple(stored_game(job, record, result.directory, per_game) for record in result.records)
     return TableResult(job.table, games)
 
 
@@ -125,7 +125,8 @@ def failed_table(table: Table, reason: str, seconds: float = 0.0) -> TableResult
                                                seconds=seconds) for i, seq in enumerate(table.seqs)))
 
 
-def _stored(job: TableJob, record: GameRecord, directory: Path, seconds: float) -> StoredGame:
+def stored_game(job: TableJob, record: GameRecord, directory: Path, seconds: float) -> StoredGame:
+    """One played game of a table as the store keeps it: seats, ranks, faults and its replay's path."""
     bots = tuple(job.table.bots[s.participant] for s in record.seats)
     faults = tuple(StoredFault(f.seat, f.kind.value, f"{f.phase.value}: {f.detail}", f.decision, f.stderr)
                    for f in record.faults)

@@ -39,7 +39,7 @@ LOOK = 0.25  # seconds between two looks at the workers
 _PR_SET_PDEATHSIG = 1  # prctl option, from <linux/prctl.h>
 
 
-def _die_with(coordinator: int) -> None:
+def die_with(coordinator: int) -> None:
     """Be killed when the coordinator dies, even by SIGKILL (the bots then die with the worker)."""
     if sys.platform.startswith("linux"):
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -49,7 +49,7 @@ def _die_with(coordinator: int) -> None:
 
 def _serve(conn: Connection, target: Callable[[Any], Any], coordinator: int, stop: Any, due: Any) -> None:
     """A worker's life: play the jobs the coordinator sends, one at a time, until it closes the pipe or says stop."""
-    _die_with(coordinator)
+    die_with(coordinator)
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
         if stop.value:  # only the coordinator sets it; a bot's signal alone changes nothing

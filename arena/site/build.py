@@ -208,10 +208,10 @@ def make_game_page(page: GamePage) -> tuple[bool, str | None]:
 
 def _ignore_interrupts(coordinator: int) -> None:
     """A page worker: dies with the publishing process, and leaves Ctrl-C to it."""
-    from arena.worker import _die_with
+    from arena.worker import die_with
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _die_with(coordinator)
+    die_with(coordinator)
 
 
 def _made(pages: list[GamePage], jobs: int) -> Iterator[tuple[GamePage, tuple[bool, str | None]]]:

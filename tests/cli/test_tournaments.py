@@ -64,7 +64,7 @@ def test_show_prints_each_faults_stderr_tail(tmp_path: Path) -> None:
 
 
 # --- the competition file -------------------------------------------------------------------------------------------
-def _stored(db: Path) -> tuple[str, list[tuple]]:
+def stored_game(db: Path) -> tuple[str, list[tuple]]:
     import sqlite3
     from contextlib import closing
     with closing(sqlite3.connect(db)) as con:
@@ -116,7 +116,7 @@ def test_the_file_gives_the_same_tournament_as_the_same_flags_and_flags_override
                      "--init-timeout", "20", "--sandbox", "rlimit", "--mu", "30", "--option", "oracle=true",
                      "--results", "out", cwd=flags)
     assert by_flags.returncode == 0, by_flags.stderr
-    assert _stored(path.parent / "out" / "arena.sqlite") == _stored(flags / "out" / "arena.sqlite")
+    assert stored_game(path.parent / "out" / "arena.sqlite") == stored_game(flags / "out" / "arena.sqlite")
     again = arena("tournament", "--config", str(path), cwd=tmp_path)
     assert again.returncode == 0 and "Winter cup" in arena("tournaments", "--results", str(path.parent / "out"),
                                                             cwd=tmp_path).stdout
