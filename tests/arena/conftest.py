@@ -51,7 +51,12 @@ class Spawned:
 
     def __init__(self) -> None:
         self.pids: list[int] = []
+        self.commands: list[BotCommand] = []  # the command of each process started, in the order of pids
         self.ipc_dirs: list[Path] = []
+
+    def starts(self, command: BotCommand) -> int:
+        """How many processes of that command were started."""
+        return self.commands.count(command)
 
     def assert_all_gone(self) -> None:
         """No process of any bot's process group is left, and no ipc directory."""
@@ -72,6 +77,7 @@ def spawned(monkeypatch: pytest.MonkeyPatch) -> Spawned:
     def spy_start(self: BotProcess, *args: Any, **kwargs: Any) -> None:
         start(self, *args, **kwargs)
         seen.pids.append(self.pid)
+        seen.commands.append(args[0] if args else kwargs["command"])
 
     def spy_pool(self: BotPool, *args: Any, **kwargs: Any) -> None:
         pool(self, *args, **kwargs)
