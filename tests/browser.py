@@ -83,7 +83,9 @@ def screenshot(driver: Any, name: str) -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     width, height = driver.execute_script(
-        "return [document.documentElement.clientWidth, document.documentElement.scrollHeight]")
+        # The window's width, scrollbar included: captured beyond the viewport the page has no scrollbar, and
+        # lays out that much wider than its client width.
+        "return [window.innerWidth, document.documentElement.scrollHeight]")
     shot = driver.execute_cdp_cmd("Page.captureScreenshot", {
         "captureBeyondViewport": True,
         "clip": {"x": 0, "y": 0, "width": width, "height": min(height, 6000), "scale": 1}})

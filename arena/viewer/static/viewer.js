@@ -23,6 +23,8 @@
   var timer = null;
   var stepTimes = [];
   var faultsByDecision = {};
+  // Each game's board drawing, by the game's registered name: a new game adds its own here.
+  var BOARDS = { "bali-2001": board2001, "bali-2017": board2017 };
   DATA.faults.forEach(function (f) { if (f.decision !== null) { faultsByDecision[f.decision] = f; } });
 
   // --- data ------------------------------------------------------------------------------------------------------
@@ -324,7 +326,7 @@
     var view = current.view;
     var v = frames(view)[step];
     var seat = viewSeat(view);
-    var board = DATA.game === "bali-2001" ? board2001(v, seat) : board2017(v, seat);
+    var board = BOARDS[DATA.game](v, seat);
     document.getElementById("board").innerHTML = (step >= N ? results(view) : "") + board;
     document.getElementById("decision").innerHTML = decisionPanel(step);
     document.getElementById("position").textContent = (step < N ? "decision #" + step + " of " + N : "the end, after " +
