@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import signal
+
 import pytest
+
+# A suite started in the background (`nohup`, `&` in a script) inherits SIGINT ignored, and every arena it starts
+# would too: the tests of Ctrl-C need the arenas to get SIGINT as they do from a terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # The files whose tests take longest run first: pytest-xdist hands tests out in collection order, so the long ones
 # then overlap with each other and the short ones fill the end, and no worker is left with a long test at the end.
