@@ -49,5 +49,6 @@ def test_arena_bench_publish_reports_each_publish() -> None:
     assert [r.split("  ")[0] for r in rows] == ["bali-2017"] * 4
     assert ["with game pages" in rows[0], "--no-games" in rows[1], "nothing changed" in rows[2],
             "added" in rows[3]] == [True] * 4
-    assert all(float(r.split()[-3]) > 0 and float(r.split()[-1]) > 0 for r in rows)  # seconds, CPU seconds
+    # Seconds and CPU seconds are figures, not checked: printed rounded, a quick publish may show 0.0.
+    assert all(float(r.split()[-3]) >= 0 and float(r.split()[-1]) >= 0 for r in rows)
     assert "games played in-process and stored" in done.stdout
