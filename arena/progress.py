@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import time
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
-from arena.tournament import Progress
+if TYPE_CHECKING:
+    from arena.tournament import Progress
 
 TOP = 5
 BAR_WIDTH = 30
 
 
-def _clock(seconds: float) -> str:
+def clock(seconds: float) -> str:
+    """A duration as h:mm:ss."""
     seconds = int(max(0, seconds))
     return f"{seconds // 3600:d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
@@ -22,12 +24,12 @@ def summary(p: Progress, now: float | None = None) -> str:
     rate = p.done_now / elapsed * 60 if p.done_now else 0.0
     if p.total:
         left = max(0, p.total - p.done)
-        eta = _clock(left / (rate / 60)) if rate else "?"
+        eta = clock(left / (rate / 60)) if rate else "?"
         head = f"{p.done}/{p.total} games ({100 * p.done / p.total:.0f}%)"
     else:
         head, eta = f"{p.done} games", "-"
     failed = f", {p.failed} failed" if p.failed else ""
-    return f"{head}{failed}, {rate:.1f} games/min, elapsed {_clock(elapsed)}, ETA {eta}"
+    return f"{head}{failed}, {rate:.1f} games/min, elapsed {clock(elapsed)}, ETA {eta}"
 
 
 def top_five(p: Progress) -> list[str]:
@@ -35,6 +37,14 @@ def top_five(p: Progress) -> list[str]:
     ranked = sorted(p.ratings.table.items(), key=lambda kv: (-kv[1].conservative, kv[0]))[:TOP]
     return [f"{i}. {name:<24} {r.conservative:7.2f}  (mu {r.mu:.2f}, sigma {r.sigma:.2f})"
             for i, (name, r) in enumerate(ranked, start=1)]
+
+
+def bar(done: int, total: int) -> str:
+    """A bar of BAR_WIDTH characters filled in the share done of total ('' when the total is unknown)."""
+    if not total:
+        return ""
+    filled = int(BAR_WIDTH * min(1.0, done / total))
+    return "[" + "#" * filled + "." * (BAR_WIDTH - filled) + "]"
 
 
 class Display:
@@ -50,15 +60,8 @@ class Display:
             self.stream.write(summary(p) + "\n")
             self.stream.flush()
             return
-        lines = [self._bar(p) + "  " + summary(p), *top_five(p)]
+        lines = [bar(p.done, p.total) + "  " + summary(p), *top_five(p)]
         # Move up over the previous block and redraw it, clearing each line.
         self.stream.write("\x1b[F" * self._lines + "".join(f"\x1b[2K{line}\n" for line in lines))
         self.stream.flush()
         self._lines = len(lines)
-
-    @staticmethod
-    def _bar(p: Progress) -> str:
-        if not p.total:
-            return ""
-        filled = int(BAR_WIDTH * min(1.0, p.done / p.total))
-        return "[" + "#" * filled + "." * (BAR_WIDTH - filled) + "]"

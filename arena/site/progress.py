@@ -5,21 +5,17 @@ from __future__ import annotations
 import time
 from typing import IO
 
-BAR_WIDTH = 30
+from arena.progress import bar, clock
+
 PLAIN_EVERY = 10.0  # seconds between two plain lines (and one at the end)
-
-
-def _clock(seconds: float) -> str:
-    seconds = int(max(0, seconds))
-    return f"{seconds // 3600:d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
 def page_summary(done: int, total: int, elapsed: float) -> str:
     """Pages made of total, the rate and the time left, in one line."""
     rate = done / elapsed if elapsed > 0 and done else 0.0
-    eta = _clock((total - done) / rate) if rate else "?"
+    eta = clock((total - done) / rate) if rate else "?"
     share = 100 * done / total if total else 100.0
-    return f"game pages: {done:,}/{total:,} ({share:.0f}%), {rate:.1f} pages/s, elapsed {_clock(elapsed)}, ETA {eta}"
+    return f"game pages: {done:,}/{total:,} ({share:.0f}%), {rate:.1f} pages/s, elapsed {clock(elapsed)}, ETA {eta}"
 
 
 class PageProgress:
@@ -38,10 +34,8 @@ class PageProgress:
         if done == 0:
             self.started = now
         if self.tty:
-            filled = BAR_WIDTH * done // total
-            bar = "[" + "#" * filled + "." * (BAR_WIDTH - filled) + "]"
             end = "\n" if done == total else ""
-            self.stream.write(f"\r\x1b[2K{bar} {page_summary(done, total, now - self.started)}{end}")
+            self.stream.write(f"\r\x1b[2K{bar(done, total)} {page_summary(done, total, now - self.started)}{end}")
         elif done == total or now - self.shown >= PLAIN_EVERY:
             self.stream.write(page_summary(done, total, now - self.started) + "\n")
             self.shown = now
