@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import compileall
 import signal
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +20,20 @@ LONGEST_FIRST = (
     "tests/cli/test_living_ladder.py", "tests/games/test_conformance.py", "tests/tournament/test_workers.py",
     "tests/cli/test_compare.py", "tests/sample_bots/test_heuristic.py", "tests/site/test_site_browser.py",
 )
+
+
+ROOT = Path(__file__).resolve().parent.parent
+# The packages whose modules every arena and bot process the tests start imports.
+COMPILED = ("arena", "protocol", "sample_bots", "tests")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Compile the project's modules once, as an installed package is: where PYTHONDONTWRITEBYTECODE is set, each
+    of the hundreds of processes the tests start would otherwise compile every module it imports from source."""
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker: the controller has compiled them
+        return
+    for package in COMPILED:
+        compileall.compile_dir(ROOT / package, quiet=1)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
