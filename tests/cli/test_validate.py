@@ -23,7 +23,7 @@ def test_validate_passes_a_good_bot(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("mode, kind", [("garbage", "malformed"), ("die_at_start", "crash")])
 def test_validate_fails_a_faulty_bot_and_lists_every_fault(mode: str, kind: str, tmp_path: Path) -> None:
-    r = run("validate", str(faulty(mode)), "--game", "bali-2001", "--games", "2", "--results", str(tmp_path),
+    r = run("validate", str(faulty(mode)), "--game", "bali-2017", "--games", "2", "--results", str(tmp_path),
             *FAST)
     assert r.exit_code == 1, r.output
     faults = [line for line in r.output.splitlines() if line.startswith("  fault: game ")]
@@ -39,7 +39,7 @@ def fault_lines(output: str) -> list[str]:
 
 
 def test_a_crashing_bot_is_reported_at_its_own_decision_number_once_with_a_count(tmp_path: Path) -> None:
-    r = run("validate", str(faulty("die_mid_game")), "--game", "bali-2001", "--games", "2", "--results",
+    r = run("validate", str(faulty("die_mid_game")), "--game", "bali-2017", "--games", "2", "--results",
             str(tmp_path), *FAST)
     assert r.exit_code == 1, r.output
     # The bot dies at the third decide request it is sent in a game: the number it counts itself.
@@ -52,7 +52,7 @@ def test_a_crashing_bot_is_reported_at_its_own_decision_number_once_with_a_count
 
 
 def test_a_slow_bot_is_told_how_long_it_took_against_its_limit_and_how_to_raise_it(tmp_path: Path) -> None:
-    r = run("validate", str(faulty("sleep")), "--game", "bali-2001", "--games", "1", "--players", "3",
+    r = run("validate", str(faulty("sleep")), "--game", "bali-2017", "--games", "1", "--players", "3",
             "--results", str(tmp_path), *FAST)
     assert r.exit_code == 1, r.output
     first = fault_lines(r.output)[0]
@@ -67,7 +67,7 @@ def test_a_syntax_error_is_shown_once_with_the_number_of_games_it_spoiled(tmp_pa
     (tmp_path / "my_bot.py").write_text("from protocol import run_bot\n\ndef decide(view, options, decision)\n"
                                         "    return 0\n")
     monkeypatch.chdir(tmp_path)  # a bot in the current folder, as its author runs it
-    r = run("validate", f"{sys.executable} my_bot.py", "--game", "bali-2001", "--games", "3", "--results",
+    r = run("validate", f"{sys.executable} my_bot.py", "--game", "bali-2017", "--games", "3", "--results",
             str(tmp_path / "results"), *FAST)
     assert r.exit_code == 1, r.output
     assert len(fault_lines(r.output)) == 1
@@ -79,7 +79,7 @@ def test_a_syntax_error_is_shown_once_with_the_number_of_games_it_spoiled(tmp_pa
 
 
 def test_validate_names_its_logs_and_records_and_the_printed_paths_work(tmp_path: Path) -> None:
-    r = run("validate", str(sample_bot("plain_bot")), "--game", "bali-2001", "--games", "2", "--players", "3",
+    r = run("validate", str(sample_bot("plain_bot")), "--game", "bali-2017", "--games", "2", "--players", "3",
             "--results", str(tmp_path), *FAST)
     assert r.exit_code == 0, r.output
     logs = Path(shlex.split(re.search(r"^logs: (.*)$", r.output, re.M).group(1))[0])
@@ -91,7 +91,7 @@ def test_validate_names_its_logs_and_records_and_the_printed_paths_work(tmp_path
     browse = re.search(r"^stored as games (\d+) to (\d+): arena (matches .*); arena (show .*)$", r.output, re.M)
     assert browse and browse.group(1, 2) == ("1", "2")
     listed = run(*shlex.split(browse.group(3)))
-    assert listed.exit_code == 0 and "(bali-2001, match): 2 games" in listed.output, listed.output
+    assert listed.exit_code == 0 and "(bali-2017, match): 2 games" in listed.output, listed.output
     assert "plain_bot:" in listed.output and "random_bot-2:" in listed.output
     shown = run(*shlex.split(browse.group(4)))
     assert shown.exit_code == 0, shown.output
