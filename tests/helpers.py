@@ -100,16 +100,24 @@ def ratings(db: Path) -> dict[str, tuple[float, float]]:
 
 
 def sandbox_levels() -> list[Any]:
-    """The default level and every named one, as test parameters. The named level that auto chooses on this
-    machine repeats the auto run, so the default run leaves it to the soak run; bwrap skips where it cannot run."""
+    """The default level and every named one, as test parameters. The quick run attacks the level users get
+    (auto); none and rlimit are marked slow (CI runs them); the named level auto resolves to here repeats the auto
+    run, so it is left to the soak run; bwrap skips where it cannot run."""
     from arena.sandbox import Isolation, bwrap_problem
 
     problem = bwrap_problem()
     chosen = Isolation.RLIMIT if problem else Isolation.BWRAP
     params = []
     for level in (Isolation.AUTO, Isolation.NONE, Isolation.RLIMIT, Isolation.BWRAP):
-        marks = [pytest.mark.soak] if level == chosen else []
+        marks = [] if level == Isolation.AUTO else [pytest.mark.soak if level == chosen else pytest.mark.slow]
         if level == Isolation.BWRAP and problem:
             marks.append(pytest.mark.skip(reason=f"bubblewrap: {problem}"))
         params.append(pytest.param(level.value, marks=marks, id=level.value))
     return params
+
+
+def quick_run(values: Any, quick: Any, ids: Callable[[Any], str] | None = None) -> list[Any]:
+    """Test parameters of which only those in `quick` run in the quick default run; the others repeat the same
+    claim on more cases and are marked slow (the README's test command, and so CI, runs them)."""
+    return [pytest.param(v, marks=[] if v in quick else [pytest.mark.slow], id=ids(v) if ids else None)
+            for v in values]

@@ -134,6 +134,7 @@ def test_a_bot_over_a_limit_is_stopped_with_that_fault(modes: tuple[str, ...], l
     assert_unharmed(arena, len(modes))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("level", LEVELS)
 def test_the_limits_hold_without_cgroups_too(level: str, tmp_path: Path) -> None:
     """Where no cgroup can be made, the watchdog sums memory and CPU over the bot's tree, daemons included."""
@@ -217,7 +218,7 @@ def test_only_isolation_hides_the_other_entrants_folders(level: str, tmp_path: P
         command = [sys.executable, f"-X{marker}", str(ROOT / "tests" / "bots" / "threat_bot.py"), "peek",
                    str(tmp_path / "entries" / other / "secret.txt")]
         (folder / "manifest.toml").write_text(f"name = {name!r}\nversion = '1'\ncommand = {command!r}\n")
-    run = subprocess.run([sys.executable, "-m", "arena", "tournament", "bali-2001", "--submissions",
+    run = subprocess.run([sys.executable, "-m", "arena", "tournament", "bali-2017", "--submissions",
                           str(tmp_path / "entries"), f"random={bot(marker, 'sample_bots/random_bot.py')}",
                           "--seats", "3", "--jobs", "1", "--sandbox", level, "--results", str(tmp_path / "results"),
                           *LIMIT_OPTIONS], cwd=ROOT, capture_output=True, text=True, timeout=300)
@@ -270,6 +271,7 @@ def test_only_isolation_keeps_a_bot_from_killing_the_others(level: str, tmp_path
         assert not arena.left
 
 
+@pytest.mark.slow
 def test_the_level_is_printed_stored_with_the_tournament_and_shown_with_its_leaderboard(tmp_path: Path) -> None:
     marker = new_marker()
     bots = [f"hijack={threat(marker, 'hijack')}", f"spin={threat(marker, 'daemon_spin')}",

@@ -102,6 +102,7 @@ def _probs(elo: float, draws: float) -> tuple[float, float, float]:
     return (score - draws / 2, draws, 1 - score - draws / 2)
 
 
+@pytest.mark.slow
 def test_a_bot_against_itself_is_declared_better_no_more_often_than_alpha() -> None:
     # H0 holds exactly (no difference); a wide elo1 keeps each simulated test short.
     settings = SprtSettings(elo0=0, elo1=60, alpha=0.05, beta=0.05)
@@ -112,6 +113,7 @@ def test_a_bot_against_itself_is_declared_better_no_more_often_than_alpha() -> N
     assert better / runs <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / runs)
 
 
+@pytest.mark.slow
 def test_a_real_gain_of_elo1_is_found_with_power_one_minus_beta() -> None:
     settings = SprtSettings(elo0=0, elo1=60, alpha=0.05, beta=0.05)
     rng = np.random.default_rng(7)

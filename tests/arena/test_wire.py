@@ -77,8 +77,11 @@ def check_game(record: GameRecord, received: dict[tuple[int, int], list[dict[str
         assert next(messages, None) is None  # nothing else was sent
 
 
-@pytest.mark.parametrize("time", [FAST, TimeControl(timeout=0.5, init=20.0, bank=2.0, increment=0.01)],
-                         ids=["plain", "time-bank"])
+# Both games with plain time in the quick run; with a time bank (the same messages, other limits), a slow test.
+@pytest.mark.parametrize("time", [
+    pytest.param(FAST, id="plain"),
+    pytest.param(TimeControl(timeout=0.5, init=20.0, bank=2.0, increment=0.01), marks=pytest.mark.slow, id="time-bank"),
+])
 @pytest.mark.parametrize("game", available())
 def test_each_seat_is_sent_exactly_its_view_and_its_events(game: str, time: TimeControl, tmp_path: Path,
                                                           spawned: Spawned, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -6,6 +6,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.helpers import ROOT, arena
 
 FAULTY = ROOT / "tests" / "bots" / "faulty_bot.py"
@@ -22,6 +24,7 @@ def submission(folder: Path, name: str, command: list[str] | None = None, versio
     return folder
 
 
+@pytest.mark.slow
 def test_broken_manifests_are_all_reported_in_one_run_and_the_others_play(tmp_path: Path) -> None:
     subs = tmp_path / "subs"
     for name in ("a", "b", "c"):
@@ -50,6 +53,7 @@ def test_broken_manifests_are_all_reported_in_one_run_and_the_others_play(tmp_pa
     assert "not admitted:" in arena("leaderboard", cwd=tmp_path).stdout
 
 
+@pytest.mark.slow
 def test_a_bot_that_dies_at_the_handshake_is_not_admitted_while_the_others_play(tmp_path: Path) -> None:
     subs = tmp_path / "subs"
     for name in ("a", "b", "c"):

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.helpers import ROOT
 
 # Fewer games than the README's commands play, appended after them (the last value of an option wins).
@@ -27,6 +29,7 @@ def blocks(text: str, language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", text, re.S)
 
 
+@pytest.mark.slow
 def test_the_readme_bot_author_commands_work_as_written(tmp_path: Path) -> None:
     authors = section((ROOT / "README.md").read_text(encoding="utf-8"), "For bot authors")
     (tmp_path / "my_bot.py").write_text(blocks(authors, "python")[0], encoding="utf-8")

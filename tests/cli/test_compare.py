@@ -43,6 +43,7 @@ def test_a_fixed_comparison_reports_pairs_and_its_games_can_be_shown(tmp_path: P
     assert shown.returncode == 0 and "--- turn 1" in shown.stdout
 
 
+@pytest.mark.slow
 def test_the_heuristic_bot_is_declared_better_than_the_random_bot(tmp_path: Path) -> None:
     run = compare(f"h={HEURISTIC}", f"r={RANDOM}", "--game", "bali-2017", "--elo1", "100", "--jobs", "2",
                   "--json", cwd=tmp_path)
@@ -53,6 +54,7 @@ def test_the_heuristic_bot_is_declared_better_than_the_random_bot(tmp_path: Path
     assert "LLR" in run.stderr  # the live report
 
 
+@pytest.mark.slow
 def test_the_text_report_names_the_verdict_and_bounds(tmp_path: Path) -> None:
     run = compare(f"h={HEURISTIC}", f"r={RANDOM}", "--game", "bali-2017", "--elo1", "100", "--jobs", "1",
                   cwd=tmp_path)
@@ -61,6 +63,7 @@ def test_the_text_report_names_the_verdict_and_bounds(tmp_path: Path) -> None:
     assert "LOS:" in run.stdout and "pairs:" in run.stdout
 
 
+@pytest.mark.slow
 def test_a_killed_comparison_resumes_to_the_same_report_counting_no_pair_twice(tmp_path: Path) -> None:
     args = ["compare", f"h={HEURISTIC}", f"r={RANDOM}", "--game", "bali-2017", "--games", "24", "--jobs", "1",
             "--json"]

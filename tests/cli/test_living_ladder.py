@@ -7,6 +7,8 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
+import pytest
+
 from tests.cli.test_admission import submission
 from tests.helpers import arena, bots
 
@@ -17,6 +19,7 @@ def _games(db: Path) -> list[tuple]:
                            "s.rank FROM games g JOIN seats s ON s.game_id = g.id ORDER BY g.seq, s.seat").fetchall()
 
 
+@pytest.mark.slow
 def test_a_ladder_takes_a_new_submission_and_a_new_version_and_keeps_every_game(tmp_path: Path) -> None:
     subs = tmp_path / "subs"
     for name in ("a", "b", "c"):
@@ -54,6 +57,7 @@ def test_a_ladder_takes_a_new_submission_and_a_new_version_and_keeps_every_game(
     assert json.loads(arena("leaderboard", "--format", "json", "--all-versions", cwd=tmp_path).stdout) == every
 
 
+@pytest.mark.slow
 def test_a_round_robin_whose_entrants_change_is_refused_with_what_to_do(tmp_path: Path) -> None:
     common = ("--name", "cup", "--seats", "3", "--jobs", "1")
     assert arena("tournament", "bali-2001", *bots(3), *common, cwd=tmp_path).returncode == 0

@@ -42,6 +42,7 @@ def test_csv_and_json_leaderboards_parse_and_agree_with_the_store(tmp_path: Path
     assert conservative == sorted(conservative, reverse=True)
 
 
+@pytest.mark.slow
 def test_show_reports_a_missing_or_corrupt_replay_clearly(tmp_path: Path) -> None:
     assert arena("tournament", "bali-2017", *bots(3), "--jobs", "1", cwd=tmp_path).returncode == 0
     ok = arena("show", "1", cwd=tmp_path)

@@ -41,6 +41,7 @@ def test_round_robin_stores_every_game_and_prints_the_leaderboard(tmp_path: Path
     assert again.returncode == 0 and stored(tmp_path / "results" / "arena.sqlite") == games  # nothing replayed
 
 
+@pytest.mark.slow
 def test_jobs_2_gives_the_same_ratings_as_jobs_1(tmp_path: Path) -> None:
     for jobs in ("1", "2"):
         r = arena("tournament", "bali-2017", *bots(4), "--seats", "3", "--jobs", jobs, "--results", jobs,
@@ -52,6 +53,7 @@ def test_jobs_2_gives_the_same_ratings_as_jobs_1(tmp_path: Path) -> None:
     assert strip == {seq: tuple(row[1:] for row in g) for seq, g in stored(tmp_path / "2" / "arena.sqlite").items()}
 
 
+@pytest.mark.slow
 def test_sigkill_mid_tournament_then_the_same_command_resumes_losing_and_doubling_nothing(tmp_path: Path) -> None:
     args = ["tournament", "bali-2017", *bots(5), "--seats", "3", "--jobs", "2"]
     run_dir = tmp_path / "run"
@@ -111,12 +113,14 @@ def test_bad_entrants_and_settings_exit_2_before_any_game(tmp_path: Path, setup,
     assert not (tmp_path / "results" / "arena.sqlite").exists()
 
 
+@pytest.mark.slow
 def test_resuming_a_name_with_other_settings_is_refused(tmp_path: Path) -> None:
     assert arena("tournament", "bali-2001", *bots(3), "--name", "cup", "--jobs", "1", cwd=tmp_path).returncode == 0
     r = arena("tournament", "bali-2001", *bots(3), "--name", "cup", "--seed", "9", cwd=tmp_path)
     assert r.returncode == 2 and "already exists" in r.stderr
 
 
+@pytest.mark.slow
 def test_submission_folders_run_in_their_own_directory(tmp_path: Path) -> None:
     for name in ("alpha", "beta", "gamma"):
         folder = tmp_path / "subs" / name
@@ -134,6 +138,7 @@ def test_submission_folders_run_in_their_own_directory(tmp_path: Path) -> None:
         assert con.execute("SELECT COUNT(*) FROM faults").fetchone()[0] == 0
 
 
+@pytest.mark.slow
 def test_round_robin_of_the_sample_bots_ranks_the_heuristic_bot_above_the_random_bots(tmp_path: Path) -> None:
     heuristic = f"heuristic={sys.executable} -m sample_bots.heuristic_bot"
     r = arena("tournament", "bali-2017", heuristic, *bots(3), "--seats", "3", "--rounds", "2", "--jobs", "2",
@@ -145,7 +150,7 @@ def test_round_robin_of_the_sample_bots_ranks_the_heuristic_bot_above_the_random
 
 
 def test_gauntlet_fills_the_table_with_the_sample_bots(tmp_path: Path) -> None:
-    r = arena("tournament", "bali-2001", f"mine={RANDOM}", "--format", "gauntlet", "--seats", "4", "--rounds", "1",
+    r = arena("tournament", "bali-2017", f"mine={RANDOM}", "--format", "gauntlet", "--seats", "4", "--rounds", "1",
               "--jobs", "1", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     board = json.loads(arena("leaderboard", "--format", "json", cwd=tmp_path).stdout)
@@ -153,6 +158,7 @@ def test_gauntlet_fills_the_table_with_the_sample_bots(tmp_path: Path) -> None:
     assert all(row["games"] == 4 and row["fault_rate"] == 0 for row in board["ranking"])
 
 
+@pytest.mark.slow
 def test_a_lone_gauntlet_challenger_fills_the_largest_table_and_plays_enough_games_to_be_rated(
         tmp_path: Path) -> None:
     # The default schedule is 8 rounds of a table of 4; the time limit stops it after its first table, and the
@@ -199,6 +205,7 @@ def test_sigterm_stops_a_parallel_tournament_and_every_worker_and_bot_with_it(tm
                            "WHERE s.game_id = m.id) != 3").fetchone()[0] == 0
 
 
+@pytest.mark.slow
 def test_ladder_plays_its_games_in_waves_the_same_with_one_or_two_workers(tmp_path: Path) -> None:
     heuristic = f"heuristic={sys.executable} -m sample_bots.heuristic_bot"
     for jobs in ("1", "2"):

@@ -6,11 +6,14 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.helpers import ROOT, arena, bots
 
 FAULTY = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'faulty_bot.py'}"
 
 
+@pytest.mark.slow
 def test_names_are_readable_and_the_same_command_resumes_the_same_tournament(tmp_path: Path) -> None:
     today = time.strftime("%Y-%m-%d", time.gmtime())
     first = arena("tournament", "bali-2017", *bots(3), "--jobs", "1", cwd=tmp_path)
@@ -30,6 +33,7 @@ def test_names_are_readable_and_the_same_command_resumes_the_same_tournament(tmp
     assert board.returncode == 0 and board.stdout.startswith("Spring Cup: spring-cup (bali-2017, round-robin")
 
 
+@pytest.mark.slow
 def test_a_name_that_matches_nothing_lists_the_tournaments_there(tmp_path: Path) -> None:
     assert arena("tournament", "bali-2017", *bots(3), "--jobs", "1", "--name", "cup", cwd=tmp_path).returncode == 0
     for command in (("leaderboard",), ("matches",), ("rerate",)):
@@ -104,6 +108,7 @@ oracle = true
     return path
 
 
+@pytest.mark.slow
 def test_the_file_gives_the_same_tournament_as_the_same_flags_and_flags_override_it(tmp_path: Path) -> None:
     path = _competition(tmp_path / "file")
     by_file = arena("tournament", "--config", str(path), cwd=tmp_path)

@@ -17,6 +17,7 @@ GAMES = available()
 # fails within the first few dozen), the full count under `pytest -m soak`.
 DEFAULT_PLAYOUTS = 200
 SOAK_PLAYOUTS = 2000
+SLOW_PLAYOUTS = frozenset({("bali-2001", 1)})  # the longest games (four seats): a slow test by default
 
 
 def _play(game: Game, n: int, seed: int, options: Any = None, steps: int | None = None,
@@ -39,8 +40,10 @@ def test_every_game_has_an_adapter(name: str) -> None:
     adapter_for(name)
 
 
-def _playout_cases() -> list[tuple[str, int]]:
-    return [(name, i) for name in GAMES for i in range(len(adapter_for(name).configs()))]
+def _playout_cases(slow: frozenset[tuple[str, int]] = frozenset()) -> list[Any]:
+    """Every configuration of every game, (game, index in its adapter's configs); those in slow are slow tests."""
+    cases = [(name, i) for name in GAMES for i in range(len(adapter_for(name).configs()))]
+    return [pytest.param(*case, marks=[pytest.mark.slow] if case in slow else []) for case in cases]
 
 
 def _random_playouts(name: str, config: int, games: int) -> None:
@@ -68,7 +71,7 @@ def _random_playouts(name: str, config: int, games: int) -> None:
 
 
 # One test per configuration, so that the playouts spread over the test workers.
-@pytest.mark.parametrize("name, config", _playout_cases())
+@pytest.mark.parametrize("name, config", _playout_cases(SLOW_PLAYOUTS))
 def test_random_playouts_conserve_components_and_end(name: str, config: int) -> None:
     _random_playouts(name, config, DEFAULT_PLAYOUTS)
 

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from arena.bench_publish import BENCH_BOTS, bench_store
 from arena.record import load_record
 from arena.replay import resimulate
@@ -14,6 +16,7 @@ from arena.site import publish
 from arena.store import Store
 
 
+@pytest.mark.slow
 def test_the_bench_store_is_a_real_ladder_whose_replays_reproduce(tmp_path: Path) -> None:
     results = tmp_path / "results"
     assert bench_store("bali-2017", 6, results) >= 6
@@ -40,6 +43,7 @@ def test_the_bench_store_is_a_real_ladder_whose_replays_reproduce(tmp_path: Path
     assert len(kept["outcomes"]) == more  # the rating history the next publish continues from
 
 
+@pytest.mark.slow
 def test_arena_bench_publish_reports_each_publish() -> None:
     done = subprocess.run([sys.executable, "-m", "arena", "bench", "--game", "bali-2017", "--count", "1",
                            "--publish", "8"], capture_output=True, text=True, timeout=300)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from arena.bench_tournament import bench_tournament
 
 
+@pytest.mark.slow
 def test_tournament_bench_plays_every_game_of_the_round_robin() -> None:
     r = bench_tournament("bali-2017", seats=4, rounds=1, jobs=1, fresh=False)
     assert r.games == 5 * 4  # five entrants: five tables of four, each in four seat rotations

@@ -79,6 +79,7 @@ def _reachable(port: int) -> bool:
         return False
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_run_loses_and_doubles_nothing_and_ratings_equal_a_local_run(
         tmp_path: Path, dask_cluster: tuple[str, list[subprocess.Popen], list[Path]]) -> None:
     address, workers, dirs = dask_cluster
@@ -123,6 +124,7 @@ def test_a_worker_killed_mid_run_loses_and_doubles_nothing_and_ratings_equal_a_l
     assert "rank" in out
 
 
+@pytest.mark.slow
 def test_submission_folders_travel_with_the_task(tmp_path: Path) -> None:
     for name in ("alpha", "beta", "gamma"):
         folder = tmp_path / "subs" / name

@@ -150,6 +150,7 @@ def report(result: Soak) -> None:
           f"{result.seconds:.0f} s")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to find the bots and measure memory")
 def test_a_short_soak_of_good_and_hostile_bots(tmp_path: Path) -> None:
     result = soak(tmp_path, rounds=1, hostile=False)

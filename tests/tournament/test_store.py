@@ -256,6 +256,7 @@ def marked(parent: Path, prefix: str = "") -> dict[Path, leftovers.Owner]:
     return found
 
 
+@pytest.mark.slow
 def test_the_next_run_removes_what_a_sigkilled_arena_left_and_nothing_of_a_live_arena(
         tmp_path: Path, processes: list[subprocess.Popen[str]]) -> None:
     temp = Path(tempfile.mkdtemp(prefix="lo-"))  # short: ipc socket paths are limited to about 100 characters

@@ -84,6 +84,7 @@ def decisions_over_time(results: Path) -> list[tuple[str, float]]:
     return late
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_bots_that_terminate_kill_or_stop_the_arena_cost_only_their_own_tables(jobs: int, tmp_path: Path) -> None:
     marker = f"marker-{uuid.uuid4().hex}"
@@ -127,6 +128,7 @@ def test_ctrl_c_still_stops_a_one_job_tournament_at_once(tmp_path: Path) -> None
     assert time.monotonic() - start < STOP_GRACE + 30  # the worker stopped when asked (generous for load)
 
 
+@pytest.mark.slow
 def test_a_flooding_bot_in_a_parallel_tournament_stays_under_the_memory_bound(tmp_path: Path) -> None:
     marker = f"marker-{uuid.uuid4().hex}"
     slow = tmp_path / "slow_bot.py"  # keeps the games going while the flood arrives

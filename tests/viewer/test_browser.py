@@ -14,6 +14,7 @@ import pytest
 from arena.record import GameRecord, load_record
 from arena.viewer import write_replay
 from tests.browser import DESKTOP, PHONE, console_errors, screenshot, set_viewport
+from tests.helpers import quick_run
 from tests.viewer.conftest import LONG_2001, card_ids, engine_record, run_arena, seat_knowledge
 
 
@@ -84,7 +85,8 @@ def test_a_page_runs_without_errors_or_requests(chromium: Any, pages: dict[str, 
     screenshot(chromium, f"{name}-desktop-start")
 
 
-@pytest.mark.parametrize("name", ["bali-2001-referee", "bali-2017-seat2"])
+# Stepping through all of a 1,000-decision bali-2001 game takes a while: a slow test.
+@pytest.mark.parametrize("name", quick_run(["bali-2001-referee", "bali-2017-seat2"], {"bali-2017-seat2"}, str))
 def test_the_viewer_steps_to_the_last_decision_and_shows_the_recorded_scores(chromium: Any, pages: dict[str, Page],
                                                                              name: str) -> None:
     from selenium.webdriver.common.by import By
@@ -182,6 +184,8 @@ def test_the_phone_width_page_does_not_overflow(chromium: Any, pages: dict[str, 
 STEPS_MEASURED = 100
 
 
+# A measurement (its figures are in the README), not a check of anything the other browser tests leave out.
+@pytest.mark.slow
 def test_a_long_game_opens_and_steps_fast(chromium: Any, tmp_path: Path) -> None:
     """Prints the figures of a 1,136-decision bali-2001 game: the time from navigation to the first frame drawn,
     and the time per step forward and per jump along the slider (drawing and layout, performance.now), one per
