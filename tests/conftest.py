@@ -29,7 +29,7 @@ COMPILED = ("arena", "protocol", "sample_bots", "tests")
 
 def pytest_configure(config: pytest.Config) -> None:
     """Compile the project's modules once, as an installed package is: where PYTHONDONTWRITEBYTECODE is set, each
-    of the hundreds of processes the tests start would otherwise compile every module it imports from source."""
+    of the thousands of processes the tests start would otherwise compile every module it imports from source."""
     if hasattr(config, "workerinput"):  # a pytest-xdist worker: the controller has compiled them
         return
     for package in COMPILED:
