@@ -68,7 +68,8 @@ def test_show_prints_each_faults_stderr_tail(tmp_path: Path) -> None:
 
 
 # --- the competition file -------------------------------------------------------------------------------------------
-def stored_game(db: Path) -> tuple[str, list[tuple]]:
+def _tournament_and_games(db: Path) -> tuple[str, list[tuple]]:
+    """The stored tournament's settings and every game's seats, as the store holds them."""
     import sqlite3
     from contextlib import closing
     with closing(sqlite3.connect(db)) as con:
@@ -121,7 +122,8 @@ def test_the_file_gives_the_same_tournament_as_the_same_flags_and_flags_override
                      "--init-timeout", "20", "--sandbox", "rlimit", "--mu", "30", "--option", "oracle=true",
                      "--results", "out", cwd=flags)
     assert by_flags.returncode == 0, by_flags.stderr
-    assert stored_game(path.parent / "out" / "arena.sqlite") == stored_game(flags / "out" / "arena.sqlite")
+    assert _tournament_and_games(path.parent / "out" / "arena.sqlite") == \
+        _tournament_and_games(flags / "out" / "arena.sqlite")
     again = arena("tournament", "--config", str(path), cwd=tmp_path)
     assert again.returncode == 0 and "Winter cup" in arena("tournaments", "--results", str(path.parent / "out"),
                                                             cwd=tmp_path).stdout
