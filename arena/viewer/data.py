@@ -1,4 +1,6 @@
-"""The page data of a replay: every frame of every view the page may show, re-simulated from the record."""
+"""The page data of a replay: every frame of every view the page may show, re-simulated from the record.
+
+The views share most of the table: its public part is kept once, and each view adds only its own part."""
 
 from __future__ import annotations
 
@@ -17,26 +19,64 @@ STDERR_TAIL = 2000  # characters of a bot's stderr shown with a fault
 
 @dataclass
 class _Perspective:
-    """One view's frames as patches, and the log lines that came before each frame, as that view sees them."""
+    """One view's own part of the table (beside the public part every view shares), frame by frame as patches."""
 
     seat: int | None
     frames: list[Any] = field(default_factory=list)
-    events: list[list[str]] = field(default_factory=list)
     last: Any = None
-    shown: int = 0
 
     @property
     def key(self) -> str:
         return REFEREE if self.seat is None else str(self.seat)
 
-    def add(self, state: State, game: Game, views: list[dict[str, Any]]) -> None:
-        """Record the frame of the state as this view sees it (views: every seat's), and the events since."""
-        table = GAMES[game.name].referee(state, views) if self.seat is None else views[self.seat]
-        self.frames.append(patch.diff(self.last, table) if self.frames else [table])
-        self.last = table
-        events = state.referee_events(self.shown) if self.seat is None else state.events(self.seat, self.shown)
-        self.events.append([game.format_event(e) for e in events])
+    def add(self, own: dict[str, Any]) -> None:
+        """Record this view's own part of the next frame."""
+        self.frames.append(patch.diff(self.last, own) if self.frames else [own])
+        self.last = own
+
+
+@dataclass
+class _Frames:
+    """Every frame of the page's views: the public part once, each view's own part, and the log lines before each
+    frame (a line a seat sees in another version is kept in both, with the seat, unless the page is one seat's)."""
+
+    game: Game
+    players: int
+    page_seat: int | None
+    public: list[Any] = field(default_factory=list)
+    events: list[list[Any]] = field(default_factory=list)
+    last: Any = None
+    shown: int = 0
+
+    def __post_init__(self) -> None:
+        seats = [None, *range(self.players)] if self.page_seat is None else [self.page_seat]
+        self.views = [_Perspective(s) for s in seats]
+
+    def add(self, state: State) -> None:
+        """Record the frame of the state in every view, and the log lines since the frame before."""
+        public = state.public_view()
+        self.public.append(patch.diff(self.last, public) if self.public else [public])
+        self.last = public
+        if self.page_seat is None:
+            privates = [state.private_view(s) for s in range(self.players)]
+            self.views[0].add(GAMES[self.game.name].referee(state, privates))
+            for view, own in zip(self.views[1:], privates):
+                view.add(own)
+        else:
+            self.views[0].add(state.private_view(self.page_seat))
+        self.events.append([self._line(*entry) for entry in state.event_versions(self.shown)])
         self.shown = state.num_events()
+
+    def _line(self, public: dict[str, Any], who: int, private: dict[str, Any] | None) -> Any:
+        if private is None or (self.page_seat is not None and who != self.page_seat):
+            return self.game.format_event(public)
+        if self.page_seat is not None:
+            return self.game.format_event(private)
+        return [self.game.format_event(public), who, self.game.format_event(private)]
+
+    def table(self, view: _Perspective) -> dict[str, Any]:
+        """The last frame of a view, whole."""
+        return {**self.last, **view.last}
 
 
 def replay_data(record: GameRecord, seat: int | None = None) -> dict[str, Any]:
@@ -47,25 +87,20 @@ def replay_data(record: GameRecord, seat: int | None = None) -> dict[str, Any]:
         raise ReplayError(f"the viewer cannot draw {game.name!r}")
     if seat is not None and not 0 <= seat < record.num_players:
         raise ReplayError(f"seat must be from 0 to {record.num_players - 1}, got {seat}")
-    seats = [None, *range(record.num_players)] if seat is None else [seat]
-    views = [_Perspective(s) for s in seats]
+    frames = _Frames(game, record.num_players, seat)
     decisions: list[dict[str, Any]] = []
 
-    def add(state: State) -> None:
-        seat_views = [state.view(s) if seat is None or s == seat else {} for s in range(record.num_players)]
-        for view in views:
-            view.add(state, game, seat_views)
-
     def visit(state: State, number: int, d: DecisionRecord) -> None:
-        add(state)
+        frames.add(state)
         decisions.append(_decision(state, d, seat))
 
     reproduction = resimulate(record, visit)
     if reproduction.problems:
         raise ReplayError("the replay does not reproduce the record: " + "; ".join(reproduction.problems))
     final = reproduction.state
-    add(final)
+    frames.add(final)
     game_over = next((e for e in reversed(final.events(None)) if e.get("type") == "game_over"), None)
+    scoring = GAMES[game.name].scoring
     return {
         "format": "bali-arena-replay-page", "game": record.game, "match": record.match_id,
         "game_index": record.game_index, "seed": record.seed, "options": record.options,
@@ -74,8 +109,9 @@ def replay_data(record: GameRecord, seat: int | None = None) -> dict[str, Any]:
         "colours": list(GAMES[game.name].colours),
         "decisions": decisions,
         "faults": [_fault(f, seat) for f in record.faults],
-        "views": {v.key: {"frames": v.frames, "events": v.events,
-                          "scoring": GAMES[game.name].scoring(v.last, game_over)} for v in views},
+        "public": frames.public,
+        "events": frames.events,
+        "views": {v.key: {"frames": v.frames, "scoring": scoring(frames.table(v), game_over)} for v in frames.views},
         "result": {**record.result.to_dict(), "match_ranks": list(record.ranks),
                    "disqualified": list(record.disqualified)},
     }

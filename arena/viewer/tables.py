@@ -14,25 +14,20 @@ from arena.games.bali2017.cards import OFFERING_NAMES, OFFERING_TYPE, SHRINE_POI
 REFEREE = "referee"
 
 
-def _referee_2001(state: State, views: list[dict[str, Any]]) -> dict[str, Any]:
-    n = len(views)
-    table = {key: value for key, value in views[0].items() if key not in ("seat", "hand", "piles")}
-    table["hands"] = [v["hand"] for v in views]
+def _referee_2001(state: State, privates: list[dict[str, Any]]) -> dict[str, Any]:
+    n = len(privates)
     # Every card of every pile, including those no seat knows: the views only show a seat what it placed.
-    table["piles"] = [{name: [card_dict(c) for c in state.piles[seat][i]]  # type: ignore[attr-defined]
-                       for i, name in enumerate(ISLAND_NAMES)} for seat in range(n)]
-    return table
+    return {"hands": [p["hand"] for p in privates],
+            "piles": [{name: [card_dict(c) for c in state.piles[seat][i]]  # type: ignore[attr-defined]
+                       for i, name in enumerate(ISLAND_NAMES)} for seat in range(n)]}
 
 
-def _referee_2017(state: State, views: list[dict[str, Any]]) -> dict[str, Any]:
-    drop = ("seat", "hand", "offerings", "offerings_known")
-    table = {key: value for key, value in views[0].items() if key not in drop}
-    table["hands"] = [v["hand"] for v in views]
-    table["offerings_known"] = [v["offerings"] for v in views]  # exact: each seat knows its own display
-    # The altar's every card, face down or not: no seat's view holds all of it.
-    table["altar"] = [OFFERING_NAMES[OFFERING_TYPE[c]] for c in state.altar]  # type: ignore[attr-defined]
-    table["altar_face_up"] = list(state.altar_up)  # type: ignore[attr-defined]
-    return table
+def _referee_2017(state: State, privates: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"hands": [p["hand"] for p in privates],
+            "offerings_known": [p["offerings"] for p in privates],  # exact: each seat knows its own display
+            # The altar's every card, face down or not: no seat's view holds all of it.
+            "altar": [OFFERING_NAMES[OFFERING_TYPE[c]] for c in state.altar],  # type: ignore[attr-defined]
+            "altar_face_up": list(state.altar_up)}  # type: ignore[attr-defined]
 
 
 def _scoring_2001(view: dict[str, Any], game_over: dict[str, Any] | None) -> dict[str, Any]:
@@ -55,13 +50,14 @@ def _scoring_2017(view: dict[str, Any], game_over: dict[str, Any] | None) -> dic
     return {"columns": ["points", "shrines", "stones", "offerings", "total"], "values": values, "rows": rows}
 
 
-RefereeView = Callable[[State, list[dict[str, Any]]], dict[str, Any]]  # from the state and every seat's view
+# The referee's own part of the table (beside the public view), from the state and every seat's private view.
+RefereeView = Callable[[State, list[dict[str, Any]]], dict[str, Any]]
 Scoring = Callable[[dict[str, Any], "dict[str, Any] | None"], dict[str, Any]]
 
 
 @dataclass(frozen=True)
 class GameTable:
-    """How the viewer draws one game: the referee's view, the final scoring, the seat colours."""
+    """How the viewer draws one game: the referee's part of the table, the final scoring, the seat colours."""
 
     referee: RefereeView
     scoring: Scoring

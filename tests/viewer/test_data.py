@@ -29,12 +29,13 @@ def engine_record(game: str, players: int, seed: int, options: Any = None) -> An
 
 
 def frames(data: dict[str, Any], view: str) -> list[Any]:
-    """Every frame of a view, rebuilt from the page's patches as viewer.js does."""
-    value: Any = None
+    """Every frame of a view, rebuilt from the page's patches as viewer.js does: the public part and its own."""
+    shared: Any = None
+    own: Any = None
     out = []
-    for step in data["views"][view]["frames"]:
-        value = patch.apply(value, step)
-        out.append(value)
+    for public, mine in zip(data["public"], data["views"][view]["frames"], strict=True):
+        shared, own = patch.apply(shared, public), patch.apply(own, mine)
+        out.append({**shared, **own})
     return out
 
 

@@ -11,14 +11,14 @@ from arena.games.base import seat_label, seat_or_none
 
 def view_dict(s: State, seat: int) -> dict[str, Any]:
     """The view of one seat: its hand, what it knows of its piles, and everything public."""
+    return {**public_dict(s), **private_dict(s, seat)}
+
+
+def public_dict(s: State) -> dict[str, Any]:
+    """The part of every seat's view that is the same for every seat: what is public."""
     n = s.num_players
-    own_piles = {
-        ISLAND_NAMES[i]: [card_dict(c) if k else None for c, k in zip(s.piles[seat][i], s.known[seat][i])]
-        for i in ISLANDS
-    }
     return {
         "game": GAME_NAME,
-        "seat": seat,
         "num_players": n,
         "turn": s.turn,
         "max_turns": s.opts.max_turns,
@@ -26,8 +26,6 @@ def view_dict(s: State, seat: int) -> dict[str, Any]:
         "start_player": s.start_player,
         "start_cards": list(s.start_cards),
         "dalang": ISLAND_NAMES[s.dalang],
-        "hand": [card_dict(c) for c in s.hands[seat]],
-        "piles": own_piles,
         "hand_sizes": [len(h) for h in s.hands],
         "pile_sizes": [{ISLAND_NAMES[i]: len(s.piles[x][i]) for i in ISLANDS} for x in range(n)],
         "draw_pile": len(s.draw_pile),
@@ -40,6 +38,16 @@ def view_dict(s: State, seat: int) -> dict[str, Any]:
         "scores": [s.score(x) for x in range(n)],
         "fled": [x for x in range(n) if s.absent[x]],
         "decision": decision_dict(s),
+    }
+
+
+def private_dict(s: State, seat: int) -> dict[str, Any]:
+    """The part of a seat's view that only it has: its hand and what it knows of its own piles."""
+    return {
+        "seat": seat,
+        "hand": [card_dict(c) for c in s.hands[seat]],
+        "piles": {ISLAND_NAMES[i]: [card_dict(c) if k else None for c, k in zip(s.piles[seat][i], s.known[seat][i])]
+                  for i in ISLANDS},
     }
 
 

@@ -29,32 +29,43 @@ def _display(s: State, seat: int) -> dict[str, int]:
 
 def view_dict(s: State, seat: int) -> dict[str, Any]:
     """The view of one seat: its hand and offerings, what it knows of the altar and of others, all that is public."""
+    return {**public_dict(s), **private_dict(s, seat)}
+
+
+def public_dict(s: State) -> dict[str, Any]:
+    """The part of every seat's view that is the same for every seat: what is public."""
     n = s.num_players
-    known = s.altar_known[seat]
     return {
         "game": GAME_NAME,
-        "seat": seat,
         "num_players": n,
         "variants": {"oracle": s.opts.oracle, "demon": s.opts.demon},
         "turn": s.turn,
         "active": s.active,
-        "hand": sorted((KIND_NAMES[s.kinds[c]] for c in s.hands[seat]), key=KIND_NAMES.index),
         "hand_sizes": [len(h) for h in s.hands],
         "displays": [_display(s, x) for x in range(n)],
         "stones": list(s.stones),
         "points": list(s.points),
-        "offerings": _by_type(s.offering_counts(seat)),
         "offering_counts": [len(o) for o in s.offerings],
-        "offerings_known": [_by_type(s.offering_counts(x) if x == seat else s.offer_known[seat][x])
-                            for x in range(n)],
         "rows": [[KIND_NAMES[s.kinds[c]] for c in row] for row in s.rows],
         "demon": seat_or_none(s.demon),
         "deck": len(s.deck),
         "oracles_in_deck": (NUM_ORACLES - sum(1 for c in s.box if s.kinds[c] == Kind.ORACLE)) if s.opts.oracle else 0,
         "supply": _by_type([len(cards) for cards in s.supply]),
-        "altar": [OFFERING_NAMES[OFFERING_TYPE[c]] if k else None for c, k in zip(s.altar, known)],
         "altar_top_face_up": s.altar_up[-1] if s.altar else None,
         "decision": decision_dict(s),
+    }
+
+
+def private_dict(s: State, seat: int) -> dict[str, Any]:
+    """The part of a seat's view that only it has: its hand and offerings, what it knows of the altar and others."""
+    known = s.altar_known[seat]
+    return {
+        "seat": seat,
+        "hand": sorted((KIND_NAMES[s.kinds[c]] for c in s.hands[seat]), key=KIND_NAMES.index),
+        "offerings": _by_type(s.offering_counts(seat)),
+        "offerings_known": [_by_type(s.offering_counts(x) if x == seat else s.offer_known[seat][x])
+                            for x in range(s.num_players)],
+        "altar": [OFFERING_NAMES[OFFERING_TYPE[c]] if k else None for c, k in zip(s.altar, known)],
     }
 
 

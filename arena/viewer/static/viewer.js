@@ -45,16 +45,28 @@
     return patch.a ? items.concat(patch.a) : items;
   }
 
-  // Every frame of a view, sharing unchanged parts with the frame before (one pass over the patches).
+  // Every frame of a view: the public part every view shares, and the view's own part (one pass over the patches;
+  // unchanged parts are shared with the frame before).
   function frames(view) {
     if (!cache[view]) {
-      var patches = DATA.views[view].frames;
-      var out = new Array(patches.length);
-      var value = null;
-      for (var i = 0; i < patches.length; i++) { value = applyPatch(value, patches[i]); out[i] = value; }
+      var shared = DATA.public, own = DATA.views[view].frames;
+      var out = new Array(shared.length);
+      var pub = null, mine = null;
+      for (var i = 0; i < shared.length; i++) {
+        pub = applyPatch(pub, shared[i]);
+        mine = applyPatch(mine, own[i]);
+        out[i] = Object.assign({}, pub, mine);
+      }
       cache[view] = out;
     }
     return cache[view];
+  }
+
+  // A log line as a view sees it: the same for every view, or [public, seat, private] where the seat (and the
+  // referee) sees the private version.
+  function lineFor(view, line) {
+    if (typeof line === "string") { return line; }
+    return view === REFEREE || +view === line[1] ? line[2] : line[0];
   }
 
   function viewSeat(view) { return view === REFEREE ? null : +view; }
@@ -280,14 +292,15 @@
   // The log shows a window of decisions around the current one, so that a long game's log costs no more to lay
   // out than a short one's; the window moves along as the viewer steps.
   function buildLog(view, center) {
-    var events = DATA.views[view].events;
+    var events = DATA.events;
     var from = Math.max(0, center - LOG_WINDOW), to = Math.min(N, center + LOG_WINDOW);
     var parts = [];
     if (from > 0) {
       parts.push('<div class="entry more" data-step="' + (from - 1) + '">… ' + from + " earlier decisions</div>");
     }
     for (var k = from; k <= to; k++) {
-      var lines = events[k].map(function (line) {
+      var lines = events[k].map(function (entry) {
+        var line = lineFor(view, entry);
         return '<div class="event' + (line.indexOf("---") === 0 ? " turn-line" : "") + '">' + esc(line) + "</div>";
       }).join("");
       var line = "";
