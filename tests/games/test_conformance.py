@@ -153,6 +153,29 @@ def test_views_options_and_events_are_plain_msgpack_data(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", GAMES)
+def test_a_view_is_its_public_part_and_the_seats_own_part(name: str) -> None:
+    game, adapter = get_game(name), adapter_for(name)
+    for n, options in adapter.configs():
+        state = game.new_state(n, 5, options)
+        rng = random.Random(5)
+        for _ in range(150):
+            public = state.public_view()
+            for seat in range(n):
+                own = state.private_view(seat)
+                assert not set(own) & set(public), "a key in both parts would be silently overwritten"
+                assert state.view(seat) == {**public, **own}
+            versions = state.event_versions()
+            assert [public if private is None else private for public, _, private in versions] == \
+                state.referee_events()
+            for seat in range(n):
+                assert [private if who == seat and private is not None else public
+                        for public, who, private in versions] == state.events(seat)
+            if state.is_terminal():
+                break
+            state.apply(rng.randrange(len(state.options())))
+
+
+@pytest.mark.parametrize("name", GAMES)
 def test_changing_hidden_information_leaves_the_view_unchanged(name: str) -> None:
     game, adapter = get_game(name), adapter_for(name)
     rng = random.Random(99)
