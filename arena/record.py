@@ -249,10 +249,20 @@ def _seat(value: Any, path: str, seat_no: Callable[[Any, str], int]) -> SeatReco
 
 
 def _decision(value: Any, path: str, seat_no: Callable[[Any, str], int]) -> DecisionRecord:
+    # A long game's record holds thousands of decisions: the parsers are made once, not per decision.
     plain_map(value, path)
-    fault = _enum(FaultKind)(value["fault"], f"{path}.fault") if "fault" in value else None
-    return DecisionRecord(seat=_field(value, "seat", seat_no, path), index=_field(value, "index", integer(), path),
-                          time=_field(value, "time", _optional(seconds), path), fault=fault)
+    try:
+        seat, index, time = value["seat"], value["index"], value["time"]
+    except KeyError as exc:
+        raise SchemaError(f"{path}.{exc.args[0]}", "missing") from None
+    fault = _FAULT_KIND(value["fault"], path + ".fault") if "fault" in value else None
+    return DecisionRecord(seat_no(seat, path + ".seat"), _INDEX(index, path + ".index"), _TIME(time, path + ".time"),
+                          fault)
+
+
+_INDEX = integer()
+_TIME = _optional(seconds)
+_FAULT_KIND = _enum(FaultKind)
 
 
 def _fault(value: Any, path: str, seat_no: Callable[[Any, str], int]) -> FaultRecord:

@@ -26,8 +26,9 @@ RATINGS_CACHE = ".arena-ratings"  # each tournament's rating history, so that on
 FAULT_WARNING = 0.5  # a bot with faults in at least this share of its games is flagged in the ranking
 MAX_FAULTS_LISTED = 200  # faults on one bot's page
 GAMES_PER_LIST = 500  # games on one page of a tournament's list of every game
-PARALLEL_FROM = 16  # game pages to make before worker processes are worth starting (each imports the viewer)
-PAGES_PER_TASK = 8  # game pages a worker is sent at a time
+PARALLEL_FROM = 256  # game pages to make before worker processes are worth starting (each imports the viewer)
+PAGES_PER_TASK = 64  # game pages a worker is sent at a time
+ASSETS = "assets"  # the folder of the scripts and styles every game page links to
 
 
 @dataclass
@@ -195,12 +196,15 @@ class GamePage:
 
 
 def make_game_page(page: GamePage) -> tuple[bool, str | None]:
-    """Draw one game page and write it if its bytes changed: (written, the problem if it could not be made)."""
+    """Draw one game page and write it if its bytes changed: (written, the problem if it could not be made).
+
+    The page holds the game's record, and the browser re-plays it (and says so if it does not reproduce): nothing
+    is re-simulated here, so that a store of many long games publishes quickly."""
     from arena.record import load_record
     from arena.viewer import render_replay  # the viewer is only needed for game pages
 
     try:
-        text = render_replay(load_record(Path(page.source)), back=page.back)
+        text = render_replay(load_record(Path(page.source)), back=page.back, linked=f"../../{ASSETS}/", check=False)
     except ArenaError as exc:
         return False, str(exc)
     return write_if_changed(Path(page.target), text), None
@@ -227,8 +231,17 @@ def _made(pages: list[GamePage], jobs: int) -> Iterator[tuple[GamePage, tuple[bo
         pool.shutdown(wait=True, cancel_futures=True)  # interrupted: the pages under way finish, no more start
 
 
+def _assets(writer: _Writer) -> None:
+    from arena.viewer import assets
+
+    for name, text in assets().items():
+        writer.write(f"{ASSETS}/{name}", text)
+
+
 def _game_pages(data: TournamentData, results_dir: Path, writer: _Writer, state: dict[str, str], jobs: int,
                 on_page: Callable[[int, int], None]) -> None:
+    from arena.viewer.data import PAGE_VERSION
+
     pending: list[tuple[GamePage, str]] = []
     for game in data.games:
         if not game.replay:
@@ -240,7 +253,7 @@ def _game_pages(data: TournamentData, results_dir: Path, writer: _Writer, state:
         except OSError:
             writer.report.problems.append(f"game {game.id}: its replay {str(source)!r} is missing")
             continue
-        stamp = f"{source}:{stat.st_size}:{stat.st_mtime_ns}:{__version__}:{data.title}"
+        stamp = f"{source}:{stat.st_size}:{stat.st_mtime_ns}:{__version__}:{PAGE_VERSION}:{data.title}"
         if state.get(relative) == stamp and (writer.root / relative).is_file():
             writer.report.unchanged += 1
             continue
@@ -293,6 +306,8 @@ def publish(store: Store, results_dir: Path, out: Path, names: Sequence[str] = (
     tournaments = [tournament_data(store, t, max_fault_rate, out / RATINGS_CACHE) for t in _select(store, names)]
     heading = title or "Bali tournaments"
     writer.write("index.html", env.get_template("index.html.j2").render(**_common(heading), tournaments=tournaments))
+    if game_pages:
+        _assets(writer)
     try:
         for data in tournaments:
             progress(f"{data.title}: {len(data.bots)} bots, {len(data.games)} games")

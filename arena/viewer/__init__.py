@@ -1,4 +1,5 @@
-"""The HTML replay viewer: one self-contained page per game record, drawn in the browser from inline data."""
+"""The HTML replay viewer: a page per game record, drawn in the browser from inline data: self-contained, or
+linking to shared scripts and styles (a published site)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ import jinja2
 
 from arena.errors import ReplayError
 from arena.record import GameRecord
-from arena.viewer.data import replay_data
+from arena.viewer.data import RECORD, replay_data
+from arena.viewer.tables import GAMES
 
-__all__ = ["render_page", "render_replay", "replay_data", "write_replay"]
+__all__ = ["assets", "render_page", "render_replay", "replay_data", "write_replay"]
 
 
 @lru_cache(maxsize=1)
@@ -34,19 +36,37 @@ def script_json(data: Any) -> str:
     return text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def render_page(data: dict[str, Any], back: tuple[str, str] | None = None) -> str:
-    """A complete, self-contained HTML page (no network request) for page data made by replay_data; back is an
-    optional (link, label) shown above the title, such as the tournament page of a published site."""
+def _scripts(data: dict[str, Any]) -> list[str]:
+    """The scripts a page runs, in order: a referee's page re-plays its record with the game's engine."""
+    if data["mode"] != RECORD:
+        return ["viewer.js"]
+    return ["engines/rng.js", f"engines/{GAMES[data['game']].engine}", "viewer.js"]
+
+
+def assets() -> dict[str, str]:
+    """Every file a page may link to instead of holding it (a site's pages share one copy): path -> text."""
+    names = ["viewer.css", "viewer.js", "engines/rng.js", *(f"engines/{table.engine}" for table in GAMES.values())]
+    return {name: _static(name) for name in names}
+
+
+def render_page(data: dict[str, Any], back: tuple[str, str] | None = None, linked: str | None = None) -> str:
+    """A complete HTML page (no network request) for page data made by replay_data; back is an optional (link,
+    label) shown above the title, such as the tournament page of a published site. Self-contained, or with linked
+    (a relative URL of a folder holding assets()), linking to the shared styles and scripts there."""
     seat = data["page_seat"]
     view = "referee's view" if seat is None else f"seat {seat}'s view ({data['seats'][seat]['name']})"
     title = f"{data['game']}: game {data['game_index'] + 1} of match {data['match']}, {view}"
+    scripts = _scripts(data)
     return _environment().get_template("replay.html.j2").render(
-        title=title, back=back, data=script_json(data), css=_static("viewer.css"), js=_static("viewer.js"))
+        title=title, back=back, data=script_json(data), linked=linked, css=None if linked else _static("viewer.css"),
+        scripts=scripts if linked else [_static(name) for name in scripts])
 
 
-def render_replay(record: GameRecord, seat: int | None = None, back: tuple[str, str] | None = None) -> str:
-    """The replay page of a record: the referee's view (every seat's view too), or only what seat was sent."""
-    return render_page(replay_data(record, seat), back)
+def render_replay(record: GameRecord, seat: int | None = None, back: tuple[str, str] | None = None,
+                  linked: str | None = None, check: bool = True) -> str:
+    """The replay page of a record: the referee's view (every seat's view too), or only what seat was sent; with
+    check, a referee's page is made only if the record reproduces here (its browser checks that again)."""
+    return render_page(replay_data(record, seat, check), back, linked)
 
 
 def write_replay(record: GameRecord, path: Path, seat: int | None = None) -> None:

@@ -1,6 +1,5 @@
-"""The page data of a replay: every frame of every view the page may show, re-simulated from the record.
-
-The views share most of the table: its public part is kept once, and each view adds only its own part."""
+"""The page data of a replay: the record, re-played in the browser for the referee's page (every view), or every
+frame of one seat's view, re-simulated here, for a seat's page (so that it holds nothing else)."""
 
 from __future__ import annotations
 
@@ -8,113 +7,104 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.errors import ReplayError
-from arena.games import Game, State
+from arena.games import Game, GameError, State
 from arena.record import DecisionRecord, GameRecord
-from arena.replay import record_game, resimulate
+from arena.replay import Reproduction, record_game, resimulate
 from arena.viewer import patch
-from arena.viewer.tables import GAMES, REFEREE
+from arena.viewer.tables import GAMES
 
 STDERR_TAIL = 2000  # characters of a bot's stderr shown with a fault
-
-
-@dataclass
-class _Perspective:
-    """One view's own part of the table (beside the public part every view shares), frame by frame as patches."""
-
-    seat: int | None
-    frames: list[Any] = field(default_factory=list)
-    last: Any = None
-
-    @property
-    def key(self) -> str:
-        return REFEREE if self.seat is None else str(self.seat)
-
-    def add(self, own: dict[str, Any]) -> None:
-        """Record this view's own part of the next frame."""
-        self.frames.append(patch.diff(self.last, own) if self.frames else [own])
-        self.last = own
+PAGE_VERSION = 2  # of the page data: a site's game pages made from another version are made again
+RECORD = "record"  # a page's mode: the browser re-plays the record with the game's engine
+FRAMES = "frames"  # a page's mode: the page holds every frame of its one view
 
 
 @dataclass
 class _Frames:
-    """Every frame of the page's views: the public part once, each view's own part, and the log lines before each
-    frame (a line a seat sees in another version is kept in both, with the seat, unless the page is one seat's)."""
+    """Every frame of one seat's view: the public part and the seat's own part as patches, and the log lines the
+    seat saw before each frame."""
 
     game: Game
-    players: int
-    page_seat: int | None
+    seat: int
     public: list[Any] = field(default_factory=list)
-    events: list[list[Any]] = field(default_factory=list)
-    last: Any = None
+    own: list[Any] = field(default_factory=list)
+    events: list[list[str]] = field(default_factory=list)
+    last: tuple[Any, Any] = (None, None)
     shown: int = 0
 
-    def __post_init__(self) -> None:
-        seats = [None, *range(self.players)] if self.page_seat is None else [self.page_seat]
-        self.views = [_Perspective(s) for s in seats]
-
     def add(self, state: State) -> None:
-        """Record the frame of the state in every view, and the log lines since the frame before."""
-        public = state.public_view()
-        self.public.append(patch.diff(self.last, public) if self.public else [public])
-        self.last = public
-        if self.page_seat is None:
-            privates = [state.private_view(s) for s in range(self.players)]
-            self.views[0].add(GAMES[self.game.name].referee(state, privates))
-            for view, own in zip(self.views[1:], privates):
-                view.add(own)
-        else:
-            self.views[0].add(state.private_view(self.page_seat))
-        self.events.append([self._line(*entry) for entry in state.event_versions(self.shown)])
+        """Record the frame of the state, and the log lines since the frame before."""
+        public, own = state.public_view(), state.private_view(self.seat)
+        first = not self.public
+        self.public.append([public] if first else patch.diff(self.last[0], public))
+        self.own.append([own] if first else patch.diff(self.last[1], own))
+        self.last = (public, own)
+        self.events.append([self.game.format_event(e) for e in state.events(self.seat, self.shown)])
         self.shown = state.num_events()
 
-    def _line(self, public: dict[str, Any], who: int, private: dict[str, Any] | None) -> Any:
-        if private is None or (self.page_seat is not None and who != self.page_seat):
-            return self.game.format_event(public)
-        if self.page_seat is not None:
-            return self.game.format_event(private)
-        return [self.game.format_event(public), who, self.game.format_event(private)]
-
-    def table(self, view: _Perspective) -> dict[str, Any]:
-        """The last frame of a view, whole."""
-        return {**self.last, **view.last}
+    def table(self) -> dict[str, Any]:
+        """The last frame, whole."""
+        return {**self.last[0], **self.last[1]}
 
 
-def replay_data(record: GameRecord, seat: int | None = None) -> dict[str, Any]:
-    """The data of a replay page as plain data: the referee's view and every seat's (seat None), or exactly what
-    one seat was sent. ReplayError if the record does not reproduce or its game has no viewer."""
+def replay_data(record: GameRecord, seat: int | None = None, check: bool = True) -> dict[str, Any]:
+    """The data of a replay page as plain data. The referee's page (seat None) holds the record, and the browser
+    re-plays it with the game's JavaScript engine for every view; with check, the record is re-simulated here first.
+    A seat's page holds exactly what that seat was sent, frame by frame. ReplayError if the record does not
+    reproduce or its game has no viewer."""
     game = record_game(record)
     if game.name not in GAMES:
         raise ReplayError(f"the viewer cannot draw {game.name!r}")
     if seat is not None and not 0 <= seat < record.num_players:
         raise ReplayError(f"seat must be from 0 to {record.num_players - 1}, got {seat}")
-    frames = _Frames(game, record.num_players, seat)
+    data = _common(record, game, seat)
+    if seat is None:
+        if check:
+            _reproduced(resimulate(record))
+        # [seat, index, time, fault] per decision: a long game's page is mostly these.
+        return {**data, "mode": RECORD, "decisions": [[d.seat, d.index, d.time, d.fault and d.fault.value]
+                                                     for d in record.decisions]}
+    frames = _Frames(game, seat)
     decisions: list[dict[str, Any]] = []
 
     def visit(state: State, number: int, d: DecisionRecord) -> None:
         frames.add(state)
         decisions.append(_decision(state, d, seat))
 
-    reproduction = resimulate(record, visit)
-    if reproduction.problems:
-        raise ReplayError("the replay does not reproduce the record: " + "; ".join(reproduction.problems))
-    final = reproduction.state
+    final = _reproduced(resimulate(record, visit))
     frames.add(final)
     game_over = next((e for e in reversed(final.events(None)) if e.get("type") == "game_over"), None)
-    scoring = GAMES[game.name].scoring
+    scoring = GAMES[game.name].scoring(frames.table(), game_over)
+    return {**data, "mode": FRAMES, "decisions": decisions, "public": frames.public, "events": frames.events,
+            "views": {str(seat): {"frames": frames.own, "scoring": scoring}}}
+
+
+def _reproduced(reproduction: Reproduction) -> State:
+    if reproduction.problems:
+        raise ReplayError("the replay does not reproduce the record: " + "; ".join(reproduction.problems))
+    return reproduction.state
+
+
+def _common(record: GameRecord, game: Game, seat: int | None) -> dict[str, Any]:
     return {
-        "format": "bali-arena-replay-page", "game": record.game, "match": record.match_id,
-        "game_index": record.game_index, "seed": record.seed, "options": record.options,
+        "format": "bali-arena-replay-page", "format_version": PAGE_VERSION, "game": record.game,
+        "match": record.match_id, "game_index": record.game_index, "seed": record.seed, "options": record.options,
+        "parsed_options": _parsed_options(game, record.options),
         "num_players": record.num_players, "page_seat": seat,
         "seats": [{"seat": s.seat, "name": s.label, "version": s.version} for s in record.seats],  # entrant (handshake)
         "colours": list(GAMES[game.name].colours),
-        "decisions": decisions,
         "faults": [_fault(f, seat) for f in record.faults],
-        "public": frames.public,
-        "events": frames.events,
-        "views": {v.key: {"frames": v.frames, "scoring": scoring(frames.table(v), game_over)} for v in frames.views},
         "result": {**record.result.to_dict(), "match_ranks": list(record.ranks),
                    "disqualified": list(record.disqualified)},
     }
+
+
+def _parsed_options(game: Game, options: dict[str, Any] | None) -> dict[str, Any]:
+    """The options as the engine reads them, every one present: what the browser's engine is set up with."""
+    try:
+        return game.parse_options(options).to_dict()
+    except GameError as exc:
+        raise ReplayError(f"the record's setup is not valid: {exc}") from None
 
 
 def _decision(state: State, d: DecisionRecord, page_seat: int | None) -> dict[str, Any]:

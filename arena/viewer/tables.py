@@ -1,4 +1,5 @@
-"""What each game adds for the viewer: the referee's view of the table and the final scoring broken down."""
+"""What each game adds for the viewer: the referee's part of the table and the final scoring broken down (the
+browser's engines compute both again, and are checked against these), and the engine script."""
 
 from __future__ import annotations
 
@@ -57,14 +58,16 @@ Scoring = Callable[[dict[str, Any], "dict[str, Any] | None"], dict[str, Any]]
 
 @dataclass(frozen=True)
 class GameTable:
-    """How the viewer draws one game: the referee's part of the table, the final scoring, the seat colours."""
+    """How the viewer draws one game: the referee's part of the table, the final scoring, the seat colours, and
+    the script (under static/engines) that re-plays its games in the browser."""
 
     referee: RefereeView
     scoring: Scoring
     colours: tuple[str, ...]
+    engine: str
 
 
 GAMES: dict[str, GameTable] = {
-    "bali-2001": GameTable(_referee_2001, _scoring_2001, cards2001.SEAT_COLOURS),
-    "bali-2017": GameTable(_referee_2017, _scoring_2017, cards2017.SEAT_COLOURS),
+    "bali-2001": GameTable(_referee_2001, _scoring_2001, cards2001.SEAT_COLOURS, "bali2001.js"),
+    "bali-2017": GameTable(_referee_2017, _scoring_2017, cards2017.SEAT_COLOURS, "bali2017.js"),
 }

@@ -17,6 +17,7 @@ from arena.games import get_game
 from arena.local import player_rng
 from arena.record import DecisionRecord, GameRecord, SeatRecord, load_record
 from arena.replay import resimulate
+from arena.viewer.tables import GAMES
 from arena.wire import match_ranks
 from protocol import TimeControl
 from tests.browser import start_chromium
@@ -92,6 +93,35 @@ def seat_knowledge(record: GameRecord, seat: int) -> tuple[list[dict[str, Any]],
     return views, events
 
 
+def referee_knowledge(record: GameRecord) -> tuple[list[dict[str, Any]], list[list[Any]], list[list[Any]]]:
+    """What a referee's page must re-play in the browser, from the Python engine: the referee's table before each
+    decision and at the end, the log lines before each (one text, or [public, seat, private] where a seat sees
+    another version), and each decision's options."""
+    table = GAMES[record.game]
+    game = get_game(record.game)
+    tables: list[dict[str, Any]] = []
+    lines: list[list[Any]] = []
+    options: list[list[Any]] = []
+    shown = 0
+
+    def text(public: dict[str, Any], who: int, private: dict[str, Any] | None) -> Any:
+        if private is None:
+            return game.format_event(public)
+        return [game.format_event(public), who, game.format_event(private)]
+
+    def visit(state: Any, number: int = 0, d: Any = None) -> None:
+        nonlocal shown
+        privates = [state.private_view(s) for s in range(record.num_players)]
+        tables.append({**state.public_view(), **table.referee(state, privates)})
+        lines.append([text(*entry) for entry in state.event_versions(shown)])
+        shown = state.num_events()
+        if d is not None:
+            options.append(state.options())
+
+    visit(resimulate(record, visit).state)
+    return tables, lines, options
+
+
 def card_ids(value: Any) -> set[int]:
     """The ids of every bali-2001 card (a map with id and kind) anywhere in value."""
     found: set[int] = set()
@@ -119,5 +149,5 @@ def chromium() -> Iterator[Any]:
     yield from start_chromium()
 
 
-__all__ = ["LONG_2001", "card_ids", "cli_match_record", "engine_record", "load_record", "page_data", "run_arena",
-           "seat_knowledge"]
+__all__ = ["LONG_2001", "card_ids", "cli_match_record", "engine_record", "load_record", "page_data",
+           "referee_knowledge", "run_arena", "seat_knowledge"]

@@ -5,17 +5,24 @@ layout that does not overflow, and the figures of a long game (printed, never as
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from arena.record import GameRecord, load_record
-from arena.viewer import write_replay
+from arena.viewer import render_replay, write_replay
 from tests.browser import DESKTOP, PHONE, console_errors, screenshot, set_viewport
 from tests.helpers import quick_run
-from tests.viewer.conftest import LONG_2001, card_ids, engine_record, run_arena, seat_knowledge
+from tests.viewer.conftest import (
+    LONG_2001,
+    card_ids,
+    engine_record,
+    referee_knowledge,
+    run_arena,
+    seat_knowledge,
+)
 
 
 @dataclass(frozen=True)
@@ -162,6 +169,35 @@ def test_a_seat_page_holds_only_what_the_seat_was_sent(chromium: Any, pages: dic
         "return document.querySelectorAll('.seat-box')[arguments[0]].textContent", other)
 
 
+@pytest.mark.parametrize("name", ["bali-2001-referee", "bali-2017-referee"])
+def test_the_referee_page_replays_the_record_as_the_engine_played_it(chromium: Any, pages: dict[str, Page],
+                                                                    name: str) -> None:
+    page = pages[name]
+    record = page.record
+    open_page(chromium, page.url)
+    for seat in range(record.num_players):
+        assert chromium.execute_script(f"return arenaViewer.frames('{seat}')") == seat_knowledge(record, seat)[0]
+    tables, lines, options = referee_knowledge(record)
+    assert chromium.execute_script("return arenaViewer.frames('referee')") == tables
+    data = chromium.execute_script("return arenaViewer.data")
+    assert data["events"] == lines
+    assert [d["options"] for d in data["decisions"]] == options
+    for view in data["views"].values():
+        assert [row["total"] for row in view["scoring"]["rows"]] == list(record.result.scores)
+    assert console_errors(chromium) == []
+
+
+def test_a_record_that_does_not_replay_shows_why(chromium: Any, tmp_path: Path) -> None:
+    record = engine_record("bali-2017", 3, 7)
+    path = tmp_path / "broken.html"
+    path.write_text(render_replay(replace(record, decisions=record.decisions[:-1]), check=False), encoding="utf-8")
+    open_page(chromium, path.as_uri())
+    problem = chromium.execute_script("return arenaViewer.problem")
+    assert problem == "the game is not over after the recorded decisions"
+    assert problem in chromium.execute_script("return document.querySelector('.problem').textContent")
+    assert console_errors(chromium) == []
+
+
 @pytest.mark.parametrize("name", PAGE_NAMES)
 def test_the_phone_width_page_does_not_overflow(chromium: Any, pages: dict[str, Page], name: str) -> None:
     page = pages[name]
@@ -209,10 +245,11 @@ def test_a_long_game_opens_and_steps_fast(chromium: Any, tmp_path: Path) -> None
             requestAnimationFrame(step);""", STEPS_MEASURED, stride) for stride in (1, 389))
         assert len(steps) == len(jumps) == STEPS_MEASURED and console_errors(chromium) == []
         figures.append(
-            f"{'referee' if seat is None else 'seat 0'} page ({path.stat().st_size / 1e6:.1f} MB, "
+            f"{'referee' if seat is None else 'seat 0'} page ({path.stat().st_size / 1e3:,.0f} KB, "
             f"{len(record.decisions)} decisions): first frame drawn {load:.0f} ms after navigation (HTML parsed "
-            f"{marks['start']:.0f} ms, data {marks['parsed'] - marks['start']:.0f} ms, frames "
-            f"{marks['frames'] - marks['parsed']:.0f} ms, drawing {marks['drawn'] - marks['frames']:.0f} ms); "
+            f"{marks['start']:.0f} ms, data {marks['parsed'] - marks['start']:.0f} ms, record re-played "
+            f"{marks['replayed'] - marks['parsed']:.0f} ms, frames {marks['frames'] - marks['replayed']:.0f} ms, "
+            f"drawing {marks['drawn'] - marks['frames']:.0f} ms); "
             f"a step forward: median {statistics.median(steps):.1f} ms, 95th percentile "
             f"{statistics.quantiles(steps, n=20)[-1]:.1f} ms; a jump along the slider: median "
             f"{statistics.median(jumps):.1f} ms, 95th percentile {statistics.quantiles(jumps, n=20)[-1]:.1f} ms")

@@ -1,9 +1,13 @@
-/* The replay viewer: rebuilds every frame of a view from the page's inline data and draws the table. */
+/* The replay viewer: rebuilds every frame of a view from the page's inline data (re-playing a referee's page's
+   record with the game's engine) and draws the table. */
 (function () {
   "use strict";
 
   var marks = { start: performance.now() };
   var DATA = JSON.parse(document.getElementById("replay-data").textContent);
+  if (DATA.mode === "record") {  // a record's decisions come as [seat, index, time, fault]
+    DATA.decisions = DATA.decisions.map(function (d) { return { seat: d[0], index: d[1], time: d[2], fault: d[3] }; });
+  }
   marks.parsed = performance.now();
   var N = DATA.decisions.length;          // frames 0..N-1 come before a decision, frame N is the end
   var REFEREE = "referee";
@@ -19,6 +23,7 @@
   };
 
   var cache = {};
+  var REPLAYED = null;     // a record re-played: [public parts, own parts by view]
   var current = { step: 0, view: DATA.page_seat === null ? REFEREE : String(DATA.page_seat) };
   var timer = null;
   var stepTimes = [];
@@ -45,16 +50,71 @@
     return patch.a ? items.concat(patch.a) : items;
   }
 
-  // Every frame of a view: the public part every view shares, and the view's own part (one pass over the patches;
-  // unchanged parts are shared with the frame before).
+  // A referee's page holds the record (mode "record"): the game's engine re-plays it here and makes what a seat's
+  // page holds already (mode "frames"): the public part of every frame and each view's own part, the log lines
+  // and each decision's kind and options. Returns [public parts, own parts by view], or throws a ReplayProblem.
+  function ReplayProblem(message) { this.message = message; }
+
+  function replayRecord() {
+    var engine = (window.BaliEngines || {})[DATA.game];
+    if (!engine) { throw new ReplayProblem("this page has no engine for " + DATA.game); }
+    var n = DATA.num_players, state = engine.newState(n, DATA.seed, DATA.parsed_options);
+    var publics = [], owns = { referee: [] }, lines = [], shown = 0, s;
+    for (s = 0; s < n; s++) { owns[String(s)] = []; }
+    function snapshot() {
+      publics.push(state.publicView());
+      var privates = [];
+      for (var seat = 0; seat < n; seat++) { privates.push(state.privateView(seat)); owns[String(seat)].push(privates[seat]); }
+      owns.referee.push(engine.refereePart(state, privates));
+      lines.push(state.eventVersions(shown).map(function (e) {
+        return e[2] === null ? engine.formatEvent(e[0]) : [engine.formatEvent(e[0]), e[1], engine.formatEvent(e[2])];
+      }));
+      shown = state.numEvents();
+    }
+    DATA.decisions.forEach(function (d, k) {
+      if (state.currentPlayer() !== d.seat) {
+        throw new ReplayProblem("decision " + k + ": seat " + state.currentPlayer() + " is to move, but the record " +
+          "says seat " + d.seat);
+      }
+      snapshot();
+      d.kind = state.decision().kind;
+      d.options = state.options();
+      if (!(Number.isInteger(d.index) && d.index >= 0 && d.index < d.options.length)) {
+        throw new ReplayProblem("decision " + k + ": the record chose option " + d.index + " of " + d.options.length);
+      }
+      state.apply(d.index);
+    });
+    if (!state.isTerminal()) { throw new ReplayProblem("the game is not over after the recorded decisions"); }
+    snapshot();
+    var scores = state.result().scores;
+    if (JSON.stringify(scores) !== JSON.stringify(DATA.result.scores)) {
+      throw new ReplayProblem("the re-played scores " + JSON.stringify(scores) + " are not the recorded " +
+        JSON.stringify(DATA.result.scores));
+    }
+    var over = state.eventVersions(0).map(function (e) { return e[0]; })
+      .filter(function (e) { return e.type === "game_over"; }).pop() || null;
+    var last = publics.length - 1;
+    DATA.events = lines;
+    DATA.views = {};
+    Object.keys(owns).forEach(function (view) {
+      DATA.views[view] = { scoring: engine.scoring(Object.assign({}, publics[last], owns[view][last]), over) };
+    });
+    return [publics, owns];
+  }
+
+  // Every frame of a view: the public part every view shares, and the view's own part (from a seat's page, one
+  // pass over the patches; unchanged parts are shared with the frame before).
   function frames(view) {
-    if (!cache[view]) {
-      var shared = DATA.public, own = DATA.views[view].frames;
+    if (!cache[view] && REPLAYED) {
+      var own = REPLAYED[1][view];
+      cache[view] = REPLAYED[0].map(function (pub, i) { return Object.assign({}, pub, own[i]); });
+    } else if (!cache[view]) {
+      var shared = DATA.public, patches = DATA.views[view].frames;
       var out = new Array(shared.length);
       var pub = null, mine = null;
       for (var i = 0; i < shared.length; i++) {
         pub = applyPatch(pub, shared[i]);
-        mine = applyPatch(mine, own[i]);
+        mine = applyPatch(mine, patches[i]);
         out[i] = Object.assign({}, pub, mine);
       }
       cache[view] = out;
@@ -474,10 +534,26 @@
     marks.drawn = performance.now();
   }
 
-  setup();
-  window.arenaViewer = {
-    data: DATA, frames: frames, go: go, next: function () { go(current.step + 1); },
-    position: function () { return { step: current.step, view: current.view, last: N }; },
-    loadMs: performance.now(), stepTimes: stepTimes, marks: marks
-  };
+  // A record that does not re-play here gets a page that says so (and why) instead of a wrong game.
+  function start() {
+    try {
+      if (DATA.mode === "record") { REPLAYED = replayRecord(); }
+    } catch (err) {
+      var reason = err instanceof ReplayProblem ? err.message : "the viewer failed: " + err;
+      document.getElementById("board").innerHTML = '<div class="box problem"><h3>This game cannot be shown</h3><p>' +
+        esc("Its record does not re-play: " + reason) + "</p></div>";
+      window.arenaViewer = { data: DATA, problem: reason };
+      if (!(err instanceof ReplayProblem)) { throw err; }
+      return;
+    }
+    marks.replayed = performance.now();
+    setup();
+    window.arenaViewer = {
+      data: DATA, frames: frames, go: go, next: function () { go(current.step + 1); },
+      position: function () { return { step: current.step, view: current.view, last: N }; },
+      loadMs: performance.now(), stepTimes: stepTimes, marks: marks
+    };
+  }
+
+  start();
 })();
