@@ -17,7 +17,7 @@ import jinja2
 
 from arena import __version__
 from arena.errors import ArenaError, ConfigError
-from arena.site.data import RECENT_GAMES, TournamentData, slug, tournament_data
+from arena.site.data import RECENT_GAMES, TournamentData, game_replays, slug, tournament_data, tournament_title
 from arena.store import Store, Tournament
 
 STATE_FILE = ".arena-publish.json"  # what each game page and game list was made from: each is made only once
@@ -218,17 +218,40 @@ def _ignore_interrupts(coordinator: int) -> None:
     die_with(coordinator)
 
 
-def _made(pages: list[GamePage], jobs: int) -> Iterator[tuple[GamePage, tuple[bool, str | None]]]:
-    """Each page with what making it did, in order; in `jobs` worker processes when there are enough pages."""
-    if jobs <= 1 or len(pages) < PARALLEL_FROM:
-        yield from ((page, make_game_page(page)) for page in pages)
-        return
-    pool = ProcessPoolExecutor(jobs, mp_context=get_context("spawn"), initializer=_ignore_interrupts,
-                               initargs=(os.getpid(),))
-    try:
-        yield from zip(pages, pool.map(make_game_page, pages, chunksize=PAGES_PER_TASK))
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)  # interrupted: the pages under way finish, no more start
+class _GamePages:
+    """The game pages to make, started at once, in `jobs` worker processes when there are enough of them, so that
+    they are made while this process rates the games and writes the tournaments' pages; collect() takes what
+    making each did, in order."""
+
+    def __init__(self, pending: list[tuple[GamePage, str]], jobs: int) -> None:
+        self.pending = pending
+        self.pool: ProcessPoolExecutor | None = None
+        pages = [page for page, _ in pending]
+        self.results: Iterator[tuple[bool, str | None]]
+        if jobs > 1 and len(pages) >= PARALLEL_FROM:
+            self.pool = ProcessPoolExecutor(jobs, mp_context=get_context("spawn"), initializer=_ignore_interrupts,
+                                            initargs=(os.getpid(),))
+            self.results = self.pool.map(make_game_page, pages, chunksize=PAGES_PER_TASK)  # every page sent now
+        else:
+            self.results = (make_game_page(page) for page in pages)
+
+    def collect(self, writer: _Writer, state: dict[str, str], on_page: Callable[[int, int], None]) -> None:
+        """Count each page and keep its stamp in state as its result comes; on_page is told how many are done."""
+        total = len(self.pending)
+        on_page(0, total)
+        for done, ((page, stamp), (written, problem)) in enumerate(zip(self.pending, self.results), start=1):
+            if problem is not None:
+                writer.report.problems.append(f"game {Path(page.target).stem}: {problem}")
+            else:
+                writer.report.written += written
+                writer.report.unchanged += not written
+                state[str(Path(page.target).relative_to(writer.root))] = stamp
+            on_page(done, total)
+
+    def close(self) -> None:
+        """Stop the workers; interrupted, the pages under way finish and no more start."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _assets(writer: _Writer) -> None:
@@ -238,37 +261,28 @@ def _assets(writer: _Writer) -> None:
         writer.write(f"{ASSETS}/{name}", text)
 
 
-def _game_pages(data: TournamentData, results_dir: Path, writer: _Writer, state: dict[str, str], jobs: int,
-                on_page: Callable[[int, int], None]) -> None:
+def _pending_pages(store: Store, tournaments: list[Tournament], results_dir: Path, writer: _Writer,
+                   state: dict[str, str]) -> list[tuple[GamePage, str]]:
+    """The game pages that are missing or were made from other inputs, each with the stamp of its inputs."""
     from arena.viewer.data import PAGE_VERSION
 
     pending: list[tuple[GamePage, str]] = []
-    for game in data.games:
-        if not game.replay:
-            continue
-        source = Path(game.replay) if Path(game.replay).is_absolute() else results_dir / game.replay
-        relative = f"{data.slug}/games/{game.id}.html"
-        try:
-            stat = source.stat()
-        except OSError:
-            writer.report.problems.append(f"game {game.id}: its replay {str(source)!r} is missing")
-            continue
-        stamp = f"{source}:{stat.st_size}:{stat.st_mtime_ns}:{__version__}:{PAGE_VERSION}:{data.title}"
-        if state.get(relative) == stamp and (writer.root / relative).is_file():
-            writer.report.unchanged += 1
-            continue
-        pending.append((GamePage(str(source), str(writer.root / relative), ("../index.html", data.title)), stamp))
-    stamps = {page.target: stamp for page, stamp in pending}
-    on_page(0, len(pending))
-    for done, (page, (written, problem)) in enumerate(_made([p for p, _ in pending], jobs), start=1):
-        relative = str(Path(page.target).relative_to(writer.root))
-        if problem is not None:
-            writer.report.problems.append(f"game {Path(page.target).stem}: {problem}")
-        else:
-            writer.report.written += written
-            writer.report.unchanged += not written
-            state[relative] = stamps[page.target]
-        on_page(done, len(pending))
+    for t in tournaments:
+        title, folder = tournament_title(t), slug(t.name)
+        for game_id, replay in game_replays(store, t):
+            source = Path(replay) if Path(replay).is_absolute() else results_dir / replay
+            relative = f"{folder}/games/{game_id}.html"
+            try:
+                stat = source.stat()
+            except OSError:
+                writer.report.problems.append(f"game {game_id}: its replay {str(source)!r} is missing")
+                continue
+            stamp = f"{source}:{stat.st_size}:{stat.st_mtime_ns}:{__version__}:{PAGE_VERSION}:{title}"
+            if state.get(relative) == stamp and (writer.root / relative).is_file():
+                writer.report.unchanged += 1
+                continue
+            pending.append((GamePage(str(source), str(writer.root / relative), ("../index.html", title)), stamp))
+    return pending
 
 
 def _load_state(out: Path) -> dict[str, str]:
@@ -297,24 +311,31 @@ def publish(store: Store, results_dir: Path, out: Path, names: Sequence[str] = (
             progress: Callable[[str], None] = lambda _: None,
             on_page: Callable[[int, int], None] = lambda done, total: None) -> PublishReport:
     """Write (or bring up to date) the static site of the store's tournaments under out; with game_pages, a
-    replay page per game too, drawn by `jobs` worker processes (default: one per CPU). on_page is told the game
-    pages made of those to make, tournament by tournament."""
+    replay page per game too, drawn by `jobs` worker processes (default: one per CPU) while the tournaments' pages
+    are written. on_page is told the game pages made of those to make."""
     report = PublishReport()
     writer = _Writer(out, report)
     env = _environment()
     state = _load_state(out)
-    tournaments = [tournament_data(store, t, max_fault_rate, out / RATINGS_CACHE) for t in _select(store, names)]
-    heading = title or "Bali tournaments"
-    writer.write("index.html", env.get_template("index.html.j2").render(**_common(heading), tournaments=tournaments))
-    if game_pages:
-        _assets(writer)
+    selected = _select(store, names)
+    pages: _GamePages | None = None
     try:
+        if game_pages:
+            _assets(writer)
+            pages = _GamePages(_pending_pages(store, selected, results_dir, writer, state),
+                               jobs or len(os.sched_getaffinity(0)))
+        tournaments = [tournament_data(store, t, max_fault_rate, out / RATINGS_CACHE) for t in selected]
+        heading = title or "Bali tournaments"
+        writer.write("index.html", env.get_template("index.html.j2").render(**_common(heading),
+                                                                            tournaments=tournaments))
         for data in tournaments:
             progress(f"{data.title}: {len(data.bots)} bots, {len(data.games)} games")
             _tournament_pages(env, data, writer, _Charts(out / CHART_CACHE), state)
-            if game_pages:
-                _game_pages(data, results_dir, writer, state, jobs or len(os.sched_getaffinity(0)), on_page)
+        if pages is not None:
+            pages.collect(writer, state, on_page)
     finally:
+        if pages is not None:
+            pages.close()
         # Kept even when interrupted, so that the pages already made are not made again.
         writer.write(STATE_FILE, json.dumps(state, sort_keys=True, indent=0))
     return report

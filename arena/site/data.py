@@ -188,6 +188,17 @@ def _bots(store: Store, tid: int) -> dict[str, BotInfo]:
     return {name: BotInfo(name, version, author, slug(name)) for name, version, author in rows}
 
 
+def tournament_title(t: Tournament) -> str:
+    """The title a tournament's pages show: its own, or its name."""
+    return str(t.config.get("title") or t.name)
+
+
+def game_replays(store: Store, t: Tournament) -> list[tuple[int, str]]:
+    """(game id, replay file) of every game of the tournament that has a replay, in schedule order."""
+    return list(store.db.execute("SELECT id, replay FROM games WHERE tournament_id = ? AND replay IS NOT NULL "
+                                 "AND replay != '' ORDER BY seq", (t.id,)))
+
+
 def tournament_data(store: Store, t: Tournament, max_fault_rate: float | None = None,
                     cache_dir: Path | None = None) -> TournamentData:
     """Read one tournament's games, ratings (rebuilt in schedule order, continuing from cache_dir's if given),
@@ -195,7 +206,7 @@ def tournament_data(store: Store, t: Tournament, max_fault_rate: float | None = 
     outcomes = store.outcomes(t.id)
     cache = None if cache_dir is None else cache_dir / f"{slug(t.name)}.json"
     ratings, history = rating_history(RatingConfig(**t.config["rating"]), outcomes, cache)
-    title = str(t.config.get("title") or t.name)
+    title = tournament_title(t)
     board = build(title, ratings, store.bot_stats(t.id), max_fault_rate, tuple(store.refusals(t.id)),
                   frozenset(store.retired(t.id)))
     games = _games(store, t.id)

@@ -62,8 +62,8 @@ def replay_data(record: GameRecord, seat: int | None = None, check: bool = True)
         if check:
             _reproduced(resimulate(record))
         # [seat, index, time, fault] per decision: a long game's page is mostly these.
-        return {**data, "mode": RECORD, "decisions": [[d.seat, d.index, d.time, d.fault and d.fault.value]
-                                                     for d in record.decisions]}
+        decided = [[d.seat, d.index, d.time, d.fault and d.fault.value] for d in record.decisions]
+        return {**data, "mode": RECORD, "seed": record.seed, "decisions": decided}
     frames = _Frames(game, seat)
     decisions: list[dict[str, Any]] = []
 
@@ -86,9 +86,10 @@ def _reproduced(reproduction: Reproduction) -> State:
 
 
 def _common(record: GameRecord, game: Game, seat: int | None) -> dict[str, Any]:
+    # No seed: it would tell a seat's page every hidden card (only the referee's page, which shows them, has it).
     return {
         "format": "bali-arena-replay-page", "format_version": PAGE_VERSION, "game": record.game,
-        "match": record.match_id, "game_index": record.game_index, "seed": record.seed, "options": record.options,
+        "match": record.match_id, "game_index": record.game_index, "options": record.options,
         "parsed_options": _parsed_options(game, record.options),
         "num_players": record.num_players, "page_seat": seat,
         "seats": [{"seat": s.seat, "name": s.label, "version": s.version} for s in record.seats],  # entrant (handshake)

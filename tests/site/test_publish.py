@@ -157,3 +157,15 @@ def test_every_game_is_listed_on_numbered_pages(results: Path, tmp_path: Path, m
     listed = [re.findall(r'href="games/(\d+)\.html"', p.read_text()) for p in lists]
     assert listed == [[str(g["id"]) for g in games[:4]], [str(g["id"]) for g in games[4:]]]
     assert "<strong>5–6</strong>" in lists[1].read_text()  # the page itself, not a link
+
+
+def test_game_pages_made_by_worker_processes_are_those_made_in_process(results: Path, tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(build, "PARALLEL_FROM", 1)  # workers even for a handful of pages
+    with Store(results / "arena.sqlite") as store:
+        parallel = publish(store, results, tmp_path / "parallel", game_pages=True, jobs=2)
+        serial = publish(store, results, tmp_path / "serial", game_pages=True, jobs=1)
+    assert parallel.problems == serial.problems == [] and parallel.written == serial.written
+    pages = sorted(p.relative_to(tmp_path / "parallel") for p in (tmp_path / "parallel").rglob("games/*.html"))
+    assert len(pages) == 6
+    assert all((tmp_path / "parallel" / p).read_bytes() == (tmp_path / "serial" / p).read_bytes() for p in pages)
