@@ -20,7 +20,16 @@ import zmq
 from arena import __version__, leftovers
 from arena.bots import DEFAULT_LOG_CAP, BotCommand, BotProcess, Transport
 from arena.entrants import Entrant
-from arena.errors import BotCrashed, BotFault, BotTimeout, BuildFailed, ConfigError, IllegalAction
+from arena.errors import (
+    BotCrashed,
+    BotFault,
+    BotTimeout,
+    BuildFailed,
+    ClockExpired,
+    ConfigError,
+    FaultKind,
+    IllegalAction,
+)
 from arena.games import Game, GameError
 from arena.record import DecisionRecord, FaultRecord, GameRecord, Phase, SeatRecord, entrant_label, save_record
 from arena.sandbox import Isolation, Sandbox, Watchdog
@@ -345,29 +354,31 @@ class GamePlay:
                 self._fault(seat, Phase.NEW_GAME, fault, None, self.config.time.init)
 
     def _decide(self, seat: int) -> int:
-        """The index played for seat: its bot's answer, or the default when it faults or is disqualified."""
+        """The index played for seat: its bot's answer, or the default when it faults, is disqualified or is out
+        of game clock."""
         number = len(self.decisions)
         bot = self.bots[seat]
-        if seat in self.disqualified or bot is None:
+        clock = self.clocks[seat]
+        if seat in self.disqualified or bot is None or clock.out_of_time():
             self.decisions.append(DecisionRecord(seat, 0, None))
             return 0
-        clock = self.clocks[seat]
         request = decide_request(self.state, seat, self.since[seat], self.game_index, clock.clock())
         self.since[seat] = self.state.num_events()
         self.asked[seat] += 1
-        allowance = clock.allowance()
+        allowance, cpu = clock.allowance(), None
         try:
-            reply = bot.ask(request, allowance)
-            index, elapsed = cast(Action, reply.message).index, reply.elapsed
+            reply = bot.ask(request, allowance, clock.wall_limit())
+            index, elapsed, cpu = cast(Action, reply.message).index, reply.elapsed, reply.cpu
             if not 0 <= index < len(request.options):
                 raise IllegalAction(f"index {index} is not an option; this decision has options 0 to "
                                     f"{len(request.options) - 1}", elapsed)
             fault = None
         except BotFault as exc:
-            index, elapsed, fault = 0, exc.elapsed, exc
-            self._fault(seat, Phase.DECIDE, exc, number, allowance)
-        clock.charge(elapsed, timed_out=isinstance(fault, BotTimeout))
-        self.decisions.append(DecisionRecord(seat, index, elapsed, fault.kind if fault else None))
+            fault = _clock_fault(exc, clock) if isinstance(exc, BotTimeout) else exc
+            index, elapsed, cpu = 0, fault.elapsed, cpu if fault.cpu is None else fault.cpu
+            self._fault(seat, Phase.DECIDE, fault, number, clock.left if fault.kind == FaultKind.CLOCK else allowance)
+        clock.charge(elapsed, isinstance(fault, BotTimeout), cpu)
+        self.decisions.append(DecisionRecord(seat, index, elapsed, fault.kind if fault else None, cpu))
         return index
 
     def _fault(self, seat: int, phase: Phase, fault: BotFault, decision: int | None, limit: float) -> None:
@@ -419,6 +430,17 @@ class GamePlay:
         name, version = self.pool.name(p)
         return SeatRecord(seat, p, name, version, str(self.config.bots[p]), self.bot_seeds[seat],
                           self.first_request[seat], self.game_over_sent[seat], entrant=self.pool.names[p])
+
+
+def _clock_fault(fault: BotTimeout, clock: SeatClock) -> BotFault:
+    """A timeout that used up the seat's game clock is a clock fault; any other stays a timeout."""
+    if clock.left is None or fault.elapsed is None or fault.elapsed < clock.left:
+        return fault
+    expired = ClockExpired(f"the game clock of {clock.control.game_clock:g} s ran out (it had {clock.left:.3g} s "
+                           f"left for this decision): the default is played for this seat for the rest of the game",
+                           fault.elapsed)
+    expired.cpu = fault.cpu
+    return expired
 
 
 class MatchInterrupted(KeyboardInterrupt):

@@ -63,12 +63,14 @@ def entrant_label(entrant: str, handshake: str) -> str:
 
 @dataclass(frozen=True)
 class DecisionRecord:
-    """One decision: the seat, the index played, the seconds the bot took (None: not asked), any fault."""
+    """One decision: the seat, the index played, the seconds the bot took on the wall clock (None: not asked), any
+    fault, and the CPU seconds its processes used meanwhile (None: not measured)."""
 
     seat: int
     index: int
     time: float | None
     fault: FaultKind | None = None
+    cpu: float | None = None
 
 
 @dataclass(frozen=True)
@@ -104,7 +106,8 @@ class FaultRecord:
         if self.limit is None:
             return ""
         took = "no answer" if self.elapsed is None else f"took {self.elapsed:.3g} s"
-        return f"{took} of its {self.limit:.3g} s limit (raise it with {LIMIT_OPTIONS[self.phase]})"
+        option = "--game-clock" if self.kind == FaultKind.CLOCK else LIMIT_OPTIONS[self.phase]
+        return f"{took} of its {self.limit:.3g} s limit (raise it with {option})"
 
     def message(self) -> str:
         """The fault in one line: where, kind, detail, timing."""
@@ -162,6 +165,8 @@ def _decision_dict(d: DecisionRecord) -> dict[str, Any]:
     plain: dict[str, Any] = {"seat": d.seat, "index": d.index, "time": d.time}
     if d.fault is not None:
         plain["fault"] = d.fault.value
+    if d.cpu is not None:
+        plain["cpu"] = d.cpu
     return plain
 
 
@@ -256,8 +261,9 @@ def _decision(value: Any, path: str, seat_no: Callable[[Any, str], int]) -> Deci
     except KeyError as exc:
         raise SchemaError(f"{path}.{exc.args[0]}", "missing") from None
     fault = _FAULT_KIND(value["fault"], path + ".fault") if "fault" in value else None
+    cpu = _TIME(value["cpu"], path + ".cpu") if "cpu" in value else None
     return DecisionRecord(seat_no(seat, path + ".seat"), _INDEX(index, path + ".index"), _TIME(time, path + ".time"),
-                          fault)
+                          fault, cpu)
 
 
 _INDEX = integer()

@@ -57,14 +57,17 @@ def _replay_decisions(record: GameRecord, state: State, visit: Visit | None) -> 
     disqualified = record.earned_disqualifications()
     if disqualified != set(record.disqualified):
         return [f"the faults disqualify seats {sorted(disqualified)}, but the record says {list(record.disqualified)}"]
+    out_of_clock: set[int] = set()  # seats whose game clock ran out: asked nothing more
     for number, d in enumerate(record.decisions):
         seat = state.current_player()
         if seat is None:
             return [f"the game is over after {number} decisions, but the record has {len(record.decisions)}"]
         if seat != d.seat:
             return [f"decision {number}: seat {seat} is to move, but the record says seat {d.seat}"]
-        if d.time is None and d.seat not in disqualified:
+        if d.time is None and d.seat not in disqualified | out_of_clock:
             return [f"decision {number}: seat {d.seat} was not asked, but it was not disqualified"]
+        if d.fault == FaultKind.CLOCK:
+            out_of_clock.add(d.seat)
         if (d.fault is not None or d.time is None) and d.index != 0:
             return [f"decision {number}: a fault or a disqualified seat plays the default (0), "
                     f"but the record says {d.index}"]
@@ -108,7 +111,7 @@ def seat_messages(record: GameRecord, seat: int) -> Iterator[Message]:
         if d.seat == seat and d.time is not None:
             sent.append(decide_request(state, seat, since, record.game_index, clock.clock()))
             since = state.num_events()
-            clock.charge(d.time, d.fault == FaultKind.TIMEOUT)
+            clock.charge(d.time, d.fault == FaultKind.TIMEOUT, d.cpu)
 
     final = resimulate(record, collect).state
     for request in sent:

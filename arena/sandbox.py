@@ -389,6 +389,22 @@ def processes(bot: Watched) -> list[Task]:
     return list(found.values())
 
 
+def tree_cpu(bot: Watched) -> float | None:
+    """CPU seconds the bot's live processes (and the children they reaped) have used, from /proc; None if none
+    is found."""
+    group = processes(bot)
+    return sum(t.ticks for t in group) / _HZ if group else None
+
+
+def cpu_accounting() -> str | None:
+    """How the arena measures the CPU time of a bot's decisions here, in a few words; None where it cannot (the
+    decisions are then timed by the wall clock)."""
+    where = hierarchy()
+    if where is not None and "cpu" in where.parents:
+        return f"its cgroup (cgroup v{where.version})"
+    return "its process tree (/proc)" if os.path.exists(f"/proc/{os.getpid()}/stat") else None
+
+
 class Watchdog:
     """Looks at a match's bots every 100 ms: adopts the orphans they leave, and stops any that uses more memory,
     tasks, or CPU in a game, than it may (summed over all its processes: from its cgroup where there is one).

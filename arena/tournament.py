@@ -27,6 +27,7 @@ from arena.record import GameRecord, Phase
 from arena.sandbox import Sandbox, cpu_sets
 from arena.sprt import SprtSettings
 from arena.store import Store, StoredFault, StoredGame, Tournament
+from arena.wire import time_identity
 from arena.worker import Failure, WorkerPool
 from protocol import TimeControl
 
@@ -60,7 +61,7 @@ class TournamentSpec:
         """The spec as plain data, stored with the tournament and compared on resume."""
         found = {"game": self.game, "format": self.fmt.name, "entrants": [e.to_dict() for e in self.entrants],
                  "seats": self.seats, "options": self.options, "rounds": self.rounds, "duplicate": self.duplicate,
-                 "max_games": self.max_games, "wave": self.wave, "seed": self.seed, "time": self.time.to_wire(),
+                 "max_games": self.max_games, "wave": self.wave, "seed": self.seed, "time": time_identity(self.time),
                  "fresh_processes": self.fresh_processes, "rating": self.rating.to_dict(),
                  "sandbox": self.sandbox.to_dict()}
         found = {**found, "sprt": self.sprt.to_dict()} if self.sprt is not None else found

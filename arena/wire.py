@@ -6,6 +6,7 @@ Keeping these builders in one place is what lets `arena replay --seat N` show ex
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from typing import Any
 
 from arena.games import Game, GameResult, State
@@ -26,31 +27,73 @@ def effective_options(game: Game, options: dict[str, Any] | None) -> dict[str, A
     return {**game.default_options(), **(options or {})}
 
 
-class SeatClock:
-    """One seat's clock in one game: a per-decision timeout plus an optional bank with an increment.
+def with_game_clock(control: TimeControl, game: Game, seconds: float | None = None) -> TimeControl:
+    """The time control with a game clock of `seconds` (0: none), or the game's own default where None."""
+    return replace(control, game_clock=game.game_clock if seconds is None else seconds)
 
-    A decision may take up to timeout + bank; time beyond the timeout is drawn from the bank, and
-    every decision then adds the increment. A timeout empties the bank.
+
+def time_identity(control: TimeControl) -> dict[str, Any]:
+    """The time control as a tournament is identified by it: without a game clock, as tournaments were before there
+    was one (so that they resume with --game-clock 0)."""
+    wire = control.to_wire()
+    if not control.game_clock:
+        del wire["game_clock"]
+    return wire
+
+
+WALL_CEILING = 3.0  # a decision charged CPU time times out on the wall clock at this many times its allowance
+
+
+class SeatClock:
+    """One seat's clock in one game: a per-decision timeout plus an optional bank with an increment, and the game
+    clock.
+
+    A decision may take up to timeout + bank of charged time (the CPU time of the bot's processes, never more than
+    the wall time); time beyond the timeout is drawn from the bank, and every decision then adds the increment. A
+    timeout empties the bank. The game clock counts the wall time the arena waits for the seat's decisions: it
+    bounds how long the seat can make a game last, and once it runs out the seat is asked nothing more that game.
     """
 
     def __init__(self, control: TimeControl) -> None:
         self.control = control
         self.bank = control.bank
+        self.left = control.game_clock if control.game_clock > 0 else None  # None: no game clock
+        self.used = 0.0  # wall seconds the seat's decisions took
 
     def allowance(self) -> float:
-        """The seconds the next decision may take."""
+        """The charged seconds the next decision may take."""
         return self.control.timeout + self.bank
 
-    def clock(self) -> Clock:
-        """The clock as a bot is told it."""
-        return Clock(remaining=self.allowance(), bank=self.bank)
+    def wall_limit(self) -> float:
+        """The wall seconds the arena waits for the next decision: the ceiling, or the game clock left."""
+        ceiling = WALL_CEILING * self.allowance()
+        return ceiling if self.left is None else min(ceiling, self.left)
 
-    def charge(self, elapsed: float | None, timed_out: bool) -> None:
-        """Account for one decision that took `elapsed` seconds (None: the seat was not asked)."""
+    def out_of_time(self) -> bool:
+        """True once the game clock has run out."""
+        return self.left is not None and self.left <= 0
+
+    def clock(self) -> Clock:
+        """The clock as a bot is told it: `remaining` never goes past the game clock left."""
+        remaining = self.allowance() if self.left is None else min(self.allowance(), self.left)
+        return Clock(remaining=remaining, bank=self.bank, game_clock=self.left or 0.0)
+
+    def charge(self, elapsed: float | None, timed_out: bool, cpu: float | None = None) -> None:
+        """Account for one decision that took `elapsed` wall seconds and `cpu` CPU seconds (None: not measured,
+        the wall time is charged; elapsed None: the seat was not asked)."""
         if elapsed is None:
             return
-        overage = max(0.0, elapsed - self.control.timeout)
+        self.used += elapsed
+        if self.left is not None:
+            self.left = max(0.0, self.left - elapsed)
+        overage = max(0.0, charged(elapsed, cpu) - self.control.timeout)
         self.bank = (0.0 if timed_out else max(0.0, self.bank - overage)) + self.control.increment
+
+
+def charged(elapsed: float, cpu: float | None) -> float:
+    """The time a decision is charged: the CPU time of the bot's processes, never more than the wall time (all of
+    the wall time where CPU time is not measured)."""
+    return elapsed if cpu is None else min(cpu, elapsed)
 
 
 def new_game_request(game: Game, options: dict[str, Any] | None, game_index: int, seat: int, num_players: int,

@@ -15,6 +15,7 @@ from arena.errors import ConfigError
 from arena.games import Game, GameError, available, get_game
 from arena.ratings import RatingConfig
 from arena.sandbox import MIB, Isolation, Limits, Sandbox
+from arena.wire import WALL_CEILING, with_game_clock
 from protocol import TimeControl
 
 
@@ -103,24 +104,35 @@ def results_option(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """--timeout, --init-timeout, --time-bank and --increment, gathered into a TimeControl passed as `time`."""
+    """--timeout, --init-timeout, --time-bank, --increment and --game-clock, gathered into the TimeControl of the
+    command's `game` (its own game clock where --game-clock is not given), passed as `time`."""
 
     @functools.wraps(command)
     def gathered(*args: Any, timeout: float, init_timeout: float, time_bank: float, increment: float,
-                 **kwargs: Any) -> Any:
+                 game_clock: float | None, **kwargs: Any) -> Any:
         time = TimeControl(timeout=timeout, init=init_timeout, bank=time_bank, increment=increment)
-        return command(*args, time=time, **kwargs)
+        return command(*args, time=with_game_clock(time, kwargs["game"], game_clock), **kwargs)
 
     return _with_options(gathered, [
         click.option("--timeout", type=SECONDS, default=1.0, show_default=True,
-                     help="Seconds a bot may take per decision."),
+                     help="Seconds a bot may take per decision: CPU time of its processes, and at most "
+                     f"{WALL_CEILING:g} times as much on the wall clock."),
         click.option("--init-timeout", type=SECONDS, default=10.0, show_default=True,
                      help="Seconds a bot may take to start and answer the handshake or a new game."),
         click.option("--time-bank", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
                      help="Extra seconds per game a bot may spend beyond the per-decision timeout."),
         click.option("--increment", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
                      help="Seconds added to the time bank after every decision."),
+        click.option("--game-clock", type=click.FloatRange(min=0.0), default=None, metavar="SECONDS",
+                     show_default=_game_clocks(),
+                     help="Seconds a bot may think in one game, all its decisions together on the wall clock; once "
+                     "they run out, its seat plays the default for the rest of the game (a `clock` fault). 0: no "
+                     "game clock."),
     ])
+
+
+def _game_clocks() -> str:
+    return ", ".join(f"{get_game(name).game_clock:g} for {name}" for name in available())
 
 
 def db_option(command: Callable[..., Any]) -> Callable[..., Any]:
