@@ -408,6 +408,10 @@ class GamePlay:
         for seat, bot in enumerate(self.bots):
             if bot is None or not bot.alive():
                 continue
+            if self.clocks[seat].out_of_time() and bot.channel.stuck:
+                # Still busy with the decision its clock ran out on: it would only hold the game up again.
+                self.pool.discard(self.participants[seat])
+                continue
             request = game_over_request(self.state, seat, self.since[seat], self.game_index, told)
             self.game_over_sent[seat] = True
             try:

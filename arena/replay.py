@@ -132,6 +132,7 @@ def turn_lines(record: GameRecord, referee: bool = False) -> Iterator[str]:
     names = [f"seat {s.seat} ({s.label})" for s in record.seats]
     faults = {f.decision: f for f in record.faults if f.decision is not None}
     asked = [0] * record.num_players  # each bot's own count of the decide requests it was sent
+    out_of_clock: set[int] = set()
     shown = 0
     lines: list[str] = []
 
@@ -145,7 +146,10 @@ def turn_lines(record: GameRecord, referee: bool = False) -> Iterator[str]:
         if d.time is not None or d.fault is not None:
             asked[d.seat] += 1
             who += f" decision {asked[d.seat]}"
-        lines.append(_decision_line(who, number, d, options[d.index] if d.index < len(options) else None))
+        lines.append(_decision_line(who, number, d, options[d.index] if d.index < len(options) else None,
+                                    d.seat in out_of_clock))
+        if d.fault == FaultKind.CLOCK:
+            out_of_clock.add(d.seat)
         if number in faults:
             lines.append(f"    ! {faults[number].message()}")
 
@@ -156,10 +160,12 @@ def turn_lines(record: GameRecord, referee: bool = False) -> Iterator[str]:
     yield from (game.format_event(e) for e in events)
 
 
-def _decision_line(who: str, number: int, d: DecisionRecord, option: dict[str, Any] | None) -> str:
+def _decision_line(who: str, number: int, d: DecisionRecord, option: dict[str, Any] | None,
+                   out_of_clock: bool = False) -> str:
     chosen = json.dumps(option, separators=(", ", ": ")) if option is not None else "(no such option)"
     if d.time is None:
-        return f"  #{number} {who}: {d.index} {chosen} (disqualified: default played)"
+        why = "out of game clock" if out_of_clock else "disqualified"
+        return f"  #{number} {who}: {d.index} {chosen} ({why}: default played)"
     if d.fault is not None:
         return f"  #{number} {who}: {d.index} {chosen} (fault {d.fault.value}: default played)"
     return f"  #{number} {who}: {d.index} {chosen} in {d.time * 1000:.1f} ms"
