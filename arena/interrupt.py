@@ -8,6 +8,9 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Iterator
 
+INTERRUPTED = 130  # the exit status of a command stopped by Ctrl-C or SIGTERM, as a shell reports SIGINT
+INTERRUPTED_LINE = "interrupted: anything finished is kept; run the same command to resume"
+
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")

@@ -191,8 +191,9 @@ class Runner:
         spec = self.spec
         check_spec(spec, self.time_limit)
         living = LIVING if isinstance(spec.fmt, Ladder) else ()
-        self.tournament = self.store.open_tournament(self._name(living), spec.game, spec.fmt.name, spec.identity(),
-                                                     list(spec.entrants), living)
+        with self.store.naming():
+            self.tournament = self.store.open_tournament(self._name(living), spec.game, spec.fmt.name,
+                                                         spec.identity(), list(spec.entrants), living)
         if living:
             self.spec = spec = self._join(spec)
         self.store.record_refusals(self.tournament.id, [r.to_dict() for r in self.refused])

@@ -59,6 +59,8 @@ def _serve(conn: Connection, target: Callable[[Any], Any], coordinator: int, sto
         signal.signal(sig, on_signal)
     report_progress(due)
     try:
+        # Started with the termination signals blocked (see _held): one that came meanwhile is delivered now.
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _TERMINAL_SIGNALS)
         while not stop.value:
             try:
                 job = conn.recv()
@@ -138,9 +140,17 @@ class Worker(Generic[J, R]):
         self._due = context.RawValue("d", time.monotonic())
         self.process = context.Process(target=_serve, args=(child, target, os.getpid(), self._stop, self._due),
                                        name="arena worker")
-        with _deaf():
-            self.process.start()
-        child.close()
+        try:
+            with _held():
+                self.process.start()
+        except BaseException:
+            # A signal held back while it started is delivered as it ends: the new worker must not outlive that.
+            if self.process.pid is not None:
+                self.process.kill()
+                self.process.join()
+            raise
+        finally:
+            child.close()
         self.job: J | None = None
         self._stops = 0
         self._seen: list[tuple[int, int | None]] = []
@@ -263,15 +273,22 @@ class WorkerPool(Generic[J, R]):
 
 
 @contextmanager
-def _deaf() -> Iterator[None]:
-    """While a worker starts: the termination signals ignored, so that it inherits that until it sets its own
-    handlers (a Ctrl-C on the terminal reaches the whole process group, a starting worker included)."""
+def _held() -> Iterator[None]:
+    """While a worker starts: the termination signals held back, never lost. They are blocked, so that the worker
+    inherits them blocked until it has set its own handlers (a Ctrl-C on the terminal reaches the whole process
+    group, a starting worker included), and one that reaches this process meanwhile (blocked here, or taken by
+    another thread) is only noted; once the worker has started, each noted signal is delivered again."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in _TERMINAL_SIGNALS}
+    noted: list[int] = []
+    previous = {sig: signal.signal(sig, lambda signum, frame: noted.append(signum)) for sig in _TERMINAL_SIGNALS}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, _TERMINAL_SIGNALS)
     try:
         yield
     finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a pending one is delivered here, and noted
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        for sig in dict.fromkeys(noted):
+            signal.raise_signal(sig)

@@ -9,6 +9,7 @@ import click
 
 from arena import __version__
 from arena.errors import ArenaError, ConfigError
+from arena.interrupt import INTERRUPTED, INTERRUPTED_LINE
 
 
 class ArenaUsageError(click.UsageError):
@@ -53,6 +54,10 @@ class ArenaGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt:
+            # A command that runs games says what it kept; this is a Ctrl-C anywhere else (starting up, finishing).
+            click.echo(f"\n{INTERRUPTED_LINE}", err=True)
+            raise SystemExit(INTERRUPTED) from None
         except ConfigError as exc:
             raise ArenaUsageError(str(exc)) from None
         except ArenaError as exc:

@@ -40,8 +40,9 @@ def validate(bot: BotCommand, game: Game, players: int | None, games: int | None
     config = MatchConfig(game=game, bots=(bot,) + (RANDOM_BOT,) * (players - 1), games=games or players,
                          seed=seed, time=time, results_dir=results_dir, sandbox=sandbox)
     config.check()
+    clock = f", a {time.game_clock:g} s game clock" if time.game_clock else ""
     click.echo(f"validating {bot} on {game.name}: {config.games} games at a table of {players}, "
-               f"{time.timeout:g} s per decision" + (f", a {time.game_clock:g} s game clock" if time.game_clock else ""))
+               f"{time.timeout:g} s per decision{clock}")
     shown: dict[tuple[object, ...], list[int]] = {}
     try:
         with cleanup_on_termination():
