@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 from arena.cgroups import BotCgroup, hierarchy
 from arena.errors import LIMIT_FAULTS, BotCrashed, ConfigError, FaultKind
+from arena.wire import WALL_CEILING
 
 MIB = 1 << 20
 # Environment variables a bot keeps under rlimit and bwrap; everything else of the arena's is dropped.
@@ -558,6 +559,22 @@ def limit_fault(kind: FaultKind, detail: str, limits: Limits) -> BotCrashed:
             FaultKind.FILE_SIZE: f"files of {limits.file_size // MIB} MiB",
             FaultKind.OPEN_FILES: f"{limits.open_files} open files"}[kind]
     return LIMIT_FAULTS[kind](f"the bot went over its limit of {what} and was stopped ({detail})")
+
+
+def crowding(jobs: int, seats: int) -> str | None:
+    """A warning when tables played at once put more bots on this machine than it has cores (a table's bots think
+    one at a time, so one table never does), saying what that costs; None otherwise."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    if jobs < 2 or jobs * seats <= cores:
+        return None
+    fair = ("each decision is charged the CPU time of the bot's processes, so waiting for a core costs a bot "
+            f"nothing up to {WALL_CEILING:g} times its limit on the wall clock") if cpu_accounting() else \
+        "decisions are timed by the wall clock here, so a bot can time out while it waits for a core"
+    return (f"warning: --jobs {jobs} x {seats} seats = {jobs * seats} bots on {cores} cores: bots wait for a core "
+            f"and games take longer; {fair}, but the game clock counts the wait")
 
 
 def cpu_sets(jobs: int) -> list[tuple[int, ...]]:

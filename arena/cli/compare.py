@@ -13,6 +13,7 @@ import click
 from arena import compare as comparison
 from arena.cli.params import (
     GAME,
+    announce_crowding,
     announce_sandbox,
     db_option,
     game_options,
@@ -88,7 +89,7 @@ def compare(new: str, base: str, game: Game, opponents: tuple[str, ...], seats: 
     check_spec(spec)  # before the store is created: a bad command leaves nothing behind
     with Store(store_path(results_dir, db)) as store:
         runner = Runner(spec, store, results_dir, jobs=jobs, name=name,
-                        on_start=lambda _: announce_sandbox(spec.sandbox),
+                        on_start=lambda _: (announce_sandbox(spec.sandbox), announce_crowding(jobs, spec.seats)),
                         on_progress=lambda p: _live(store, runner, spec, p))
         try:
             runner.run()

@@ -14,7 +14,7 @@ from arena.entrants import bot_command
 from arena.errors import ConfigError
 from arena.games import Game, GameError, available, get_game
 from arena.ratings import RatingConfig
-from arena.sandbox import MIB, Isolation, Limits, Sandbox
+from arena.sandbox import MIB, Isolation, Limits, Sandbox, cpu_accounting, crowding
 from arena.wire import WALL_CEILING, with_game_clock
 from protocol import TimeControl
 
@@ -209,5 +209,15 @@ def announce_sandbox(sandbox: Sandbox) -> None:
     """Print the level in effect, and the one-line warning of what it does not protect, on stderr."""
     click.echo(f"sandbox: {sandbox.describe()}", err=True)
     warning = sandbox.warning()
+    if warning:
+        click.echo(warning, err=True)
+    if cpu_accounting() is None:
+        click.echo("time warning: the CPU time of a bot's processes cannot be read here: every decision is timed by "
+                   "the wall clock, waiting for a busy machine included", err=True)
+
+
+def announce_crowding(jobs: int, seats: int) -> None:
+    """Print, on stderr, a warning if the tables played at once crowd the machine's cores."""
+    warning = crowding(jobs, seats)
     if warning:
         click.echo(warning, err=True)
