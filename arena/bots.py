@@ -265,11 +265,11 @@ class Channel:
         _progress(start + elapsed)
         if frames is None:
             self._reopen(request_id)
-            raise _late(f"no answer within {_took(timeout, wall, cpu)}", elapsed, cpu)
+            raise _late(f"no answer within {_limit_hit(timeout, wall, elapsed, cpu)}", elapsed, cpu)
         self.stuck = False
         if elapsed > wall or (elapsed if cpu is None else min(cpu, elapsed)) > timeout:
             # Whatever held it up (the bot, the machine, a signal that stopped the arena), the arena's clock rules.
-            raise _late(f"the answer came after {elapsed:.3g} s{_cpu_note(cpu)}, over its {_took(timeout, wall, cpu)}",
+            raise _late(f"the answer came after {elapsed:.3g} s, over its {_limit_hit(timeout, wall, elapsed, cpu)}",
                         elapsed, cpu)
         return Reply(self._check(request, request_id, frames, elapsed), elapsed, cpu)
 
@@ -376,13 +376,13 @@ def _cpu_since(meter: Callable[[], float | None]) -> Callable[[], float | None] 
     return used
 
 
-def _took(timeout: float, wall: float, cpu: float | None) -> str:
-    """The limit a decision had, as a fault detail says it."""
-    return f"{timeout:.3g} s" if wall == timeout else f"{timeout:.3g} s of CPU time ({wall:.3g} s on the wall clock)"
-
-
-def _cpu_note(cpu: float | None) -> str:
-    return "" if cpu is None else f" ({cpu:.3g} s of CPU time)"
+def _limit_hit(timeout: float, wall: float, elapsed: float, cpu: float | None) -> str:
+    """The limit a late decision went over, as its fault's detail says it."""
+    if cpu is None:
+        return f"{timeout:.3g} s"
+    if elapsed >= wall:
+        return f"{wall:.3g} s on the wall clock ({cpu:.3g} s of CPU time used)"
+    return f"{timeout:.3g} s of CPU time ({cpu:.3g} s used in {elapsed:.3g} s)"
 
 
 def _late(detail: str, elapsed: float, cpu: float | None) -> BotTimeout:
