@@ -17,12 +17,13 @@ import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from multiprocessing import get_context
+from multiprocessing import get_context, resource_tracker
 from multiprocessing.connection import Connection, wait
 from types import FrameType
 from typing import Any, Callable, Generic, Iterator, TypeVar
 
 from arena.bots import report_progress
+from arena.interrupt import check_interrupted
 
 J = TypeVar("J")
 R = TypeVar("R")
@@ -72,7 +73,10 @@ def _serve(conn: Connection, target: Callable[[Any], Any], coordinator: int, sto
                 result = Failure(f"the worker process failed: {type(exc).__name__}: {exc}"[:500])
             conn.send(result)
     except KeyboardInterrupt:
-        return  # asked to stop: the match under way has stopped its bots while unwinding
+        # Asked to stop: the match under way has stopped its bots while unwinding. A second signal (the terminal's
+        # Ctrl-C besides the coordinator's SIGTERM) must not interrupt the exit.
+        signal.pthread_sigmask(signal.SIG_BLOCK, IGNORED_SIGNALS)
+        return
 
 
 def start_time(pid: int) -> int | None:
@@ -134,6 +138,7 @@ class Worker(Generic[J, R]):
     """One worker process, as the coordinator sees it: the job it plays, and what it has been seen doing."""
 
     def __init__(self, target: Callable[[J], R]) -> None:
+        check_interrupted()  # a Ctrl-C that reached no handler of the arena still stops the run before a worker
         context = get_context("spawn")  # a worker must not inherit the coordinator's SQLite or ZeroMQ state
         self._conn, child = context.Pipe()
         self._stop = context.RawValue("b", 0)
@@ -281,6 +286,8 @@ def _held() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    # Starting multiprocessing's resource tracker unblocks SIGINT and SIGTERM in this process: start it first.
+    resource_tracker.ensure_running()
     noted: list[int] = []
     previous = {sig: signal.signal(sig, lambda signum, frame: noted.append(signum)) for sig in _TERMINAL_SIGNALS}
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, _TERMINAL_SIGNALS)
