@@ -52,8 +52,13 @@ def _serve(conn: Connection, target: Callable[[Any], Any], coordinator: int, sto
     """A worker's life: play the jobs the coordinator sends, one at a time, until it closes the pipe or says stop."""
     die_with(coordinator)
 
+    stopping: list[int] = []
+
     def on_signal(signum: int, frame: FrameType | None) -> None:
-        if stop.value:  # only the coordinator sets it; a bot's signal alone changes nothing
+        # Only the coordinator sets stop; a bot's signal alone changes nothing. Once: a second signal (the
+        # terminal's Ctrl-C besides the coordinator's SIGTERM) must not interrupt the stopping.
+        if stop.value and not stopping:
+            stopping.append(signum)
             raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
 
     for sig in IGNORED_SIGNALS:
@@ -73,10 +78,7 @@ def _serve(conn: Connection, target: Callable[[Any], Any], coordinator: int, sto
                 result = Failure(f"the worker process failed: {type(exc).__name__}: {exc}"[:500])
             conn.send(result)
     except KeyboardInterrupt:
-        # Asked to stop: the match under way has stopped its bots while unwinding. A second signal (the terminal's
-        # Ctrl-C besides the coordinator's SIGTERM) must not interrupt the exit.
-        signal.pthread_sigmask(signal.SIG_BLOCK, IGNORED_SIGNALS)
-        return
+        return  # asked to stop: the match under way has stopped its bots while unwinding
 
 
 def start_time(pid: int) -> int | None:
