@@ -437,12 +437,12 @@ class GamePlay:
 
 
 def _clock_fault(fault: BotTimeout, clock: SeatClock) -> BotFault:
-    """A timeout that used up the seat's game clock is a clock fault; any other stays a timeout."""
-    if clock.left is None or fault.elapsed is None or fault.elapsed < clock.left:
+    """A timeout that ran the seat's game clock out is a clock fault; any other stays a timeout."""
+    if fault.elapsed is None or not clock.runs_out(fault.elapsed, fault.cpu):
         return fault
-    expired = ClockExpired(f"the game clock of {clock.control.game_clock:g} s ran out (it had {clock.left:.3g} s "
-                           f"left for this decision): the default is played for this seat for the rest of the game",
-                           fault.elapsed)
+    expired = ClockExpired(f"the game clock of {clock.control.game_clock:g} s ran out (it had {clock.left or 0:.3g} "
+                           f"s left, and {clock.wall_left or 0:.3g} s on the wall clock): the default is played for "
+                           "this seat for the rest of the game", fault.elapsed)
     expired.cpu = fault.cpu
     return expired
 

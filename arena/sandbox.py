@@ -571,10 +571,10 @@ def crowding(jobs: int, seats: int) -> str | None:
     if jobs < 2 or jobs * seats <= cores:
         return None
     fair = ("each decision is charged the CPU time of the bot's processes, so waiting for a core costs a bot "
-            f"nothing up to {WALL_CEILING:g} times its limit on the wall clock") if cpu_accounting() else \
+            f"nothing up to {WALL_CEILING:g} times its limits on the wall clock") if cpu_accounting() else \
         "decisions are timed by the wall clock here, so a bot can time out while it waits for a core"
     return (f"warning: --jobs {jobs} x {seats} seats = {jobs * seats} bots on {cores} cores: bots wait for a core "
-            f"and games take longer; {fair}, but the game clock counts the wait")
+            f"and games take longer; {fair}")
 
 
 def cpu_sets(jobs: int) -> list[tuple[int, ...]]:

@@ -125,9 +125,9 @@ def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
                      help="Seconds added to the time bank after every decision."),
         click.option("--game-clock", type=click.FloatRange(min=0.0), default=None, metavar="SECONDS",
                      show_default=_game_clocks(),
-                     help="Seconds a bot may think in one game, all its decisions together on the wall clock; once "
-                     "they run out, its seat plays the default for the rest of the game (a `clock` fault). 0: no "
-                     "game clock."),
+                     help="Seconds a bot may think in one game, all its decisions together (CPU time, and at most "
+                     f"{WALL_CEILING:g} times as much on the wall clock); once they run out, its seat plays the "
+                     "default for the rest of the game (a `clock` fault). 0: no game clock."),
     ])
 
 

@@ -88,7 +88,7 @@ def game_report(record: GameRecord, timeout: float, shown: dict[tuple[object, ..
         lines.append(f"  warning: the slowest decision used {100 * max(times) / timeout:.0f}% of the {timeout:g} s "
                      "limit (raise it with --timeout)")
     clock = record.time.game_clock
-    used = sum(d.time or 0.0 for d in asked)
+    used = sum(charged(d.time, d.cpu) for d in asked if d.time is not None)
     if clock and used > SLOW_SHARE * clock and not faults:
         lines.append(f"  warning: the bot used {100 * used / clock:.0f}% of its {clock:g} s game clock (raise it "
                      "with --game-clock)")
@@ -105,9 +105,10 @@ def game_report(record: GameRecord, timeout: float, shown: dict[tuple[object, ..
 
 
 def _clock_used(record: GameRecord, asked: list[DecisionRecord]) -> str:
-    """', game clock 0.0123 s of its 20 s': the wall time of the seat's decisions against its game clock."""
+    """', game clock 0.0123 s of its 20 s': the time charged for the seat's decisions against its game clock."""
     clock = record.time.game_clock
-    return f", game clock {sum(d.time or 0.0 for d in asked):.3g} s of its {clock:g} s" if clock else ""
+    used = sum(charged(d.time, d.cpu) for d in asked if d.time is not None)
+    return f", game clock {used:.3g} s of its {clock:g} s" if clock else ""
 
 
 def repeated_faults(shown: dict[tuple[object, ...], list[int]], games: int) -> list[str]:

@@ -21,12 +21,24 @@ from tests.arena.conftest import RANDOM, Spawned, double, play
 def test_a_seat_is_told_no_more_time_than_its_game_clock_has_left() -> None:
     clock = SeatClock(TimeControl(timeout=1.0, game_clock=2.0))
     assert clock.clock() == Clock(remaining=1.0, bank=0.0, game_clock=2.0)
-    assert clock.wall_limit() == 2.0  # the clock left, before the ceiling of 3 s
-    clock.charge(1.5, timed_out=False, cpu=0.1)  # 1.5 s asleep: charged 0.1 s, but the game clock counts 1.5 s
-    assert clock.clock() == Clock(remaining=0.5, bank=0.0, game_clock=0.5) and not clock.out_of_time()
-    assert clock.wall_limit() == 0.5
-    clock.charge(0.5, timed_out=False, cpu=0.5)
-    assert clock.out_of_time() and clock.used == 2.0
+    assert clock.wall_limit() == WALL_CEILING * 1.0
+    clock.charge(1.5, timed_out=False, cpu=0.9)  # waited for a core: charged 0.9 s
+    assert clock.clock() == Clock(remaining=1.0, bank=0.0, game_clock=1.1) and not clock.out_of_time()
+    clock.charge(0.8, timed_out=False, cpu=0.8)
+    assert clock.clock().remaining == clock.allowance() == clock.left == pytest.approx(0.3)
+    assert clock.runs_out(0.3, 0.3) and not clock.runs_out(0.3, 0.1)
+    clock.charge(0.3, timed_out=False, cpu=0.3)
+    assert clock.out_of_time() and clock.used == pytest.approx(2.0) and clock.waited == pytest.approx(2.6)
+
+
+def test_a_sleeping_seat_runs_its_game_clock_out_on_the_wall_clock_at_three_times_it() -> None:
+    clock = SeatClock(TimeControl(timeout=1.0, game_clock=2.0))
+    for _ in range(2):
+        clock.charge(2.5, timed_out=False, cpu=0.0)  # asleep: no CPU time, but the wall clock runs
+    assert clock.wall_limit() == pytest.approx(WALL_CEILING * 2.0 - 5.0) and not clock.out_of_time()
+    assert clock.runs_out(1.0, 0.0)
+    clock.charge(1.0, timed_out=False, cpu=0.0)
+    assert clock.out_of_time() and clock.left == 2.0
 
 
 def test_without_a_game_clock_a_decision_waits_up_to_the_ceiling_and_the_bank_draws_on_charged_time() -> None:
@@ -116,7 +128,9 @@ def test_a_seat_whose_game_clock_runs_out_plays_the_default_for_the_rest_of_the_
     mine = [(n, d) for n, d in enumerate(record.decisions) if d.seat == 0]
     assert all(d.time is not None for n, d in mine if n <= out)
     assert all(d.time is None and d.index == 0 for n, d in mine if n > out)
-    assert sum(d.time or 0.0 for _, d in mine) <= 1.0 + 0.1  # the clock, and the arena's poll of its end
+    # The clock in charged time, and the arena's poll of its end; at most three times that on the wall clock.
+    assert sum(charged(d.time, d.cpu) for _, d in mine if d.time is not None) <= 1.0 + 0.1
+    assert sum(d.time or 0.0 for _, d in mine) <= WALL_CEILING * 1.0 + 0.1
     assert record.disqualified == () and resimulate(record).reproduces
     # What `arena replay --seat 0` shows is what the bot was told: never more time than its game clock had left.
     told = [m.time for m in seat_messages(record, 0) if m.TYPE.value == "decide"]

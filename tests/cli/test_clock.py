@@ -15,6 +15,7 @@ import pytest
 from arena.errors import FaultKind
 from arena.games import available, get_game
 from arena.record import load_record
+from arena.wire import WALL_CEILING, charged
 from tests.arena.conftest import ROOT
 from tests.cli.conftest import FAST, RANDOM_BOT, records, run
 from tests.helpers import arena, bots
@@ -63,20 +64,24 @@ def played(tmp_path: Path, name: str, bot: str, *args: str) -> tuple[float, Path
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("how", ["watching", "blind"])
+@pytest.mark.parametrize("how", ["watching", "blind", "asleep"])
 def test_a_last_millisecond_bot_makes_its_game_last_at_most_its_game_clock_longer(how: str, tmp_path: Path) -> None:
-    # A watching bot answers just before `time.remaining`, which the game clock shortens as it runs low; a blind one
-    # just before the per-decision timeout alone, and so runs out of clock. Either way its game lasts at most the
-    # 5 s of its game clock longer than the same game played at once.
+    # A watching bot computes until just before `time.remaining`, which the game clock shortens as it runs low; a
+    # blind one until just before the per-decision timeout alone, and so runs out of clock; an asleep one sleeps
+    # until then, using no CPU time. Each is charged at most the 5 s of its game clock, and waited for at most
+    # three times that on the wall clock: on a quiet machine its game lasts at most about 5 s longer than the same
+    # game played at once (15 s asleep).
+    mode = {"watching": "spin", "blind": "blind", "asleep": "blind sleep"}[how]
     at_once, _ = played(tmp_path, "at-once", RANDOM_BOT)
-    slow, path = played(tmp_path, "slow", f"{LAST_MS} {'blind' if how == 'blind' else 'spin'}", "--game-clock", "5")
+    slow, path = played(tmp_path, "slow", f"{LAST_MS} {mode}", "--game-clock", "5")
     record = load_record(path)
-    mine = [d for d in record.decisions if d.seat == 0]
-    waited = sum(d.time or 0.0 for d in mine)
-    assert 4.0 < waited <= 5.0 + 0.1  # all but its margin, and no more than the poll of the clock's end
+    mine = [d for d in record.decisions if d.seat == 0 and d.time is not None]
+    spent = sum(charged(d.time, d.cpu) for d in mine if d.time is not None)
+    waited = sum(d.time for d in mine if d.time is not None)
+    assert spent <= 5.0 + 0.1 and waited <= WALL_CEILING * 5.0 + 0.1, (spent, waited)
+    assert 4.0 < (waited if how == "asleep" else spent) or waited > 14.0  # it did use its clock
     clock_faults = [f for f in record.faults if f.kind == FaultKind.CLOCK]
-    assert len(clock_faults) == (1 if how == "blind" else 0)
-    # Without the game clock this game would have taken about a second per decision of the bot.
-    assert len(mine) > 10
+    assert len(clock_faults) == (0 if how == "watching" else 1)
+    assert len([d for d in record.decisions if d.seat == 0]) > 10  # without the clock, ~1 s each
     # The arena's own time besides: starting the bots and the rest of the game, as in the game played at once.
-    assert slow <= at_once + 5.0 + max(2.0, at_once), (slow, at_once)
+    assert slow <= at_once + waited + max(2.0, at_once), (slow, at_once, waited)
