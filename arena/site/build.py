@@ -17,6 +17,7 @@ import jinja2
 
 from arena import __version__
 from arena.errors import ArenaError, ConfigError
+from arena.seeds import PUBLIC_NOTE
 from arena.site.data import RECENT_GAMES, TournamentData, game_replays, slug, tournament_data, tournament_title
 from arena.store import Store, Tournament
 
@@ -45,6 +46,7 @@ def _environment() -> jinja2.Environment:
                              autoescape=jinja2.select_autoescape(["j2", "html"], default_for_string=True),
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(num=_num, pct=_pct, date=_date, slug=slug)
+    env.globals["public_note"] = PUBLIC_NOTE
     return env
 
 
