@@ -61,7 +61,8 @@ def derive_seed(seed: Seed, *parts: object) -> int:
     if isinstance(seed, SecretSeed):
         return _bits(seed.mac(*parts))
     if not isinstance(seed, int):
-        raise TypeError(f"a seed is a number or a SecretSeed, not {type(seed).__name__}")
+        raise TypeError(f"a seed is a number or a SecretSeed, not {type(seed).__name__} (a tournament's secret is "
+                        "drawn when the store opens it: Runner.run)")
     return _bits(hashlib.sha256(_message((seed, *parts))).digest())
 
 

@@ -13,7 +13,8 @@ from arena.games import available, get_game
 from arena.match import MatchConfig
 from arena.record import load_record
 from arena.replay import resimulate
-from arena.wire import SeatClock, derive_seed, match_ranks
+from arena.seeds import derive_seed
+from arena.wire import SeatClock, match_ranks
 from protocol import TimeControl
 from tests.arena.conftest import HEURISTIC, PLAIN, RANDOM, RANDOM_MODULE, Spawned, play
 
