@@ -165,9 +165,9 @@ def sandbox_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(command)
     def gathered(*args: Any, sandbox: str, memory_limit: int, cpu_limit: float, max_processes: int,
-                 max_file_size: int, max_open_files: int, **kwargs: Any) -> Any:
+                 max_file_size: int, max_open_files: int, disk_limit: int, **kwargs: Any) -> Any:
         limits = Limits(memory=memory_limit * MIB, cpu=cpu_limit, processes=max_processes,
-                        file_size=max_file_size * MIB, open_files=max_open_files)
+                        file_size=max_file_size * MIB, open_files=max_open_files, disk=disk_limit * MIB)
         return command(*args, sandbox=Sandbox(Isolation(sandbox), limits), **kwargs)
 
     options = [
@@ -187,6 +187,9 @@ def sandbox_options(command: Callable[..., Any]) -> Callable[..., Any]:
                      show_default=True, metavar="MIB", help="Largest file a bot may write, in MiB."),
         click.option("--max-open-files", type=click.IntRange(min=16), default=default.open_files,
                      show_default=True, help="Files (and sockets) a bot process may hold open."),
+        click.option("--disk-limit", type=click.IntRange(min=1), default=default.disk // MIB, show_default=True,
+                     metavar="MIB", help="Disk a bot may fill under bwrap: its private home, /tmp and /dev/shm "
+                     "together, kept in memory (and counted against its memory too), never on the host's disk."),
     ]
     for option in reversed(options):
         gathered = option(gathered)
