@@ -256,7 +256,11 @@ def filesystem(disk: int, shown: list[Path], covered: tuple[Path, ...], own: Pat
             "--dir", HOME_IN_SANDBOX, "--perms", "1777", "--size", str(max(shm, 4096)), "--tmpfs", "/dev/shm"]
     for link, target in system_links():
         args += ["--symlink", target, link]
-    bound = _outermost(sorted({*runtime_roots(), *(p.resolve() for p in shown)}))
+    hidden = {c.resolve() for c in covered if c.exists()}
+    # What a command line names is shown, unless it lies in what must stay out of sight.
+    shown = [p.resolve() for p in shown]
+    shown = [p for p in shown if p == own or not any(p.is_relative_to(h) for h in hidden)]
+    bound = _outermost(sorted({*runtime_roots(), *shown}))
     for path in bound:
         args += ["--ro-bind", str(path), str(path)]
     for secret in HIDDEN_SYSTEM:
@@ -264,7 +268,7 @@ def filesystem(disk: int, shown: list[Path], covered: tuple[Path, ...], own: Pat
             args += ["--tmpfs", secret]
         elif Path(secret).exists():
             args += ["--ro-bind", "/dev/null", secret]
-    for path in sorted({c.resolve() for c in covered if c.exists()}):
+    for path in sorted(hidden):
         if (own is not None and own.is_relative_to(path)) or not any(path.is_relative_to(b) for b in bound):
             continue  # a directory that holds the bot's own cannot be covered: the bot would lose its own too
         args += ["--tmpfs", str(path)] if path.is_dir() else ["--ro-bind", "/dev/null", str(path)]
