@@ -130,6 +130,14 @@ class Sandbox:
                 "files and the other bots', answer for another bot at its endpoint, use the network and signal "
                 "the arena")
 
+    def check_strangers(self) -> None:
+        """ConfigError where auto would run submission folders (strangers' code) at a level that does not keep
+        files apart: below bwrap, the level must be named."""
+        if self.level == Isolation.AUTO and self.resolved().level != Isolation.BWRAP:
+            raise ConfigError(f"submission folders are strangers' code, and bubblewrap cannot keep their files apart "
+                              f"here ({bwrap_problem()}): install it, or name --sandbox rlimit (or none) to run them "
+                              "with every file of your user in their reach")
+
     def check(self) -> None:
         """ConfigError naming the problem if this sandbox cannot work here."""
         if self.level == Isolation.AUTO:
