@@ -90,6 +90,7 @@ class Sandbox:
     level: Isolation = Isolation.AUTO
     limits: Limits = field(default_factory=Limits)
     cpus: tuple[int, ...] = ()  # empty: not pinned
+    build_network: bool = False  # builds share the machine's network (else they have none under bwrap)
 
     def to_dict(self) -> dict[str, Any]:
         """The level and limits as plain data (the pinning is not part of what defines a tournament)."""
@@ -183,7 +184,40 @@ class Sandbox:
         return {**kept, "HOME": home, "TMPDIR": home, **endpoint_env}
 
 
+    def build_command(self, argv: tuple[str, ...], folder: Path, join: tuple[Path, ...]) -> list[str]:
+        """The command line that runs a submission's build step in its folder: under bwrap as nobody, the folder
+        writable and nothing else of the machine's data, without network unless build_network; joining the
+        cgroup.procs files join."""
+        prefix = [*launcher(join)]
+        if self.limited:
+            limits = BUILD_LIMITS
+            prefix += ["prlimit", f"--fsize={limits.file_size}", f"--nofile={limits.open_files}", "--core=0", "--"]
+        if self.level == Isolation.BWRAP:
+            prefix += [*outer_namespace(), *filesystem(BUILD_LIMITS.disk, [], ()), "--bind", str(folder),
+                       str(folder), "--chdir", str(folder), *_isolation(network=self.build_network), "--"]
+        return [*prefix, *argv]
+
+    def build_environment(self, home: Path) -> dict[str, str]:
+        """A build's environment: the arena's under none; else PASSED_ENV, a private HOME and TMPDIR (home, or
+        under bwrap its own /tmp), and where rustup keeps its toolchains."""
+        if not self.limited:
+            return dict(os.environ)
+        kept = {k: v for k, v in os.environ.items() if k in PASSED_ENV}
+        rustup = _rustup_home()
+        if rustup is not None:
+            kept["RUSTUP_HOME"] = str(rustup)
+        if self.level == Isolation.BWRAP:
+            return {**kept, "HOME": HOME_IN_SANDBOX, "TMPDIR": "/tmp"}
+        return {**kept, "HOME": str(home), "TMPDIR": str(home)}
+
+
 NO_SANDBOX = Sandbox(Isolation.NONE)
+# What a build may use: memory (its cgroup, all its processes), tasks, file size, fds, its /tmp under bwrap, and how
+# much its folder may grow; its time is submission.BUILD_TIMEOUT. Compilers need more than a bot: javac and cargo
+# start dozens of threads, rustc takes hundreds of MiB.
+BUILD_LIMITS = Limits(memory=2048 * MIB, cpu=float("inf"), processes=512, file_size=1024 * MIB, open_files=4096,
+                      disk=512 * MIB)
+BUILD_GROWTH = 2048 * MIB
 
 
 def launcher(join: tuple[Path, ...]) -> list[str]:
@@ -248,10 +282,10 @@ def _bwrap(cwd: str | None, private: Path, hidden: tuple[str, ...], argv: tuple[
     return [*args, "--ro-bind", str(private), str(private), "--chdir", str(folder), *_isolation(), "--"]
 
 
-def _isolation() -> list[str]:
+def _isolation(network: bool = False) -> list[str]:
     return ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY), "--unshare-pid", "--unshare-ipc",
-            "--unshare-uts", "--unshare-net", "--unshare-cgroup-try", "--cap-drop", "ALL", "--new-session",
-            "--die-with-parent"]
+            "--unshare-uts", *([] if network else ["--unshare-net"]), "--unshare-cgroup-try", "--cap-drop", "ALL",
+            "--new-session", "--die-with-parent"]
 
 
 def filesystem(disk: int, shown: list[Path], covered: tuple[Path, ...], own: Path | None = None) -> list[str]:
@@ -260,8 +294,8 @@ def filesystem(disk: int, shown: list[Path], covered: tuple[Path, ...], own: Pat
     `covered` (other entrants' folders, the arena's files) stay out of sight even below a shown path, unless they
     hold `own`."""
     shm = min(SHM_SIZE, disk // 8)
-    args = ["bwrap", "--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--size", str(disk - shm), "--tmpfs", "/tmp",
-            "--dir", HOME_IN_SANDBOX, "--perms", "1777", "--size", str(max(shm, 4096)), "--tmpfs", "/dev/shm"]
+    args = ["bwrap", "--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--size", str(disk - shm), "--tmpfs",
+            "/tmp", "--dir", HOME_IN_SANDBOX, "--perms", "1777", "--size", str(max(shm, 4096)), "--tmpfs", "/dev/shm"]
     for link, target in system_links():
         args += ["--symlink", target, link]
     hidden = {c.resolve() for c in covered if c.exists()}
@@ -309,11 +343,17 @@ def runtime_roots() -> tuple[Path, ...]:
         if where.is_absolute() and where.is_dir() and where.resolve() != Path("/"):
             where = where.resolve()
             roots.append(where.parent if where.name == "shims" and where.parent not in _homes() else where)
-    rustup = shutil.which("rustup")
-    if rustup is not None:
-        home = Path(os.environ.get("RUSTUP_HOME") or Path.home() / ".rustup")
-        roots += [home.resolve()] if home.is_dir() else []
+    rustup = _rustup_home()
+    roots += [rustup] if rustup is not None else []
     return tuple(_outermost(sorted(set(roots))))
+
+
+def _rustup_home() -> Path | None:
+    """Where rustup keeps its toolchains, if rustup is on PATH (its cargo and rustc need them)."""
+    if shutil.which("rustup") is None:
+        return None
+    home = Path(os.environ.get("RUSTUP_HOME") or Path.home() / ".rustup")
+    return home.resolve() if home.is_dir() else None
 
 
 def _homes() -> set[Path]:
@@ -670,13 +710,17 @@ def verdict(bot: Watched, returncode: int, stderr: str) -> FaultKind | None:
 
 def limit_fault(kind: FaultKind, detail: str, limits: Limits) -> BotCrashed:
     """The fault of a bot stopped for going over the limit of the given kind."""
-    what = {FaultKind.MEMORY: f"{limits.memory // MIB} MiB of memory",
+    return LIMIT_FAULTS[kind](f"the bot went over its limit of {limit_text(kind, limits)} and was stopped ({detail})")
+
+
+def limit_text(kind: FaultKind, limits: Limits) -> str:
+    """The limit of the given kind, in words: '1024 MiB of memory'."""
+    return {FaultKind.MEMORY: f"{limits.memory // MIB} MiB of memory",
             FaultKind.CPU: f"{limits.cpu:g} CPU seconds in a game",
             FaultKind.PROCESSES: f"{limits.processes} processes and threads",
             FaultKind.FILE_SIZE: f"files of {limits.file_size // MIB} MiB",
             FaultKind.OPEN_FILES: f"{limits.open_files} open files",
             FaultKind.DISK: f"{limits.disk // MIB} MiB of disk (its home and /tmp)"}[kind]
-    return LIMIT_FAULTS[kind](f"the bot went over its limit of {what} and was stopped ({detail})")
 
 
 def cpu_sets(jobs: int) -> list[tuple[int, ...]]:
