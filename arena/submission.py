@@ -29,7 +29,6 @@ from arena.sandbox import (
     BUILD_GROWTH,
     BUILD_LIMITS,
     MIB,
-    NO_SANDBOX,
     Isolation,
     Sandbox,
     Watchdog,
@@ -53,7 +52,7 @@ _built: set[str] = set()  # folders checked (and built if need be) by this proce
 _failed: dict[str, tuple[str, BuildFailed]] = {}  # folder -> (digest, fault) of a build that failed here
 
 
-def ensure_built(cwd: str | None, log: Path, sandbox: Sandbox = NO_SANDBOX) -> None:
+def ensure_built(cwd: str | None, log: Path, sandbox: Sandbox = Sandbox()) -> None:
     """Build the submission folder cwd (in sandbox) if its manifest names a build and its files changed since the
     last one; BuildFailed (with the build's last lines) if the build fails. Once per folder and process: a failed
     build is not tried again for the same files."""
@@ -88,7 +87,7 @@ def _build_if_changed(folder: Path, build: tuple[str, ...], log: Path, sandbox: 
         _write_stamp(folder, folder_digest(folder), build)
 
 
-def run_build(folder: Path, build: tuple[str, ...], log: Path, sandbox: Sandbox = NO_SANDBOX) -> None:
+def run_build(folder: Path, build: tuple[str, ...], log: Path, sandbox: Sandbox = Sandbox()) -> None:
     """Run build in folder inside sandbox (resolved), its output (stdout and stderr) to the file log; BuildFailed
     if it does not succeed, goes over a limit or past BUILD_TIMEOUT."""
     log.parent.mkdir(parents=True, exist_ok=True)
