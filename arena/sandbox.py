@@ -274,7 +274,7 @@ def _bwrap(cwd: str | None, private: Path, hidden: tuple[str, ...], argv: tuple[
     """bubblewrap's part of a bot's command line: a filesystem of the runtime, the bot's own folder (or what its
     command line names), its socket and a private home and /tmp of its own, within its disk limit."""
     folder = Path(cwd or os.getcwd()).resolve()
-    shown = [folder] if cwd is not None else [*arena_packages(), *named_paths(folder, argv)]
+    shown = [*arena_packages(), *([folder] if cwd is not None else named_paths(folder, argv))]
     shown += [p for p in (Path(a) for a in argv if a.startswith("/")) if p.exists()]
     args = [*filesystem(limits.disk, shown, (*masked, *map(Path, hidden)), folder)]
     if cwd is None:
@@ -371,8 +371,8 @@ def in_runtime(path: Path) -> bool:
 
 @functools.cache
 def arena_packages() -> tuple[Path, ...]:
-    """The folders of the packages a bot started from a command line may import from the arena's installation:
-    the protocol SDK and the sample bots (never the rest of the checkout)."""
+    """The folders of the packages every bot may import from the arena's installation: the protocol SDK and the
+    sample bots (never the rest of the checkout)."""
     found = []
     for name in ARENA_PACKAGES:
         spec = importlib.util.find_spec(name)
