@@ -58,6 +58,8 @@ def test_a_bot_reads_no_other_submission_no_store_no_competition_file_no_home_an
     subs = tmp_path / "subs"
     victim = submission(subs / "victim", "victim", [sys.executable, "-m", "sample_bots.random_bot"])
     (victim / "secret.txt").write_text("the victim's code")
+    # Four entrants at tables of three: the thief also plays tables where the victim does not sit.
+    submission(subs / "other", "other", [sys.executable, "-m", "sample_bots.random_bot"])
     competition = tmp_path / "competition.toml"
     competition.write_text('seed = 7\nsubmissions = "subs"\n')
     db = tmp_path / "elsewhere" / "store.sqlite"
