@@ -418,16 +418,17 @@ def bwrap_problem() -> str | None:
     """Why bubblewrap cannot run a sandbox here, or None if it can."""
     if shutil.which("bwrap") is None:
         return "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
-    probe = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-user", "--unshare-net",
-             "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--cap-drop", "ALL", "--die-with-parent", "--",
-             "true"]
+    # The options the sandbox needs: a tmpfs of a given size (bubblewrap 0.8 or newer), another user inside.
+    probe = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--size",
+             str(MIB), "--tmpfs", "/tmp", *_isolation(), "--", "true"]
     try:
         run = subprocess.run(probe, capture_output=True, timeout=10)
     except (OSError, subprocess.SubprocessError) as exc:
         return f"bwrap does not run: {exc}"
     if run.returncode != 0:
         why = run.stderr.decode(errors="replace").strip()[:200] or f"status {run.returncode}"
-        return f"bwrap cannot create a sandbox here ({why}); it needs unprivileged user namespaces or root"
+        return (f"bwrap cannot create a sandbox here ({why}); it needs version 0.8 or newer, and unprivileged user "
+                "namespaces or root")
     return None
 
 
