@@ -17,6 +17,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -274,9 +275,16 @@ def _bwrap(cwd: str | None, private: Path, hidden: tuple[str, ...], argv: tuple[
     """bubblewrap's part of a bot's command line: a filesystem of the runtime, the bot's own folder (or what its
     command line names), its socket and a private home and /tmp of its own, within its disk limit."""
     folder = Path(cwd or os.getcwd()).resolve()
-    shown = [*arena_packages(), *([folder] if cwd is not None else named_paths(folder, argv))]
-    shown += [p for p in (Path(a) for a in argv if a.startswith("/")) if p.exists()]
-    args = [*filesystem(limits.disk, shown, (*masked, *map(Path, hidden)), folder)]
+    covered = tuple(p.resolve() for p in (*masked, *map(Path, hidden)) if p.exists())
+    named = named_paths(folder, argv) if cwd is None else []
+    named += [p.resolve() for p in (Path(a) for a in argv if a.startswith("/")) if p.exists()]
+    # What a command line names is shown, unless it lies in the arena's results or another entrant's folder. The
+    # temporary directory is covered only where a shown path holds it: the arena's sockets there are in
+    # directories of their own, which no command names.
+    temporary = Path(tempfile.gettempdir()).resolve()
+    named = [p for p in named if not any(p.is_relative_to(c) for c in covered if c != temporary)]
+    shown = [*arena_packages(), *([folder] if cwd is not None else []), *named]
+    args = [*filesystem(limits.disk, shown, covered, folder)]
     if cwd is None:
         args += ["--dir", str(folder)]  # a command line's bot runs where the arena runs, which it cannot see
     return [*args, "--ro-bind", str(private), str(private), "--chdir", str(folder), *_isolation(), "--"]
@@ -299,10 +307,7 @@ def filesystem(disk: int, shown: list[Path], covered: tuple[Path, ...], own: Pat
     for link, target in system_links():
         args += ["--symlink", target, link]
     hidden = {c.resolve() for c in covered if c.exists()}
-    # What a command line names is shown, unless it lies in what must stay out of sight.
-    shown = [p.resolve() for p in shown]
-    shown = [p for p in shown if p == own or not any(p.is_relative_to(h) for h in hidden)]
-    bound = _outermost(sorted({*runtime_roots(), *shown}))
+    bound = _outermost(sorted({*runtime_roots(), *(p.resolve() for p in shown)}))
     for path in bound:
         args += ["--ro-bind", str(path), str(path)]
     for secret in HIDDEN_SYSTEM:
