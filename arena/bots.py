@@ -32,6 +32,7 @@ from arena.errors import (
 )
 from arena.sandbox import (
     NO_SANDBOX,
+    SCRIPT_SUFFIXES,
     Isolation,
     Sandbox,
     Watchdog,
@@ -71,7 +72,6 @@ _LAST_WORDS = 0.5  # seconds to wait for a dead bot's stderr to drain before jud
 _SLICE = 0.05  # seconds between liveness checks where no pidfd is available
 _REAP_WAIT = 2.0  # seconds to wait for a killed bot's processes to die, to reap them
 _REBIND_WAIT = 1.0  # seconds to retry binding a tcp port that a socket closed a moment ago still holds
-_SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".ts", ".rb", ".pl", ".php", ".jl", ".lua", ".sh", ".jar")
 _INTERPRETERS = ("python", "pypy", "node", "deno", "bun", "ruby", "perl", "java", "php", "sh", "bash", "julia")
 
 
@@ -114,7 +114,7 @@ class BotCommand:
             raise ConfigError(f"bot command {self}: {program!r} is not found on PATH")
         for arg in self.argv[1:]:
             # A missing script is the commonest broken command; the interpreter would only say so at run time.
-            if arg.endswith(_SCRIPT_SUFFIXES) and not (base / arg).is_file():
+            if arg.endswith(SCRIPT_SUFFIXES) and not (base / arg).is_file():
                 raise ConfigError(f"bot command {self}: the script {arg!r} does not exist")
 
     @property

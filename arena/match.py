@@ -235,7 +235,7 @@ class BotPool:
             command = self.config.bots[p]
             stem = self.log_dir / f"p{p}-{file_safe(self.names[p])}"
             try:
-                ensure_built(command.cwd, Path(f"{stem}-build.log"))
+                ensure_built(command.cwd, Path(f"{stem}-build.log"), self.sandbox)
             except BuildFailed as fault:
                 bots[p] = StartFailure(fault, fault.output)
                 continue
