@@ -138,7 +138,8 @@ def test_a_link_opens_its_moment_and_moving_updates_it(chromium: Any, pages: dic
     assert chromium.find_element(By.ID, "view").get_attribute("value") == "2"
     assert f"Decision #{step}:" in chromium.find_element(By.ID, "decision").text
     chromium.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
-    WebDriverWait(chromium, 30).until(lambda d: d.execute_script("return location.hash") == f"#step={step + 1}&seat=2")
+    WebDriverWait(chromium, 30).until(
+        lambda d: d.execute_script("return location.hash") == f"#step={step + 1}&seat=2&speed=1")
     chromium.execute_script("location.hash = '#step=7&seat=referee'")
     assert position(chromium) == {"step": 7, "view": "referee", "last": len(page.record.decisions)}
     turn = chromium.execute_script("return arenaViewer.frames('referee')[7].turn")
@@ -149,6 +150,57 @@ def test_a_link_opens_its_moment_and_moving_updates_it(chromium: Any, pages: dic
     seat_page = pages["bali-2001-seat1"]
     open_page(chromium, f"{seat_page.url}#step=5&seat=0")  # a seat page shows its own seat whatever the link says
     assert position(chromium)["step"] == 5 and position(chromium)["view"] == "1"
+    assert console_errors(chromium) == []
+
+
+PLAYED = """
+    var done = arguments[arguments.length - 1], want = arguments[0];
+    var start = arenaViewer.position().step, began = performance.now();
+    document.getElementById('play').click();
+    (function check() {
+      var moved = arenaViewer.position().step - start;
+      if (moved >= want || !arenaViewer.playing()) {
+        var took = performance.now() - began;
+        document.getElementById('play').click();
+        done([moved, took]);
+      } else { setTimeout(check, 5); }
+    })();"""
+
+
+def test_playback_speeds_are_kept_in_the_link_and_32x_plays_at_least_20_decisions_a_second(
+        chromium: Any, pages: dict[str, Page]) -> None:
+    """Playback keeps to the page's clock, so the rate is measured there: the time the step took to advance by a
+    count (each bound holds on a machine of any load: 32x shows a decision every 14 ms however slow a frame is)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.select import Select
+    from selenium.webdriver.support.wait import WebDriverWait
+
+    page = pages["bali-2001-referee"]
+    assert len(page.record.decisions) > 100
+    set_viewport(chromium, DESKTOP)
+    open_page(chromium, f"{page.url}#step=3&seat=referee&speed=4")
+    speed = Select(chromium.find_element(By.ID, "speed"))
+    assert [o.text for o in speed.options] == ["0.5×", "1×", "2×", "4×", "8×", "16×", "32×"]
+    assert chromium.find_element(By.ID, "speed-label").text.startswith("speed")
+    assert speed.first_selected_option.text == "4×" and chromium.execute_script("return arenaViewer.speed()") == 4
+    body = chromium.find_element(By.TAG_NAME, "body")
+    body.send_keys("+")
+    assert chromium.execute_script("return arenaViewer.speed()") == 8
+    WebDriverWait(chromium, 30).until(lambda d: d.execute_script("return location.hash") == "#step=3&seat=referee&speed=8")
+    body.send_keys("-", "-", "-", "-")
+    assert chromium.execute_script("return arenaViewer.speed()") == 0.5
+    body.send_keys("-")  # no slower speed: it stays
+    assert speed.first_selected_option.text == "0.5×"
+    speed.select_by_visible_text("2×")
+    chromium.execute_script("arenaViewer.go(0)")
+    moved, took = chromium.execute_async_script(PLAYED, 2)
+    assert moved >= 2 and took >= moved * 450 / 2  # 2x: 225 ms a decision, never sooner
+    speed.select_by_visible_text("32×")
+    WebDriverWait(chromium, 30).until(lambda d: d.execute_script("return location.hash").endswith("&speed=32"))
+    moved, took = chromium.execute_async_script(PLAYED, 40)
+    assert moved >= 40, "playback stopped before 40 decisions"
+    assert moved / (took / 1000) >= 20, f"32x played {moved} decisions in {took:.0f} ms"
+    assert not chromium.execute_script("return arenaViewer.playing()")
     assert console_errors(chromium) == []
 
 
