@@ -186,7 +186,8 @@ def test_playback_speeds_are_kept_in_the_link_and_32x_plays_at_least_20_decision
     body = chromium.find_element(By.TAG_NAME, "body")
     body.send_keys("+")
     assert chromium.execute_script("return arenaViewer.speed()") == 8
-    WebDriverWait(chromium, 30).until(lambda d: d.execute_script("return location.hash") == "#step=3&seat=referee&speed=8")
+    WebDriverWait(chromium, 30).until(
+        lambda d: d.execute_script("return location.hash") == "#step=3&seat=referee&speed=8")
     body.send_keys("-", "-", "-", "-")
     assert chromium.execute_script("return arenaViewer.speed()") == 0.5
     body.send_keys("-")  # no slower speed: it stays

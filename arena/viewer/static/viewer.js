@@ -5,8 +5,13 @@
 
   var marks = { start: performance.now() };
   var DATA = JSON.parse(document.getElementById("replay-data").textContent);
-  if (DATA.mode === "record") {  // a record's decisions come as [seat, index, time, fault]
-    DATA.decisions = DATA.decisions.map(function (d) { return { seat: d[0], index: d[1], time: d[2], fault: d[3] }; });
+  if (DATA.mode === "record") {  // a record's decisions come as [seat, index, time, fault], their logs apart
+    DATA.decisions = DATA.decisions.map(function (d, k) {
+      var log = DATA.logs[k];
+      var decision = { seat: d[0], index: d[1], time: d[2], fault: d[3] };
+      if (log) { decision.log = log[0]; decision.log_dropped = log[1]; }
+      return decision;
+    });
   }
   marks.parsed = performance.now();
   var N = DATA.decisions.length;          // frames 0..N-1 come before a decision, frame N is the end
@@ -154,6 +159,10 @@
       parts.push(key + " " + (Array.isArray(value) ? value.join("/") : String(value)));
     });
     return parts.join(" · ");
+  }
+  function firstLine(text) {
+    var lines = text.replace(/\n$/, "").split("\n");
+    return lines[0] + (lines.length > 1 ? " … (" + lines.length + " lines)" : "");
   }
   function ms(seconds) {
     return seconds === null ? "not asked" : (seconds * 1000).toFixed(1) + " ms";
@@ -347,7 +356,15 @@
       html += '<p class="note">Another seat\'s options and choice are not shown in this view.</p>';
     }
     if (faultsByDecision[step]) { html += faultHtml(faultsByDecision[step]); }
-    return html + "</div>";
+    return html + botLog(d) + "</div>";
+  }
+
+  // What the deciding bot wrote to stderr while it decided (on pages that hold it: the organiser's).
+  function botLog(d) {
+    if (d.log === undefined) { return ""; }
+    return '<div class="bot-log"><h4>' + esc(DATA.seats[d.seat].name) + " wrote to stderr meanwhile</h4>" +
+      (d.log ? '<pre class="said">' + esc(d.log) + "</pre>" : "") +
+      (d.log_dropped ? '<p class="note">… and ' + d.log_dropped + " more bytes, not kept</p>" : "") + "</div>";
   }
 
   // The log shows a window of decisions around the current one, so that a long game's log costs no more to lay
@@ -370,7 +387,9 @@
         var chosen = d.options ? " → " + esc(optionText(d.options[d.index])) : " " + esc(d.kind);
         line = '<div class="choice' + (d.fault ? " faulted" : "") + '">#' + k + " " + seatDot(d.seat) + chosen +
           ' <span class="time">' + esc(ms(d.time)) + "</span>" +
-          (d.fault ? ' <span class="badge fault">' + esc(d.fault) + "</span>" : "") + "</div>";
+          (d.fault ? ' <span class="badge fault">' + esc(d.fault) + "</span>" : "") + "</div>" +
+          (d.log ? '<div class="said-line" title="what the bot wrote to stderr">' + esc(firstLine(d.log)) +
+            "</div>" : "");
       } else {
         line = '<div class="choice">game over</div>';
       }
