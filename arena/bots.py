@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import fcntl
 import math
 import os
 import select
 import shlex
 import shutil
 import signal
+import struct
 import subprocess
 import sys
+import termios
 import threading
 import time
 from dataclasses import dataclass
@@ -62,7 +65,7 @@ from protocol.codec import REPLY_LIMITS
 
 DEFAULT_LOG_CAP = 1 << 20  # bytes per log file
 STDERR_TAIL = 2000  # characters of stderr kept for fault records
-_LOG_SETTLE = 0.05  # seconds to wait for the drain to take in what was in the pipe when the reply came
+_LOG_SETTLE = 1.0  # seconds at most to wait for the drain to read what the pipe held when the reply came
 # The transport reads a message of up to twice the cap (so that an over-cap reply is an `oversized` fault) and cuts
 # off anything larger (the connection drops and the bot reconnects): what it buffers per message stays near the cap.
 TRANSPORT_CAP_FACTOR = 2
@@ -153,16 +156,21 @@ class DecisionLog:
 
 class LogDrain(threading.Thread):
     """Copies one pipe of a bot into a size-capped log file, keeping the last characters in memory and, between
-    capture() and captured(), what went through for one decision (within DECISION_LOG_CAP and the game's budget)."""
+    capture() and captured(), what went through for one decision (within DECISION_LOG_CAP and the game's budget).
+
+    Each chunk is read and counted under one lock, so that captured() knows that nothing is on its way between the
+    pipe and the count: what the pipe does not hold has been counted."""
 
     def __init__(self, pipe: IO[bytes], path: Path, cap: int) -> None:
         super().__init__(name=f"drain {path.name}", daemon=True)
         self._pipe = pipe
         self._fd = pipe.fileno()
+        os.set_blocking(self._fd, False)
         self._path = path
         self._cap = cap
         self._tail = b""
-        self._took = threading.Condition()  # notified after each chunk taken in
+        self._took = threading.Condition()  # held to read and count a chunk; notified after each
+        self._read = 0  # bytes read from the pipe so far
         self._capture: bytearray | None = None
         self._dropped = 0
         self._budget = GAME_LOG_CAP
@@ -170,11 +178,12 @@ class LogDrain(threading.Thread):
 
     def run(self) -> None:
         written = 0
+        poller = select.poll()
+        poller.register(self._fd, select.POLLIN)
         try:
             with self._path.open("wb") as log:
                 # Keep reading past the cap so that a chatty bot never blocks on a full pipe.
-                while chunk := self._pipe.read1(1 << 16):  # type: ignore[attr-defined]
-                    self._take(chunk)
+                while chunk := self._next(poller):
                     if written < self._cap:
                         part = chunk[: self._cap - written]
                         log.write(part)
@@ -188,16 +197,28 @@ class LogDrain(threading.Thread):
                 self._pipe.close()
                 self._took.notify_all()
 
+    def _next(self, poller: select.poll) -> bytes:
+        """The next chunk from the pipe, counted (b"" at its end)."""
+        while True:
+            poller.poll()
+            with self._took:
+                try:
+                    chunk = os.read(self._fd, 1 << 16)
+                except BlockingIOError:
+                    continue
+                self._take(chunk)
+                return chunk
+
     def _take(self, chunk: bytes) -> None:
-        with self._took:
-            self._tail = (self._tail + chunk)[-STDERR_TAIL:]
-            if self._capture is not None:
-                room = min(DECISION_LOG_CAP - len(self._capture), self._budget)
-                kept = chunk[:max(room, 0)]
-                self._capture += kept
-                self._budget -= len(kept)
-                self._dropped += len(chunk) - len(kept)
-            self._took.notify_all()
+        self._read += len(chunk)
+        self._tail = (self._tail + chunk)[-STDERR_TAIL:]
+        if self._capture is not None:
+            room = min(DECISION_LOG_CAP - len(self._capture), self._budget)
+            kept = chunk[:max(room, 0)]
+            self._capture += kept
+            self._budget -= len(kept)
+            self._dropped += len(chunk) - len(kept)
+        self._took.notify_all()
 
     def tail(self) -> str:
         """The last characters that went through the pipe."""
@@ -215,23 +236,22 @@ class LogDrain(threading.Thread):
             self._dropped = 0
 
     def captured(self) -> DecisionLog:
-        """Stop keeping, and return what came through since capture(). Output arrives on its own: what the pipe
-        held when this is called (the bot's reply is in) counts too, taken in within _LOG_SETTLE seconds; a line
-        that reaches the pipe only after the reply counts for the bot's next decision."""
+        """Stop keeping, and return what came through since capture(). Output arrives on its own: what the bot
+        wrote before its reply came in (what the pipe holds now) counts too, once the drain has read it (within
+        _LOG_SETTLE seconds); what reaches the pipe after the reply counts for the bot's next decision."""
         deadline = time.monotonic() + _LOG_SETTLE
         with self._took:
-            while not self._done and _pending(self._fd) and (left := deadline - time.monotonic()) > 0:
+            due = self._read + (0 if self._done else _pending(self._fd))
+            while not self._done and self._read < due and (left := deadline - time.monotonic()) > 0:
                 self._took.wait(left)
             kept, dropped = self._capture or b"", self._dropped
             self._capture, self._dropped = None, 0
         return DecisionLog(kept.decode("utf-8", errors="replace"), dropped)
 
 
-def _pending(fd: int) -> bool:
-    """True if the pipe fd has bytes waiting to be read."""
-    poller = select.poll()
-    poller.register(fd, select.POLLIN)
-    return any(event & select.POLLIN for _, event in poller.poll(0))
+def _pending(fd: int) -> int:
+    """How many bytes the pipe fd holds, not yet read."""
+    return int(struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0])
 
 
 _due: list[Any] = []  # where a supervising process reads when this one should next make progress (arena.worker)

@@ -1,11 +1,12 @@
 """A bot that writes a line to stderr at every decision, for the tests of per-decision logs:
-`python tests/bots/chatty_bot.py [SECRET_HEX] ENDPOINT`.
+`python tests/bots/chatty_bot.py [SECRET_HEX | loud] ENDPOINT`.
 
 It plays uniformly at random (seeded from the seed the arena sends) and, at each decision, writes one line to
 stderr before it answers: `chatty: game G decision K chose I of N`, K counting its own decisions in the game from
 1. Given SECRET_HEX, it also writes the secret (SECRET_HEX decoded, so that the command line, which the arena may
 show, does not hold it) to stderr at every decision and answers an illegal index at its first one of each game: a
-bot that tries to publish what it read, through its log and a fault's stderr tail.
+bot that tries to publish what it read, through its log and a fault's stderr tail. `loud` also writes LOUD_BYTES
+more at every decision, before its line: more than the arena keeps of a decision.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from typing import Any
 
 from protocol import Bot, NewGame, run_bot
 
+LOUD_BYTES = 10_000
+
 
 class ChattyBot(Bot):
     """Random play, one stderr line per decision (and a secret, with an illegal first move, if given one)."""
@@ -23,9 +26,10 @@ class ChattyBot(Bot):
     name = "chatty"
     version = "1.0"
 
-    def __init__(self, secret: str | None) -> None:
+    def __init__(self, secret: str | None, loud: bool) -> None:
         super().__init__()
         self.secret = secret
+        self.loud = loud
         self.rng = random.Random(0)
         self.game = 0
         self.asked = 0
@@ -44,10 +48,13 @@ class ChattyBot(Bot):
             print(self.secret, file=sys.stderr, flush=True)
             if self.asked == 1:
                 index = len(options) + 5
+        if self.loud:
+            sys.stderr.write("x" * (LOUD_BYTES - 1) + "\n")
         print(f"chatty: game {self.game} decision {self.asked} chose {index} of {len(options)}", file=sys.stderr,
               flush=True)
         return index
 
 
 if __name__ == "__main__":
-    run_bot(ChattyBot(bytes.fromhex(sys.argv[1]).decode() if len(sys.argv) > 2 else None))
+    given = sys.argv[1] if len(sys.argv) > 2 else None
+    run_bot(ChattyBot(bytes.fromhex(given).decode() if given and given != "loud" else None, given == "loud"))
