@@ -11,6 +11,7 @@ from arena.games import Game, GameError, State
 from arena.record import DecisionRecord, GameRecord
 from arena.replay import Reproduction, record_game, resimulate
 from arena.viewer import patch
+from arena.viewer.legend import legend
 from arena.viewer.tables import GAMES
 
 STDERR_TAIL = 2000  # characters of a bot's stderr shown with a fault
@@ -99,6 +100,7 @@ def _common(record: GameRecord, game: Game, seat: int | None, bot_output: bool) 
         "num_players": record.num_players, "page_seat": seat,
         "seats": [{"seat": s.seat, "name": s.label, "version": s.version} for s in record.seats],  # entrant (handshake)
         "colours": list(GAMES[game.name].colours),
+        "legend": legend(game.name),
         "faults": [_fault(f, seat, bot_output) for f in record.faults],
         "result": {**record.result.to_dict(), "match_ranks": list(record.ranks),
                    "disqualified": list(record.disqualified)},

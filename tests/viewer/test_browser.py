@@ -13,11 +13,14 @@ import pytest
 
 from arena.record import GameRecord, load_record
 from arena.viewer import render_replay, write_replay
+from arena.viewer.legend import legend as legend_of
 from tests.browser import DESKTOP, PHONE, console_errors, screenshot, set_viewport
 from tests.helpers import quick_run
 from tests.viewer.conftest import (
     LONG_2001,
+    bot,
     card_ids,
+    cli_match_record,
     engine_record,
     referee_knowledge,
     run_arena,
@@ -203,6 +206,70 @@ def test_playback_speeds_are_kept_in_the_link_and_32x_plays_at_least_20_decision
     assert moved / (took / 1000) >= 20, f"32x played {moved} decisions in {took:.0f} ms"
     assert not chromium.execute_script("return arenaViewer.playing()")
     assert console_errors(chromium) == []
+
+
+@pytest.fixture(scope="module")
+def chatty(tmp_path_factory: pytest.TempPathFactory) -> tuple[GameRecord, Path, Path]:
+    """A bali-2017 game of a bot that writes a line to stderr at every decision (seat 0) against a random bot, by
+    `arena match`, and its referee's page and seat 1's page by `arena replay --html`."""
+    folder = tmp_path_factory.mktemp("chatty")
+    path = cli_match_record(folder, "bali-2017", [bot("chatty_bot"), bot("random_bot")], seed=2)
+    pages = folder / "referee.html", folder / "seat1.html"
+    run_arena("replay", str(path), "--html", str(pages[0]), cwd=folder)
+    run_arena("replay", str(path), "--html", str(pages[1]), "--seat", "1", cwd=folder)
+    return load_record(path), *pages
+
+
+def test_a_bots_stderr_shows_at_the_decision_it_was_written_for(chromium: Any,
+                                                                chatty: tuple[GameRecord, Path, Path]) -> None:
+    from selenium.webdriver.common.by import By
+
+    record, referee, seat_page = chatty
+    mine = [k for k, d in enumerate(record.decisions) if d.seat == 0]
+    theirs = next(k for k, d in enumerate(record.decisions) if d.seat == 1)
+    open_page(chromium, referee.as_uri())
+    for asked, step in [(1, mine[0]), (2, mine[1]), (len(mine), mine[-1])]:
+        chromium.execute_script("arenaViewer.go(arguments[0])", step)
+        said = chromium.find_element(By.CSS_SELECTOR, "#decision .said").text
+        d = record.decisions[step]
+        assert said.startswith(f"chatty: game 0 decision {asked} chose {d.index} of "), (step, said)
+        entry = chromium.find_element(By.CSS_SELECTOR, f'#log .entry[data-step="{step}"] .said-line')
+        assert entry.text == said
+    chromium.execute_script("arenaViewer.go(arguments[0])", theirs)
+    assert chromium.find_elements(By.CSS_SELECTOR, "#decision .bot-log") == []  # the random bot wrote nothing
+    assert console_errors(chromium) == []
+    screenshot(chromium, "bali-2017-bot-log")
+    # A seat's page holds only its own bot's log: seat 1's holds none of seat 0's.
+    assert "chatty:" not in seat_page.read_text(encoding="utf-8")
+
+
+def test_the_legend_explains_every_abbreviation_on_the_board(chromium: Any, pages: dict[str, Page]) -> None:
+    from selenium.webdriver.common.by import By
+
+    for name in ("bali-2001-referee", "bali-2017-referee"):
+        page = pages[name]
+        legend = legend_of(page.record.game)
+        open_page(chromium, page.url)
+        listed = [[term.find_element(By.TAG_NAME, "dt").text, term.find_element(By.TAG_NAME, "dd").text]
+                  for term in chromium.find_elements(By.CSS_SELECTOR, "#legend .term")]
+        assert listed == legend["entries"]
+        terms = {term for term, _ in listed}
+        # Every short form a card is drawn with on the board, at every step, is one the legend explains.
+        drawn = chromium.execute_script("""
+            var seen = {};
+            var last = arenaViewer.position().last;
+            for (var step = 0; step <= last + 2; step += 3) {
+              arenaViewer.go(Math.min(step, last));
+              document.querySelectorAll('#board .card').forEach(function (c) { seen[c.textContent] = true; });
+            }
+            return Object.keys(seen);""")
+        islands = set(legend["islands"].values())
+        for text in drawn:
+            kind, _, pair = text.partition(" ")
+            assert kind in terms, f"{name}: {text!r} is drawn but not in the legend"
+            assert set(pair) <= islands, f"{name}: {text!r} names islands the legend does not list"
+        assert set(legend["cards"].values()) <= terms
+        assert console_errors(chromium) == []
 
 
 @pytest.mark.parametrize("name", ["bali-2001-seat1", "bali-2017-seat2"])

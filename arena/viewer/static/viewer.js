@@ -21,12 +21,9 @@
   var LOG_WINDOW = 30;     // decisions shown in the log on either side of the current one
   var LOG_MARGIN = 8;      // how near the window's edge the current decision may come before the window moves
   var FRAGMENT_MS = 250;   // browsers throttle history updates: the fragment follows a fast stepper at this pace
-  var ISLAND_SHORT = { Kukusch: "K", Panschar: "P", Tschakkalag: "T", Wontong: "W" };
-  var KIND_SHORT = {
-    priest: "pri", warrior: "war", prince: "prn", scholar: "sch", artist: "art",
-    rice_farmer: "rice", peanut_farmer: "pea", banana_farmer: "ban", pepper_farmer: "pep",
-    stonemason: "mason", shrine: "shrine", oracle: "oracle"
-  };
+  // The short forms the board draws cards and islands with, and what each means: the game's facts, from the page.
+  var KIND_SHORT = DATA.legend.cards;
+  var ISLAND_SHORT = DATA.legend.islands;
 
   var cache = {};
   var REPLAYED = null;     // a record re-played: [public parts, own parts by view]
@@ -541,7 +538,14 @@
   }
 
   // --- wiring ----------------------------------------------------------------------------------------------------
+  function drawLegend() {
+    document.getElementById("legend-list").innerHTML = DATA.legend.entries.map(function (entry) {
+      return '<div class="term"><dt>' + esc(entry[0]) + "</dt><dd>" + esc(entry[1]) + "</dd></div>";
+    }).join("");
+  }
+
   function setup() {
+    drawLegend();
     var seats = document.getElementById("seats");
     seats.innerHTML = DATA.seats.map(function (s) {
       return '<span class="seat-chip">' + seatDot(s.seat) + " " + esc(s.name) + " " + esc(s.version) + "</span>";
