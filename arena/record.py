@@ -273,7 +273,7 @@ def _decision(value: Any, path: str, seat_no: Callable[[Any, str], int]) -> Deci
     log = _log_text(value["log"], path + ".log") if "log" in value else ""
     dropped = _COUNT(value["log_dropped"], path + ".log_dropped") if "log_dropped" in value else 0
     return DecisionRecord(seat_no(seat, path + ".seat"), _INDEX(index, path + ".index"), _TIME(time, path + ".time"),
-                          fault, log, dropped)
+                          fault, log=log, log_dropped=dropped)
 
 
 _INDEX = integer()

@@ -204,6 +204,7 @@ def test_playback_speeds_are_kept_in_the_link_and_32x_plays_at_least_20_decision
     moved, took = chromium.execute_async_script(PLAYED, 40)
     assert moved >= 40, "playback stopped before 40 decisions"
     assert moved / (took / 1000) >= 20, f"32x played {moved} decisions in {took:.0f} ms"
+    print(f"\n32x played {moved} decisions in {took:.0f} ms: {moved / took * 1000:.1f} a second")
     assert not chromium.execute_script("return arenaViewer.playing()")
     assert console_errors(chromium) == []
 
@@ -235,10 +236,10 @@ def test_a_bots_stderr_shows_at_the_decision_it_was_written_for(chromium: Any,
         assert said.startswith(f"chatty: game 0 decision {asked} chose {d.index} of "), (step, said)
         entry = chromium.find_element(By.CSS_SELECTOR, f'#log .entry[data-step="{step}"] .said-line')
         assert entry.text == said
+    screenshot(chromium, "bali-2017-bot-log")
     chromium.execute_script("arenaViewer.go(arguments[0])", theirs)
     assert chromium.find_elements(By.CSS_SELECTOR, "#decision .bot-log") == []  # the random bot wrote nothing
     assert console_errors(chromium) == []
-    screenshot(chromium, "bali-2017-bot-log")
     # A seat's page holds only its own bot's log: seat 1's holds none of seat 0's.
     assert "chatty:" not in seat_page.read_text(encoding="utf-8")
 
