@@ -119,3 +119,28 @@ def test_a_bad_log_in_a_record_is_named(field: str, value: Any, problem: str) ->
     with pytest.raises(SchemaError) as raised:
         record_from_dict(_record(**{field: value}))
     assert problem in str(raised.value)
+
+
+def test_a_line_written_just_before_the_reply_is_that_decisions(tmp_path: Path) -> None:
+    """The drain reads and counts under one lock, so what the pipe held when the reply came is never lost between
+    two decisions, however the threads are scheduled."""
+    import os
+
+    from arena.bots import LogDrain
+
+    read, write = os.pipe()
+    drain = LogDrain(os.fdopen(read, "rb"), tmp_path / "bot.stderr.log", 1 << 20)
+    drain.start()
+    try:
+        for k in range(500):
+            drain.new_game()
+            drain.capture()
+            os.write(write, f"line {k}\n".encode())
+            assert drain.captured().text == f"line {k}\n"
+        drain.capture()
+        assert drain.captured().text == ""  # nothing written: nothing kept, and no wait
+    finally:
+        os.close(write)
+        drain.join(5)
+    assert not drain.is_alive()
+    assert (tmp_path / "bot.stderr.log").read_text() == "".join(f"line {k}\n" for k in range(500))
