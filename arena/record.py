@@ -19,11 +19,10 @@ FORMAT_VERSION = 2
 # Version 1 records lack the seats' entrant names and the faults' own decision count, time taken and limit;
 # they load with those fields empty.
 READABLE_VERSIONS = (1, 2)
-# A decision may carry what its bot wrote to stderr while deciding (`log`, only when there was some) and the bytes
-# written beyond the caps (`log_dropped`, only when not 0): added within version 2, absent in older records, and
-# ignored by readers that do not know them, as any later field of a decision is.
-# What a bot writes to stderr while it decides is kept with the decision up to DECISION_LOG_CAP bytes, and up to
-# GAME_LOG_CAP bytes over its game; the rest is counted, not kept (the bot's log file has it, up to its own cap).
+# A decision may carry what its bot wrote to stderr while deciding (`log`, only when there was some: up to
+# DECISION_LOG_CAP bytes, and GAME_LOG_CAP over the bot's game) and the bytes written beyond the caps, counted, not
+# kept (`log_dropped`, only when not 0; the bot's log file has them, up to its own cap). Both were added within
+# version 2: older records have none, and readers that do not know them skip them, as any later field of a decision.
 DECISION_LOG_CAP = 4096
 GAME_LOG_CAP = 64 << 10
 T = TypeVar("T")
@@ -278,6 +277,8 @@ def _decision(value: Any, path: str, seat_no: Callable[[Any, str], int]) -> Deci
 
 _INDEX = integer()
 _COUNT = integer(0)
+_TIME = _optional(seconds)
+_FAULT_KIND = _enum(FaultKind)
 
 
 def _log_text(value: Any, path: str) -> str:
@@ -285,8 +286,6 @@ def _log_text(value: Any, path: str) -> str:
     if len(text) > DECISION_LOG_CAP:  # a decoded log is never longer than the bytes it was cut to
         raise SchemaError(path, f"expected at most {DECISION_LOG_CAP} characters, got {len(text)}")
     return text
-_TIME = _optional(seconds)
-_FAULT_KIND = _enum(FaultKind)
 
 
 def _fault(value: Any, path: str, seat_no: Callable[[Any, str], int]) -> FaultRecord:
