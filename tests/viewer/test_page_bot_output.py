@@ -52,3 +52,12 @@ def test_a_public_page_holds_no_text_a_bot_wrote() -> None:
         assert data["faults"][0]["kind"] == "malformed"  # the fault itself is shown
         assert data.get("logs", {}) == {} and all("log" not in d for d in data["decisions"])
         assert json.dumps(data["seats"]) == json.dumps(page_data(render_replay(record, seat))["seats"])
+
+
+def test_markup_in_a_log_stays_text_in_the_page() -> None:
+    record = engine_record("bali-2017", 2, 3)
+    hostile = '</script><script>alert(1)</script><img src=x onerror="alert(2)">\x1b[2J'
+    first = dataclasses.replace(record.decisions[0], log=hostile)
+    page = render_replay(dataclasses.replace(record, decisions=(first, *record.decisions[1:])))
+    assert "<script>alert" not in page and "<img" not in page
+    assert page_data(page)["logs"]["0"] == [hostile, 0]
