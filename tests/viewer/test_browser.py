@@ -242,6 +242,16 @@ def test_a_bots_stderr_shows_at_the_decision_it_was_written_for(chromium: Any,
     assert console_errors(chromium) == []
     # A seat's page holds only its own bot's log: seat 1's holds none of seat 0's.
     assert "chatty:" not in seat_page.read_text(encoding="utf-8")
+    # Markup a bot writes is shown as the text it is.
+    hostile = '<b id="bold">bold</b><img src=x onerror="document.title=1">'
+    first = replace(record.decisions[mine[0]], log=hostile)
+    edited = referee.with_name("hostile.html")
+    edited.write_text(render_replay(replace(record, decisions=tuple(
+        first if k == mine[0] else d for k, d in enumerate(record.decisions)))), encoding="utf-8")
+    open_page(chromium, f"{edited.as_uri()}#step={mine[0]}")
+    assert chromium.find_element(By.CSS_SELECTOR, "#decision .said").text == hostile
+    assert chromium.find_elements(By.CSS_SELECTOR, "#bold, #decision img, #log img") == []
+    assert console_errors(chromium) == []
 
 
 def test_the_legend_explains_every_abbreviation_on_the_board(chromium: Any, pages: dict[str, Page]) -> None:
