@@ -86,3 +86,11 @@ def test_a_last_millisecond_bot_makes_its_game_last_at_most_its_game_clock_longe
     assert len([d for d in record.decisions if d.seat == 0]) > 10  # without the clock, ~1 s each
     # The arena's own time besides: starting the bots and the rest of the game, as in the game played at once.
     assert slow <= at_once + waited + max(2.0, at_once), (slow, at_once, waited)
+
+
+def test_where_cpu_time_cannot_be_read_a_command_says_so_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import arena.cli.params
+    monkeypatch.setattr(arena.cli.params, "cpu_accounting", lambda: None)
+    r = run("match", "bali-2017", RANDOM_BOT, RANDOM_BOT, "--games", "2", "--results", str(tmp_path), *FAST)
+    assert r.exit_code == 0, r.output
+    assert r.output.count("time warning: the CPU time of a bot's processes cannot be read here") == 1
