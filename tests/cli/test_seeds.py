@@ -15,14 +15,14 @@ import pytest
 
 from arena.seeds import SecretSeed, derive_seed, table_seed
 from tests.bots.seed_thief import state_digest
-from tests.helpers import RANDOM, ROOT, arena, bots
+from tests.helpers import RANDOM, ROOT, arena, bots, sandbox_levels
 
 THIEF = f"thief={sys.executable} {ROOT / 'tests' / 'bots' / 'seed_thief.py'}"
 PREDICTION = re.compile(r"seed_thief: game (\d+) seat (\d+) predicts (?:deal seed (\d+), state (\w+)|nothing)")
 
 
 def tournament(cwd: Path, *args: str) -> None:
-    """A round-robin of the thief and two random bots, at the default sandbox level."""
+    """A round-robin of the thief and two random bots."""
     run = arena("tournament", "bali-2017", THIEF, f"r1={RANDOM}", f"r2={RANDOM}", "--jobs", "1", *args, cwd=cwd)
     assert run.returncode == 0, run.stderr
 
@@ -54,8 +54,10 @@ def seeds_listed(cwd: Path, results: str = "results") -> list[str]:
     return [line[start:end].strip() for line in listing.stdout.splitlines()[2:]]
 
 
-def test_with_a_public_seed_the_thief_predicts_every_deal_and_the_run_says_it_is_public(tmp_path: Path) -> None:
-    tournament(tmp_path, "--seed", "0")
+@pytest.mark.parametrize("level", sandbox_levels())
+def test_with_a_public_seed_the_thief_predicts_every_deal_and_the_run_says_it_is_public(level: str,
+                                                                                       tmp_path: Path) -> None:
+    tournament(tmp_path, "--seed", "0", "--sandbox", level)
     games = predictions(tmp_path / "results")
     assert len(games) == 3 and all(right(g) for g in games), games
     assert seeds_listed(tmp_path) == ["public (seed 0)"]
@@ -66,8 +68,9 @@ def test_with_a_public_seed_the_thief_predicts_every_deal_and_the_run_says_it_is
     assert "public-seeded (seed 0)" in arena("leaderboard", cwd=tmp_path).stdout
 
 
-def test_at_the_default_the_thief_predicts_nothing_and_no_file_holds_the_secret(tmp_path: Path) -> None:
-    tournament(tmp_path)
+@pytest.mark.parametrize("level", sandbox_levels())
+def test_at_the_default_the_thief_predicts_nothing_and_no_file_holds_the_secret(level: str, tmp_path: Path) -> None:
+    tournament(tmp_path, "--sandbox", level)
     games = predictions(tmp_path / "results")
     assert len(games) == 3 and not any(right(g) for g in games), games
     assert seeds_listed(tmp_path) == ["secret"]
