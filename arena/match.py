@@ -235,7 +235,7 @@ class BotPool:
             command = self.config.bots[p]
             stem = self.log_dir / f"p{p}-{file_safe(self.names[p])}"
             try:
-                ensure_built(command.cwd, Path(f"{stem}-build.log"))
+                ensure_built(command.cwd, Path(f"{stem}-build.log"), self.sandbox)
             except BuildFailed as fault:
                 bots[p] = StartFailure(fault, fault.output)
                 continue
@@ -357,6 +357,7 @@ class GamePlay:
         self.since[seat] = self.state.num_events()
         self.asked[seat] += 1
         allowance = clock.allowance()
+        bot.capture_log()
         try:
             reply = bot.ask(request, allowance)
             index, elapsed = cast(Action, reply.message).index, reply.elapsed
@@ -367,8 +368,10 @@ class GamePlay:
         except BotFault as exc:
             index, elapsed, fault = 0, exc.elapsed, exc
             self._fault(seat, Phase.DECIDE, exc, number, allowance)
+        log = bot.captured_log()
         clock.charge(elapsed, timed_out=isinstance(fault, BotTimeout))
-        self.decisions.append(DecisionRecord(seat, index, elapsed, fault.kind if fault else None))
+        self.decisions.append(DecisionRecord(seat, index, elapsed, fault.kind if fault else None,
+                                             log=log.text, log_dropped=log.dropped))
         return index
 
     def _fault(self, seat: int, phase: Phase, fault: BotFault, decision: int | None, limit: float) -> None:

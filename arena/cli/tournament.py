@@ -122,6 +122,8 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
     """
     format_ = get_format(fmt)
     entrants, refused = _entrants(bots, submissions)
+    if submissions is not None or any(e.cwd for e in entrants):
+        sandbox.check_strangers()
     sandbox = sandbox.resolved()
     check_options(game.name, options)
     if strict and refused:
