@@ -519,7 +519,8 @@ def store_match(config: MatchConfig, result: MatchResult, db: Path) -> list[int]
     entrants = [Entrant(names[p], b.argv, b.cwd, version=s.version) for p, (b, s) in
                 enumerate(zip(config.bots, result.standings))]
     settings = {"match": result.match_id, "seed": config.seed, "games": config.games, "options": config.options,
-                "time": config.time.to_wire(), "bots": [str(b) for b in config.bots], "names": list(names)}
+                "time": config.time.to_wire(), "bots": [str(b) for b in config.bots], "names": list(names),
+                "sandbox": config.sandbox.resolved().to_dict()}
     with Store(db) as store:
         t = store.open_tournament(result.match_id, config.game.name, MATCH_FORMAT, settings, entrants)
         ids = store.record_games(t.id, [_stored_game(record, result.directory, config.results_dir, names)

@@ -28,9 +28,10 @@ def _open(results_dir: Path, db: Path | None, readonly: bool = True) -> Store:
 
 
 def _stored_ratings(store: Store, t: Tournament) -> Ratings:
-    config = RatingConfig(**t.config["rating"])
+    """The ratings the store keeps; rated from the games when it keeps none (a match's entry is not rated)."""
+    config = RatingConfig.stored(t.game, t.config)
     table = {name: Rating(mu, sigma) for name, (mu, sigma) in store.stored_ratings(t.id).items()}
-    return Ratings(config, table)
+    return Ratings(config, table) if table else rate_all(config, store.outcomes(t.id))
 
 
 @click.command()
@@ -157,7 +158,7 @@ def rerate(name: str | None, every: bool, results_dir: Path, db: Path | None) ->
         targets = store.tournaments() if every else [store.tournament(name)]
         for t in targets:
             outcomes = store.outcomes(t.id)
-            ratings = rate_all(RatingConfig(**t.config["rating"]), outcomes)
+            ratings = rate_all(RatingConfig.stored(t.game, t.config), outcomes)
             store.save_ratings(t.id, ratings)
             click.echo(f"{t.name}: {len(outcomes)} games rated, {len(ratings.table)} bots")
             rows = sorted(((n, r.conservative, r.mu, r.sigma) for n, r in ratings.table.items()),

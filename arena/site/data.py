@@ -205,7 +205,7 @@ def tournament_data(store: Store, t: Tournament, max_fault_rate: float | None = 
     head-to-head counts and faults."""
     outcomes = store.outcomes(t.id)
     cache = None if cache_dir is None else cache_dir / f"{slug(t.name)}.json"
-    ratings, history = rating_history(RatingConfig(**t.config["rating"]), outcomes, cache)
+    ratings, history = rating_history(RatingConfig.stored(t.game, t.config), outcomes, cache)
     title = tournament_title(t)
     board = build(title, ratings, store.bot_stats(t.id), max_fault_rate, tuple(store.refusals(t.id)),
                   frozenset(store.retired(t.id)))
