@@ -106,7 +106,7 @@ def play_table(job: TableJob) -> TableResult:
         game=get_game(job.spec_game), bots=tuple(BotCommand(argv, cwd) for argv, cwd in job.bots),
         games=job.table.games, seed=job.table.seed, options=job.options, time=job.time,
         fresh_processes=job.fresh_processes, results_dir=job.results_dir, duplicate=job.table.duplicate,
-        sandbox=job.sandbox, mark_folder=True, seatings=job.table.plan)
+        sandbox=job.sandbox, mark_folder=True, seatings=job.table.plan, names=tuple(job.table.bots))
     if job.sandbox.cpus:
         os.sched_setaffinity(0, job.sandbox.cpus)  # the worker shares its match's CPUs, not its neighbours'
     try:
