@@ -535,7 +535,7 @@ def _stored_game(record: GameRecord, directory: Path, results_dir: Path, names: 
         path = str(replay.relative_to(results_dir))  # as a tournament stores it: the results folder may move
     except ValueError:
         path = str(replay)
-    faults = tuple(StoredFault(f.seat, f.kind.value, f"{f.where()}: {f.detail}", f.decision, f.stderr)
+    faults = tuple(StoredFault(f.seat, f.kind.value, f"{f.phase.value}: {f.detail}", f.decision, f.stderr)
                    for f in record.faults)
     return StoredGame(record.game_index, 0, record.seed, tuple(names[s.participant] for s in record.seats), "done",
                       record.result.reason, tuple(record.result.scores), tuple(record.ranks),

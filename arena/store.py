@@ -541,6 +541,18 @@ class Store:
                                           "WHERE g.id = ?", (gid,)).fetchone()[0]
         return d
 
+    @_guarded
+    def game_numbered(self, t: Tournament, number: int) -> dict[str, Any]:
+        """Game `number` of a tournament (its place in the schedule, from 1), as game() gives it; ConfigError
+        naming the tournament's games if there is none."""
+        row = self.db.execute("SELECT id FROM games WHERE tournament_id = ? AND seq = ?", (t.id, number - 1)).fetchone()
+        if row is None:
+            count = self.db.execute("SELECT COUNT(*), MAX(seq) FROM games WHERE tournament_id = ?", (t.id,)).fetchone()
+            held = f"its games are numbered 1 to {count[1] + 1}" if count[0] else "it has no game yet"
+            raise ConfigError(f"no game {number} in {t.name!r} ({held}); arena matches -t {shlex.quote(t.name)} "
+                              "lists them")
+        return self.game(row[0])
+
     def _game_dict(self, row: tuple[Any, ...]) -> dict[str, Any]:
         keys = ("id", "seq", "table", "seed", "status", "reason", "cut_short", "replay", "seconds")
         d = dict(zip(keys, row))

@@ -101,9 +101,9 @@ def where_to_look(result: MatchResult, stored: list[int], results_dir: Path) -> 
     folder = result.directory
     first = f" (arena replay {shlex.quote(str(folder / 'game-0001.json'))})" if result.records else ""
     option = "" if results_dir == DEFAULT_RESULTS else f" --results {shlex.quote(str(results_dir))}"
-    browse = (f"\nstored as games {stored[0]} to {stored[-1]}: "
-              f"arena matches{option} -t {shlex.quote(result.match_id)}; "
-              f"arena show{option} {stored[0]}") if stored else ""
+    entry = shlex.quote(result.match_id)
+    browse = (f"\nstored as games 1 to {len(stored)} of {entry}: arena matches{option} -t {entry}; "
+              f"arena show{option} 1 -t {entry}") if stored else ""
     return (f"logs: {shlex.quote(str(folder / 'logs'))}\n"
             f"game records: {shlex.quote(str(folder))}{first}{browse}")
 

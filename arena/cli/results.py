@@ -78,13 +78,15 @@ def matches(name: str | None, only_faults: bool, results_dir: Path, db: Path | N
                 continue
             seats = ", ".join(f"{s['bot']}:{s['score'] if s['score'] is not None else '-'}"
                               f"/{s['rank'] if s['rank'] is not None else '-'}" for s in m["seats"])
-            rows.append((m["id"], m["seq"], m["table"], m["status"], seats, faults))
-    click.echo(f"{t.name} ({t.game}, {t.format}): {len(rows)} games")
-    click.echo(tabulate(rows, headers=("id", "seq", "table", "status", "bot:score/rank by seat", "faults")))
+            rows.append((m["seq"] + 1, m["table"], m["status"], seats, faults))
+    click.echo(f"{t.name} ({t.game}, {t.format}): {len(rows)} games; arena show GAME -t {shlex.quote(t.name)} "
+               "shows one")
+    click.echo(tabulate(rows, headers=("game", "table", "status", "bot:score/rank by seat", "faults")))
 
 
 @click.command()
-@click.argument("match_id", type=click.IntRange(min=1), metavar="MATCH")
+@click.argument("number", type=click.IntRange(min=1), metavar="GAME")
+@_tournament_option
 @click.option("--verbose", "-v", is_flag=True, help="Show hidden details in the replay too.")
 @click.option("--html", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the replay as one self-contained HTML page (the referee's view, every seat's view "
@@ -93,15 +95,17 @@ def matches(name: str | None, only_faults: bool, results_dir: Path, db: Path | N
               help="With --html: a page of only what this seat was sent.")
 @results_option
 @db_option
-def show(match_id: int, verbose: bool, html: Path | None, seat: int | None, results_dir: Path,
+def show(number: int, name: str | None, verbose: bool, html: Path | None, seat: int | None, results_dir: Path,
          db: Path | None) -> None:
-    """Show one stored game: seats, result, faults, and its replay turn by turn (or as an HTML page)."""
+    """Show game GAME of a tournament (its number in `arena matches`): seats, result, faults, and its replay turn
+    by turn (or as an HTML page)."""
     if seat is not None and html is None:
         raise click.BadParameter("only with --html", param_hint="'--seat'")
     with _open(results_dir, db) as store:
-        m = store.game(match_id)
+        t = store.tournament(name)
+        m = store.game_numbered(t, number)
     path = replay_path(m["replay"], results_dir)
-    click.echo(_describe(m, path))
+    click.echo(_describe(m, path, _show_command(number, t.name, results_dir, db)))
     if path is None:
         raise click.ClickException("this game has no replay file (it failed before it was played)")
     try:
@@ -130,15 +134,29 @@ def replay_path(stored: str | None, results_dir: Path) -> Path | None:
     return path if path.is_absolute() else results_dir / path
 
 
-def _describe(m: dict[str, Any], replay: Path | None) -> str:
-    head = (f"match {m['id']} of tournament {m['tournament']}: game {m['seq']} (table {m['table']}), seed "
-            f"{m['seed']}, {m['status']}: {m['reason']}{' (cut short)' if m['cut_short'] else ''}")
+def _show_command(number: int, name: str, results_dir: Path, db: Path | None) -> str:
+    """The `arena show` command of this game, as it can be pasted."""
+    where = "" if results_dir == Path("results") else f" --results {shlex.quote(str(results_dir))}"
+    where += "" if db is None else f" --db {shlex.quote(str(db))}"
+    return f"arena show {number} -t {shlex.quote(name)}{where}"
+
+
+def _describe(m: dict[str, Any], replay: Path | None, command: str) -> str:
+    head = (f"game {m['seq'] + 1} of {m['tournament']} (table {m['table']}), seed {m['seed']}, {m['status']}: "
+            f"{m['reason']}{' (cut short)' if m['cut_short'] else ''}")
     seats = tabulate([(s["seat"], s["bot"], s["score"], s["rank"], "yes" if s["disqualified"] else "", s["faults"])
                       for s in m["seats"]], headers=("seat", "bot", "score", "rank", "disqualified", "faults"))
-    faults = "\n".join(f"  seat {f['seat']}: {f['kind']}: {f['detail']}" + _tail(f["stderr_tail"])
+    page = f"game-{m['seq'] + 1}.html"
+    faults = "\n".join(f"  seat {f['seat']}{_at(f['decision'])}: {f['kind']}: {f['detail']}" + _tail(f["stderr_tail"])
+                       + (f"\n      see it: {command} --html {page}, then open {page}#step={f['decision']}&seat="
+                          f"{f['seat']}" if f["decision"] is not None and replay else "")
                        for f in m["faults"])
     where = f"arena replay {shlex.quote(str(replay))}" if replay else "none"
     return head + "\n" + seats + (f"\nfaults:\n{faults}" if faults else "") + f"\nreplay: {where}\n"
+
+
+def _at(decision: int | None) -> str:
+    return "" if decision is None else f", decision #{decision}"
 
 
 def _tail(stderr: str) -> str:

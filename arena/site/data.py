@@ -194,8 +194,8 @@ def tournament_title(t: Tournament) -> str:
 
 
 def game_replays(store: Store, t: Tournament) -> list[tuple[int, str]]:
-    """(game id, replay file) of every game of the tournament that has a replay, in schedule order."""
-    return list(store.db.execute("SELECT id, replay FROM games WHERE tournament_id = ? AND replay IS NOT NULL "
+    """(game number, replay file) of every game of the tournament that has a replay, in schedule order."""
+    return list(store.db.execute("SELECT seq + 1, replay FROM games WHERE tournament_id = ? AND replay IS NOT NULL "
                                  "AND replay != '' ORDER BY seq", (t.id,)))
 
 
