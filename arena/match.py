@@ -19,7 +19,7 @@ import zmq
 
 from arena import __version__, leftovers
 from arena.bots import DEFAULT_LOG_CAP, BotCommand, BotProcess, Transport
-from arena.entrants import Entrant
+from arena.entrants import Entrant, numbered
 from arena.errors import BotCrashed, BotFault, BotTimeout, BuildFailed, ConfigError, IllegalAction
 from arena.games import Game, GameError
 from arena.record import DecisionRecord, FaultRecord, GameRecord, Phase, SeatRecord, entrant_label, save_record
@@ -114,18 +114,6 @@ class MatchConfig:
             if len(seating.participants) != self.seats or len(set(seating.participants)) != self.seats or \
                     not all(0 <= p < len(self.bots) for p in seating.participants):
                 raise ConfigError(f"game {g + 1} of the plan does not seat {self.seats} distinct participants")
-
-
-def numbered(labels: list[str]) -> tuple[str, ...]:
-    """The labels, a repeated one numbered from its second use on: random_bot, random_bot-2, random_bot-3."""
-    names: list[str] = []
-    for label in labels:
-        name, number = label, 1
-        while name in names:
-            number += 1
-            name = f"{label}-{number}"
-        names.append(name)
-    return tuple(names)
 
 
 def file_safe(name: str) -> str:

@@ -563,10 +563,13 @@ class Store:
         return d
 
 
+SHOWN = ("max_fault_rate",)  # settings of how a tournament is shown, not of what it plays: they may change
+
+
 def _comparable(config: dict[str, Any], living: tuple[str, ...] = (), title: bool = False) -> dict[str, Any]:
-    """A tournament's configuration as compared on resume: its title is shown, not played, and the living keys
-    (a ladder's entrants and number of games) may change."""
-    return {k: v for k, v in config.items() if k not in living and (title or k != "title")}
+    """A tournament's configuration as compared on resume: its title and SHOWN settings are shown, not played, and
+    the living keys (a ladder's entrants and number of games) may change."""
+    return {k: v for k, v in config.items() if k not in living and k not in SHOWN and (title or k != "title")}
 
 
 def _changed(name: str, path: Path, fmt: str, stored: dict[str, Any], config: dict[str, Any]) -> str:

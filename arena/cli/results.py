@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -11,11 +12,12 @@ from tabulate import tabulate
 
 from arena.cli.params import db_option, results_option, store_path
 from arena.errors import ReplayError
-from arena.leaderboard import FORMATS, board_title, build, render
+from arena.leaderboard import FORMATS, Leaderboard, board_title, build, handshake_names, render
 from arena.ratings import Rating, RatingConfig, Ratings, rate_all
 from arena.record import GameRecord, load_record
 from arena.replay import turn_lines
 from arena.site import leaderboard_page, tournament_data
+from arena.site.data import game_replays
 from arena.store import Store, Tournament
 from arena.viewer import write_replay
 
@@ -49,17 +51,28 @@ def leaderboard(name: str | None, fmt: str, max_fault_rate: float | None, output
     """Print a tournament's leaderboard, ranked by the conservative estimate mu - 3 sigma."""
     with _open(results_dir, db) as store:
         t = store.tournament(name)
+        if max_fault_rate is None:  # the tournament's own, from its competition file or command
+            max_fault_rate = t.config.get("max_fault_rate")
         if fmt == "html":  # the published site's leaderboard page, on its own
             text = leaderboard_page(tournament_data(store, t, max_fault_rate))
         else:
-            text = render(build(board_title(t.name, t.game, t.format, t.config), _stored_ratings(store, t),
-                                store.bot_stats(t.id), max_fault_rate, tuple(store.refusals(t.id)),
-                                frozenset(store.retired(t.id)), all_versions), fmt)
+            board = build(board_title(t.name, t.game, t.format, t.config), _stored_ratings(store, t),
+                          store.bot_stats(t.id), max_fault_rate, tuple(store.refusals(t.id)),
+                          frozenset(store.retired(t.id)), all_versions)
+            text = render(with_handshakes(board, store, t, results_dir) if fmt in ("table", "markdown") else board,
+                          fmt)
     if output is None:
         click.echo(text)
     else:
         output.write_text(text + "\n", encoding="utf-8")
         click.echo(f"leaderboard written to {output}", err=True)
+
+
+def with_handshakes(board: Leaderboard, store: Store, t: Tournament, results_dir: Path) -> Leaderboard:
+    """The board with each bot's handshake name, read from its games' records, to show beside its entrant name."""
+    records = (replay_path(replay, results_dir) for _, replay in game_replays(store, t))
+    names = [r.bot for r in (*board.rows, *board.withheld)]
+    return replace(board, handshakes=handshake_names((p for p in records if p is not None), names))
 
 
 @click.command()

@@ -204,6 +204,7 @@ def tournament_data(store: Store, t: Tournament, max_fault_rate: float | None = 
     """Read one tournament's games, ratings (rebuilt in schedule order, continuing from cache_dir's if given),
     head-to-head counts and faults."""
     outcomes = store.outcomes(t.id)
+    max_fault_rate = t.config.get("max_fault_rate") if max_fault_rate is None else max_fault_rate
     cache = None if cache_dir is None else cache_dir / f"{slug(t.name)}.json"
     ratings, history = rating_history(RatingConfig.stored(t.game, t.config), outcomes, cache)
     title = tournament_title(t)

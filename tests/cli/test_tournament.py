@@ -97,7 +97,7 @@ def _manifest(folder: Path, text: str) -> None:
     (lambda d: _manifest(d / "subs" / "a", "name = 'a b'\nversion = '1'\ncommand = 'true'"),
      ["--submissions", "subs"], "name 'a b' must be"),
     (lambda d: None, ["--submissions", "nowhere"], "does not exist"),
-    (lambda d: None, [RANDOM, RANDOM, RANDOM], "duplicate bot name 'random_bot'"),
+    (lambda d: None, [f"a={RANDOM}", f"a={RANDOM}", RANDOM], "duplicate bot name 'a'"),
     (lambda d: None, ["a=" + RANDOM, "b=" + RANDOM], "2 entrants cannot fill a table of 3 seats"),
     (lambda d: None, ["a=" + RANDOM, "b=" + RANDOM, "c=" + RANDOM, "--seats", "5"], "not 5"),
     (lambda d: None, ["a=python3 missing_bot.py", "b=" + RANDOM, "c=" + RANDOM], "'missing_bot.py' does not exist"),
