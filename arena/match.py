@@ -25,7 +25,7 @@ from arena.games import Game, GameError
 from arena.record import DecisionRecord, FaultRecord, GameRecord, Phase, SeatRecord, entrant_label, save_record
 from arena.sandbox import Isolation, Sandbox, Watchdog
 from arena.store import Store, StoredFault, StoredGame
-from arena.submission import ensure_built, wants_tcp
+from arena.submission import BuildWatch, ensure_built, wants_tcp
 from arena.wire import SeatClock, decide_request, derive_seed, game_over_request, new_game_request, outcome
 from protocol import DEFAULT_MAX_MESSAGE, Action, Ready, TimeControl
 
@@ -69,6 +69,7 @@ class MatchConfig:
     seatings: tuple[Seating, ...] | None = None
     # The participants' names (a tournament's entrant names); default: entrant_names() of the commands.
     names: tuple[str, ...] | None = None
+    build_watch: BuildWatch | None = None  # told of each submission build that runs (a progress display)
 
     def entrant_names(self) -> tuple[str, ...]:
         """Each participant's name: the given ones, else its command's label, numbered when two are alike."""
@@ -222,7 +223,7 @@ class BotPool:
             command = self.config.bots[p]
             stem = self.log_dir / f"p{p}-{file_safe(self.names[p])}"
             try:
-                ensure_built(command.cwd, Path(f"{stem}-build.log"))
+                ensure_built(command.cwd, Path(f"{stem}-build.log"), self.config.build_watch)
             except BuildFailed as fault:
                 bots[p] = StartFailure(fault, fault.output)
                 continue

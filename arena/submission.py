@@ -15,9 +15,9 @@ import shlex
 import signal
 import subprocess
 import threading
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, ContextManager, Iterator
 
 from arena.bots import Transport
 from arena.entrants import MANIFEST, build_step, install_hint, transport
@@ -36,10 +36,13 @@ _built: set[str] = set()  # folders checked (and built if need be) by this proce
 _failed: dict[str, tuple[str, BuildFailed]] = {}  # folder -> (digest, fault) of a build that failed here
 
 
-def ensure_built(cwd: str | None, log: Path) -> None:
+BuildWatch = Callable[[Path, tuple[str, ...]], ContextManager[None]]  # wraps a build that runs: says it is under way
+
+
+def ensure_built(cwd: str | None, log: Path, watch: BuildWatch | None = None) -> None:
     """Build the submission folder cwd if its manifest names a build and its files changed since the last one;
     BuildFailed (with the build's last lines) if the build fails. Once per folder and process: a failed build is
-    not tried again for the same files."""
+    not tried again for the same files. A build that runs does so inside watch(folder, build), if given."""
     if cwd is None or not (Path(cwd) / MANIFEST).is_file():
         return
     folder = Path(cwd)
@@ -51,11 +54,11 @@ def ensure_built(cwd: str | None, log: Path) -> None:
         except ConfigError as exc:
             raise BuildFailed(f"cannot read the build step: {exc}") from None
         if build is not None:
-            _build_if_changed(folder, build, log)
+            _build_if_changed(folder, build, log, watch)
         _built.add(cwd)
 
 
-def _build_if_changed(folder: Path, build: tuple[str, ...], log: Path) -> None:
+def _build_if_changed(folder: Path, build: tuple[str, ...], log: Path, watch: BuildWatch | None) -> None:
     digest = folder_digest(folder)
     failed = _failed.get(str(folder))
     if failed is not None and failed[0] == digest:
@@ -64,7 +67,8 @@ def _build_if_changed(folder: Path, build: tuple[str, ...], log: Path) -> None:
         if read_stamp(folder) == digest:
             return  # built already, by an earlier run or by another worker while this one waited
         try:
-            run_build(folder, build, log)
+            with watch(folder, build) if watch is not None else nullcontext():
+                run_build(folder, build, log)
         except BuildFailed as fault:
             _failed[str(folder)] = (digest, fault)
             raise

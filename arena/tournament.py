@@ -27,6 +27,7 @@ from arena.record import GameRecord, Phase
 from arena.sandbox import Sandbox, cpu_sets
 from arena.sprt import SprtSettings
 from arena.store import Store, StoredFault, StoredGame, Tournament
+from arena.submission import BuildWatch
 from arena.worker import Failure, WorkerPool
 from protocol import TimeControl
 
@@ -386,13 +387,14 @@ def sample_opponents(game: str, count: int, taken: set[str]) -> list[Entrant]:
 
 
 def admit(entrants: list[Entrant], game: str, options: dict[str, Any] | None, clock: TimeControl,
-          sandbox: Sandbox, only: Callable[[Entrant], bool] = lambda _: True) -> tuple[list[Entrant], list[Refusal]]:
+          sandbox: Sandbox, only: Callable[[Entrant], bool] = lambda _: True,
+          watch: BuildWatch | None = None) -> tuple[list[Entrant], list[Refusal]]:
     """The entrants that play a first game against the sample bots through (those `only` leaves out are not
     checked), and a refusal for each other one (a failed build, start, handshake or a disqualification in that
-    game), with the reason."""
+    game), with the reason; watch is told of each build that runs."""
     admitted, refused = [], []
     for entrant in entrants:
-        reason = first_game(entrant, game, options, clock, sandbox) if only(entrant) else None
+        reason = first_game(entrant, game, options, clock, sandbox, watch) if only(entrant) else None
         if reason is None:
             admitted.append(entrant)
         else:
@@ -401,14 +403,14 @@ def admit(entrants: list[Entrant], game: str, options: dict[str, Any] | None, cl
 
 
 def first_game(entrant: Entrant, game: str, options: dict[str, Any] | None, clock: TimeControl,
-               sandbox: Sandbox) -> str | None:
+               sandbox: Sandbox, watch: BuildWatch | None = None) -> str | None:
     """Why the entrant failed its first game against the sample bots, or None if it played it through."""
     rules = get_game(game)
     opponents = sample_opponents(game, rules.min_players - 1, {entrant.name})
     bots = tuple(BotCommand(e.command, e.cwd) for e in (entrant, *opponents))
     with tempfile.TemporaryDirectory(prefix="arena-admission-") as work:
         config = MatchConfig(game=rules, bots=bots, games=1, options=options, time=clock, sandbox=sandbox,
-                             results_dir=Path(work))
+                             results_dir=Path(work), build_watch=watch)
         try:
             record = run_match(config).records[0]
         except (ArenaError, OSError, zmq.ZMQError) as exc:

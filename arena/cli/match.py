@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import shlex
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from arena.games import Game
 from arena.interrupt import cleanup_on_termination
 from arena.match import MatchConfig, MatchInterrupted, MatchResult, run_match
 from arena.match import store_match as keep_in_store
+from arena.progress import BuildDisplay
 from arena.record import GameRecord
 from arena.sandbox import Sandbox
 from protocol import DEFAULT_MAX_MESSAGE, TimeControl
@@ -67,7 +69,8 @@ def match(game: Game, bots: tuple[BotCommand, ...], games: int, seed: int | None
     config = MatchConfig(
         game=game, bots=bots, games=games, seed=seed, options=options, time=time, fresh_processes=fresh_processes,
         duplicate=duplicate, transport=Transport.TCP if tcp else Transport.IPC, max_message=max_message,
-        results_dir=results_dir, sandbox=sandbox.resolved())
+        results_dir=results_dir, sandbox=sandbox.resolved(),
+        build_watch=None if quiet else BuildDisplay(sys.stderr, sys.stderr.isatty()))
     config.check()
     announce_sandbox(config.sandbox)
     progress = None if quiet else lambda record: click.echo(game_line(record, games), err=True)

@@ -32,7 +32,7 @@ from arena.formats.ladder import DEFAULT_WAVE
 from arena.games import Game
 from arena.interrupt import cleanup_on_termination
 from arena.leaderboard import board_title, build, render
-from arena.progress import Display
+from arena.progress import BuildDisplay, Display
 from arena.ratings import DEFAULT_SIGMA, RatingConfig
 from arena.sandbox import Sandbox
 from arena.store import Store
@@ -127,7 +127,8 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
     if strict and refused:
         raise ConfigError(_refusals(refused))
     if submissions is not None:
-        entrants, failed = admit(entrants, game.name, options, time, sandbox, only=lambda e: e.cwd is not None)
+        entrants, failed = admit(entrants, game.name, options, time, sandbox, only=lambda e: e.cwd is not None,
+                                 watch=BuildDisplay(sys.stderr, sys.stderr.isatty()))
         refused += failed
     if strict and refused:
         raise ConfigError(_refusals(refused))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -13,6 +14,7 @@ from arena.errors import ReplayError
 from arena.games import Game
 from arena.interrupt import cleanup_on_termination
 from arena.match import MatchConfig, MatchInterrupted, MatchResult, run_match
+from arena.progress import BuildDisplay
 from arena.record import FaultRecord, GameRecord, ordinal
 from arena.sandbox import Sandbox
 from arena.viewer import write_replay
@@ -39,7 +41,8 @@ def validate(bot: BotCommand, game: Game, players: int | None, games: int | None
     against random bots, with a pass/fail report that lists every fault. Exits 1 on failure."""
     players = game.max_players if players is None else players
     config = MatchConfig(game=game, bots=(bot,) + (RANDOM_BOT,) * (players - 1), games=games or players,
-                         seed=seed, time=time, results_dir=results_dir, sandbox=sandbox)
+                         seed=seed, time=time, results_dir=results_dir, sandbox=sandbox,
+                         build_watch=BuildDisplay(sys.stderr, sys.stderr.isatty()))
     config.check()
     click.echo(f"validating {bot} on {game.name}: {config.games} games at a table of {players}, "
                f"{time.timeout:g} s per decision")

@@ -4,8 +4,12 @@ copy of a bot named as `match` names it, and the competition file's settings kep
 from __future__ import annotations
 
 import json
+import os
+import pty
 import re
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -69,3 +73,54 @@ def test_the_leaderboard_keeps_the_competition_files_max_fault_rate(tmp_path: Pa
     assert again.returncode == 0 and "0 games" not in again.stderr, again.stderr
     listed = arena("tournaments", cwd=tmp_path).stdout
     assert len([line for line in listed.splitlines() if "bali-2017" in line]) == 1
+
+
+def _kit(folder: Path, build: str) -> Path:
+    """A submission folder whose build takes a while (the README's bot, with a manifest)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "bot.py").write_text("from protocol import run_bot\nrun_bot(lambda view, options, decision: 0, "
+                                   "name='kit', version='1')\n", encoding="utf-8")
+    command = json.dumps([sys.executable, "bot.py"])
+    manifest = f"name = 'kit'\nversion = '1'\ncommand = {command}\nbuild = {json.dumps(build)}\n"
+    (folder / "manifest.toml").write_text(manifest, encoding="utf-8")
+    return folder
+
+
+@pytest.mark.slow
+def test_a_build_says_that_it_runs_and_how_long_it_took(tmp_path: Path) -> None:
+    kit = _kit(tmp_path / "kit", "sleep 1.2")
+    done = arena("validate", "kit", "--game", "bali-2017", "--games", "1", "--players", "2", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    started, ended = done.stderr.splitlines()[:2]
+    assert started == f"building {kit} (sleep 1.2) ..." and re.fullmatch(
+        rf"building {re.escape(str(kit))} \(sleep 1\.2\): built in 0:00:0[1-9]", ended), done.stderr
+    again = arena("validate", "kit", "--game", "bali-2017", "--games", "1", "--players", "2", cwd=tmp_path)
+    assert "building" not in again.stderr  # built already: nothing runs, nothing said
+    _kit(kit, "sh -c 'echo compiling; echo error: no such type >&2; exit 3'")
+    failed = arena("validate", "kit", "--game", "bali-2017", "--games", "1", "--players", "2", cwd=tmp_path)
+    assert failed.returncode == 1 and re.search(r": failed after 0:00:0\d$", failed.stderr, re.M), failed.stderr
+    assert "stderr| error: no such type" in failed.stdout  # the build's last lines, with its fault
+
+
+@pytest.mark.slow
+def test_on_a_terminal_the_build_line_counts_the_seconds(tmp_path: Path) -> None:
+    _kit(tmp_path / "kit", "sleep 2.5")
+    parent, child = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "arena", "validate", "kit", "--game", "bali-2017", "--games",
+                                "1", "--players", "2"], cwd=tmp_path, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL, stderr=child)
+    os.close(child)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(parent, 4096)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        shown += chunk
+    assert process.wait(timeout=120) == 0
+    os.close(parent)
+    text = shown.decode()
+    assert "\r\x1b[2Kbuilding " in text and re.search(r"\(sleep 2\.5\): 0:00:0[1-9] so far", text), text
+    assert re.search(r"\(sleep 2\.5\): built in 0:00:0[2-9]\r?\n", text), text
