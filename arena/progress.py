@@ -81,7 +81,7 @@ class BuildDisplay:
 
     @contextmanager
     def __call__(self, folder: Path, build: tuple[str, ...]) -> Iterator[None]:
-        head = f"building {folder} ({shlex.join(build)})"
+        head = f"building {_from_here(folder)} ({shlex.join(build)})"
         start, stop = time.monotonic(), threading.Event()
         self._write(f"{head} ...", end="" if self.tty else "\n")
         ticker = threading.Thread(target=self._tick, args=(head, start, stop), daemon=True) if self.tty else None
@@ -104,3 +104,11 @@ class BuildDisplay:
     def _write(self, line: str, end: str = "\n") -> None:
         self.stream.write(("\r\x1b[2K" if self.tty else "") + line + end)
         self.stream.flush()
+
+
+def _from_here(folder: Path) -> Path:
+    """A folder as a path from the current directory where it is inside it (as the user named it), else as is."""
+    try:
+        return folder.resolve().relative_to(Path.cwd())
+    except (ValueError, OSError):
+        return folder
