@@ -117,7 +117,7 @@ def is_submission(text: str) -> bool:
     """True if text names a folder: a submission (ConfigError if it holds no manifest, the one thing it needs)."""
     folder = Path(text)
     try:
-        if not folder.is_dir():
+        if not text.strip() or not folder.is_dir():  # '' is no folder (Path('') is the current one)
             return False
     except OSError:
         return False

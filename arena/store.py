@@ -183,6 +183,8 @@ class Store:
     @classmethod
     def existing(cls, path: Path, readonly: bool = True) -> "Store":
         """The store at path for browsing (or, readonly False, for writing); StoreError if there is none yet."""
+        if Path(path).is_dir():
+            raise StoreError(f"{str(path)!r} is a folder, not a results store: give --db the store's file")
         if not Path(path).is_file():
             raise StoreError(f"no results store at {str(path)!r}: run a tournament first, or give --db")
         return cls(path, readonly=readonly)
