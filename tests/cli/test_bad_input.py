@@ -121,7 +121,7 @@ CASES = [
     (".", ["replay", "r_list.json"], 1, ["r_list.json is not a valid game record"]),
     (".", ["replay", "r_obj.json"], 1, ["r_obj.json is not a valid game record: field 'format'"]),
     (".", ["replay", "m_badtoml"], 2, ["'m_badtoml' is a directory"]),
-    (".", ["replay", "r_edited.json"], 1, ["the replay does not reproduce the record", "decision 3"]),
+    (".", ["replay", "r_edited.json"], 1, ["the replay does not reproduce the record", "decision #3 (seat"]),
     (".", ["replay", "r_version.json"], 1, ["field 'format_version'"]),
     (".", ["replay", "r_noseats.json"], 1, ["field 'seats': missing"]),
     (".", ["replay", "r_good.json", "--seat", "9"], 2, ["'--seat'", "the game had seats 0 to 1"]),
