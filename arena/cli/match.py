@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 import shlex
 import sys
 from pathlib import Path
@@ -30,6 +29,7 @@ from arena.match import store_match as keep_in_store
 from arena.progress import BuildDisplay
 from arena.record import GameRecord
 from arena.sandbox import Sandbox
+from arena.seeds import PUBLIC_SEED_HELP, chosen
 from protocol import DEFAULT_MAX_MESSAGE, TimeControl
 
 DEFAULT_RESULTS = Path("results")  # the --results default: commands given it need no --results option
@@ -41,8 +41,7 @@ INTERRUPTED = 130  # the exit status of a command stopped by Ctrl-C or SIGTERM, 
 @click.argument("bots", type=BOT, nargs=-1, required=True)
 @click.option("--games", "-n", type=click.IntRange(min=1), default=1, show_default=True,
               help="Games to play; seats rotate from one game to the next.")
-@click.option("--seed", "-s", type=int, default=None, help="Match seed: deals and bot seeds derive from it "
-              "(default: a random one, printed).")
+@click.option("--seed", "-s", type=int, default=None, help=PUBLIC_SEED_HELP)
 @time_options
 @sandbox_options
 @click.option("--fresh-processes", is_flag=True, help="Start every bot afresh for every game.")
@@ -63,13 +62,10 @@ def match(game: Game, bots: tuple[BotCommand, ...], games: int, seed: int | None
     Example: arena match bali-2001 "python sample_bots/random_bot.py" "python sample_bots/heuristic_bot.py"
     "python sample_bots/random_bot.py" --games 8
     """
-    if seed is None:
-        seed = random.SystemRandom().randrange(1 << 31)
-        click.echo(f"match seed: {seed}", err=True)
     config = MatchConfig(
-        game=game, bots=bots, games=games, seed=seed, options=options, time=time, fresh_processes=fresh_processes,
-        duplicate=duplicate, transport=Transport.TCP if tcp else Transport.IPC, max_message=max_message,
-        results_dir=results_dir, sandbox=sandbox.resolved(),
+        game=game, bots=bots, games=games, seed=chosen(seed), options=options, time=time,
+        fresh_processes=fresh_processes, duplicate=duplicate, transport=Transport.TCP if tcp else Transport.IPC,
+        max_message=max_message, results_dir=results_dir, sandbox=sandbox.resolved(),
         build_watch=None if quiet else BuildDisplay(sys.stderr, sys.stderr.isatty()))
     config.check()
     announce_sandbox(config.sandbox)

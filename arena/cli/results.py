@@ -16,6 +16,7 @@ from arena.leaderboard import FORMATS, Leaderboard, board_title, build, handshak
 from arena.ratings import Rating, RatingConfig, Ratings, rate_all
 from arena.record import GameRecord, load_record
 from arena.replay import turn_lines
+from arena.seeds import stored_public_seed
 from arena.site import leaderboard_page, tournament_data
 from arena.site.data import game_replays
 from arena.store import Store, Tournament
@@ -58,7 +59,7 @@ def leaderboard(name: str | None, fmt: str, max_fault_rate: float | None, output
         else:
             board = build(board_title(t.name, t.game, t.format, t.config), _stored_ratings(store, t),
                           store.bot_stats(t.id), max_fault_rate, tuple(store.refusals(t.id)),
-                          frozenset(store.retired(t.id)), all_versions)
+                          frozenset(store.retired(t.id)), all_versions, stored_public_seed(t.config))
             text = render(with_handshakes(board, store, t, results_dir) if fmt in ("table", "markdown") else board,
                           fmt)
     if output is None:

@@ -71,10 +71,13 @@ def seat_view(seat: int, name: str) -> str:
 
 
 def render_replay(record: GameRecord, seat: int | None = None, back: tuple[str, str] | None = None,
-                  linked: str | None = None, check: bool = True, heading: str | None = None) -> str:
+                  linked: str | None = None, check: bool = True, bot_output: bool = True,
+                  heading: str | None = None) -> str:
     """The replay page of a record: the referee's view (every seat's view too), or only what seat was sent; with
-    check, a referee's page is made only if the record reproduces here (its browser checks that again)."""
-    return render_page(replay_data(record, seat, check), back, linked, heading)
+    check, a referee's page is made only if the record reproduces here (its browser checks that again); without
+    bot_output, no text a bot wrote but its name and version (a public page). heading names the game (default: as
+    its record does)."""
+    return render_page(replay_data(record, seat, check, bot_output), back, linked, heading)
 
 
 def write_replay(record: GameRecord, path: Path, seat: int | None = None) -> None:
