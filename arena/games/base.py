@@ -127,6 +127,7 @@ class Game(Protocol):
     name: str
     min_players: int
     max_players: int
+    variants: tuple[str, ...]  # the options that switch a variant on (NAME=true)
     game_clock: float  # the default game clock: seconds of thinking time per seat and game (README.md of the game)
 
     def default_options(self) -> dict[str, Any]: ...
@@ -317,6 +318,7 @@ class EngineGame(ABC):
     game_clock: ClassVar[float]
     rules: ClassVar[Rules]
     views: ClassVar[Views]
+    variants: ClassVar[tuple[str, ...]] = ()
 
     state_class: ClassVar[Callable[..., EngineState]]
     # A staticmethod in the subclass: the options module's parse_options.
