@@ -21,7 +21,7 @@ from arena.ratings import RatingConfig
 from arena.record import DecisionRecord, FaultRecord, GameRecord, Phase, SeatRecord, save_record
 from arena.seeds import derive_seed
 from arena.store import DEFAULT_DB_NAME, Store
-from arena.tournament import Runner, TableJob, TableResult, TournamentSpec, stored_game
+from arena.tournament import Runner, TableJob, TableResult, TournamentSpec
 from arena.wire import outcome
 
 BENCH_BOTS = 6
@@ -57,7 +57,7 @@ class InProcessPlayer:
             save_record(record, directory / f"game-{g + 1:04d}.json")
             records.append(record)
         per_game = (time.perf_counter() - start) / len(records)
-        return TableResult(job.table, tuple(stored_game(job, r, directory, per_game) for r in records))
+        return TableResult(job.table, tuple(job.stored_game(r, directory, per_game) for r in records))
 
     def _game(self, config: MatchConfig, match_id: str, g: int) -> GameRecord:
         seating = config.seating(g)

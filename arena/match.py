@@ -19,7 +19,7 @@ import zmq
 
 from arena import __version__, leftovers
 from arena.bots import DEFAULT_LOG_CAP, BotCommand, BotProcess, Transport
-from arena.entrants import Entrant, numbered
+from arena.entrants import numbered
 from arena.errors import (
     BotCrashed,
     BotFault,
@@ -34,7 +34,6 @@ from arena.games import Game, GameError
 from arena.record import DecisionRecord, FaultRecord, GameRecord, Phase, SeatRecord, entrant_label, save_record
 from arena.sandbox import Isolation, Sandbox, Watchdog
 from arena.seeds import SecretSeed, Seed, derive_seed, public_seed, seed_label
-from arena.store import Store, StoredFault, StoredGame
 from arena.submission import BuildWatch, ensure_built, wants_tcp
 from arena.wire import SeatClock, decide_request, game_over_request, new_game_request, outcome
 from protocol import DEFAULT_MAX_MESSAGE, Action, Ready, TimeControl
@@ -526,38 +525,3 @@ def _write_summary(config: MatchConfig, result: MatchResult, interrupted: bool =
         "standings": [vars(s) for s in result.standings], "interrupted": interrupted,
     }
     (result.directory / "match.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
-
-
-MATCH_FORMAT = "match"  # the format of a match's entry in the results store
-
-
-def store_match(config: MatchConfig, result: MatchResult, db: Path) -> list[int]:
-    """Keep the match's games in the results store as an entry of format 'match', named by the match id, so that
-    `arena matches` and `arena show` browse them; returns the stored games' ids, in game order."""
-    names = config.entrant_names()
-    entrants = [Entrant(names[p], b.argv, b.cwd, version=s.version) for p, (b, s) in
-                enumerate(zip(config.bots, result.standings))]
-    settings = {"match": result.match_id, "seed": public_seed(config.seed), "games": config.games,
-                "options": config.options, "time": config.time.to_wire(), "bots": [str(b) for b in config.bots],
-                "names": list(names), "sandbox": config.sandbox.resolved().to_dict()}
-    with Store(db) as store:
-        t = store.open_tournament(result.match_id, config.game.name, MATCH_FORMAT, settings, entrants)
-        if isinstance(config.seed, SecretSeed):
-            store.secret(t.id, config.seed.key)  # kept where no bot reads it, as a tournament's is
-        ids = store.record_games(t.id, [_stored_game(record, result.directory, config.results_dir, names)
-                                        for record in result.records])
-        store.finish_tournament(t.id)
-    return ids
-
-
-def _stored_game(record: GameRecord, directory: Path, results_dir: Path, names: tuple[str, ...]) -> StoredGame:
-    replay = directory / f"game-{record.game_index + 1:04d}.json"
-    try:
-        path = str(replay.relative_to(results_dir))  # as a tournament stores it: the results folder may move
-    except ValueError:
-        path = str(replay)
-    faults = tuple(StoredFault(f.seat, f.kind.value, f"{f.phase.value}: {f.detail}", f.decision, f.stderr)
-                   for f in record.faults)
-    return StoredGame(record.game_index, 0, record.seed, tuple(names[s.participant] for s in record.seats), "done",
-                      record.result.reason, tuple(record.result.scores), tuple(record.ranks),
-                      tuple(record.disqualified), faults, record.result.cut_short, path)

@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterator, TypeVar
 from arena.entrants import Entrant
 from arena.errors import ArenaError, ConfigError
 from arena.ratings import GameOutcome, Ratings
+from arena.record import GameRecord
 from arena.seeds import seeding
 
 DEFAULT_DB_NAME = "arena.sqlite"
@@ -123,6 +124,23 @@ class StoredGame:
     cut_short: bool = False
     replay: str | None = None
     seconds: float = 0.0
+
+    @classmethod
+    def from_record(cls, record: GameRecord, names: tuple[str, ...], directory: Path, results_dir: Path,
+                    first_seq: int = 0, table: int = 0, seconds: float = 0.0) -> StoredGame:
+        """A played game as the store keeps it: the seats' entrants (`names` by participant), ranks, faults, and its
+        replay's path in the match's `directory`, relative to the results folder where it lies under it (the
+        folder may move)."""
+        replay = directory / f"game-{record.game_index + 1:04d}.json"
+        try:
+            path = str(replay.relative_to(results_dir))
+        except ValueError:
+            path = str(replay)
+        faults = tuple(StoredFault(f.seat, f.kind.value, f"{f.phase.value}: {f.detail}", f.decision, f.stderr)
+                       for f in record.faults)
+        return cls(first_seq + record.game_index, table, record.seed, tuple(names[s.participant] for s in record.seats),
+                   "done", record.result.reason, tuple(record.result.scores), tuple(record.ranks),
+                   tuple(record.disqualified), faults, record.result.cut_short, path, seconds)
 
 
 @dataclass(frozen=True)

@@ -21,18 +21,19 @@ from arena.errors import ArenaError, ConfigError, FaultKind
 from arena.formats import Table, TournamentFormat
 from arena.formats.ladder import DEFAULT_WAVE, Ladder
 from arena.games import GameError, get_game
-from arena.match import MatchConfig, run_match
+from arena.match import MatchConfig, MatchResult, run_match
 from arena.ratings import GameOutcome, RatingConfig, Ratings, rate_all
 from arena.record import GameRecord, Phase
 from arena.sandbox import Sandbox, cpu_sets
 from arena.seeds import SecretSeed, Seed, derive_seed, public_seed
 from arena.sprt import SprtSettings
-from arena.store import Store, StoredFault, StoredGame, Tournament
+from arena.store import Store, StoredGame, Tournament
 from arena.submission import BuildWatch
 from arena.wire import time_identity
 from arena.worker import Failure, WorkerPool
 from protocol import TimeControl
 
+MATCH_FORMAT = "match"  # the format of a match's entry in the results store
 LIVING = ("entrants", "max_games")  # what may change from run to run of a ladder
 MAX_TRIES = 3  # times a table is tried on a fresh worker before it is stored as failed
 HEURISTIC_BOT, RANDOM_BOT = "sample_bots.heuristic_bot", "sample_bots.random_bot"
@@ -96,6 +97,11 @@ class TableJob:
     results_dir: Path
     sandbox: Sandbox = field(default_factory=Sandbox)  # with the CPUs of the worker's slot, if pinned
 
+    def stored_game(self, record: GameRecord, directory: Path, seconds: float) -> StoredGame:
+        """One played game of the table as the store keeps it, numbered in the tournament's schedule."""
+        return StoredGame.from_record(record, self.table.bots, directory, self.results_dir, self.table.first_seq,
+                                      self.table.table, seconds)
+
 
 @dataclass(frozen=True)
 class TableResult:
@@ -121,7 +127,7 @@ def play_table(job: TableJob) -> TableResult:
         return failed_table(job.table, f"the match could not be played: {type(exc).__name__}: {exc}",
                        time.perf_counter() - start)
     per_game = (time.perf_counter() - start) / max(1, len(result.records))
-    games = tuple(stored_game(job, record, result.directory, per_game) for record in result.records)
+    games = tuple(job.stored_game(record, result.directory, per_game) for record in result.records)
     return TableResult(job.table, games)
 
 
@@ -138,19 +144,23 @@ def _failed_seed(table: Table, game: int) -> int:
     return derive_seed(table.seed, "deal", table.deal(game)) if public is None else public
 
 
-def stored_game(job: TableJob, record: GameRecord, directory: Path, seconds: float) -> StoredGame:
-    """One played game of a table as the store keeps it: seats, ranks, faults and its replay's path."""
-    bots = tuple(job.table.bots[s.participant] for s in record.seats)
-    faults = tuple(StoredFault(f.seat, f.kind.value, f"{f.phase.value}: {f.detail}", f.decision, f.stderr)
-                   for f in record.faults)
-    replay = directory / f"game-{record.game_index + 1:04d}.json"
-    try:
-        replay_path = str(replay.relative_to(job.results_dir))
-    except ValueError:
-        replay_path = str(replay)
-    return StoredGame(job.table.first_seq + record.game_index, job.table.table, record.seed, bots, "done",
-                      record.result.reason, tuple(record.result.scores), tuple(record.ranks),
-                      tuple(record.disqualified), faults, record.result.cut_short, replay_path, seconds)
+def store_match(config: MatchConfig, result: MatchResult, db: Path) -> list[int]:
+    """Keep the match's games in the results store as an entry of format 'match', named by the match id, so that
+    `arena matches` and `arena show` browse them; returns the stored games' ids, in game order."""
+    names = config.entrant_names()
+    entrants = [Entrant(names[p], b.argv, b.cwd, version=s.version) for p, (b, s) in
+                enumerate(zip(config.bots, result.standings))]
+    settings = {"match": result.match_id, "seed": public_seed(config.seed), "games": config.games,
+                "options": config.options, "time": config.time.to_wire(), "bots": [str(b) for b in config.bots],
+                "names": list(names), "sandbox": config.sandbox.resolved().to_dict()}
+    with Store(db) as store:
+        t = store.open_tournament(result.match_id, config.game.name, MATCH_FORMAT, settings, entrants)
+        if isinstance(config.seed, SecretSeed):
+            store.secret(t.id, config.seed.key)  # kept where no bot reads it, as a tournament's is
+        ids = store.record_games(t.id, [StoredGame.from_record(record, names, result.directory, config.results_dir)
+                                        for record in result.records])
+        store.finish_tournament(t.id)
+    return ids
 
 
 @dataclass(frozen=True)

@@ -25,11 +25,11 @@ from arena.errors import ArenaError
 from arena.games import Game
 from arena.interrupt import INTERRUPTED, cleanup_on_termination
 from arena.match import MatchConfig, MatchInterrupted, MatchResult, run_match
-from arena.match import store_match as keep_in_store
 from arena.progress import BuildDisplay
 from arena.record import GameRecord
 from arena.sandbox import Sandbox
 from arena.seeds import PUBLIC_SEED_HELP, chosen
+from arena.tournament import store_match as keep_in_store
 from protocol import DEFAULT_MAX_MESSAGE, TimeControl
 
 DEFAULT_RESULTS = Path("results")  # the --results default: commands given it need no --results option
