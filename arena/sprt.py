@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 if TYPE_CHECKING:
     import numpy as np
@@ -326,28 +326,33 @@ EXPECTED_PAIRS_MODEL = ("wald: pairs drawn from the observed win/draw/loss share
                         "its weight) decides")
 
 
-def expected_pairs(counts: PairCounts, settings: SprtSettings) -> dict[str, Any]:
-    """How many more pairs the test is expected to need if the pairs go on as they went (Wald's approximation).
+def pairs_to_verdict(shares: Sequence[float], settings: SprtSettings, played: int = 0) -> float | None:
+    """Wald's approximation of the pairs still needed, `played` pairs in, if pairs come at these win/draw/loss
+    shares: None if no ratio of the test moves towards its bound.
 
-    Under the observed shares p, the ratio LLR(a -> b) grows by D(p, s_a) - D(p, s_b) a pair (D the divergence
-    from the closest distribution of that score); a rung of weight w decides once it has grown to the bound less
-    log w. The soonest rung with a positive step gives the figure; none if no rung moves towards its bound.
+    Under shares p, the ratio LLR(a -> b) grows by D(p, s_a) - D(p, s_b) a pair (D the divergence from the
+    closest distribution of that score); a rung of weight w decides once it has grown to the bound less log w.
+    The soonest rung gives the figure.
     """
     import numpy as np
-    observed = _as_array(counts)
-    shares = _frequencies(observed)
+    freqs = np.asarray(shares, dtype=float)[None]
     best: float | None = None
     for side, bound in ((Verdict.BETTER, settings.upper), (Verdict.NOT_BETTER, -settings.lower)):
         for rung in settings.rungs(side):
-            against, towards = (float(divergence(shares, elo_to_score(e))) for e in (rung.against, rung.towards))
-            step = against - towards
-            if step <= 0:
-                continue
-            now = counts.pairs * step if counts.pairs else 0.0
-            more = max(0.0, (bound - math.log(rung.weight) - now) / step)
-            best = more if best is None else min(best, more)
-    return {"model": EXPECTED_PAIRS_MODEL, "shares": [float(v) for v in np.round(shares, 6)],
-            "remaining": None if best is None else math.ceil(best)}
+            fits = divergences(freqs, np.array([elo_to_score(rung.against), elo_to_score(rung.towards)]))[0]
+            step = float(fits[0] - fits[1])
+            if step > 0:
+                more = max(0.0, (bound - math.log(rung.weight)) / step - played)
+                best = more if best is None else min(best, more)
+    return best
+
+
+def expected_pairs(counts: PairCounts, settings: SprtSettings) -> dict[str, Any]:
+    """The pairs the test is expected to need still, if the pairs go on as they went, with the model that says so."""
+    shares = [float(v) for v in _frequencies(_as_array(counts))] if counts.pairs else None
+    remaining = None if shares is None else pairs_to_verdict(shares, settings, counts.pairs)
+    return {"model": EXPECTED_PAIRS_MODEL, "shares": shares,
+            "remaining": None if remaining is None else math.ceil(remaining)}
 
 
 def report(counts: PairCounts, settings: SprtSettings | None, verdict: Verdict) -> dict[str, Any]:
