@@ -210,7 +210,7 @@ def test_a_gain_of_100_elo_is_declared_better_within_40_pairs_in_the_median() ->
 
 @pytest.mark.slow
 @pytest.mark.parametrize("deal_share", [0.0, 0.5])
-@pytest.mark.parametrize("elo", [20.0, 50.0, 100.0, 200.0, -100.0])
+@pytest.mark.parametrize("elo", [pytest.param(20.0, marks=pytest.mark.soak), 50.0, 100.0, 200.0, -100.0])
 def test_the_mixture_decides_a_large_difference_in_a_fraction_of_the_classic_pairs(elo: float,
                                                                                    deal_share: float) -> None:
     shares = PairModel(deal_share).shares(elo)
