@@ -27,6 +27,7 @@ from arena.formats.compare import DEFAULT_WAVE
 from arena.games import Game
 from arena.ratings import RatingConfig
 from arena.sandbox import Sandbox
+from arena.seeds import PUBLIC_SEED_HELP
 from arena.sprt import (
     DEFAULT_ALPHA,
     DEFAULT_BETA,
@@ -36,7 +37,6 @@ from arena.sprt import (
     SprtSettings,
     TestKind,
     Verdict,
-    decide,
     report,
 )
 from arena.store import Store
@@ -69,7 +69,7 @@ from protocol import TimeControl
               help="The cap on the sequential test, in games (a pair is two games); undecided if reached.")
 @click.option("--games", "fixed_games", type=click.IntRange(min=2),
               help="Play exactly this many games (in pairs) without a sequential test, and report the estimate.")
-@click.option("--seed", "-s", type=int, default=0, show_default=True, help="Seed of every deal and bot seed.")
+@click.option("--seed", "-s", type=int, default=None, help=PUBLIC_SEED_HELP)
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True,
               help="Tables played at once, each in its own worker process.")
 @click.option("--name", help="The comparison's name in the store (default: derived from the settings, so that "
@@ -82,9 +82,9 @@ from protocol import TimeControl
 @db_option
 def compare(new: str, base: str, game: Game, opponents: tuple[str, ...], seats: int | None, test: str | None,
             elo0: float | None, elo1: float | None, alpha: float, beta: float, max_games: int,
-            fixed_games: int | None, seed: int, jobs: int, name: str | None, as_json: bool, time: TimeControl,
-            sandbox: Sandbox, options: dict[str, Any] | None,
-            results_dir: Path, db: Path | None) -> None:
+            fixed_games: int | None, seed: int | None, jobs: int, name: str | None, as_json: bool,
+            time: TimeControl, sandbox: Sandbox, options: dict[str, Any] | None, results_dir: Path,
+            db: Path | None) -> None:
     """Is NEW better than BASE at GAME? Each deal is played twice, NEW and then BASE in the tested seat against
     the same opponents, and a sequential probability ratio test (SPRT) stops as soon as the answer is clear: by
     default a mixture over the size of the gain, which decides a large difference in few pairs.
@@ -98,7 +98,7 @@ def compare(new: str, base: str, game: Game, opponents: tuple[str, ...], seats: 
     taken = {new_bot.name, base_bot.name, *(o.name for o in chosen)}
     chosen += sample_opponents(game.name, max(0, seats - 1 - len(chosen)), taken)
     players = comparison.entrants(new_bot, base_bot, chosen)
-    sprt = None if fixed_games is not None else settings(test, elo0, elo1, alpha, beta)
+    sprt = None if fixed_games is not None else comparison.sequential_test(test, elo0, elo1, alpha, beta)
     spec = comparison.spec(game.name, players, seats, sprt, fixed_games or max_games, options=options, seed=seed,
                            time=time, sandbox=sandbox.resolved(),
                            wave=DEFAULT_WAVE, rating=RatingConfig.for_game(game.name))
@@ -107,7 +107,7 @@ def compare(new: str, base: str, game: Game, opponents: tuple[str, ...], seats: 
     with Store(store_path(results_dir, db)) as store:
         runner = Runner(spec, store, results_dir, jobs=jobs, name=name,
                         on_start=lambda _: announce_sandbox(spec.sandbox),
-                        on_progress=lambda _: live.show(comparison.current(store, runner.tournament, spec)[0]))
+                        on_progress=lambda _: live.show(*comparison.current(store, runner.tournament, spec)))
         try:
             runner.run()
         except KeyboardInterrupt:
@@ -115,14 +115,6 @@ def compare(new: str, base: str, game: Game, opponents: tuple[str, ...], seats: 
             raise SystemExit(130) from None
         result = comparison.final_report(store, runner.tournament, spec)
     click.echo(json.dumps(result) if as_json else text_report(result))
-
-
-def settings(test: str | None, elo0: float | None, elo1: float | None, alpha: float,
-             beta: float) -> SprtSettings:
-    """The test the options ask for: the mixture unless --test says otherwise or --elo0/--elo1 name a classic one."""
-    kind = TestKind(test) if test else TestKind.CLASSIC if elo0 is not None or elo1 is not None else TestKind.MIXTURE
-    return SprtSettings(DEFAULT_ELO0 if elo0 is None else elo0, DEFAULT_ELO1 if elo1 is None else elo1, alpha, beta,
-                        kind)
 
 
 class LiveLine:
@@ -133,16 +125,12 @@ class LiveLine:
         self.sprt = sprt
         self.shown = 0
 
-    def show(self, counts: PairCounts) -> None:
+    def show(self, counts: PairCounts, verdict: Verdict) -> None:
         """Print the line for these counts unless it is the one printed last."""
         if counts.pairs == self.shown:
             return
         self.shown = counts.pairs
-        click.echo(live_line(report(counts, self.sprt, _verdict(counts, self.sprt))), err=True)
-
-
-def _verdict(counts: PairCounts, sprt: SprtSettings | None) -> Verdict:
-    return Verdict.UNDECIDED if sprt is None else decide(counts, sprt)
+        click.echo(live_line(report(counts, self.sprt, verdict)), err=True)
 
 
 def live_line(r: dict[str, Any]) -> str:
