@@ -7,12 +7,13 @@ elo = -400 log10(1 / s - 1).
 
 Both tests are built from the generalised log-likelihood ratio on that trinomial, LLR(a -> b): n times the
 divergence of the observed frequencies from the closest distribution of score s_a, minus that from the closest of
-score s_b (fishtest's GSPRT). The classic test is one such ratio, elo0 against elo1, with Wald's bounds. The mixture
-test (the default) averages the ratios of a ladder of gains, elo0 against elo0 + g, g = (elo1 - elo0) x 1, 2, 4,
-..., half the weight on the smallest: a large difference crosses the bound on its own rung of the ladder in few
-pairs, a small one is still found by the first rung, and the weights sum to one, so the chance of a false
-"better" stays alpha (the average of likelihood ratios is itself a likelihood ratio, against the mixture). "Not
-better" mirrors it: the ladder of losses elo1 against elo1 - g, weighted alike, against the bound for beta.
+score s_b (fishtest's GSPRT). The classic test is one such ratio, elo0 against
+elo1, with Wald's bounds. The mixture test (the default) averages the ratios of a ladder of gains, elo0 against
+elo0 + g, g = (elo1 - elo0) x 1, 2, 4, ..., 64, weight 0.3 on the smallest and the rest shared equally: a large
+difference crosses the bound on its own rung of the ladder in few pairs, a small one is still found by the first
+rung, and the weights sum to one, so the chance of a false "better" stays alpha (the average of likelihood ratios
+is itself a likelihood ratio, against the mixture). "Not better" mirrors it: the ladder of losses elo1 against
+elo1 - g, weighted alike, against the bound for beta.
 """
 
 from __future__ import annotations

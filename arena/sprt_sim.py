@@ -6,9 +6,9 @@ performance, its strength plus the deal's luck plus the game's own noise, is abo
 is shared by both games of a pair (the same cards, the same opponents, the same seeds); `deal_share` is its share
 of the variance. NEW is half the strength gap above the opponents, BASE half below. A pair is won when NEW wins and
 BASE loses, lost the other way round, drawn when both win or both lose; the true Elo difference is that trinomial's
-score on the logistic scale (as arena/sprt.py reads it). Fitted to heuristic against random bot runs (400 pairs
-each: 49.5/49.3/1.2% at bali-2017, 66/27.5/6.5% at bali-2001), the deal's share is about 0.5 at bali-2017 and about
-0 at bali-2001.
+score on the logistic scale (as arena/sprt.py reads it). Fitted to runs of the heuristic against the random bot at
+each game's default table (400 pairs at bali-2017: 49.5/49.3/1.2% won/drawn/lost; 200 at bali-2001, three seats:
+66/27.5/6.5%), the deal's share is about 0.5 at bali-2017 and about 0 at bali-2001.
 """
 
 from __future__ import annotations
