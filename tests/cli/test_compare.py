@@ -143,6 +143,7 @@ def test_the_game_options_are_still_given_by_their_long_name(tmp_path: Path) -> 
     assert run.returncode == 2 and "expected KEY=VALUE" in run.stderr and "Traceback" not in run.stderr
 
 
+@pytest.mark.slow
 def test_each_progress_line_is_printed_once_and_names_the_estimate_and_verdict_so_far(tmp_path: Path) -> None:
     # Four tables of eight pairs, two at a time: a table that finishes before the one before it adds no pair.
     run = compare(f"h={HEURISTIC}", f"r={RANDOM}", "--game", "bali-2017", "--test", "classic", "--max-games", "64",
