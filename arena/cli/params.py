@@ -56,8 +56,11 @@ def parse_game_options(pairs: tuple[str, ...], variants: tuple[str, ...]) -> dic
     return options or None
 
 
-def game_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """--option and --variant, gathered into the game's options (a dict, or None) passed as `options`."""
+def game_options(command: Callable[..., Any] | None = None, *, short: bool = True) -> Any:
+    """--option (also -o unless `short` is false, for a command whose -o means something else) and --variant,
+    gathered into the game's options (a dict, or None) passed as `options`."""
+    if command is None:
+        return functools.partial(game_options, short=short)
 
     @functools.wraps(command)
     def gathered(*args: Any, option_pairs: tuple[str, ...], variants: tuple[str, ...], **kwargs: Any) -> Any:
@@ -69,7 +72,7 @@ def game_options(command: Callable[..., Any]) -> Callable[..., Any]:
         return command(*args, options=parse_game_options(option_pairs, variants), **kwargs)
 
     return _with_options(gathered, [
-        click.option("--option", "-o", "option_pairs", multiple=True, metavar="KEY=VALUE",
+        click.option("--option", *(("-o",) if short else ()), "option_pairs", multiple=True, metavar="KEY=VALUE",
                      help="A game option, VALUE as JSON (e.g. max_turns=50); repeatable."),
         click.option("--variant", "variants", multiple=True, metavar="NAME",
                      help="Switch on a variant of the game (the option NAME=true); repeatable."),
