@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Sequence
 
-from arena.entrants import Entrant
+from arena.entrants import Entrant, from_command
 from arena.formats.compare import Compare, verdict
+from arena.games import get_game
 from arena.pairing import GAMES_PER_PAIR
 from arena.sprt import DEFAULT_ELO0, DEFAULT_ELO1, PairCounts, SprtSettings, TestKind, Verdict, report
 from arena.store import Store, Tournament
-from arena.tournament import TournamentSpec
+from arena.tournament import TournamentSpec, check_spec, sample_opponents
 
 DEFAULT_MAX_GAMES = 4000  # the cap on a sequential test: 2,000 pairs
 
@@ -45,6 +46,21 @@ def spec(game: str, players: tuple[Entrant, ...], seats: int, sprt: SprtSettings
     """The comparison as a tournament of the compare format (the other settings as TournamentSpec takes them)."""
     return TournamentSpec(game=game, fmt=Compare(), entrants=players, seats=seats, sprt=sprt, max_games=max_games,
                           **settings)
+
+
+def assemble(game: str, new: str, base: str, opponents: Sequence[str] = (), seats: int | None = None,
+             sprt: SprtSettings | None = None, max_games: int | None = None, **settings: Any) -> TournamentSpec:
+    """NEW against BASE (command lines, NAME=COMMAND or submission folders) at `game`, with `opponents` and as many
+    sample bots as fill a table of `seats` (default: the game's smallest), checked before anything is stored:
+    ConfigError naming the problem. `settings` are the spec's other fields."""
+    seats = seats or get_game(game).min_players
+    chosen = [from_command(o) for o in opponents]
+    new_bot, base_bot = from_command(new), from_command(base)
+    taken = {new_bot.name, base_bot.name, *(o.name for o in chosen)}
+    chosen += sample_opponents(game, max(0, seats - 1 - len(chosen)), taken)
+    found = spec(game, entrants(new_bot, base_bot, chosen), seats, sprt, max_games, **settings)
+    check_spec(found)
+    return found
 
 
 def deals_played(store: Store, tid: int) -> int:

@@ -22,8 +22,6 @@ from arena.cli.params import (
     store_path,
     time_options,
 )
-from arena.cli.tournament import sample_opponents
-from arena.entrants import from_command
 from arena.formats.compare import DEFAULT_WAVE
 from arena.games import Game
 from arena.ratings import RatingConfig
@@ -41,7 +39,7 @@ from arena.sprt import (
     report,
 )
 from arena.store import Store
-from arena.tournament import Runner, check_spec
+from arena.tournament import Runner
 from protocol import TimeControl
 
 
@@ -93,17 +91,10 @@ def compare(new: str, base: str, game: Game, opponents: tuple[str, ...], seats: 
     NEW and BASE are bot command lines (NAME=COMMAND too) or submission folders. Killed or stopped, the same
     command resumes the comparison.
     """
-    seats = seats or game.min_players
-    chosen = [from_command(o) for o in opponents]
-    new_bot, base_bot = from_command(new), from_command(base)
-    taken = {new_bot.name, base_bot.name, *(o.name for o in chosen)}
-    chosen += sample_opponents(game.name, max(0, seats - 1 - len(chosen)), taken)
-    players = comparison.entrants(new_bot, base_bot, chosen)
     sprt = None if fixed_games is not None else comparison.sequential_test(test, elo0, elo1, alpha, beta)
-    spec = comparison.spec(game.name, players, seats, sprt, fixed_games or max_games, options=options, seed=seed,
-                           time=time, sandbox=sandbox.resolved(),
-                           wave=DEFAULT_WAVE, rating=RatingConfig.for_game(game.name))
-    check_spec(spec)  # before the store is created: a bad command leaves nothing behind
+    spec = comparison.assemble(game.name, new, base, opponents, seats, sprt, fixed_games or max_games, options=options,
+                               seed=seed, time=time, sandbox=sandbox.resolved(), wave=DEFAULT_WAVE,
+                               rating=RatingConfig.for_game(game.name))  # checked before the store is created
     live = LiveLine(spec.sprt)
     with Store(store_path(results_dir, db)) as store:
         runner = Runner(spec, store, results_dir, jobs=jobs, name=name,

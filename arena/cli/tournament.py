@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from arena import competition
+from arena.assembly import NoEntrants, assemble
 from arena.cli.params import (
     GAME,
     announce_crowding,
@@ -25,10 +26,9 @@ from arena.cli.params import (
 )
 from arena.cli.results import with_handshakes
 from arena.cluster import ClusterPlayer
-from arena.entrants import Entrant, Refusal, from_commands, survey
 from arena.errors import ConfigError
-from arena.formats import DEFAULT_FORMAT, FORMATS, get_format
-from arena.formats.gauntlet import CHALLENGER_GAMES, SIGMA_TARGET, Gauntlet
+from arena.formats import DEFAULT_FORMAT, FORMATS
+from arena.formats.gauntlet import CHALLENGER_GAMES, SIGMA_TARGET
 from arena.formats.ladder import DEFAULT_WAVE
 from arena.games import Game
 from arena.interrupt import cleanup_on_termination
@@ -38,7 +38,7 @@ from arena.ratings import DEFAULT_SIGMA, RatingConfig
 from arena.sandbox import Sandbox
 from arena.seeds import PUBLIC_SEED_HELP, stored_public_seed
 from arena.store import Store
-from arena.tournament import Runner, TournamentSpec, admit, check_options, check_spec, sample_opponents  # noqa: F401 - sample_opponents: for compare
+from arena.tournament import Runner
 from protocol import TimeControl
 
 
@@ -122,36 +122,19 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
 
     Example: arena tournament bali-2001 "python -m sample_bots.random_bot" "my=python mybot.py" --format gauntlet
     """
-    format_ = get_format(fmt)
-    entrants, refused = _entrants(bots, submissions)
-    if submissions is not None or any(e.cwd for e in entrants):
-        sandbox.check_strangers()
-    sandbox = sandbox.resolved()
-    check_options(game.name, options)
-    if strict and refused:
-        raise ConfigError(_refusals(refused))
-    if submissions is not None:
-        entrants, failed = admit(entrants, game.name, options, time, sandbox, only=lambda e: e.cwd is not None,
-                                 watch=BuildDisplay(sys.stderr, sys.stderr.isatty()))
-        refused += failed
-    if strict and refused:
-        raise ConfigError(_refusals(refused))
-    for refusal in refused:
-        click.echo(f"not admitted: {refusal.reason}", err=True)
-    gauntlet = isinstance(format_, Gauntlet)
-    seats = seats or (game.max_players if gauntlet else max(game.min_players, min(game.max_players, len(entrants))))
-    missing = format_.missing_opponents(len(entrants), seats)
-    entrants += sample_opponents(game.name, missing, taken={e.name for e in entrants})
-    if rounds is None:
-        rounds = format_.default_rounds(len(entrants), seats) if gauntlet else 1
-    spec = TournamentSpec(
-        game=game.name, fmt=format_, entrants=tuple(entrants), seats=seats, options=options, rounds=rounds,
-        duplicate=duplicate, max_games=max_games, wave=wave, seed=seed, fresh_processes=fresh_processes, time=time,
-        rating=rating, title=title, sandbox=sandbox, max_fault_rate=max_fault_rate)
-    check_spec(spec, time_limit)  # before the store is created: a bad command leaves nothing behind
+    try:
+        assembly = assemble(
+            game.name, fmt, bots, submissions, seats=seats, rounds=rounds, options=options, time=time,
+            sandbox=sandbox, strict=strict, time_limit=time_limit, watch=BuildDisplay(sys.stderr, sys.stderr.isatty()),
+            on_refused=lambda r: click.echo(f"not admitted: {r.reason}", err=True), duplicate=duplicate,
+            max_games=max_games, wave=wave, seed=seed, fresh_processes=fresh_processes, rating=rating, title=title,
+            max_fault_rate=max_fault_rate)
+    except NoEntrants as exc:
+        raise click.UsageError(str(exc)) from None
+    spec, refused = assembly.spec, assembly.refused
     player = None if cluster is None else ClusterPlayer(cluster, jobs, results_dir)
     with Store(store_path(results_dir, db)) as store, player or nullcontext():
-        runner = Runner(spec, store, results_dir, jobs=jobs, name=name, time_limit=time_limit, refused=tuple(refused),
+        runner = Runner(spec, store, results_dir, jobs=jobs, name=name, time_limit=time_limit, refused=refused,
                         on_progress=Display(sys.stderr, sys.stderr.isatty()), player=player,
                         on_start=lambda _: (announce_sandbox(spec.sandbox), announce_crowding(
                             1 if player else jobs, spec.seats)))
@@ -169,15 +152,3 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
         if not runner.complete():
             click.echo("\nthe tournament is not complete: run the same command to go on", err=True)
 
-
-def _entrants(bots: tuple[str, ...], submissions: Path | None) -> tuple[list[Entrant], list[Refusal]]:
-    admitted, refused = survey(submissions) if submissions is not None else ([], [])
-    entrants = from_commands(bots, taken=[e.name for e in admitted]) + admitted
-    if not entrants and not refused:
-        raise click.UsageError("give at least one bot command or --submissions DIR")
-    return entrants, refused
-
-
-def _refusals(refused: list[Refusal]) -> str:
-    listed = "\n".join(f"  {r.reason}" for r in refused)
-    return f"{len(refused)} submission(s) not admitted (--strict):\n{listed}"
