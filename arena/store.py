@@ -17,7 +17,7 @@ import sqlite3
 import sys
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator, TypeVar
 
@@ -141,6 +141,36 @@ class StoredGame:
         return cls(first_seq + record.game_index, table, record.seed, tuple(names[s.participant] for s in record.seats),
                    "done", record.result.reason, tuple(record.result.scores), tuple(record.ranks),
                    tuple(record.disqualified), faults, record.result.cut_short, path, seconds)
+
+
+@dataclass(frozen=True)
+class StoredSeat:
+    """One seat of a stored game as read back: its entrant, score and rank (None in a failed game), faults."""
+
+    seat: int
+    bot: str
+    score: int | None
+    rank: int | None
+    disqualified: bool
+    faults: int
+
+
+@dataclass(frozen=True)
+class StoredGameRow:
+    """A stored game as read back, with its seats; `game()` adds its faults and its tournament's name."""
+
+    id: int
+    seq: int
+    table: int
+    seed: int
+    status: str
+    reason: str
+    cut_short: bool
+    replay: str | None
+    seconds: float
+    seats: tuple[StoredSeat, ...]
+    faults: tuple[StoredFault, ...] = ()
+    tournament: str = ""
 
 
 @dataclass(frozen=True)
@@ -580,28 +610,28 @@ class Store:
                 for name, games, wins, score, rank, faulty in rows}
 
     @_guarded
-    def games(self, tid: int) -> list[dict[str, Any]]:
+    def games(self, tid: int) -> list[StoredGameRow]:
         """Every recorded game of a tournament, in schedule order, with its seats."""
         rows = self.db.execute("SELECT id, seq, table_no, seed, status, reason, cut_short, replay, seconds "
                                "FROM games WHERE tournament_id = ? ORDER BY seq", (tid,)).fetchall()
-        return [self._game_dict(row) for row in rows]
+        return [self._game_row(row) for row in rows]
 
     @_guarded
-    def game(self, gid: int) -> dict[str, Any]:
+    def game(self, gid: int) -> StoredGameRow:
         """One recorded game by its id, with seats and faults; StoreError if there is none."""
         row = self.db.execute("SELECT id, seq, table_no, seed, status, reason, cut_short, replay, seconds "
                               "FROM games WHERE id = ?", (gid,)).fetchone()
         if row is None:
             raise StoreError(f"no game {gid} in {str(self.path)!r}")
-        d = self._game_dict(row)
-        d["faults"] = [dict(zip(("seat", "decision", "kind", "detail", "stderr_tail"), f)) for f in self.db.execute(
-            "SELECT seat, decision, kind, detail, stderr_tail FROM faults WHERE game_id = ? ORDER BY id", (gid,))]
-        d["tournament"] = self.db.execute("SELECT t.name FROM tournaments t JOIN games g ON g.tournament_id = t.id "
-                                          "WHERE g.id = ?", (gid,)).fetchone()[0]
-        return d
+        faults = tuple(StoredFault(seat, kind, detail, decision, tail) for seat, decision, kind, detail, tail in
+                       self.db.execute("SELECT seat, decision, kind, detail, stderr_tail FROM faults WHERE game_id = ? "
+                                       "ORDER BY id", (gid,)))
+        tournament = self.db.execute("SELECT t.name FROM tournaments t JOIN games g ON g.tournament_id = t.id "
+                                     "WHERE g.id = ?", (gid,)).fetchone()[0]
+        return replace(self._game_row(row), faults=faults, tournament=tournament)
 
     @_guarded
-    def game_numbered(self, t: Tournament, number: int) -> dict[str, Any]:
+    def game_numbered(self, t: Tournament, number: int) -> StoredGameRow:
         """Game `number` of a tournament (its place in the schedule, from 1), as game() gives it; ConfigError
         naming the tournament's games if there is none."""
         row = self.db.execute("SELECT id FROM games WHERE tournament_id = ? AND seq = ?", (t.id, number - 1)).fetchone()
@@ -612,14 +642,13 @@ class Store:
                               "lists them")
         return self.game(row[0])
 
-    def _game_dict(self, row: tuple[Any, ...]) -> dict[str, Any]:
-        keys = ("id", "seq", "table", "seed", "status", "reason", "cut_short", "replay", "seconds")
-        d = dict(zip(keys, row))
-        d["cut_short"] = bool(d["cut_short"])
-        d["seats"] = [dict(zip(("seat", "bot", "score", "rank", "disqualified", "faults"), s)) for s in self.db.execute(
-            "SELECT seat, name, score, rank, disqualified, faults FROM seats WHERE game_id = ? ORDER BY seat",
-            (d["id"],))]
-        return d
+    def _game_row(self, row: tuple[Any, ...]) -> StoredGameRow:
+        gid, seq, table, seed, status, reason, cut_short, replay, seconds = row
+        rows = self.db.execute("SELECT seat, name, score, rank, disqualified, faults FROM seats WHERE game_id = ? "
+                               "ORDER BY seat", (gid,))
+        seats = tuple(StoredSeat(seat, name, score, rank, bool(dq), faults) for seat, name, score, rank, dq, faults
+                      in rows)
+        return StoredGameRow(gid, seq, table, seed, status, reason, bool(cut_short), replay, seconds, seats)
 
 
 SHOWN = ("max_fault_rate",)  # settings of how a tournament is shown, not of what it plays: they may change

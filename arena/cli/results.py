@@ -5,7 +5,6 @@ from __future__ import annotations
 import shlex
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import click
 from tabulate import tabulate
@@ -19,7 +18,7 @@ from arena.replay import turn_lines
 from arena.seeds import stored_public_seed
 from arena.site import leaderboard_page, tournament_data
 from arena.site.data import game_replays
-from arena.store import Store, Tournament
+from arena.store import Store, StoredGameRow, Tournament
 from arena.viewer import write_replay
 
 _tournament_option = click.option("--tournament", "-t", "name",
@@ -87,12 +86,12 @@ def matches(name: str | None, only_faults: bool, results_dir: Path, db: Path | N
         t = store.tournament(name)
         rows = []
         for m in store.games(t.id):
-            faults = sum(s["faults"] for s in m["seats"])
+            faults = sum(s.faults for s in m.seats)
             if only_faults and not faults:
                 continue
-            seats = ", ".join(f"{s['bot']}:{s['score'] if s['score'] is not None else '-'}"
-                              f"/{s['rank'] if s['rank'] is not None else '-'}" for s in m["seats"])
-            rows.append((m["seq"] + 1, m["table"], m["status"], seats, faults))
+            seats = ", ".join(f"{s.bot}:{s.score if s.score is not None else '-'}"
+                              f"/{s.rank if s.rank is not None else '-'}" for s in m.seats)
+            rows.append((m.seq + 1, m.table, m.status, seats, faults))
     click.echo(f"{t.name} ({t.game}, {t.format}): {len(rows)} games; arena show GAME -t {shlex.quote(t.name)} "
                "shows one")
     click.echo(tabulate(rows, headers=("game", "table", "status", "bot:score/rank by seat", "faults")))
@@ -118,7 +117,7 @@ def show(number: int, name: str | None, verbose: bool, html: Path | None, seat: 
     with _open(results_dir, db) as store:
         t = store.tournament(name)
         m = store.game_numbered(t, number)
-    path = replay_path(m["replay"], results_dir)
+    path = replay_path(m.replay, results_dir)
     click.echo(_describe(m, path, _show_command(number, t.name, results_dir, db)))
     if path is None:
         raise click.ClickException("this game has no replay file (it failed before it was played)")
@@ -155,16 +154,16 @@ def _show_command(number: int, name: str, results_dir: Path, db: Path | None) ->
     return f"arena show {number} -t {shlex.quote(name)}{where}"
 
 
-def _describe(m: dict[str, Any], replay: Path | None, command: str) -> str:
-    head = (f"game {m['seq'] + 1} of {m['tournament']} (table {m['table']}), seed {m['seed']}, {m['status']}: "
-            f"{m['reason']}{' (cut short)' if m['cut_short'] else ''}")
-    seats = tabulate([(s["seat"], s["bot"], s["score"], s["rank"], "yes" if s["disqualified"] else "", s["faults"])
-                      for s in m["seats"]], headers=("seat", "bot", "score", "rank", "disqualified", "faults"))
-    page = f"game-{m['seq'] + 1}.html"
-    faults = "\n".join(f"  seat {f['seat']}{_at(f['decision'])}: {f['kind']}: {f['detail']}" + _tail(f["stderr_tail"])
-                       + (f"\n      see it: {command} --html {page}, then open {page}#step={f['decision']}&seat="
-                          f"{f['seat']}" if f["decision"] is not None and replay else "")
-                       for f in m["faults"])
+def _describe(m: StoredGameRow, replay: Path | None, command: str) -> str:
+    head = (f"game {m.seq + 1} of {m.tournament} (table {m.table}), seed {m.seed}, {m.status}: "
+            f"{m.reason}{' (cut short)' if m.cut_short else ''}")
+    seats = tabulate([(s.seat, s.bot, s.score, s.rank, "yes" if s.disqualified else "", s.faults)
+                      for s in m.seats], headers=("seat", "bot", "score", "rank", "disqualified", "faults"))
+    page = f"game-{m.seq + 1}.html"
+    faults = "\n".join(f"  seat {f.seat}{_at(f.decision)}: {f.kind}: {f.detail}" + _tail(f.stderr_tail)
+                       + (f"\n      see it: {command} --html {page}, then open {page}#step={f.decision}&seat="
+                          f"{f.seat}" if f.decision is not None and replay else "")
+                       for f in m.faults)
     where = f"arena replay {shlex.quote(str(replay))}" if replay else "none"
     return head + "\n" + seats + (f"\nfaults:\n{faults}" if faults else "") + f"\nreplay: {where}\n"
 

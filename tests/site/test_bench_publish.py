@@ -24,12 +24,12 @@ def test_the_bench_store_is_a_real_ladder_whose_replays_reproduce(tmp_path: Path
         t = store.tournament()
         games = store.games(t.id)
         assert t.format == "ladder" and len(store.entrant_ids(t.id)) == BENCH_BOTS
-        assert store.stored_ratings(t.id) and all(g["status"] == "done" for g in games)
+        assert store.stored_ratings(t.id) and all(g.status == "done" for g in games)
         publish(store, results, tmp_path / "site")
     for game in games:
-        record = load_record(results / game["replay"])
+        record = load_record(results / game.replay)
         assert resimulate(record).reproduces
-        assert list(record.ranks) == [s["rank"] for s in game["seats"]]
+        assert list(record.ranks) == [s.rank for s in game.seats]
     more = bench_store("bali-2017", len(games) + 1, results)  # the same ladder, given more games
     with Store(results / "arena.sqlite") as store:
         assert len(store.tournaments()) == 1 and len(store.games(store.tournament().id)) == more > len(games)

@@ -126,7 +126,7 @@ def test_arena_publish_writes_the_site_with_a_replay_page_per_game(results: Path
                            "--title", "Cup"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     with Store(results / "arena.sqlite") as store:
-        ids = [g["id"] for g in store.games(store.tournament("cup").id)]
+        ids = [g.id for g in store.games(store.tournament("cup").id)]
     assert sorted(int(p.stem) for p in (out / "cup" / "games").glob("*.html")) == sorted(ids)
     board = (out / "cup" / "index.html").read_text()
     assert all(f'href="games/{i}.html"' in board for i in ids)
@@ -155,7 +155,7 @@ def test_every_game_is_listed_on_numbered_pages(results: Path, tmp_path: Path, m
     board = (tmp_path / "site" / "cup" / "index.html").read_text()
     assert 'href="games-1.html">1–4</a>' in board and 'href="games-2.html">5–6</a>' in board
     listed = [re.findall(r'href="games/(\d+)\.html"', p.read_text()) for p in lists]
-    assert listed == [[str(g["id"]) for g in games[:4]], [str(g["id"]) for g in games[4:]]]
+    assert listed == [[str(g.id) for g in games[:4]], [str(g.id) for g in games[4:]]]
     assert "<strong>5–6</strong>" in lists[1].read_text()  # the page itself, not a link
 
 
