@@ -1,6 +1,6 @@
 """A tournament assembled from what an organiser chose: its entrants (bot commands and submission folders, admitted
-by a first game), its seats, the sample bots its format needs, and its rounds. The command line, a competition file
-and the tests all go through `assemble`."""
+by a first game), its seats, the sample bots its format needs, and its rounds. `arena tournament` (and so a
+competition file, whose keys are its options) and the tests all go through `assemble`."""
 
 from __future__ import annotations
 
