@@ -11,6 +11,7 @@ from typing import Any, Iterable, Mapping
 
 from tabulate import tabulate
 
+from arena.entrants import Refusal
 from arena.errors import ReplayError
 from arena.ratings import Ratings
 from arena.record import entrant_label, load_record
@@ -44,7 +45,7 @@ class Leaderboard:
     rows: tuple[Row, ...]
     withheld: tuple[Row, ...]
     max_fault_rate: float | None
-    not_admitted: tuple[Mapping[str, str], ...] = ()  # submissions that failed their check: folder, name, reason
+    not_admitted: tuple[Refusal, ...] = ()  # submissions that failed their check
     public_seed: int | None = None  # the seed of a public-seeded run (None: its seed was secret)
     # The name each bot gave in its handshake, shown beside its entrant name in the text tables.
     handshakes: Mapping[str, str] = field(default_factory=dict)
@@ -82,7 +83,7 @@ RETIRED = " (retired)"  # marks a retired version in the all-versions view
 
 
 def build(title: str, ratings: Ratings, stats: Mapping[str, Mapping[str, float]],
-          max_fault_rate: float | None = None, not_admitted: tuple[Mapping[str, str], ...] = (),
+          max_fault_rate: float | None = None, not_admitted: tuple[Refusal, ...] = (),
           retired: frozenset[str] = frozenset(), all_versions: bool = False,
           public_seed: int | None = None) -> Leaderboard:
     """Rank every entrant by mu - 3 sigma (ties by name); withhold those above max_fault_rate; leave retired
@@ -116,7 +117,7 @@ def _note(board: Leaderboard) -> str:
         names = ", ".join(f"{r.bot} ({100 * r.fault_rate:.1f}%)" for r in board.withheld)
         notes.append(f"withheld for a fault rate above {100 * (board.max_fault_rate or 0):.1f}%: {names}")
     if board.not_admitted:
-        notes.append("not admitted:\n" + "\n".join(f"  {r['name']}: {r['reason']}" for r in board.not_admitted))
+        notes.append("not admitted:\n" + "\n".join(f"  {r.name}: {r.reason}" for r in board.not_admitted))
     return "\n".join(notes)
 
 
@@ -140,5 +141,5 @@ def render(board: Leaderboard, fmt: str) -> str:
                            "public_seed": board.public_seed, "max_fault_rate": board.max_fault_rate,
                            "ranking": [asdict(r) for r in board.rows],
                            "withheld": [asdict(r) for r in board.withheld],
-                           "not_admitted": [dict(r) for r in board.not_admitted]}, indent=2)
+                           "not_admitted": [r.to_dict() for r in board.not_admitted]}, indent=2)
     raise ValueError(f"unknown leaderboard format {fmt!r}; formats: {', '.join(FORMATS)}")

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator, TypeVar
 
-from arena.entrants import Entrant
+from arena.entrants import Entrant, Refusal
 from arena.errors import ArenaError, ConfigError
 from arena.ratings import GameOutcome, Ratings
 from arena.record import GameRecord
@@ -565,22 +565,22 @@ class Store:
                                (tid,)).fetchone()[0]
 
     @_guarded
-    def record_refusals(self, tid: int, refused: list[dict[str, str]]) -> None:
+    def record_refusals(self, tid: int, refused: list[Refusal]) -> None:
         """The submissions not admitted by this run's check (each run checks them again, so this replaces the
         last run's list)."""
         with self._transaction():
             self.db.execute("DELETE FROM refusals WHERE tournament_id = ?", (tid,))
             self.db.executemany("INSERT OR REPLACE INTO refusals VALUES (?,?,?,?,?)",
-                                [(tid, r["folder"], r["name"], r["reason"], time.time()) for r in refused])
+                                [(tid, r.folder, r.name, r.reason, time.time()) for r in refused])
 
     @_guarded
-    def refusals(self, tid: int) -> list[dict[str, str]]:
+    def refusals(self, tid: int) -> list[Refusal]:
         """The submissions the last run did not admit: folder, name and reason."""
         if not self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'refusals'").fetchone():
             return []  # an older store read as it is
         rows = self.db.execute("SELECT folder, name, reason FROM refusals WHERE tournament_id = ? ORDER BY folder",
                                (tid,))
-        return [{"folder": f, "name": n, "reason": r} for f, n, r in rows]
+        return [Refusal(f, n, r) for f, n, r in rows]
 
     @_guarded
     def save_ratings(self, tid: int, ratings: Ratings) -> None:

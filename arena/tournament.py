@@ -220,7 +220,7 @@ class Runner:
         self.spec = spec = self._seeded(spec)
         if living:
             self.spec = spec = self._join(spec)
-        self.store.record_refusals(self.tournament.id, [r.to_dict() for r in self.refused])
+        self.store.record_refusals(self.tournament.id, list(self.refused))
         leftovers.sweep(self.results_dir, self.store.replays())  # what killed arenas left behind
         if self.on_start is not None:
             self.on_start(self.tournament)
