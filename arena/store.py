@@ -144,6 +144,23 @@ class StoredGame:
 
 
 @dataclass(frozen=True)
+class Summary:
+    """A tournament at a glance: its entrants and games, the finishing times of its first and last game (None
+    before any), whether it is complete, and its seeding ('secret' or 'public (seed N)')."""
+
+    name: str
+    title: str
+    game: str
+    format: str
+    complete: bool
+    entrants: int
+    games: int
+    first: float | None
+    last: float | None
+    seeding: str
+
+
+@dataclass(frozen=True)
 class StoredSeat:
     """One seat of a stored game as read back: its entrant, score and rank (None in a failed game), faults."""
 
@@ -478,18 +495,15 @@ class Store:
         return name
 
     @_guarded
-    def summaries(self) -> list[dict[str, Any]]:
-        """Every tournament, oldest first: name, title, game, format, entrants, games, first and last game
-        (finishing times), whether it is complete, and its seeding ('secret' or 'public (seed N)')."""
+    def summaries(self) -> list[Summary]:
+        """Every tournament, oldest first, at a glance."""
         rows = self.db.execute(
             "SELECT t.name, t.config, t.game, t.format, t.finished, "
             "(SELECT COUNT(*) FROM entrants e WHERE e.tournament_id = t.id), "
             "COUNT(g.id), MIN(g.finished), MAX(g.finished) "
             "FROM tournaments t LEFT JOIN games g ON g.tournament_id = t.id GROUP BY t.id ORDER BY t.id")
-        keys = ("name", "title", "game", "format", "complete", "entrants", "games", "first", "last", "seeding")
-        return [dict(zip(keys, (name, settings.get("title") or "", game, fmt, finished is not None, *rest,
-                                seeding(settings)))) for name, config, game, fmt, finished, *rest in rows
-                for settings in [json.loads(config)]]
+        return [Summary(name, settings.get("title") or "", game, fmt, finished is not None, *rest, seeding(settings))
+                for name, config, game, fmt, finished, *rest in rows for settings in [json.loads(config)]]
 
     @_guarded
     def tournaments(self) -> list[Tournament]:

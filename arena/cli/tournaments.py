@@ -27,8 +27,8 @@ def tournaments(results_dir: Path, db: Path | None) -> None:
     its seeds (secret, or public: a run given --seed, whose deals anyone who knows the seed can compute) and whether
     it is complete."""
     with Store.existing(store_path(results_dir, db)) as store:
-        rows = [(s["name"], s["title"], s["game"], s["format"], s["entrants"], s["games"], _when(s["first"]),
-                 _when(s["last"]), s["seeding"], "yes" if s["complete"] else "no") for s in store.summaries()]
+        rows = [(s.name, s.title, s.game, s.format, s.entrants, s.games, _when(s.first), _when(s.last), s.seeding,
+                 "yes" if s.complete else "no") for s in store.summaries()]
     if not rows:
         click.echo(f"no tournament in {store.path} yet")
         return
