@@ -201,9 +201,7 @@ class Runner:
         self.spec = spec = self._seed_of_old(spec, living)
         self.tournament = self.store.open_tournament(self._name(living), spec.game, spec.fmt.name, spec.identity(),
                                                      list(spec.entrants), living)
-        if public_seed(spec.seed) is None:  # the secret kept with the tournament, drawn if it is new
-            fresh = spec.seed if isinstance(spec.seed, SecretSeed) else SecretSeed.draw()
-            self.spec = spec = replace(spec, seed=SecretSeed(self.store.secret(self.tournament.id, fresh.key)))
+        self.spec = spec = self._seeded(spec)
         if living:
             self.spec = spec = self._join(spec)
         self.store.record_refusals(self.tournament.id, [r.to_dict() for r in self.refused])
@@ -243,6 +241,13 @@ class Runner:
             name = self.store.find_tournament(spec.game, spec.fmt.name, public.identity(), living)
         old = self.store.older_tournament(name) if name else None
         return public if old is not None and old.config.get("seed") == 0 else spec
+
+    def _seeded(self, spec: TournamentSpec) -> TournamentSpec:
+        """The spec with its root: its public seed, else the secret kept with the tournament (drawn if it is new)."""
+        if public_seed(spec.seed) is not None:
+            return spec
+        fresh = spec.seed if isinstance(spec.seed, SecretSeed) else SecretSeed.draw()
+        return replace(spec, seed=SecretSeed(self.store.secret(self.tournament.id, fresh.key) or fresh.key))
 
     def _join(self, spec: TournamentSpec) -> TournamentSpec:
         """A living ladder's entrants this run, by their keys in the tournament: a new bot joins (a new version of
