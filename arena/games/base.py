@@ -127,6 +127,7 @@ class Game(Protocol):
     name: str
     min_players: int
     max_players: int
+    variants: tuple[str, ...]  # the options that switch a variant on (NAME=true)
 
     def default_options(self) -> dict[str, Any]: ...
     def parse_options(self, options: dict[str, Any] | None) -> OptionsLike: ...
@@ -315,6 +316,7 @@ class EngineGame(ABC):
     max_players: ClassVar[int]
     rules: ClassVar[Rules]
     views: ClassVar[Views]
+    variants: ClassVar[tuple[str, ...]] = ()
 
     state_class: ClassVar[Callable[..., EngineState]]
     # A staticmethod in the subclass: the options module's parse_options.

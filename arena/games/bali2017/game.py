@@ -20,7 +20,7 @@ from arena.games.bali2017.cards import (
     TYPES,
     Kind,
 )
-from arena.games.bali2017.options import parse_options
+from arena.games.bali2017.options import VARIANTS, parse_options
 from arena.games.bali2017.state import Pending, Phase, State
 from arena.games.base import EngineGame, GameError
 
@@ -35,6 +35,7 @@ class Bali2017Game(EngineGame):
     views = views
     state_class = State
     options_parser = staticmethod(parse_options)
+    variants = VARIANTS
 
     def _restore_fields(self, s: State, d: dict[str, Any]) -> None:
         s.hands = [_ints(h) for h in d["hands"]]
