@@ -29,6 +29,7 @@ from arena.seeds import SecretSeed, Seed, derive_seed, public_seed
 from arena.sprt import SprtSettings
 from arena.store import Store, StoredFault, StoredGame, Tournament
 from arena.submission import BuildWatch
+from arena.wire import time_identity
 from arena.worker import Failure, WorkerPool
 from protocol import TimeControl
 
@@ -64,7 +65,8 @@ class TournamentSpec:
         found = {"game": self.game, "format": self.fmt.name, "entrants": [e.to_dict() for e in self.entrants],
                  "seats": self.seats, "options": self.options, "rounds": self.rounds, "duplicate": self.duplicate,
                  "max_games": self.max_games, "wave": self.wave, "seed": public_seed(self.seed),
-                 "time": self.time.to_wire(), "fresh_processes": self.fresh_processes, "rating": self.rating.to_dict(),
+                 "time": time_identity(self.time), "fresh_processes": self.fresh_processes,
+                 "rating": self.rating.to_dict(),
                  "sandbox": self.sandbox.to_dict()}
         found = {**found, "sprt": self.sprt.to_dict()} if self.sprt is not None else found
         found = {**found, "max_fault_rate": self.max_fault_rate} if self.max_fault_rate is not None else found
@@ -201,9 +203,10 @@ class Runner:
         spec = self.spec
         check_spec(spec, self.time_limit)
         living = LIVING if isinstance(spec.fmt, Ladder) else ()
-        self.spec = spec = self._seed_of_old(spec, living)
-        self.tournament = self.store.open_tournament(self._name(living), spec.game, spec.fmt.name, spec.identity(),
-                                                     list(spec.entrants), living)
+        with self.store.naming():  # the same command started twice at once: one tournament, the other refused
+            self.spec = spec = self._seed_of_old(spec, living)
+            self.tournament = self.store.open_tournament(self._name(living), spec.game, spec.fmt.name,
+                                                         spec.identity(), list(spec.entrants), living)
         self.spec = spec = self._seeded(spec)
         if living:
             self.spec = spec = self._join(spec)

@@ -31,6 +31,8 @@ class Bali2017Game(EngineGame):
     name = GAME_NAME
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
+    # Up to about 70 decisions per seat; the sample bots and kits use at most 0.2 s of it (README.md).
+    game_clock = 20.0
     rules = rules
     views = views
     state_class = State
