@@ -92,7 +92,7 @@ def _card_text(card: dict[str, Any]) -> str:
     return card["kind"]
 
 
-_VERBS = {"defend": "defends", "flee": "flees", "pass": "passes", "end_turn": "ends the turn"}
+EVENT_VERBS = {"defend": "defends", "flee": "flees", "pass": "passes", "end_turn": "ends the turn"}
 
 
 def format_event(e: dict[str, Any]) -> str:
@@ -114,8 +114,8 @@ def format_event(e: dict[str, Any]) -> str:
         return f"{who} plays {_card_text(e['card'])}{target}"
     if t == "exempt":
         return f"{who} exempts {_who(e['exempt'])}"
-    if t in _VERBS:
-        return f"{who} {_VERBS[t]}"
+    if t in EVENT_VERBS:
+        return f"{who} {EVENT_VERBS[t]}"
     if t == "place":
         card = f" {_card_text(e['card'])}" if "card" in e else " a card"
         return f"{who} puts{card} on its pile at {e['pile']}"

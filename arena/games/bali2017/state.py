@@ -58,7 +58,7 @@ class Act(WireEnum):
 
 
 # Which field names the kind of an action: a play card kind, or an offering type.
-_CARD_ACTS = frozenset((Act.PLAY, Act.RETURN, Act.TAKE))
+CARD_ACTS = frozenset((Act.PLAY, Act.RETURN, Act.TAKE))
 
 
 class Action(NamedTuple):
@@ -82,7 +82,7 @@ class Action(NamedTuple):
         if self.depth >= 0:
             d["depth"] = self.depth
         if self.kind >= 0:
-            if self.act in _CARD_ACTS:
+            if self.act in CARD_ACTS:
                 d["card"] = KIND_NAMES[self.kind]
             else:
                 d["offering"] = OFFERING_NAMES[self.kind]
