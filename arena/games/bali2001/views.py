@@ -4,22 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.games.bali2001.cards import GAME_NAME, ISLAND_NAMES, ISLANDS, KIND_NAMES, SEAT_COLOURS, card_dict
+from arena.games.bali2001.cards import ISLAND_NAMES, ISLANDS, KIND_NAMES, SEAT_COLOURS, card_dict
 from arena.games.bali2001.state import Act, Phase, State
 from arena.games.base import seat_label, seat_or_none
 
 
-def view_dict(s: State, seat: int) -> dict[str, Any]:
-    """The view of one seat: its hand, what it knows of its piles, and everything public."""
-    return {**public_dict(s), **private_dict(s, seat)}
-
-
 def public_dict(s: State) -> dict[str, Any]:
-    """The part of every seat's view that is the same for every seat: what is public."""
+    """What every seat's view shows alike, beside the game and the number of players: what is public."""
     n = s.num_players
     return {
-        "game": GAME_NAME,
-        "num_players": n,
         "turn": s.turn,
         "max_turns": s.opts.max_turns,
         "active": s.active,

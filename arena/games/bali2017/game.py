@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.games.bali2017 import rules, views
+from arena.games.bali2017 import cards, rules, views
 from arena.games.bali2017.cards import (
     GAME_NAME,
     HAND_SIZE,
-    MAX_PLAYERS,
-    MIN_PLAYERS,
     NUM_KINDS,
     NUM_OFFERINGS,
     NUM_PLAY_CARDS,
@@ -25,16 +23,8 @@ from arena.games.bali2017.state import Pending, Phase, State
 from arena.games.base import EngineGame, GameError
 
 
-class Bali2017Game(EngineGame):
+class Bali2017Game(EngineGame, cards=cards, rules=rules, views=views, state=State, options=parse_options):
     """Klaus-Jürgen Wrede's Bali (White Goblin Games 2017) for 2 to 4 players, with the Oracle and Demon variants."""
-
-    name = GAME_NAME
-    min_players = MIN_PLAYERS
-    max_players = MAX_PLAYERS
-    rules = rules
-    views = views
-    state_class = State
-    options_parser = staticmethod(parse_options)
 
     def _restore_fields(self, s: State, d: dict[str, Any]) -> None:
         s.hands = [_ints(h) for h in d["hands"]]

@@ -1,8 +1,6 @@
-/* The bali-2001 engine in JavaScript, for the replay viewer: a port of the rules and views of arena/games/bali2001
-   and of the viewer's referee table and scoring, step for step, so that a record re-played here deals the same cards
-   and shows every seat exactly what the Python engine showed it. The state machinery is base.js's; the fixed facts
-   (cards, counts, enums and their wire names) are the Python modules', loaded as data. tests/viewer/test_js_engines.py
-   holds it to the Python engine; a rule changed there is changed here too. Rule numbers are those of the README. */
+/* bali-2001 for the replay viewer: the rules and views of arena/games/bali2001, and the viewer's referee table and
+   scoring (arena/viewer/tables.py), ported step for step; base.js says how the engines are made and checked.
+   Rule numbers are those of the game's README. */
 (function (root) {
   "use strict";
 
@@ -589,7 +587,7 @@
   function publicDict(s) {
     var n = s.numPlayers, seats = range(0, n);
     return {
-      game: "bali-2001", num_players: n, turn: s.turn, max_turns: s.opts.max_turns, active: s.active,
+      turn: s.turn, max_turns: s.opts.max_turns, active: s.active,
       start_player: s.startPlayer, start_cards: s.startCards.slice(), dalang: ISLAND_NAMES[s.dalang],
       hand_sizes: s.hands.map(function (h) { return h.length; }),
       pile_sizes: seats.map(function (x) { return byIsland(function (i) { return s.piles[x][i].length; }); }),

@@ -1,8 +1,6 @@
-/* The bali-2017 engine in JavaScript, for the replay viewer: a port of the rules and views of arena/games/bali2017
-   and of the viewer's referee table and scoring, step for step, so that a record re-played here deals the same cards
-   and shows every seat exactly what the Python engine showed it. The state machinery is base.js's; the fixed facts
-   (cards, counts, enums and their wire names) are the Python modules', loaded as data. tests/viewer/test_js_engines.py
-   holds it to the Python engine; a rule changed there is changed here too. Rule numbers are those of the README. */
+/* bali-2017, with its Oracle and Demon variants, for the replay viewer: a step-for-step port of the rules and views
+   of arena/games/bali2017 and of the viewer's referee table and scoring (arena/viewer/tables.py); base.js says how
+   the engines are made and checked. Rule numbers are those of the game's README. */
 (function (root) {
   "use strict";
 
@@ -605,7 +603,7 @@
   function publicDict(s) {
     var n = s.numPlayers, seats = range(0, n);
     return {
-      game: "bali-2017", num_players: n, variants: { oracle: s.opts.oracle, demon: s.opts.demon }, turn: s.turn,
+      variants: { oracle: s.opts.oracle, demon: s.opts.demon }, turn: s.turn,
       active: s.active, hand_sizes: s.hands.map(function (h) { return h.length; }),
       displays: seats.map(function (x) { return display(s, x); }), stones: s.stones.slice(), points: s.points.slice(),
       offering_counts: s.offerings.map(function (o) { return o.length; }),

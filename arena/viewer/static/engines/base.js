@@ -1,7 +1,10 @@
 /* What the viewer's engines share, as arena/games/base.py holds it for the Python engines: the state machinery (the
    event log, the checked apply, the forced-choice loop, views, results), small helpers, and the registry of engines.
-   Each engine (bali2001.js, bali2017.js) brings only its rules, views and log text; its fixed facts come from the
-   Python modules as data (BaliFacts, made by arena/viewer/facts.py). tests/viewer/test_js_engines.py holds the
+   Each engine (bali2001.js, bali2017.js) ports only its game's rules, views and log text, step for step, so that a
+   record re-played here deals the same cards (rng.js is CPython's generator) and shows every seat exactly what the
+   Python engine showed it; a rule changed in Python is changed in its engine too. The fixed facts (cards, counts,
+   enums and their wire names) are not typed here: arena/viewer/facts.py emits them from the Python modules as
+   data (BaliFacts), loaded before the engine. tests/viewer/test_js_engines.py and tests/stored_games.py hold the
    engines to the Python ones. */
 (function (root) {
   "use strict";
@@ -77,7 +80,9 @@
         spec.apply[this.pending.phase](this, legal[0]);
       }
     };
-    proto.publicView = function () { return spec.publicDict(this); };
+    proto.publicView = function () {
+      return assign({ game: spec.name, num_players: this.numPlayers }, spec.publicDict(this));
+    };
     proto.privateView = function (seat) { return spec.privateDict(this, seat); };
     proto.eventVersions = function (since) { return this.log.slice(since || 0); };
     proto.numEvents = function () { return this.log.length; };
@@ -90,7 +95,7 @@
   /* Register an engine under its game's name: spec is machinery's, plus State (its constructor takes the players,
      seed and options), setup, formatEvent, refereePart (the referee's part of the table) and scoring. */
   function register(name, spec) {
-    machinery(spec.State, spec);
+    machinery(spec.State, assign({ name: name }, spec));
     function newState(numPlayers, seed, options) {
       var s = new spec.State(numPlayers, seed, options);
       spec.setup(s);
