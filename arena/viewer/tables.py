@@ -12,29 +12,23 @@ from arena.games import State
 from arena.games.bali2001 import cards as cards2001
 from arena.games.bali2001 import state as state2001
 from arena.games.bali2001 import views as views2001
-from arena.games.bali2001.cards import ISLAND_NAMES, SEAL_POINTS, card_dict
+from arena.games.bali2001.cards import SEAL_POINTS
 from arena.games.bali2017 import cards as cards2017
 from arena.games.bali2017 import state as state2017
 from arena.games.bali2017 import views as views2017
-from arena.games.bali2017.cards import OFFERING_NAMES, OFFERING_TYPE, SHRINE_POINTS, STONES_PER_POINT
+from arena.games.bali2017.cards import OFFERING_NAMES, SHRINE_POINTS, STONES_PER_POINT
 
 REFEREE = "referee"
 
 
 def _referee_2001(state: State, privates: list[dict[str, Any]]) -> dict[str, Any]:
-    n = len(privates)
-    # Every card of every pile, including those no seat knows: the views only show a seat what it placed.
-    return {"hands": [p["hand"] for p in privates],
-            "piles": [{name: [card_dict(c) for c in state.piles[seat][i]]  # type: ignore[attr-defined]
-                       for i, name in enumerate(ISLAND_NAMES)} for seat in range(n)]}
+    return {"hands": [p["hand"] for p in privates], **state.referee_view()}
 
 
 def _referee_2017(state: State, privates: list[dict[str, Any]]) -> dict[str, Any]:
     return {"hands": [p["hand"] for p in privates],
             "offerings_known": [p["offerings"] for p in privates],  # exact: each seat knows its own display
-            # The altar's every card, face down or not: no seat's view holds all of it.
-            "altar": [OFFERING_NAMES[OFFERING_TYPE[c]] for c in state.altar],  # type: ignore[attr-defined]
-            "altar_face_up": list(state.altar_up)}  # type: ignore[attr-defined]
+            **state.referee_view()}
 
 
 def _scoring_2001(view: dict[str, Any], game_over: dict[str, Any] | None) -> dict[str, Any]:

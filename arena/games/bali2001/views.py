@@ -44,6 +44,12 @@ def private_dict(s: State, seat: int) -> dict[str, Any]:
     }
 
 
+def referee_dict(s: State) -> dict[str, Any]:
+    """Every card of every pile, those no seat knows included: a seat's view only shows it what it placed."""
+    return {"piles": [{ISLAND_NAMES[i]: [card_dict(c) for c in s.piles[seat][i]] for i in ISLANDS}
+                      for seat in range(s.num_players)]}
+
+
 def decision_dict(s: State) -> dict[str, Any]:
     """The pending decision: its kind, the seat that decides, and the context it needs."""
     p = s.pending

@@ -61,6 +61,11 @@ def private_dict(s: State, seat: int) -> dict[str, Any]:
     }
 
 
+def referee_dict(s: State) -> dict[str, Any]:
+    """The altar's every card, face down or not (no seat's view holds all of it), and which lie face up."""
+    return {"altar": [OFFERING_NAMES[OFFERING_TYPE[c]] for c in s.altar], "altar_face_up": list(s.altar_up)}
+
+
 def decision_dict(s: State) -> dict[str, Any]:
     """The pending decision: its kind, the seat that decides, and the context it needs."""
     p = s.pending
