@@ -95,6 +95,8 @@ def session_finish(session: pytest.Session) -> None:
         return
     folder = config._tmp_path_factory.getbasetemp()  # the session's folder of temporary folders
     records, games, problems = check_stored(folder)
+    if not records:
+        return
     reporter.write_line("")
     reporter.write_sep("-", "stored games")
     reporter.write_line(f"{records} records, {games} distinct games re-played by the viewer's "
