@@ -26,11 +26,26 @@
     };
   }
 
-  /** The fixed facts of a game, emitted from its Python modules; an error if the page lacks them. */
+  // An object whose every missing key is an error, not undefined: a fact the engine expects that Python lacks.
+  function strict(object, what) {
+    return new Proxy(object, { get: function (target, key) {
+      if (typeof key === "string" && !(key in target)) { throw new Error(what + " has no " + key); }
+      return target[key];
+    } });
+  }
+
+  /** The fixed facts of a game, emitted from its Python modules (an enum as {members, wires}); an error if the
+      page lacks them, and on reading a fact or an enum member they do not hold. */
   function facts(name) {
     var found = (root.BaliFacts || {})[name];
     if (!found) { throw new Error("no fixed facts for " + name + ": load its facts script before its engine"); }
-    return found;
+    var out = {};
+    Object.keys(found).forEach(function (key) {
+      var value = found[key];
+      out[key] = value && value.members && value.wires ?
+        { members: strict(value.members, name + " " + key), wires: value.wires } : value;
+    });
+    return strict(out, "the facts of " + name);
   }
 
   /** The parts every state starts with (EngineState.__init__). */
