@@ -137,11 +137,17 @@ def main() -> int:
     parser.add_argument("game", nargs="?", help="only this game's configurations")
     args = parser.parse_args()
     configurations = [c for c in CONFIGURATIONS if args.game in (None, c[0])]
+    total, failed = 0, 0
     with tempfile.TemporaryDirectory() as folder:
-        count, problems = check_all(random_traces(args.games, configurations), Path(folder))
-    print("\n".join(problems))
-    print(f"{count} games checked, {len(problems)} batches with differences")
-    return 1 if problems else 0
+        for configuration in configurations:
+            count, problems = check_all(random_traces(args.games, [configuration]), Path(folder))
+            total, failed = total + count, failed + len(problems)
+            if problems:
+                print("\n".join(problems))
+            print(f"{configuration[0]}, {configuration[1]} players, options {configuration[2]}: {count} games, "
+                  f"{len(problems)} batches with differences", flush=True)
+    print(f"{total} games checked, {failed} batches with differences")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":  # python -m tests.viewer.engine_traces [GAMES_PER_CONFIGURATION [GAME]]
