@@ -1,5 +1,6 @@
 """The end-of-session check (tests/stored_games.py) finds the game records below a folder, re-plays each distinct
-game that reproduces in node, and leaves out records that are broken or do not reproduce."""
+game that reproduces in node, leaves out records that are broken or do not reproduce, and does not play again a
+game found equal before."""
 
 from __future__ import annotations
 
@@ -26,5 +27,9 @@ def test_every_stored_game_is_found_and_replayed_once(tmp_path: Path) -> None:
     (tmp_path / "other.json").write_text(json.dumps({"format": "something else"}), encoding="utf-8")
 
     assert len(list(record_files(tmp_path))) == 5
-    records, games, problems = check_stored(tmp_path)
-    assert (records, games, problems) == (5, 2, [])
+    found = check_stored(tmp_path)
+    # Three distinct games (the broken file is none): one does not reproduce, two agree.
+    assert (found.records, found.games, found.known, found.left_out, found.problems) == (5, 3, 0, 1, [])
+    assert len(found.agreed) == 2
+    again = check_stored(tmp_path, found.agreed)
+    assert (again.games, again.known, again.left_out, again.agreed) == (3, 2, 1, set())
