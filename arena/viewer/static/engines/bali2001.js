@@ -1,10 +1,9 @@
 /* bali-2001 for the replay viewer: the rules and views of arena/games/bali2001, and the viewer's referee table and
    scoring (arena/viewer/tables.py), ported step for step; base.js says how the engines are made and checked.
    Rule numbers are those of the game's README. */
-(function (root) {
+globalThis.BaliCore.define("bali-2001", function (core, F) {
   "use strict";
 
-  var core = root.BaliCore, F = core.facts("bali-2001");
   var range = core.range, zeros = core.zeros, sum = core.sum, seatOrNone = core.seatOrNone, pyList = core.pyList;
 
   // --- fixed facts (cards.py, state.py, views.py), emitted from the Python modules ---------------------------------
@@ -699,7 +698,7 @@
     return { columns: ["masks", "seals", "total"], rows: rows };
   }
 
-  core.register("bali-2001", { State: State, over: P.OVER, legal: LEGAL, apply: APPLY, actionDict: actionDict,
+  return { State: State, over: P.OVER, legal: LEGAL, apply: APPLY, actionDict: actionDict,
     decisionDict: decisionDict, publicDict: publicDict, privateDict: privateDict, gameResult: gameResult, setup: setup,
-    formatEvent: formatEvent, refereePart: refereePart, scoring: scoring });
-})(typeof globalThis !== "undefined" ? globalThis : this);
+    formatEvent: formatEvent, refereePart: refereePart, scoring: scoring };
+});

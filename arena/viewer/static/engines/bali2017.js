@@ -1,10 +1,9 @@
 /* bali-2017, with its Oracle and Demon variants, for the replay viewer: a step-for-step port of the rules and views
    of arena/games/bali2017 and of the viewer's referee table and scoring (arena/viewer/tables.py); base.js says how
    the engines are made and checked. Rule numbers are those of the game's README. */
-(function (root) {
+globalThis.BaliCore.define("bali-2017", function (core, F) {
   "use strict";
 
-  var core = root.BaliCore, F = core.facts("bali-2017");
   var range = core.range, zeros = core.zeros, seatOrNone = core.seatOrNone, pyList = core.pyList;
 
   // --- fixed facts (cards.py, state.py), emitted from the Python modules ------------------------------------------
@@ -749,7 +748,7 @@
     return { columns: ["points", "shrines", "stones", "offerings", "total"], values: values, rows: rows };
   }
 
-  core.register("bali-2017", { State: State, over: P.OVER, legal: LEGAL, apply: APPLY, actionDict: actionDict,
+  return { State: State, over: P.OVER, legal: LEGAL, apply: APPLY, actionDict: actionDict,
     decisionDict: decisionDict, publicDict: publicDict, privateDict: privateDict, gameResult: gameResult, setup: setup,
-    formatEvent: formatEvent, refereePart: refereePart, scoring: scoring });
-})(typeof globalThis !== "undefined" ? globalThis : this);
+    formatEvent: formatEvent, refereePart: refereePart, scoring: scoring };
+});

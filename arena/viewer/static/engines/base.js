@@ -122,6 +122,9 @@
       scoring: spec.scoring };
   }
 
+  /** Define a game's engine: build(core, facts) gets this core and the game's facts, and returns register's spec. */
+  function define(name, build) { register(name, build(root.BaliCore, facts(name))); }
+
   root.BaliCore = { range: range, zeros: zeros, sum: sum, seatOrNone: seatOrNone, assign: assign, pyList: pyList,
-    seatLabel: seatLabel, facts: facts, initState: initState, register: register };
+    seatLabel: seatLabel, initState: initState, define: define };
 })(typeof globalThis !== "undefined" ? globalThis : this);
