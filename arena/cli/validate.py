@@ -14,6 +14,7 @@ from arena.interrupt import cleanup_on_termination
 from arena.match import MatchConfig, MatchInterrupted, MatchResult, run_match
 from arena.record import FaultRecord, GameRecord
 from arena.sandbox import Sandbox
+from arena.seeds import PUBLIC_SEED_HELP, chosen
 from protocol import TimeControl
 
 RANDOM_BOT = sample_bot("random_bot")
@@ -27,17 +28,17 @@ SLOW_SHARE = 0.5  # warn when a decision used more than this share of its time
               help="Seats at the table (default: the game's largest table); the others are random bots.")
 @click.option("--games", "-n", type=click.IntRange(min=1), default=None,
               help="Games to play (default: one per seat, so the bot plays every seat).")
-@click.option("--seed", "-s", type=int, default=0, show_default=True, help="Match seed.")
+@click.option("--seed", "-s", type=int, default=None, help=PUBLIC_SEED_HELP)
 @time_options
 @sandbox_options
 @results_option
-def validate(bot: BotCommand, game: Game, players: int | None, games: int | None, seed: int, time: TimeControl,
-             results_dir: Path, sandbox: Sandbox) -> None:
+def validate(bot: BotCommand, game: Game, players: int | None, games: int | None, seed: int | None,
+             time: TimeControl, results_dir: Path, sandbox: Sandbox) -> None:
     """Check that BOT (a command line, quoted) speaks the protocol: handshake, then a few games of GAME
     against random bots, with a pass/fail report that lists every fault. Exits 1 on failure."""
     players = game.max_players if players is None else players
     config = MatchConfig(game=game, bots=(bot,) + (RANDOM_BOT,) * (players - 1), games=games or players,
-                         seed=seed, time=time, results_dir=results_dir, sandbox=sandbox)
+                         seed=chosen(seed), time=time, results_dir=results_dir, sandbox=sandbox)
     config.check()
     click.echo(f"validating {bot} on {game.name}: {config.games} games at a table of {players}, "
                f"{time.timeout:g} s per decision")

@@ -14,8 +14,8 @@ from arena.errors import ConfigError
 from arena.match import Seating
 from arena.ratings import GameOutcome, RatingConfig
 from arena.sandbox import Sandbox
+from arena.seeds import Seed, public_seed, table_seed
 from arena.sprt import SprtSettings
-from arena.wire import derive_seed
 from protocol import TimeControl
 
 DEFAULT_WAVE = 4  # an open-ended format's tables chosen at a time from the ratings so far
@@ -35,7 +35,7 @@ class Table:
     table: int
     first_seq: int
     bots: tuple[str, ...]
-    seed: int
+    seed: Seed  # the root its match derives its deals and bot seeds from (arena.seeds)
     duplicate: bool
     plan: tuple[Seating, ...] | None = None  # who sits where in each game, instead of every rotation of bots
 
@@ -49,6 +49,12 @@ class Table:
             return tuple(self.bots[p] for p in self.plan[game].participants)
         n = len(self.bots)
         return tuple(self.bots[(seat - game) % n] for seat in range(n))
+
+    def deal(self, game: int) -> int:
+        """The deal key of the table's game number `game`, as its match numbers deals."""
+        if self.plan is not None:
+            return self.plan[game].deal
+        return game // len(self.bots) if self.duplicate else game
 
     @property
     def seqs(self) -> range:
@@ -119,14 +125,14 @@ class FixedFormat(TournamentFormat):
         return sum(t.games for t in self.schedule(spec))
 
 
-def rounds_of(tables: list[tuple[str, ...]], rounds: int, duplicate: bool, seed: int) -> list[Table]:
+def rounds_of(tables: list[tuple[str, ...]], rounds: int, duplicate: bool, seed: Seed) -> list[Table]:
     """The tables, `rounds` times over, numbered and seeded in order."""
     schedule: list[Table] = []
     seq = 0
     for round_no in range(rounds):
         for bots in tables:
             number = len(schedule)
-            schedule.append(Table(number, seq, bots, derive_seed(seed, number, round_no), duplicate))
+            schedule.append(Table(number, seq, bots, table_seed(seed, number, round_no), duplicate))
             seq += len(bots)
     return schedule
 
@@ -144,7 +150,7 @@ class TournamentSpec:
     duplicate: bool = False
     max_games: int | None = None  # ladder: stop after this many games
     wave: int = DEFAULT_WAVE
-    seed: int = 0
+    seed: Seed | None = None  # None: a secret the store draws and keeps (arena.seeds); a number: public-seeded
     time: TimeControl = field(default_factory=TimeControl)
     fresh_processes: bool = False
     rating: RatingConfig = field(default_factory=RatingConfig)
@@ -156,8 +162,8 @@ class TournamentSpec:
         """The spec as plain data, stored with the tournament and compared on resume."""
         found = {"game": self.game, "format": self.fmt.name, "entrants": [e.to_dict() for e in self.entrants],
                  "seats": self.seats, "options": self.options, "rounds": self.rounds, "duplicate": self.duplicate,
-                 "max_games": self.max_games, "wave": self.wave, "seed": self.seed, "time": self.time.to_wire(),
-                 "fresh_processes": self.fresh_processes, "rating": self.rating.to_dict(),
+                 "max_games": self.max_games, "wave": self.wave, "seed": public_seed(self.seed),
+                 "time": self.time.to_wire(), "fresh_processes": self.fresh_processes, "rating": self.rating.to_dict(),
                  "sandbox": self.sandbox.to_dict()}
         found = {**found, "sprt": self.sprt.to_dict()} if self.sprt is not None else found
         return {**found, "title": self.title} if self.title else found
