@@ -147,11 +147,12 @@ def session_finish(session: pytest.Session) -> None:
     folder = config._tmp_path_factory.getbasetemp()  # the session's folder of temporary folders
     start = time.monotonic()
     stamp = fingerprint()
-    cached = config.cache.get(CACHE, {}) if config.cache is not None else {}
+    cache = getattr(config, "cache", None)  # none under -p no:cacheprovider
+    cached = cache.get(CACHE, {}) if cache is not None else {}
     known = set(cached.get("games", [])) if cached.get("fingerprint") == stamp else set()
     found = check_stored(folder, known)
-    if config.cache is not None:
-        config.cache.set(CACHE, {"fingerprint": stamp, "games": sorted(known | found.agreed)[-CACHE_LIMIT:]})
+    if cache is not None:
+        cache.set(CACHE, {"fingerprint": stamp, "games": sorted(known | found.agreed)[-CACHE_LIMIT:]})
     if not found.records:
         return
     reporter.write_line("")

@@ -50,6 +50,7 @@ def layer_of(path: str) -> int | None:
     return None if best is None else best[0]
 
 
+@lru_cache(maxsize=1)
 def modules() -> dict[str, Path]:
     """Every Python module of the project's packages by dotted name (a package by its own name)."""
     found = {}
