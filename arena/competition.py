@@ -65,7 +65,7 @@ def load(path: Path) -> dict[str, Any]:
             known = ", ".join(sorted([*TOP_LEVEL, *TABLES, OPTIONS_TABLE]))
             raise ConfigError(f"{path}: unknown setting {key!r}; the settings are: {known}")
     for key in PATH_KEYS & settings.keys():
-        settings[key] = str(_relative(path, settings[key], key))
+        settings[key] = str(_relative(path, settings[key], key_of(key)))
     if isinstance(settings.get("bots"), str):
         settings["bots"] = [settings["bots"]]
     if isinstance(settings.get("variants"), str):

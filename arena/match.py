@@ -19,14 +19,14 @@ import zmq
 
 from arena import __version__, leftovers
 from arena.bots import DEFAULT_LOG_CAP, BotCommand, BotProcess, Transport
-from arena.entrants import Entrant
+from arena.entrants import Entrant, numbered
 from arena.errors import BotCrashed, BotFault, BotTimeout, BuildFailed, ConfigError, IllegalAction
 from arena.games import Game, GameError
 from arena.record import DecisionRecord, FaultRecord, GameRecord, Phase, SeatRecord, entrant_label, save_record
 from arena.sandbox import Isolation, Sandbox, Watchdog
 from arena.seeds import SecretSeed, Seed, derive_seed, public_seed, seed_label
 from arena.store import Store, StoredFault, StoredGame
-from arena.submission import ensure_built, wants_tcp
+from arena.submission import BuildWatch, ensure_built, wants_tcp
 from arena.wire import SeatClock, decide_request, game_over_request, new_game_request, outcome
 from protocol import DEFAULT_MAX_MESSAGE, Action, Ready, TimeControl
 
@@ -70,6 +70,7 @@ class MatchConfig:
     seatings: tuple[Seating, ...] | None = None
     # The participants' names (a tournament's entrant names); default: entrant_names() of the commands.
     names: tuple[str, ...] | None = None
+    build_watch: BuildWatch | None = None  # told of each submission build that runs (a progress display)
 
     def entrant_names(self) -> tuple[str, ...]:
         """Each participant's name: the given ones, else its command's label, numbered when two are alike."""
@@ -115,18 +116,6 @@ class MatchConfig:
             if len(seating.participants) != self.seats or len(set(seating.participants)) != self.seats or \
                     not all(0 <= p < len(self.bots) for p in seating.participants):
                 raise ConfigError(f"game {g + 1} of the plan does not seat {self.seats} distinct participants")
-
-
-def numbered(labels: list[str]) -> tuple[str, ...]:
-    """The labels, a repeated one numbered from its second use on: random_bot, random_bot-2, random_bot-3."""
-    names: list[str] = []
-    for label in labels:
-        name, number = label, 1
-        while name in names:
-            number += 1
-            name = f"{label}-{number}"
-        names.append(name)
-    return tuple(names)
 
 
 def file_safe(name: str) -> str:
@@ -235,7 +224,7 @@ class BotPool:
             command = self.config.bots[p]
             stem = self.log_dir / f"p{p}-{file_safe(self.names[p])}"
             try:
-                ensure_built(command.cwd, Path(f"{stem}-build.log"), self.sandbox)
+                ensure_built(command.cwd, Path(f"{stem}-build.log"), self.sandbox, self.config.build_watch)
             except BuildFailed as fault:
                 bots[p] = StartFailure(fault, fault.output)
                 continue
@@ -524,7 +513,7 @@ def store_match(config: MatchConfig, result: MatchResult, db: Path) -> list[int]
                 enumerate(zip(config.bots, result.standings))]
     settings = {"match": result.match_id, "seed": public_seed(config.seed), "games": config.games,
                 "options": config.options, "time": config.time.to_wire(), "bots": [str(b) for b in config.bots],
-                "names": list(names)}
+                "names": list(names), "sandbox": config.sandbox.resolved().to_dict()}
     with Store(db) as store:
         t = store.open_tournament(result.match_id, config.game.name, MATCH_FORMAT, settings, entrants)
         if isinstance(config.seed, SecretSeed):
@@ -541,7 +530,7 @@ def _stored_game(record: GameRecord, directory: Path, results_dir: Path, names: 
         path = str(replay.relative_to(results_dir))  # as a tournament stores it: the results folder may move
     except ValueError:
         path = str(replay)
-    faults = tuple(StoredFault(f.seat, f.kind.value, f"{f.where()}: {f.detail}", f.decision, f.stderr)
+    faults = tuple(StoredFault(f.seat, f.kind.value, f"{f.phase.value}: {f.detail}", f.decision, f.stderr)
                    for f in record.faults)
     return StoredGame(record.game_index, 0, record.seed, tuple(names[s.participant] for s in record.seats), "done",
                       record.result.reason, tuple(record.result.scores), tuple(record.ranks),

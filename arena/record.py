@@ -67,6 +67,12 @@ def entrant_label(entrant: str, handshake: str) -> str:
     return entrant if not handshake or handshake == entrant else f"{entrant} ({handshake})"
 
 
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 21st..."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 @dataclass(frozen=True)
 class DecisionRecord:
     """One decision: the seat, the index played, the seconds the bot took (None: not asked), any fault, and what
@@ -103,16 +109,28 @@ class FaultRecord:
     limit: float | None = None
 
     def where(self) -> str:
-        """Game and decision in the bot's own numbering: 'game 2, decision 7' or 'game 2, at new_game'."""
-        at = f"decision {self.asked}" if self.asked is not None and self.phase == Phase.DECIDE \
-            else f"at {self.phase.value}"
-        return f"game {self.game_index + 1}, {at}"
+        """The game and the decision as the viewer numbers it (every seat's, from 0; its link takes #step=N), with
+        the bot's own count beside it: 'game 2, decision #31 (its 7th)', or 'game 2, at new_game'."""
+        if self.phase != Phase.DECIDE or self.decision is None:
+            return f"game {self.game_index + 1}, at {self.phase.value}"
+        own = f" (its {ordinal(self.asked)})" if self.asked is not None else ""
+        return f"game {self.game_index + 1}, decision #{self.decision}{own}"
+
+    def anchor(self) -> str:
+        """The fragment of a replay page that opens at this fault, in the faulty seat's view ('' before the game)."""
+        return f"#step={self.decision}&seat={self.seat}" if self.decision is not None else ""
 
     def timing(self) -> str:
-        """How long the bot took against its limit, and the option that raises it ('' if it was not timed)."""
+        """How long the bot took against its limit, and the option that raises it ('' if it was not timed). Only a
+        timeout is told of the limit: a longer one cures nothing else, and a crash is told where its cause is."""
+        if self.kind == FaultKind.CRASH:
+            return ("the cause is in its stderr" if self.stderr.strip()
+                    else "it wrote nothing to stderr: run its command by hand to see why")
         if self.limit is None:
             return ""
         took = "no answer" if self.elapsed is None else f"took {self.elapsed:.3g} s"
+        if self.kind != FaultKind.TIMEOUT:
+            return f"{took} of its {self.limit:.3g} s"
         return f"{took} of its {self.limit:.3g} s limit (raise it with {LIMIT_OPTIONS[self.phase]})"
 
     def message(self) -> str:

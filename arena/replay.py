@@ -8,7 +8,7 @@ from typing import Any, Callable, Iterator
 
 from arena.errors import FaultKind, ReplayError
 from arena.games import Game, GameError, State, get_game
-from arena.record import DecisionRecord, GameRecord
+from arena.record import DecisionRecord, GameRecord, ordinal
 from arena.wire import SeatClock, decide_request, game_over_request, match_ranks, new_game_request
 from protocol import Message
 
@@ -73,18 +73,18 @@ def _replay_decisions(record: GameRecord, state: State, visit: Visit | None) -> 
         if seat is None:
             return [f"the game is over after {number} decisions, but the record has {len(record.decisions)}"]
         if seat != d.seat:
-            return [f"decision {number}: seat {seat} is to move, but the record says seat {d.seat}"]
+            return [f"decision #{number}: seat {seat} is to move, but the record says seat {d.seat}"]
         if d.time is None and d.seat not in disqualified:
-            return [f"decision {number}: seat {d.seat} was not asked, but it was not disqualified"]
+            return [f"decision #{number}: seat {d.seat} was not asked, but it was not disqualified"]
         if (d.fault is not None or d.time is None) and d.index != 0:
-            return [f"decision {number}: a fault or a disqualified seat plays the default (0), "
+            return [f"decision #{number}: a fault or a disqualified seat plays the default (0), "
                     f"but the record says {d.index}"]
         if visit is not None:
             visit(state, number, d)
         try:
             state.apply(d.index)
         except GameError as exc:
-            return [f"decision {number} (seat {seat}, index {d.index}) cannot be applied: {exc}"]
+            return [f"decision #{number} (seat {seat}, index {d.index}) cannot be applied: {exc}"]
     if not state.is_terminal():
         return [f"the game is not over after the {len(record.decisions)} recorded decisions"]
     return []
@@ -159,7 +159,7 @@ def turn_lines(record: GameRecord, referee: bool = False) -> Iterator[str]:
         who = names[d.seat]
         if d.time is not None or d.fault is not None:
             asked[d.seat] += 1
-            who += f" decision {asked[d.seat]}"
+            who += f", its {ordinal(asked[d.seat])}"
         lines.append(_decision_line(who, number, d, options[d.index] if d.index < len(options) else None))
         lines.extend(log_lines(d))
         if number in faults:

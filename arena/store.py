@@ -189,6 +189,8 @@ class Store:
     @classmethod
     def existing(cls, path: Path, readonly: bool = True) -> "Store":
         """The store at path for browsing (or, readonly False, for writing); StoreError if there is none yet."""
+        if Path(path).is_dir():
+            raise StoreError(f"{str(path)!r} is a folder, not a results store: give --db the store's file")
         if not Path(path).is_file():
             raise StoreError(f"no results store at {str(path)!r}: run a tournament first, or give --db")
         return cls(path, readonly=readonly)
@@ -565,6 +567,18 @@ class Store:
                                           "WHERE g.id = ?", (gid,)).fetchone()[0]
         return d
 
+    @_guarded
+    def game_numbered(self, t: Tournament, number: int) -> dict[str, Any]:
+        """Game `number` of a tournament (its place in the schedule, from 1), as game() gives it; ConfigError
+        naming the tournament's games if there is none."""
+        row = self.db.execute("SELECT id FROM games WHERE tournament_id = ? AND seq = ?", (t.id, number - 1)).fetchone()
+        if row is None:
+            count = self.db.execute("SELECT COUNT(*), MAX(seq) FROM games WHERE tournament_id = ?", (t.id,)).fetchone()
+            held = f"its games are numbered 1 to {count[1] + 1}" if count[0] else "it has no game yet"
+            raise ConfigError(f"no game {number} in {t.name!r} ({held}); arena matches -t {shlex.quote(t.name)} "
+                              "lists them")
+        return self.game(row[0])
+
     def _game_dict(self, row: tuple[Any, ...]) -> dict[str, Any]:
         keys = ("id", "seq", "table", "seed", "status", "reason", "cut_short", "replay", "seconds")
         d = dict(zip(keys, row))
@@ -575,10 +589,13 @@ class Store:
         return d
 
 
+SHOWN = ("max_fault_rate",)  # settings of how a tournament is shown, not of what it plays: they may change
+
+
 def _comparable(config: dict[str, Any], living: tuple[str, ...] = (), title: bool = False) -> dict[str, Any]:
-    """A tournament's configuration as compared on resume: its title is shown, not played, and the living keys
-    (a ladder's entrants and number of games) may change."""
-    return {k: v for k, v in config.items() if k not in living and (title or k != "title")}
+    """A tournament's configuration as compared on resume: its title and SHOWN settings are shown, not played, and
+    the living keys (a ladder's entrants and number of games) may change."""
+    return {k: v for k, v in config.items() if k not in living and k not in SHOWN and (title or k != "title")}
 
 
 def _changed(name: str, path: Path, fmt: str, stored: dict[str, Any], config: dict[str, Any]) -> str:

@@ -12,7 +12,7 @@ import click
 from arena.bots import BotCommand
 from arena.entrants import bot_command
 from arena.errors import ConfigError
-from arena.games import Game, GameError, available, get_game
+from arena.games import Game, GameError, available, check_variants, get_game
 from arena.ratings import RatingConfig
 from arena.sandbox import MIB, Isolation, Limits, Sandbox
 from protocol import TimeControl
@@ -60,6 +60,11 @@ def game_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(command)
     def gathered(*args: Any, option_pairs: tuple[str, ...], variants: tuple[str, ...], **kwargs: Any) -> Any:
+        if kwargs.get("game") is not None:  # every command with game options names its game `game`
+            try:
+                check_variants(kwargs["game"], variants)
+            except GameError as exc:
+                raise click.BadParameter(str(exc), param_hint="'--variant'") from None
         return command(*args, options=parse_game_options(option_pairs, variants), **kwargs)
 
     return _with_options(gathered, [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -9,12 +10,15 @@ import click
 from arena.bots import BotCommand, sample_bot
 from arena.cli.match import INTERRUPTED, report_interrupted, store_match, where_to_look
 from arena.cli.params import BOT, GAME, results_option, sandbox_options, time_options
+from arena.errors import ReplayError
 from arena.games import Game
 from arena.interrupt import cleanup_on_termination
 from arena.match import MatchConfig, MatchInterrupted, MatchResult, run_match
-from arena.record import FaultRecord, GameRecord
+from arena.progress import BuildDisplay
+from arena.record import FaultRecord, GameRecord, ordinal
 from arena.sandbox import Sandbox
 from arena.seeds import PUBLIC_SEED_HELP, chosen
+from arena.viewer import write_replay
 from protocol import TimeControl
 
 RANDOM_BOT = sample_bot("random_bot")
@@ -38,14 +42,16 @@ def validate(bot: BotCommand, game: Game, players: int | None, games: int | None
     against random bots, with a pass/fail report that lists every fault. Exits 1 on failure."""
     players = game.max_players if players is None else players
     config = MatchConfig(game=game, bots=(bot,) + (RANDOM_BOT,) * (players - 1), games=games or players,
-                         seed=chosen(seed), time=time, results_dir=results_dir, sandbox=sandbox)
+                         seed=chosen(seed), time=time, results_dir=results_dir, sandbox=sandbox,
+                         build_watch=BuildDisplay(sys.stderr, sys.stderr.isatty()))
     config.check()
     click.echo(f"validating {bot} on {game.name}: {config.games} games at a table of {players}, "
                f"{time.timeout:g} s per decision")
     shown: dict[tuple[object, ...], list[int]] = {}
     try:
         with cleanup_on_termination():
-            result = run_match(config, on_game=lambda r: click.echo("\n".join(game_report(r, time.timeout, shown))))
+            result = run_match(config, on_game=lambda r: click.echo("\n".join(
+                game_report(r, time.timeout, shown, results_dir / "matches" / r.match_id))))
     except MatchInterrupted as stop:
         report_interrupted(stop, config.games)
         if stop.result.records:
@@ -70,9 +76,11 @@ def fault_key(fault: FaultRecord) -> tuple[object, ...]:
     return fault.phase, fault.asked, fault.kind, fault.detail, fault.stderr
 
 
-def game_report(record: GameRecord, timeout: float, shown: dict[tuple[object, ...], list[int]]) -> list[str]:
+def game_report(record: GameRecord, timeout: float, shown: dict[tuple[object, ...], list[int]],
+                folder: Path | None = None) -> list[str]:
     """What the candidate (participant 0) did in one game: decisions, slowest answer against the limit, rank, and
-    every fault not already shown for an earlier game (`shown` collects the games of each fault)."""
+    every fault not already shown for an earlier game (`shown` collects the games of each fault), each with the
+    link that opens the game's replay page (written into folder) at its moment."""
     seat = next(s.seat for s in record.seats if s.participant == 0)
     times = [d.time for d in record.decisions if d.seat == seat and d.time is not None]
     faults = [f for f in record.faults if f.participant == 0]
@@ -93,7 +101,23 @@ def game_report(record: GameRecord, timeout: float, shown: dict[tuple[object, ..
         lines.append(f"  fault: {f.message()}")
         if f.stderr.strip():
             lines.extend(f"    stderr| {line}" for line in f.stderr.strip().splitlines()[-10:])
+        page = _replay_page(record, folder) if f.anchor() else None
+        if page is not None:
+            lines.append(f"    see it: {page}{f.anchor()}")
     return lines
+
+
+def _replay_page(record: GameRecord, folder: Path | None) -> Path | None:
+    """The game's replay page beside its record (written once), or None if it cannot be made."""
+    if folder is None:
+        return None
+    page = folder / f"game-{record.game_index + 1:04d}.html"
+    try:
+        if not page.exists():
+            write_replay(record, page)
+    except ReplayError:
+        return None
+    return page
 
 
 def repeated_faults(shown: dict[tuple[object, ...], list[int]], games: int) -> list[str]:
@@ -102,7 +126,7 @@ def repeated_faults(shown: dict[tuple[object, ...], list[int]], games: int) -> l
     for (phase, asked, kind, detail, _), where in shown.items():
         if len(where) > 1:
             every = "every game" if len(where) == games else "games " + ", ".join(map(str, where))
-            at = f"decision {asked}" if asked is not None else f"at {phase.value}"
+            at = f"at its {ordinal(asked)} decision" if asked is not None else f"at {phase.value}"
             lines.append(f"the same fault {len(where)} times, in {every}: {at}: {kind.value}: {detail}")
     return lines
 

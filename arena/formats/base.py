@@ -157,6 +157,7 @@ class TournamentSpec:
     sandbox: Sandbox = field(default_factory=Sandbox)
     sprt: SprtSettings | None = None  # a comparison's sequential test (None: a fixed number of games)
     title: str | None = None  # shown with the tournament; not part of what it plays
+    max_fault_rate: float | None = None  # bots above it are left off the leaderboard; not part of what it plays
 
     def identity(self) -> dict[str, Any]:
         """The spec as plain data, stored with the tournament and compared on resume."""
@@ -166,6 +167,7 @@ class TournamentSpec:
                  "time": self.time.to_wire(), "fresh_processes": self.fresh_processes, "rating": self.rating.to_dict(),
                  "sandbox": self.sandbox.to_dict()}
         found = {**found, "sprt": self.sprt.to_dict()} if self.sprt is not None else found
+        found = {**found, "max_fault_rate": self.max_fault_rate} if self.max_fault_rate is not None else found
         return {**found, "title": self.title} if self.title else found
 
     def default_name(self, today: str | None = None) -> str:

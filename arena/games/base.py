@@ -137,6 +137,7 @@ class Game(Protocol):
     name: str
     min_players: int
     max_players: int
+    variants: tuple[str, ...]  # the options that switch a variant on (NAME=true)
 
     def default_options(self) -> dict[str, Any]: ...
     def parse_options(self, options: dict[str, Any] | None) -> OptionsLike: ...
@@ -339,6 +340,7 @@ class EngineGame(ABC):
     max_players: ClassVar[int]
     rules: ClassVar[Rules]
     views: ClassVar[Views]
+    variants: ClassVar[tuple[str, ...]] = ()
     state_class: ClassVar[Callable[..., EngineState]]
     options_parser: ClassVar[Callable[[dict[str, Any] | None], OptionsLike]]
 

@@ -45,7 +45,7 @@ def test_the_defaults() -> None:
 
 
 def test_every_option_reaches_its_value() -> None:
-    r = invoke("bali-2001", "--timeout", "0.5", "--init-timeout", "3", "--time-bank", "2", "--increment", "0.1",
+    r = invoke("bali-2017", "--timeout", "0.5", "--init-timeout", "3", "--time-bank", "2", "--increment", "0.1",
                "--mu", "30", "--sigma", "5", "--beta", "2", "--tau", "0", "--draw-probability", "0.2",
                "-o", "max_turns=50", "--option", "name=text", "--variant", "oracle")
     assert r.exit_code == 0, r.output

@@ -18,13 +18,15 @@ from arena.games.bali2017.cards import (
     TYPES,
     Kind,
 )
-from arena.games.bali2017.options import parse_options
+from arena.games.bali2017.options import VARIANTS, parse_options
 from arena.games.bali2017.state import Pending, Phase, State
 from arena.games.base import EngineGame, GameError
 
 
 class Bali2017Game(EngineGame, cards=cards, rules=rules, views=views, state=State, options=parse_options):
     """Klaus-Jürgen Wrede's Bali (White Goblin Games 2017) for 2 to 4 players, with the Oracle and Demon variants."""
+
+    variants = VARIANTS
 
     def _restore_fields(self, s: State, d: dict[str, Any]) -> None:
         s.hands = [_ints(h) for h in d["hands"]]
