@@ -22,7 +22,7 @@ TOP_LEVEL = {
 }
 TABLES = {
     "time": {"timeout": "timeout", "init_timeout": "init_timeout", "time_bank": "time_bank",
-             "increment": "increment"},
+             "increment": "increment", "game_clock": "game_clock"},
     "sandbox": {"level": "sandbox", "memory_limit": "memory_limit", "cpu_limit": "cpu_limit",
                 "max_processes": "max_processes", "max_file_size": "max_file_size",
                 "max_open_files": "max_open_files", "disk_limit": "disk_limit",

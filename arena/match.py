@@ -20,7 +20,16 @@ import zmq
 from arena import __version__, leftovers
 from arena.bots import DEFAULT_LOG_CAP, BotCommand, BotProcess, Transport
 from arena.entrants import Entrant, numbered
-from arena.errors import BotCrashed, BotFault, BotTimeout, BuildFailed, ConfigError, IllegalAction
+from arena.errors import (
+    BotCrashed,
+    BotFault,
+    BotTimeout,
+    BuildFailed,
+    ClockExpired,
+    ConfigError,
+    FaultKind,
+    IllegalAction,
+)
 from arena.games import Game, GameError
 from arena.record import DecisionRecord, FaultRecord, GameRecord, Phase, SeatRecord, entrant_label, save_record
 from arena.sandbox import Isolation, Sandbox, Watchdog
@@ -335,32 +344,34 @@ class GamePlay:
                 self._fault(seat, Phase.NEW_GAME, fault, None, self.config.time.init)
 
     def _decide(self, seat: int) -> int:
-        """The index played for seat: its bot's answer, or the default when it faults or is disqualified."""
+        """The index played for seat: its bot's answer, or the default when it faults, is disqualified or is out
+        of game clock."""
         number = len(self.decisions)
         bot = self.bots[seat]
-        if seat in self.disqualified or bot is None:
+        clock = self.clocks[seat]
+        if seat in self.disqualified or bot is None or clock.out_of_time():
             self.decisions.append(DecisionRecord(seat, 0, None))
             return 0
-        clock = self.clocks[seat]
         request = decide_request(self.state, seat, self.since[seat], self.game_index, clock.clock())
         self.since[seat] = self.state.num_events()
         self.asked[seat] += 1
-        allowance = clock.allowance()
+        allowance, cpu = clock.allowance(), None
         bot.capture_log()
         try:
-            reply = bot.ask(request, allowance)
-            index, elapsed = cast(Action, reply.message).index, reply.elapsed
+            reply = bot.ask(request, allowance, clock.wall_limit())
+            index, elapsed, cpu = cast(Action, reply.message).index, reply.elapsed, reply.cpu
             if not 0 <= index < len(request.options):
                 raise IllegalAction(f"index {index} is not an option; this decision has options 0 to "
                                     f"{len(request.options) - 1}", elapsed)
             fault = None
         except BotFault as exc:
-            index, elapsed, fault = 0, exc.elapsed, exc
-            self._fault(seat, Phase.DECIDE, exc, number, allowance)
+            fault = _clock_fault(exc, clock) if isinstance(exc, BotTimeout) else exc
+            index, elapsed, cpu = 0, fault.elapsed, cpu if fault.cpu is None else fault.cpu
+            self._fault(seat, Phase.DECIDE, fault, number, clock.left if fault.kind == FaultKind.CLOCK else allowance)
         log = bot.captured_log()
-        clock.charge(elapsed, timed_out=isinstance(fault, BotTimeout))
+        clock.charge(elapsed, isinstance(fault, BotTimeout), cpu)
         self.decisions.append(DecisionRecord(seat, index, elapsed, fault.kind if fault else None,
-                                             log=log.text, log_dropped=log.dropped))
+                                             log=log.text, log_dropped=log.dropped, cpu=cpu))
         return index
 
     def _fault(self, seat: int, phase: Phase, fault: BotFault, decision: int | None, limit: float) -> None:
@@ -390,6 +401,10 @@ class GamePlay:
         for seat, bot in enumerate(self.bots):
             if bot is None or not bot.alive():
                 continue
+            if self.clocks[seat].out_of_time() and bot.channel.stuck:
+                # Still busy with the decision its clock ran out on: it would only hold the game up again.
+                self.pool.discard(self.participants[seat])
+                continue
             request = game_over_request(self.state, seat, self.since[seat], self.game_index, told)
             self.game_over_sent[seat] = True
             try:
@@ -412,6 +427,17 @@ class GamePlay:
         name, version = self.pool.name(p)
         return SeatRecord(seat, p, name, version, str(self.config.bots[p]), self.bot_seeds[seat],
                           self.first_request[seat], self.game_over_sent[seat], entrant=self.pool.names[p])
+
+
+def _clock_fault(fault: BotTimeout, clock: SeatClock) -> BotFault:
+    """A timeout that ran the seat's game clock out is a clock fault; any other stays a timeout."""
+    if fault.elapsed is None or not clock.runs_out(fault.elapsed, fault.cpu):
+        return fault
+    expired = ClockExpired(f"the game clock of {clock.control.game_clock:g} s ran out (it had {clock.left or 0:.3g} "
+                           f"s left, and {clock.wall_left or 0:.3g} s on the wall clock): the default is played for "
+                           "this seat for the rest of the game", fault.elapsed)
+    expired.cpu = fault.cpu
+    return expired
 
 
 class MatchInterrupted(KeyboardInterrupt):

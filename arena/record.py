@@ -75,8 +75,9 @@ def ordinal(n: int) -> str:
 
 @dataclass(frozen=True)
 class DecisionRecord:
-    """One decision: the seat, the index played, the seconds the bot took (None: not asked), any fault, and what
-    the bot wrote to stderr while deciding (log, within the arena's caps; log_dropped bytes beyond them)."""
+    """One decision: the seat, the index played, the seconds the bot took on the wall clock (None: not asked), any
+    fault, what the bot wrote to stderr while deciding (log, within the arena's caps; log_dropped bytes beyond
+    them), and the CPU seconds its processes used meanwhile (None: not measured)."""
 
     seat: int
     index: int
@@ -84,6 +85,7 @@ class DecisionRecord:
     fault: FaultKind | None = None
     log: str = ""
     log_dropped: int = 0
+    cpu: float | None = None
 
 
 @dataclass(frozen=True)
@@ -129,9 +131,10 @@ class FaultRecord:
         if self.limit is None:
             return ""
         took = "no answer" if self.elapsed is None else f"took {self.elapsed:.3g} s"
-        if self.kind != FaultKind.TIMEOUT:
+        if self.kind not in (FaultKind.TIMEOUT, FaultKind.CLOCK):
             return f"{took} of its {self.limit:.3g} s"
-        return f"{took} of its {self.limit:.3g} s limit (raise it with {LIMIT_OPTIONS[self.phase]})"
+        option = "--game-clock" if self.kind == FaultKind.CLOCK else LIMIT_OPTIONS[self.phase]
+        return f"{took} of its {self.limit:.3g} s limit (raise it with {option})"
 
     def message(self) -> str:
         """The fault in one line: where, kind, detail, timing."""
@@ -193,6 +196,8 @@ def _decision_dict(d: DecisionRecord) -> dict[str, Any]:
         plain["log"] = d.log
     if d.log_dropped:
         plain["log_dropped"] = d.log_dropped
+    if d.cpu is not None:
+        plain["cpu"] = d.cpu
     return plain
 
 
@@ -289,8 +294,9 @@ def _decision(value: Any, path: str, seat_no: Callable[[Any, str], int]) -> Deci
     fault = _FAULT_KIND(value["fault"], path + ".fault") if "fault" in value else None
     log = _log_text(value["log"], path + ".log") if "log" in value else ""
     dropped = _COUNT(value["log_dropped"], path + ".log_dropped") if "log_dropped" in value else 0
+    cpu = _TIME(value["cpu"], path + ".cpu") if "cpu" in value else None
     return DecisionRecord(seat_no(seat, path + ".seat"), _INDEX(index, path + ".index"), _TIME(time, path + ".time"),
-                          fault, log=log, log_dropped=dropped)
+                          fault, log=log, log_dropped=dropped, cpu=cpu)
 
 
 _INDEX = integer()

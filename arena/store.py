@@ -16,9 +16,10 @@ import shlex
 import sqlite3
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Iterator, TypeVar
 
 from arena.entrants import Entrant
 from arena.errors import ArenaError, ConfigError
@@ -303,6 +304,20 @@ class Store:
         return _Transaction(self.db)
 
     # --- tournaments ------------------------------------------------------------------------------------------------
+    @contextmanager
+    def naming(self) -> Iterator[None]:
+        """Held (for a moment) while a run finds or names its tournament and opens it: two runs of the same command
+        started at once then agree on one tournament, and the second finds it locked by the first."""
+        lock = self._naming_lock()
+        try:
+            yield
+        finally:
+            lock.release()
+
+    @_guarded
+    def _naming_lock(self) -> "_TournamentLock":
+        return _TournamentLock.wait_for(self.path.with_name(f"{self.path.name}.lock"))
+
     @_guarded
     def open_tournament(self, name: str, game: str, fmt: str, config: dict[str, Any],
                         entrants: list[Entrant], living: tuple[str, ...] = ()) -> Tournament:
@@ -686,6 +701,20 @@ class _TournamentLock:
         os.ftruncate(fd, 0)
         os.pwrite(fd, json.dumps({"pid": os.getpid(), "command": command}).encode(), 0)
         return cls(path, fd)
+
+    @classmethod
+    def wait_for(cls, path: Path) -> "_TournamentLock":
+        """An exclusive flock on path, waiting for it as long as another process holds it."""
+        while True:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except BaseException:
+                os.close(fd)
+                raise
+            if _same_file(fd, path):
+                return cls(path, fd)
+            os.close(fd)  # the last holder removed that file as we locked it: lock the new one
 
     def release(self) -> None:
         """Remove the lock file while still holding it (so that no one locks a file about to vanish), then unlock."""

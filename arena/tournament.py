@@ -155,9 +155,10 @@ class Runner:
         spec = self.spec
         check_spec(spec, self.time_limit)
         living = LIVING if isinstance(spec.fmt, Ladder) else ()
-        self.spec = spec = self._seed_of_old(spec, living)
-        self.tournament = self.store.open_tournament(self._name(living), spec.game, spec.fmt.name, spec.identity(),
-                                                     list(spec.entrants), living)
+        with self.store.naming():  # the same command started twice at once: one tournament, the other refused
+            self.spec = spec = self._seed_of_old(spec, living)
+            self.tournament = self.store.open_tournament(self._name(living), spec.game, spec.fmt.name,
+                                                         spec.identity(), list(spec.entrants), living)
         self.spec = spec = self._seeded(spec)
         if living:
             self.spec = spec = self._join(spec)

@@ -23,7 +23,7 @@ from arena.cli.params import (
 )
 from arena.errors import ArenaError
 from arena.games import Game
-from arena.interrupt import cleanup_on_termination
+from arena.interrupt import INTERRUPTED, cleanup_on_termination
 from arena.match import MatchConfig, MatchInterrupted, MatchResult, run_match
 from arena.match import store_match as keep_in_store
 from arena.progress import BuildDisplay
@@ -33,7 +33,6 @@ from arena.seeds import PUBLIC_SEED_HELP, chosen
 from protocol import DEFAULT_MAX_MESSAGE, TimeControl
 
 DEFAULT_RESULTS = Path("results")  # the --results default: commands given it need no --results option
-INTERRUPTED = 130  # the exit status of a command stopped by Ctrl-C or SIGTERM, as a shell reports SIGINT
 
 
 @click.command()

@@ -13,6 +13,7 @@ import click
 from arena import competition
 from arena.cli.params import (
     GAME,
+    announce_crowding,
     announce_sandbox,
     db_option,
     game_options,
@@ -152,7 +153,8 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
     with Store(store_path(results_dir, db)) as store, player or nullcontext():
         runner = Runner(spec, store, results_dir, jobs=jobs, name=name, time_limit=time_limit, refused=tuple(refused),
                         on_progress=Display(sys.stderr, sys.stderr.isatty()), player=player,
-                        on_start=lambda _: announce_sandbox(spec.sandbox))
+                        on_start=lambda _: (announce_sandbox(spec.sandbox), announce_crowding(
+                            1 if player else jobs, spec.seats)))
         try:
             with cleanup_on_termination():
                 ratings = runner.run()

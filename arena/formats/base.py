@@ -16,6 +16,7 @@ from arena.ratings import GameOutcome, RatingConfig
 from arena.sandbox import Sandbox
 from arena.seeds import Seed, public_seed, table_seed
 from arena.sprt import SprtSettings
+from arena.wire import time_identity
 from protocol import TimeControl
 
 DEFAULT_WAVE = 4  # an open-ended format's tables chosen at a time from the ratings so far
@@ -164,7 +165,8 @@ class TournamentSpec:
         found = {"game": self.game, "format": self.fmt.name, "entrants": [e.to_dict() for e in self.entrants],
                  "seats": self.seats, "options": self.options, "rounds": self.rounds, "duplicate": self.duplicate,
                  "max_games": self.max_games, "wave": self.wave, "seed": public_seed(self.seed),
-                 "time": self.time.to_wire(), "fresh_processes": self.fresh_processes, "rating": self.rating.to_dict(),
+                 "time": time_identity(self.time), "fresh_processes": self.fresh_processes,
+                 "rating": self.rating.to_dict(),
                  "sandbox": self.sandbox.to_dict()}
         found = {**found, "sprt": self.sprt.to_dict()} if self.sprt is not None else found
         found = {**found, "max_fault_rate": self.max_fault_rate} if self.max_fault_rate is not None else found

@@ -14,6 +14,9 @@ from arena.games.base import EngineGame, GameError
 class Bali2001Game(EngineGame, cards=cards, rules=rules, views=views, state=State, options=parse_options):
     """Uwe Rosenberg's Bali (Kosmos 2001) for 3 or 4 players."""
 
+    # Up to about 530 decisions per seat; the sample bots and kits use at most 2 s of it (README.md).
+    game_clock = 60.0
+
     def _restore_fields(self, s: State, d: dict[str, Any]) -> None:
         s.hands = [[int(c) for c in h] for h in d["hands"]]
         s.piles = [[[int(c) for c in p] for p in ps] for ps in d["piles"]]

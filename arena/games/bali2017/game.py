@@ -26,6 +26,8 @@ from arena.games.base import EngineGame, GameError
 class Bali2017Game(EngineGame, cards=cards, rules=rules, views=views, state=State, options=parse_options):
     """Klaus-Jürgen Wrede's Bali (White Goblin Games 2017) for 2 to 4 players, with the Oracle and Demon variants."""
 
+    # Up to about 70 decisions per seat; the sample bots and kits use at most 0.2 s of it (README.md).
+    game_clock = 20.0
     variants = VARIANTS
 
     def _restore_fields(self, s: State, d: dict[str, Any]) -> None:
