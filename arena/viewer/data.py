@@ -15,7 +15,7 @@ from arena.viewer.legend import legend
 from arena.viewer.tables import GAMES
 
 STDERR_TAIL = 2000  # characters of a bot's stderr shown with a fault
-PAGE_VERSION = 4  # of the page data: a site's game pages made from another version are made again
+PAGE_VERSION = 5  # of the page data and the scripts a page loads: a site's game pages of another version are made again
 RECORD = "record"  # a page's mode: the browser re-plays the record with the game's engine
 FRAMES = "frames"  # a page's mode: the page holds every frame of its one view
 
