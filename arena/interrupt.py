@@ -1,12 +1,27 @@
-"""Termination signals for the commands that run bots: turned into KeyboardInterrupt so that clean-up runs."""
+"""Termination signals for the commands that run bots: turned into KeyboardInterrupt so that clean-up runs; and
+helper processes that die with the process that started them."""
 
 from __future__ import annotations
 
+import ctypes
+import os
 import signal
+import sys
 import threading
 from contextlib import contextmanager
 from types import FrameType
 from typing import Iterator
+
+_PR_SET_PDEATHSIG = 1  # prctl option, from <linux/prctl.h>
+
+
+def die_with(coordinator: int) -> None:
+    """Be killed when the coordinator dies, even by SIGKILL (what this process started then dies with it)."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != coordinator:  # it died before the request took effect
+        os.kill(os.getpid(), signal.SIGKILL)
+
 
 INTERRUPTED = 130  # the exit status of a command stopped by Ctrl-C or SIGTERM, as a shell reports SIGINT
 INTERRUPTED_LINE = "interrupted: anything finished is kept; run the same command to resume"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Callable, TypeVar
@@ -83,6 +83,7 @@ class DecisionRecord:
     index: int
     time: float | None
     fault: FaultKind | None = None
+    _: KW_ONLY  # what follows is named where it is given, so that a field added above cannot be taken for it
     log: str = ""
     log_dropped: int = 0
     cpu: float | None = None

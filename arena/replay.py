@@ -196,4 +196,10 @@ def _decision_line(who: str, number: int, d: DecisionRecord, option: dict[str, A
         return f"  #{number} {who}: {d.index} {chosen} ({why}: default played)"
     if d.fault is not None:
         return f"  #{number} {who}: {d.index} {chosen} (fault {d.fault.value}: default played)"
-    return f"  #{number} {who}: {d.index} {chosen} in {d.time * 1000:.1f} ms"
+    return f"  #{number} {who}: {d.index} {chosen} in {took(d)}"
+
+
+def took(d: DecisionRecord) -> str:
+    """The time a decision took on the wall clock, and the CPU time it was charged where that was measured."""
+    wall = "no answer" if d.time is None else f"{d.time * 1000:.1f} ms"
+    return wall if d.cpu is None else f"{wall} (CPU {d.cpu * 1000:.1f} ms)"

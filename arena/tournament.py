@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import sys
 import tempfile
 import time
@@ -18,18 +17,16 @@ from arena import leftovers
 from arena.bots import BotCommand
 from arena.entrants import Entrant, Refusal, check_entrants
 from arena.errors import ArenaError, ConfigError, FaultKind
-from arena.formats import Table, TournamentFormat
-from arena.formats.ladder import DEFAULT_WAVE, Ladder
+from arena.formats import Table, TournamentSpec
+from arena.formats.ladder import Ladder
 from arena.games import GameError, get_game
 from arena.match import MatchConfig, MatchResult, run_match
-from arena.ratings import GameOutcome, RatingConfig, Ratings, rate_all
+from arena.ratings import GameOutcome, Ratings, rate_all
 from arena.record import GameRecord, Phase
 from arena.sandbox import Sandbox, cpu_sets
-from arena.seeds import SecretSeed, Seed, derive_seed, public_seed
-from arena.sprt import SprtSettings
+from arena.seeds import SecretSeed, derive_seed, public_seed
 from arena.store import Store, StoredGame, Tournament
 from arena.submission import BuildWatch
-from arena.wire import time_identity
 from arena.worker import Failure, WorkerPool
 from protocol import TimeControl
 
@@ -37,51 +34,6 @@ MATCH_FORMAT = "match"  # the format of a match's entry in the results store
 LIVING = ("entrants", "max_games")  # what may change from run to run of a ladder
 MAX_TRIES = 3  # times a table is tried on a fresh worker before it is stored as failed
 HEURISTIC_BOT, RANDOM_BOT = "sample_bots.heuristic_bot", "sample_bots.random_bot"
-
-
-@dataclass(frozen=True)
-class TournamentSpec:
-    """What defines a tournament's games and ratings; the same spec resumes the same tournament."""
-
-    game: str
-    fmt: TournamentFormat
-    entrants: tuple[Entrant, ...]
-    seats: int
-    options: dict[str, Any] | None = None
-    rounds: int = 1
-    duplicate: bool = False
-    max_games: int | None = None  # ladder: stop after this many games
-    wave: int = DEFAULT_WAVE
-    seed: Seed | None = None  # None: a secret the store draws and keeps (arena.seeds); a number: public-seeded
-    time: TimeControl = field(default_factory=TimeControl)
-    fresh_processes: bool = False
-    rating: RatingConfig = field(default_factory=RatingConfig)
-    sandbox: Sandbox = field(default_factory=Sandbox)
-    sprt: SprtSettings | None = None  # a comparison's sequential test (None: a fixed number of games)
-    title: str | None = None  # shown with the tournament; not part of what it plays
-    max_fault_rate: float | None = None  # bots above it are left off the leaderboard; not part of what it plays
-
-    def identity(self) -> dict[str, Any]:
-        """The spec as plain data, stored with the tournament and compared on resume."""
-        found = {"game": self.game, "format": self.fmt.name, "entrants": [e.to_dict() for e in self.entrants],
-                 "seats": self.seats, "options": self.options, "rounds": self.rounds, "duplicate": self.duplicate,
-                 "max_games": self.max_games, "wave": self.wave, "seed": public_seed(self.seed),
-                 "time": time_identity(self.time), "fresh_processes": self.fresh_processes,
-                 "rating": self.rating.to_dict(),
-                 "sandbox": self.sandbox.to_dict()}
-        found = {**found, "sprt": self.sprt.to_dict()} if self.sprt is not None else found
-        found = {**found, "max_fault_rate": self.max_fault_rate} if self.max_fault_rate is not None else found
-        return {**found, "title": self.title} if self.title else found
-
-    def default_name(self, today: str | None = None) -> str:
-        """A readable name for a new tournament: its title, else game-format-date (UTC)."""
-        if self.title:
-            return re.sub(r"[^A-Za-z0-9_.-]+", "-", self.title).strip("-.").lower()[:64] or self.game
-        return f"{self.game}-{self.fmt.name}-{today or time.strftime('%Y-%m-%d', time.gmtime())}"
-
-    def names(self) -> list[str]:
-        """The entrants' names, in order (a gauntlet's challenger first)."""
-        return [e.name for e in self.entrants]
 
 
 @dataclass(frozen=True)

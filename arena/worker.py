@@ -9,10 +9,8 @@ everything it started. Its job then counts as a failed try, for the caller to pl
 
 from __future__ import annotations
 
-import ctypes
 import os
 import signal
-import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -23,7 +21,7 @@ from types import FrameType
 from typing import Any, Callable, Generic, Iterator, TypeVar
 
 from arena.bots import report_progress
-from arena.interrupt import check_interrupted
+from arena.interrupt import check_interrupted, die_with
 
 J = TypeVar("J")
 R = TypeVar("R")
@@ -37,15 +35,6 @@ STALL_SLACK = 60.0  # seconds a worker may go past its request's deadline (or be
 MAX_STOPS = 3  # times a worker may be found stopped in one job before it is replaced
 STOP_GRACE = 5.0  # seconds a worker gets to stop its bots when asked, before it is killed
 LOOK = 0.25  # seconds between two looks at the workers
-_PR_SET_PDEATHSIG = 1  # prctl option, from <linux/prctl.h>
-
-
-def die_with(coordinator: int) -> None:
-    """Be killed when the coordinator dies, even by SIGKILL (the bots then die with the worker)."""
-    if sys.platform.startswith("linux"):
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != coordinator:  # it died before the request took effect
-        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _serve(conn: Connection, target: Callable[[Any], Any], coordinator: int, stop: Any, due: Any) -> None:

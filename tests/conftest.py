@@ -39,3 +39,10 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     rank = {path: i for i, path in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Re-play every game the session stored with the viewer's JavaScript engines (tests/stored_games.py)."""
+    from tests.stored_games import session_finish
+
+    session_finish(session)

@@ -9,7 +9,7 @@ import click
 from tabulate import tabulate
 
 from arena.record import GameRecord, load_record
-from arena.replay import AskedDecision, log_lines, resimulate, seat_transcript, turn_lines
+from arena.replay import AskedDecision, log_lines, resimulate, seat_transcript, took, turn_lines
 from arena.viewer import write_replay
 
 html_option = click.option(
@@ -57,9 +57,9 @@ def replay(file: Path, seat: int | None, verbose: bool, html: Path | None) -> No
 def answer_lines(asked: AskedDecision) -> str:
     """How the bot answered a decide request: the decision, its time and fault, and its stderr meanwhile."""
     d = asked.record
-    took = "no answer" if d.time is None else f"answered in {d.time * 1000:.1f} ms"
+    answer = "no answer" if d.time is None else f"answered in {took(d)}"
     fault = f", fault {d.fault.value}: default played" if d.fault is not None else ""
-    return "\n".join([f"  # decision #{asked.number} (its decision {asked.asked}): {took}{fault}", *log_lines(d)])
+    return "\n".join([f"  # decision #{asked.number} (its decision {asked.asked}): {answer}{fault}", *log_lines(d)])
 
 
 def header(record: GameRecord) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from arena.errors import ConfigError
-from arena.formats.base import Table, TournamentFormat
+from arena.formats.base import Table, TournamentFormat, TournamentSpec
 from arena.formats.compare import Compare
 from arena.formats.gauntlet import Gauntlet, gauntlet
 from arena.formats.ladder import Ladder, ladder_wave
@@ -23,4 +23,4 @@ def get_format(name: str) -> TournamentFormat:
 
 
 __all__ = ["Compare", "DEFAULT_FORMAT", "FORMATS", "Gauntlet", "Ladder", "RoundRobin", "Table", "TournamentFormat",
-           "gauntlet", "get_format", "ladder_wave", "round_robin"]
+           "TournamentSpec", "gauntlet", "get_format", "ladder_wave", "round_robin"]

@@ -1,18 +1,25 @@
-"""What every tournament format is: its tables, its entrants, how its schedule is built, and its checks."""
+"""What every tournament format is: its tables, its entrants, how its schedule is built, and its checks; and the
+spec of a tournament, which names its format and holds everything the format builds the schedule from."""
 
 from __future__ import annotations
 
+import re
+import time
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, ClassVar, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Iterator, Sequence
 
+from arena.entrants import Entrant
 from arena.errors import ConfigError
 from arena.match import Seating
-from arena.ratings import GameOutcome
-from arena.seeds import Seed, table_seed
+from arena.ratings import GameOutcome, RatingConfig
+from arena.sandbox import Sandbox
+from arena.seeds import Seed, public_seed, table_seed
+from arena.sprt import SprtSettings
+from arena.wire import time_identity
+from protocol import TimeControl
 
-if TYPE_CHECKING:
-    from arena.tournament import TournamentSpec
+DEFAULT_WAVE = 4  # an open-ended format's tables chosen at a time from the ratings so far
 
 # The stored outcomes of the games with first <= seq < below, in schedule order: what an open-ended format
 # chooses its next wave from.
@@ -129,3 +136,48 @@ def rounds_of(tables: list[tuple[str, ...]], rounds: int, duplicate: bool, seed:
             schedule.append(Table(number, seq, bots, table_seed(seed, number, round_no), duplicate))
             seq += len(bots)
     return schedule
+
+
+@dataclass(frozen=True)
+class TournamentSpec:
+    """What defines a tournament's games and ratings; the same spec resumes the same tournament."""
+
+    game: str
+    fmt: TournamentFormat
+    entrants: tuple[Entrant, ...]
+    seats: int
+    options: dict[str, Any] | None = None
+    rounds: int = 1
+    duplicate: bool = False
+    max_games: int | None = None  # ladder: stop after this many games
+    wave: int = DEFAULT_WAVE
+    seed: Seed | None = None  # None: a secret the store draws and keeps (arena.seeds); a number: public-seeded
+    time: TimeControl = field(default_factory=TimeControl)
+    fresh_processes: bool = False
+    rating: RatingConfig = field(default_factory=RatingConfig)
+    sandbox: Sandbox = field(default_factory=Sandbox)
+    sprt: SprtSettings | None = None  # a comparison's sequential test (None: a fixed number of games)
+    title: str | None = None  # shown with the tournament; not part of what it plays
+    max_fault_rate: float | None = None  # bots above it are left off the leaderboard; not part of what it plays
+
+    def identity(self) -> dict[str, Any]:
+        """The spec as plain data, stored with the tournament and compared on resume."""
+        found = {"game": self.game, "format": self.fmt.name, "entrants": [e.to_dict() for e in self.entrants],
+                 "seats": self.seats, "options": self.options, "rounds": self.rounds, "duplicate": self.duplicate,
+                 "max_games": self.max_games, "wave": self.wave, "seed": public_seed(self.seed),
+                 "time": time_identity(self.time), "fresh_processes": self.fresh_processes,
+                 "rating": self.rating.to_dict(),
+                 "sandbox": self.sandbox.to_dict()}
+        found = {**found, "sprt": self.sprt.to_dict()} if self.sprt is not None else found
+        found = {**found, "max_fault_rate": self.max_fault_rate} if self.max_fault_rate is not None else found
+        return {**found, "title": self.title} if self.title else found
+
+    def default_name(self, today: str | None = None) -> str:
+        """A readable name for a new tournament: its title, else game-format-date (UTC)."""
+        if self.title:
+            return re.sub(r"[^A-Za-z0-9_.-]+", "-", self.title).strip("-.").lower()[:64] or self.game
+        return f"{self.game}-{self.fmt.name}-{today or time.strftime('%Y-%m-%d', time.gmtime())}"
+
+    def names(self) -> list[str]:
+        """The entrants' names, in order (a gauntlet's challenger first)."""
+        return [e.name for e in self.entrants]

@@ -7,18 +7,15 @@ The entrants are NEW, BASE and then the opponents. Each table is a block of deal
 from __future__ import annotations
 
 from itertools import count
-from typing import TYPE_CHECKING, Iterator
+from typing import Iterator
 
 from arena.errors import ConfigError
-from arena.formats.base import Outcomes, Table, TournamentFormat
+from arena.formats.base import Outcomes, Table, TournamentFormat, TournamentSpec
 from arena.match import Seating
 from arena.pairing import BASE, GAMES_PER_PAIR, NEW, PairResult, pair_outcome, pair_seatings, sequential
 from arena.ratings import GameOutcome
 from arena.seeds import table_seed
 from arena.sprt import PairCounts, Verdict
-
-if TYPE_CHECKING:
-    from arena.tournament import TournamentSpec
 
 DEALS_PER_TABLE = 8  # pairs a table plays with the same bot processes
 DEFAULT_WAVE = 2  # tables played before the test looks again

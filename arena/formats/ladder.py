@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import random
 from itertools import count
-from typing import TYPE_CHECKING, Iterator, Sequence
+from typing import Iterator, Sequence
 
 from arena.errors import ConfigError
-from arena.formats.base import Outcomes, Table, TournamentFormat
+from arena.formats.base import DEFAULT_WAVE, Outcomes, Table, TournamentFormat, TournamentSpec
 from arena.ratings import Ratings
 from arena.seeds import Seed, derive_seed, table_seed
 
-if TYPE_CHECKING:
-    from arena.tournament import TournamentSpec
-
-DEFAULT_WAVE = 4  # tables chosen at a time from the ratings so far
+__all__ = ["DEFAULT_WAVE", "Ladder", "ladder_wave"]
 UNSETTLED = 1.5  # a sigma this many times the median marks a bot to be matched more often
 
 

@@ -7,6 +7,7 @@ import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from enum import IntEnum
+from types import ModuleType
 from typing import Any, Callable, ClassVar, Protocol, Sequence
 
 
@@ -38,6 +39,14 @@ class WireEnum(IntEnum):
     def by_wire(cls) -> dict[str, Any]:
         """The members by wire name."""
         return {member.wire: member for member in cls}
+
+
+class DecisionKind(WireEnum):
+    """A game's kinds of pending decision (its phases); the wire name is the decision's `kind`."""
+
+
+class ActionKind(WireEnum):
+    """A game's kinds of choice a seat can make; the wire name is the option's `action`."""
 
 
 # One event log entry: the public event, and the seat (or -1) that sees the private version instead.
@@ -112,6 +121,7 @@ class State(Protocol):
     def view(self, seat: int) -> dict[str, Any]: ...
     def public_view(self) -> dict[str, Any]: ...
     def private_view(self, seat: int) -> dict[str, Any]: ...
+    def referee_view(self) -> dict[str, Any]: ...
     def events(self, seat: int | None, since: int = 0) -> list[dict[str, Any]]: ...
     def referee_events(self, since: int = 0) -> list[dict[str, Any]]: ...
     def event_versions(self, since: int = 0) -> list[LogEntry]: ...
@@ -149,9 +159,9 @@ class Rules(Protocol):
 class Views(Protocol):
     """What a game's views module offers the shared machinery."""
 
-    def view_dict(self, state: Any, seat: int) -> dict[str, Any]: ...
     def public_dict(self, state: Any) -> dict[str, Any]: ...
     def private_dict(self, state: Any, seat: int) -> dict[str, Any]: ...
+    def referee_dict(self, state: Any) -> dict[str, Any]: ...
     def decision_dict(self, state: Any) -> dict[str, Any]: ...
     def format_event(self, event: dict[str, Any]) -> str: ...
 
@@ -166,14 +176,15 @@ class EngineState(ABC):
     """What every engine's state shares: the checked apply, the per-seat event log, seat and result guards.
 
     The game object wires a state to its rules and views modules, so that the state module imports neither.
-    A subclass adds its own data, `is_terminal` and the fields of to_dict.
+    A subclass declares its game's name and the phase of a finished game, lays out its own data (`_lay_out`) and
+    gives the fields of to_dict.
     """
 
-    pending: Any  # the pending decision; its `seat` decides
+    game_name: ClassVar[str]
+    over: ClassVar[DecisionKind]  # the phase of a finished game
+    pending: Any  # the pending decision; its `seat` decides and its `phase` is what is decided
 
-    def __init__(self, game_name: str, num_players: int, options: OptionsLike, rng: random.Random, rules: Rules,
-                 views: Views) -> None:
-        self.game_name = game_name
+    def __init__(self, num_players: int, options: OptionsLike, rng: random.Random, rules: Rules, views: Views) -> None:
         self.num_players = num_players
         self.opts = options
         self.rng = rng
@@ -181,9 +192,15 @@ class EngineState(ABC):
         self.views = views
         self.log: list[LogEntry] = []
         self._legal: list[Any] | None = None  # the legal actions of the pending decision, once computed
+        self._lay_out(num_players)
 
     @abstractmethod
-    def is_terminal(self) -> bool: ...
+    def _lay_out(self, n: int) -> None:
+        """Set up the game's own data for n players, before any card is dealt (rules' setup deals them)."""
+
+    def is_terminal(self) -> bool:
+        """True once the game is over."""
+        return self.pending.phase == self.over
 
     @abstractmethod
     def _fields(self) -> dict[str, Any]:
@@ -241,17 +258,20 @@ class EngineState(ABC):
 
     def view(self, seat: int) -> dict[str, Any]:
         """Everything seat may know, and nothing more."""
-        self._check_seat(seat)
-        return self.views.view_dict(self, seat)
+        return {**self.public_view(), **self.private_view(seat)}
 
     def public_view(self) -> dict[str, Any]:
         """The part of every seat's view that all seats share: view(seat) is public_view() and private_view(seat)."""
-        return self.views.public_dict(self)
+        return {"game": self.game_name, "num_players": self.num_players, **self.views.public_dict(self)}
 
     def private_view(self, seat: int) -> dict[str, Any]:
         """The part of seat's view that is its own (no key of public_view() among them)."""
         self._check_seat(seat)
         return self.views.private_dict(self, seat)
+
+    def referee_view(self) -> dict[str, Any]:
+        """What no seat's view holds and a referee sees: the hidden cards beside the public and private views."""
+        return self.views.referee_dict(self)
 
     def events(self, seat: int | None, since: int = 0) -> list[dict[str, Any]]:
         """The log entries from index since on, each as seat may see it (None: as a spectator sees it)."""
@@ -309,8 +329,12 @@ def log_from_dicts(entries: Any) -> list[LogEntry]:
 
 class EngineGame(ABC):
     """What every engine's game object shares: checked arguments, seeded setup, guarded restore, the wiring of a
-    state to its rules and views. A game declares its name, player range, rules and views modules, state class and
-    options parser, and how to restore a saved state's own fields."""
+    state to its rules and views. A game names its modules where it subclasses this one (its name and player range
+    are its cards module's GAME_NAME, MIN_PLAYERS and MAX_PLAYERS):
+
+        class MyGame(EngineGame, cards=cards, rules=rules, views=views, state=State, options=parse_options)
+
+    and says how to restore a saved state's own fields."""
 
     name: ClassVar[str]
     min_players: ClassVar[int]
@@ -319,10 +343,15 @@ class EngineGame(ABC):
     rules: ClassVar[Rules]
     views: ClassVar[Views]
     variants: ClassVar[tuple[str, ...]] = ()
-
     state_class: ClassVar[Callable[..., EngineState]]
-    # A staticmethod in the subclass: the options module's parse_options.
     options_parser: ClassVar[Callable[[dict[str, Any] | None], OptionsLike]]
+
+    def __init_subclass__(cls, *, cards: ModuleType, rules: Rules, views: Views, state: Callable[..., EngineState],
+                          options: Callable[[dict[str, Any] | None], OptionsLike], **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.name, cls.min_players, cls.max_players = cards.GAME_NAME, cards.MIN_PLAYERS, cards.MAX_PLAYERS
+        cls.rules, cls.views, cls.state_class = rules, views, state
+        cls.options_parser = staticmethod(options)
 
     def parse_options(self, options: dict[str, Any] | None) -> OptionsLike:
         """Validated options from a plain dict; GameError naming the field if one is bad."""

@@ -17,6 +17,7 @@ import jinja2
 
 from arena import __version__
 from arena.errors import ArenaError, ConfigError
+from arena.interrupt import die_with
 from arena.seeds import PUBLIC_NOTE
 from arena.site.data import RECENT_GAMES, TournamentData, game_replays, slug, tournament_data, tournament_title
 from arena.store import Store, Tournament
@@ -219,8 +220,6 @@ def make_game_page(page: GamePage) -> tuple[bool, str | None]:
 
 def _ignore_interrupts(coordinator: int) -> None:
     """A page worker: dies with the publishing process, and leaves Ctrl-C to it."""
-    from arena.worker import die_with
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with(coordinator)
 

@@ -14,9 +14,10 @@ import jinja2
 from arena.errors import ReplayError
 from arena.record import GameRecord
 from arena.viewer.data import RECORD, replay_data
+from arena.viewer.facts import facts_script
 from arena.viewer.tables import GAMES
 
-__all__ = ["assets", "render_page", "render_replay", "replay_data", "write_replay"]
+__all__ = ["assets", "engine_scripts", "render_page", "render_replay", "replay_data", "write_replay"]
 
 
 @lru_cache(maxsize=1)
@@ -27,7 +28,18 @@ def _environment() -> jinja2.Environment:
 
 @lru_cache(maxsize=None)
 def _static(name: str) -> str:
+    """A file of static/, or a game's facts script, made from its Python modules."""
+    for game, table in GAMES.items():
+        if name == f"engines/{table.facts_script}":
+            return facts_script(game, table.facts)
     return files("arena.viewer").joinpath("static", name).read_text(encoding="utf-8")
+
+
+def engine_scripts(game: str) -> list[str]:
+    """The scripts that re-play a game's records, in the order they load: the generator, the shared core, the
+    game's fixed facts and its engine."""
+    table = GAMES[game]
+    return ["engines/rng.js", "engines/base.js", f"engines/{table.facts_script}", f"engines/{table.engine}"]
 
 
 def script_json(data: Any) -> str:
@@ -40,12 +52,12 @@ def _scripts(data: dict[str, Any]) -> list[str]:
     """The scripts a page runs, in order: a referee's page re-plays its record with the game's engine."""
     if data["mode"] != RECORD:
         return ["viewer.js"]
-    return ["engines/rng.js", f"engines/{GAMES[data['game']].engine}", "viewer.js"]
+    return [*engine_scripts(data["game"]), "viewer.js"]
 
 
 def assets() -> dict[str, str]:
     """Every file a page may link to instead of holding it (a site's pages share one copy): path -> text."""
-    names = ["viewer.css", "viewer.js", "engines/rng.js", *(f"engines/{table.engine}" for table in GAMES.values())]
+    names = ["viewer.css", "viewer.js", *dict.fromkeys(name for game in GAMES for name in engine_scripts(game))]
     return {name: _static(name) for name in names}
 
 

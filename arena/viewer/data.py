@@ -15,7 +15,7 @@ from arena.viewer.legend import legend
 from arena.viewer.tables import GAMES
 
 STDERR_TAIL = 2000  # characters of a bot's stderr shown with a fault
-PAGE_VERSION = 3  # of the page data: a site's game pages made from another version are made again
+PAGE_VERSION = 5  # of the page data and the scripts a page loads: a site's game pages of another version are made again
 RECORD = "record"  # a page's mode: the browser re-plays the record with the game's engine
 FRAMES = "frames"  # a page's mode: the page holds every frame of its one view
 
@@ -64,8 +64,8 @@ def replay_data(record: GameRecord, seat: int | None = None, check: bool = True,
     if seat is None:
         if check:
             _reproduced(resimulate(record))
-        # [seat, index, time, fault] per decision: a long game's page is mostly these.
-        decided = [[d.seat, d.index, d.time, d.fault and d.fault.value] for d in record.decisions]
+        # [seat, index, time, fault, CPU time] per decision: a long game's page is mostly these.
+        decided = [[d.seat, d.index, d.time, d.fault and d.fault.value, d.cpu] for d in record.decisions]
         # Each decision's bot log, by decision number, only where there is one.
         logs = {str(k): [d.log, d.log_dropped] for k, d in enumerate(record.decisions)
                 if bot_output and (d.log or d.log_dropped)}
@@ -117,7 +117,7 @@ def _parsed_options(game: Game, options: dict[str, Any] | None) -> dict[str, Any
 
 def _decision(state: State, d: DecisionRecord, page_seat: int | None, bot_output: bool) -> dict[str, Any]:
     decision = state.decision()
-    plain: dict[str, Any] = {"seat": d.seat, "kind": decision["kind"], "time": d.time,
+    plain: dict[str, Any] = {"seat": d.seat, "kind": decision["kind"], "time": d.time, "cpu": d.cpu,
                              "fault": d.fault.value if d.fault is not None else None}
     # A seat is sent only its own options; another seat's options (and its choice) could name its hidden cards.
     if page_seat is None or page_seat == d.seat:

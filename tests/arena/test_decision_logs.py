@@ -13,7 +13,7 @@ import pytest
 
 from arena.games import State
 from arena.record import DECISION_LOG_CAP, GAME_LOG_CAP, DecisionRecord, GameRecord, load_record, record_from_dict
-from arena.replay import resimulate
+from arena.replay import resimulate, took
 from protocol import SchemaError
 from tests.bots.chatty_bot import LOUD_BYTES
 from tests.helpers import ROOT, arena
@@ -63,7 +63,7 @@ def test_each_decision_keeps_the_line_its_bot_wrote_and_replay_prints_it(tmp_pat
         said = [line for line in done.stderr.splitlines() if line.strip().startswith(("#", "|"))]
         expected = []
         for k, (number, d, options) in enumerate(asked, start=1):
-            expected += [f"# decision #{number} (its decision {k}): answered in {d.time * 1000:.1f} ms",
+            expected += [f"# decision #{number} (its decision {k}): answered in {took(d)}",
                          f"| chatty: game {game} decision {k} chose {d.index} of {options}"]
         assert [line.strip() for line in said] == expected
         assert all(json.loads(line)["type"] for line in done.stdout.splitlines())  # stdout: only the messages

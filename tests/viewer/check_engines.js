@@ -1,11 +1,10 @@
 /* Re-plays the Python engines' traces (engine_traces.py) with the viewer's JavaScript engines and prints every
-   difference: node check_engines.js TRACES.json. Exits 1 if any game differs. */
+   difference, naming the game, the decision and the field: node check_engines.js TRACES.json SCRIPT... (the
+   engines' scripts as a page loads them, in order). Exits 1 if any game differs. */
 "use strict";
 var fs = require("fs");
 var path = require("path");
-var STATIC = path.join(__dirname, "..", "..", "arena", "viewer", "static", "engines");
-fs.readdirSync(STATIC).sort(function (a, b) { return (a === "rng.js" ? -1 : 0) - (b === "rng.js" ? -1 : 0); })
-  .forEach(function (name) { if (name.endsWith(".js")) { require(path.join(STATIC, name)); } });
+process.argv.slice(3).forEach(function (script) { require(path.resolve(script)); });
 var ENGINES = globalThis.BaliEngines || {};
 
 // The first place where two plain values differ (maps compared as sets of keys), or null.
@@ -31,6 +30,11 @@ function difference(a, b, where) {
   return where + ": " + JSON.stringify(a) + " != " + JSON.stringify(b);
 }
 
+// Where in the game a difference is: before decision n (numbered from 0, as in the record), or at the end.
+function moment(n, step) {
+  return step.options === undefined ? "at the end, " : "decision " + n + " (seat " + step.seat + "), ";
+}
+
 function checkGame(t) {
   var engine = ENGINES[t.game];
   if (!engine) { return "no engine for " + t.game; }
@@ -51,12 +55,12 @@ function checkGame(t) {
     };
     var keys = ["seat", "decision", "public", "privates", "referee", "events", "lines"];
     for (var k = 0; k < keys.length; k++) {
-      var d = difference(got[keys[k]], step[keys[k]], "step " + n + " " + keys[k]);
+      var d = difference(got[keys[k]], step[keys[k]], moment(n, step) + keys[k]);
       if (d) { return d; }
     }
-    if (state.isTerminal() !== (step.options === undefined)) { return "step " + n + ": isTerminal differs"; }
+    if (state.isTerminal() !== (step.options === undefined)) { return moment(n, step) + "isTerminal differs"; }
     if (step.options === undefined) { break; }
-    var o = difference(state.options(), step.options, "step " + n + " options");
+    var o = difference(state.options(), step.options, moment(n, step) + "options");
     if (o) { return o; }
     state.apply(step.index);
   }
@@ -71,8 +75,8 @@ traces.forEach(function (t) {
   if (problem) {
     failed++;
     if (failed <= 20) {
-      console.log(t.game + " players " + t.num_players + " seed " + t.seed + " options " + JSON.stringify(t.options) +
-        ": " + problem);
+      console.log((t.name ? t.name + ": " : "") + t.game + " players " + t.num_players + " seed " + t.seed +
+        " options " + JSON.stringify(t.options) + ": " + problem);
     }
   }
 });

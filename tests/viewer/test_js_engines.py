@@ -1,6 +1,7 @@
 """The viewer's JavaScript engines (arena/viewer/static/engines) re-play random games exactly as the Python engines
 play them: every view of every seat, the referee's part of the table, each decision, its options, every event and
-log line, and the result, compared in node before each decision (the browser tests check pages again in Chromium)."""
+log line, and the result, compared in node before each decision (the browser tests check pages again in Chromium;
+tests/stored_games.py re-plays every game the suite stores). A difference is named by game, decision and field."""
 
 from __future__ import annotations
 
@@ -10,9 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.viewer.engine_traces import CONFIGURATIONS, check, trace
-
-BATCH = 10  # games checked by one node process
+from tests.viewer.engine_traces import CONFIGURATIONS, check, check_all, random_traces, trace
 
 
 def _node() -> None:
@@ -26,16 +25,25 @@ def _node() -> None:
 
 def _check(games: int, tmp_path: Path) -> None:
     _node()
-    for game, players, options in CONFIGURATIONS:
-        for first in range(0, games, BATCH):  # a long game's trace is megabytes: a few at a time
-            traces = [trace(game, players, seed, options) for seed in range(first, min(games, first + BATCH))]
-            done = check(traces, tmp_path)
-            assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
-            assert f"0 of {len(traces)} games differ" in done.stdout
+    count, problems = check_all(random_traces(games), tmp_path)
+    assert count == games * len(CONFIGURATIONS)
+    assert not problems, "\n".join(problems)
 
 
 def test_the_browser_engines_replay_games_as_the_python_engines_play_them(tmp_path: Path) -> None:
-    _check(2, tmp_path)
+    _check(1, tmp_path)  # a game of each of the 16 configurations: the quick run's share
+
+
+def test_a_difference_is_named_by_game_decision_and_field(tmp_path: Path) -> None:
+    _node()
+    wrong = trace("bali-2017", 3, 4, {"oracle": True})
+    wrong["name"] = "a game told wrong"
+    wrong["steps"][5]["public"]["stones"][1] += 1
+    done = check([wrong], tmp_path)
+    assert done.returncode == 1
+    assert "a game told wrong: bali-2017 players 3 seed 4" in done.stdout
+    assert f"decision 5 (seat {wrong['steps'][5]['seat']}), public.stones[1]: " in done.stdout
+    assert "1 of 1 games differ" in done.stdout
 
 
 @pytest.mark.slow
@@ -45,4 +53,4 @@ def test_the_browser_engines_agree_over_many_games(tmp_path: Path) -> None:
 
 @pytest.mark.soak
 def test_the_browser_engines_agree_over_a_soak(tmp_path: Path) -> None:
-    _check(250, tmp_path)
+    _check(1000, tmp_path)

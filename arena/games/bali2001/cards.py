@@ -40,6 +40,8 @@ class Kind(WireEnum):
 
 
 KIND_NAMES = Kind.wires()
+# The court kinds a turn may play, in the order the options offer them (rules §10).
+COURT_PLAYS = (int(Kind.PRIEST), int(Kind.WARRIOR), int(Kind.PRINCE), int(Kind.SCHOLAR), int(Kind.ARTIST))
 KIND_COUNTS = {Kind.PRIEST: 30, Kind.WARRIOR: 30, Kind.PRINCE: 30, Kind.SCHOLAR: 30, Kind.ARTIST: 15}
 DALANG_COPIES = 4
 

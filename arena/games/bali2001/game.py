@@ -4,25 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.games.bali2001 import rules, views
-from arena.games.bali2001.cards import DECK_SIZE, GAME_NAME, MAX_PLAYERS, MIN_PLAYERS, NUM_ISLANDS
+from arena.games.bali2001 import cards, rules, views
+from arena.games.bali2001.cards import DECK_SIZE, GAME_NAME, NUM_ISLANDS
 from arena.games.bali2001.options import parse_options
 from arena.games.bali2001.state import Pending, State
 from arena.games.base import EngineGame, GameError
 
 
-class Bali2001Game(EngineGame):
+class Bali2001Game(EngineGame, cards=cards, rules=rules, views=views, state=State, options=parse_options):
     """Uwe Rosenberg's Bali (Kosmos 2001) for 3 or 4 players."""
 
-    name = GAME_NAME
-    min_players = MIN_PLAYERS
-    max_players = MAX_PLAYERS
     # Up to about 530 decisions per seat; the sample bots and kits use at most 2 s of it (README.md).
     game_clock = 60.0
-    rules = rules
-    views = views
-    state_class = State
-    options_parser = staticmethod(parse_options)
 
     def _restore_fields(self, s: State, d: dict[str, Any]) -> None:
         s.hands = [[int(c) for c in h] for h in d["hands"]]

@@ -11,6 +11,7 @@ from typing import Any, Callable
 from arena.games.bali2001.cards import (
     ACTIVE_DRAW,
     CARD_TYPE,
+    COURT_PLAYS,
     DALANG_TYPES,
     DECK_SIZE,
     EXCHANGE_LIMIT,
@@ -32,7 +33,6 @@ from arena.games.base import GameInvariantError, GameResult, competition_ranks, 
 
 _WARRIOR, _SCHOLAR, _ARTIST = int(Kind.WARRIOR), int(Kind.SCHOLAR), int(Kind.ARTIST)
 _PRIEST, _PRINCE = int(Kind.PRIEST), int(Kind.PRINCE)
-_COURT_PLAYS = (_PRIEST, _WARRIOR, _PRINCE, _SCHOLAR, _ARTIST)
 
 
 # --- setup (rules §6-§9) ---------------------------------------------------------------------------------------------
@@ -74,7 +74,7 @@ def legal_actions(s: State) -> list[Action]:
 def _turn_actions(s: State) -> list[Action]:
     counts = s.type_counts(s.active)
     acts = [Action(Act.END_TURN)]
-    for t in _COURT_PLAYS:
+    for t in COURT_PLAYS:
         if counts[t] == 0:
             continue
         if t == _WARRIOR and not s.present_passives():

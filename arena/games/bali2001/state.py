@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -16,11 +15,11 @@ from arena.games.bali2001.cards import (
     TYPE_FIELDS,
 )
 from arena.games.bali2001.options import Options
-from arena.games.base import EngineState, Rules, Views, WireEnum
+from arena.games.base import ActionKind, DecisionKind, EngineState
 
 
-class Phase(WireEnum):
-    """What kind of decision is pending; the wire name is the decision's `kind`."""
+class Phase(DecisionKind):
+    """The decisions of bali-2001, one per step of a turn that a seat may have to choose in (rules §10-§21)."""
 
     TURN = 0, "turn"
     WARRIOR_EXEMPT = 1, "warrior_exempt"
@@ -37,8 +36,8 @@ class Phase(WireEnum):
     OVER = 12, "game_over"
 
 
-class Act(WireEnum):
-    """The kinds of choice a seat can make; the wire name is the option's `action`."""
+class Act(ActionKind):
+    """The choices of bali-2001: ending the turn, playing, placing, taking, answering a card (rules §10-§21)."""
 
     END_TURN = 0, "end_turn"
     PLAY = 1, "play"
@@ -114,13 +113,14 @@ class Pending:
 
 
 class State(EngineState):
-    """A bali-2001 position. Build it with Bali2001Game.new_state or Bali2001Game.state_from_dict."""
+    """A position of bali-2001, made by Bali2001Game.new_state or restored by Bali2001Game.state_from_dict."""
 
+    game_name = GAME_NAME
+    over = Phase.OVER
     opts: Options
 
-    def __init__(self, num_players: int, options: Options, rng: random.Random, rules: Rules, views: Views) -> None:
-        super().__init__(GAME_NAME, num_players, options, rng, rules, views)
-        n = num_players
+    def _lay_out(self, n: int) -> None:
+        """Empty hands, piles and chips, the masks in the supply."""
         self.hands: list[list[int]] = [[] for _ in range(n)]
         # per seat and island, bottom -> top
         self.piles: list[list[list[int]]] = [[[] for _ in range(NUM_ISLANDS)] for _ in range(n)]
@@ -131,7 +131,7 @@ class State(EngineState):
         self.prince: list[int] = [-1] * NUM_ISLANDS  # per island: seat whose village holds the chip, -1 off the board
         self.priest: list[int] = [-1] * NUM_ISLANDS
         self.seals: list[int] = [-1] * NUM_ISLANDS  # per island: holder, -1 in the supply
-        self.masks_left: list[int] = sorted(options.masks)
+        self.masks_left: list[int] = sorted(self.opts.masks)
         self.masks_won: list[list[int]] = [[] for _ in range(n)]
         self.start_cards: list[int] = [-1] * n  # the start card number (1-4) each seat holds
         self.start_player = 0
@@ -143,10 +143,6 @@ class State(EngineState):
         self.ender = -1  # active seat of the final scoring
         self.cut_short = False
         self.end_reason = ""
-
-    def is_terminal(self) -> bool:
-        """True once the game is over."""
-        return self.pending.phase == Phase.OVER
 
     def _fields(self) -> dict[str, Any]:
         return {

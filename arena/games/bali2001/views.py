@@ -4,22 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.games.bali2001.cards import GAME_NAME, ISLAND_NAMES, ISLANDS, KIND_NAMES, SEAT_COLOURS, card_dict
+from arena.games.bali2001.cards import ISLAND_NAMES, ISLANDS, KIND_NAMES, SEAT_COLOURS, card_dict
 from arena.games.bali2001.state import Act, Phase, State
 from arena.games.base import seat_label, seat_or_none
 
 
-def view_dict(s: State, seat: int) -> dict[str, Any]:
-    """The view of one seat: its hand, what it knows of its piles, and everything public."""
-    return {**public_dict(s), **private_dict(s, seat)}
-
-
 def public_dict(s: State) -> dict[str, Any]:
-    """The part of every seat's view that is the same for every seat: what is public."""
+    """What every seat's view shows alike, beside the game and the number of players: what is public."""
     n = s.num_players
     return {
-        "game": GAME_NAME,
-        "num_players": n,
         "turn": s.turn,
         "max_turns": s.opts.max_turns,
         "active": s.active,
@@ -49,6 +42,12 @@ def private_dict(s: State, seat: int) -> dict[str, Any]:
         "piles": {ISLAND_NAMES[i]: [card_dict(c) if k else None for c, k in zip(s.piles[seat][i], s.known[seat][i])]
                   for i in ISLANDS},
     }
+
+
+def referee_dict(s: State) -> dict[str, Any]:
+    """Every card of every pile, those no seat knows included: a seat's view only shows it what it placed."""
+    return {"piles": [{ISLAND_NAMES[i]: [card_dict(c) for c in s.piles[seat][i]] for i in ISLANDS}
+                      for seat in range(s.num_players)]}
 
 
 def decision_dict(s: State) -> dict[str, Any]:
@@ -92,7 +91,7 @@ def _card_text(card: dict[str, Any]) -> str:
     return card["kind"]
 
 
-_VERBS = {"defend": "defends", "flee": "flees", "pass": "passes", "end_turn": "ends the turn"}
+EVENT_VERBS = {"defend": "defends", "flee": "flees", "pass": "passes", "end_turn": "ends the turn"}
 
 
 def format_event(e: dict[str, Any]) -> str:
@@ -114,8 +113,8 @@ def format_event(e: dict[str, Any]) -> str:
         return f"{who} plays {_card_text(e['card'])}{target}"
     if t == "exempt":
         return f"{who} exempts {_who(e['exempt'])}"
-    if t in _VERBS:
-        return f"{who} {_VERBS[t]}"
+    if t in EVENT_VERBS:
+        return f"{who} {EVENT_VERBS[t]}"
     if t == "place":
         card = f" {_card_text(e['card'])}" if "card" in e else " a card"
         return f"{who} puts{card} on its pile at {e['pile']}"

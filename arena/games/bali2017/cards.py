@@ -41,6 +41,8 @@ class Kind(WireEnum):
 KIND_NAMES = Kind.wires()
 FARMERS = TYPES  # farmer kinds, one per offering type
 NUM_KINDS = len(Kind)
+# The order in which playable kinds are offered: the free single cards first, the costly shrine last.
+PLAY_ORDER = (int(Kind.STONEMASON), int(Kind.PRIEST)) + FARMERS + (int(Kind.SHRINE),)
 
 # Card ids never change. 0-15: the four start sets (seat k's set is 4k..4k+3: its stonemason, then its 3 farmers,
 # whose types are an option); 16-65: the play deck (rules §3); 66-73: the oracle cards.
@@ -82,3 +84,4 @@ BONUS_MINIMUM = 2  # a sole majority needs at least this many cards (rules §15)
 SHRINE_POINTS = 4  # final scoring (rules §17)
 STONES_PER_POINT = 5
 ALTAR_VALUES = (3, 2, 1, 0)  # by dense rank of the altar counts (rules §16)
+GAME_END = "the deck ran out"  # the reason of every game's end

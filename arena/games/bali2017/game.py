@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.games.bali2017 import rules, views
+from arena.games.bali2017 import cards, rules, views
 from arena.games.bali2017.cards import (
     GAME_NAME,
     HAND_SIZE,
-    MAX_PLAYERS,
-    MIN_PLAYERS,
     NUM_KINDS,
     NUM_OFFERINGS,
     NUM_PLAY_CARDS,
@@ -25,18 +23,11 @@ from arena.games.bali2017.state import Pending, Phase, State
 from arena.games.base import EngineGame, GameError
 
 
-class Bali2017Game(EngineGame):
+class Bali2017Game(EngineGame, cards=cards, rules=rules, views=views, state=State, options=parse_options):
     """Klaus-Jürgen Wrede's Bali (White Goblin Games 2017) for 2 to 4 players, with the Oracle and Demon variants."""
 
-    name = GAME_NAME
-    min_players = MIN_PLAYERS
-    max_players = MAX_PLAYERS
     # Up to about 70 decisions per seat; the sample bots and kits use at most 0.2 s of it (README.md).
     game_clock = 20.0
-    rules = rules
-    views = views
-    state_class = State
-    options_parser = staticmethod(parse_options)
     variants = VARIANTS
 
     def _restore_fields(self, s: State, d: dict[str, Any]) -> None:

@@ -16,6 +16,7 @@ from arena.games.bali2017.cards import (
     EXTRA_FARMER_COST,
     FARMERS,
     FIRST_STONES,
+    GAME_END,
     HAND_SIZE,
     KIND_NAMES,
     MAX_FARMERS_PLAYED,
@@ -27,6 +28,7 @@ from arena.games.bali2017.cards import (
     OFFERINGS_PER_TYPE,
     ORACLE_CARDS,
     ORACLE_LOOK,
+    PLAY_ORDER,
     ROW_SIZE,
     SHRINE_COST,
     SHRINE_POINTS,
@@ -38,10 +40,8 @@ from arena.games.bali2017.state import Act, Action, Pending, Phase, State
 from arena.games.base import GameInvariantError, GameResult, competition_ranks, seat_or_none
 
 _STONEMASON, _PRIEST, _SHRINE, _ORACLE = int(Kind.STONEMASON), int(Kind.PRIEST), int(Kind.SHRINE), int(Kind.ORACLE)
-# The order in which playable kinds are offered: the free single cards first, the costly shrine last.
-_PLAY_ORDER = (_STONEMASON, _PRIEST) + FARMERS + (_SHRINE,)
-_PLAY_RANK = {kind: rank for rank, kind in enumerate(_PLAY_ORDER)}
-_PLAYS = tuple(Action(Act.PLAY, kind=kind, cost=SHRINE_COST if kind == _SHRINE else 0) for kind in _PLAY_ORDER)
+_PLAY_RANK = {kind: rank for rank, kind in enumerate(PLAY_ORDER)}
+_PLAYS = tuple(Action(Act.PLAY, kind=kind, cost=SHRINE_COST if kind == _SHRINE else 0) for kind in PLAY_ORDER)
 # Every action that does not depend on counts, built once.
 _SKIP, _STOP = Action(Act.SKIP), Action(Act.STOP)
 _BUYS = tuple(tuple(Action(Act.BUY, kind=t, cost=cost) for cost in range(BUY_BASE_COST + 1)) for t in TYPES)
@@ -49,7 +49,6 @@ _EXTRA_FARMERS = tuple(Action(Act.PLAY, kind=t, cost=EXTRA_FARMER_COST) for t in
 _OFFERS = tuple(Action(Act.OFFER, kind=t) for t in TYPES)
 _SUBSTITUTES = tuple(Action(Act.SUBSTITUTE, kind=t) for t in TYPES)
 _TAKES = tuple(tuple(Action(Act.TAKE, kind=kind, row=row) for kind in range(NUM_KINDS)) for row in range(NUM_ROWS))
-_GAME_END = "the deck ran out"
 
 
 # --- setup (rules §6-§9) ---------------------------------------------------------------------------------------------
@@ -335,7 +334,7 @@ def _form_row(s: State, row: int) -> None:
     removed = 0
     while True:
         if not s.deck:
-            _game_over(s, _GAME_END)
+            _game_over(s, GAME_END)
             return
         drawn = [s.deck.pop() for _ in range(min(ROW_SIZE, len(s.deck)))]
         oracles = [card for card in drawn if s.kinds[card] == _ORACLE]
@@ -345,7 +344,7 @@ def _form_row(s: State, row: int) -> None:
         s.log_event({"type": "new_row", "row": row, "cards": _kind_names(s, s.rows[row]), "oracles": len(oracles),
                  "deck": len(s.deck)})
         if not s.deck:
-            _game_over(s, _GAME_END)
+            _game_over(s, GAME_END)
             return
         if s.rows[row]:
             break

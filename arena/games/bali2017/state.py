@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -21,11 +20,11 @@ from arena.games.bali2017.cards import (
     Kind,
 )
 from arena.games.bali2017.options import Options
-from arena.games.base import EngineState, Rules, Views, WireEnum
+from arena.games.base import ActionKind, DecisionKind, EngineState
 
 
-class Phase(WireEnum):
-    """What kind of decision is pending; the wire name is the decision's `kind`."""
+class Phase(DecisionKind):
+    """The decisions of bali-2017, one per step of a turn that a seat may have to choose in (rules §10-§17)."""
 
     BUY = 0, "buy"
     PLAY = 1, "play"
@@ -41,8 +40,8 @@ class Phase(WireEnum):
     OVER = 11, "game_over"
 
 
-class Act(WireEnum):
-    """The kinds of choice a seat can make; the wire name is the option's `action`."""
+class Act(ActionKind):
+    """The choices of bali-2017: buying, playing, offering, taking, picking a reward (rules §10-§17)."""
 
     SKIP = 0, "skip"
     BUY = 1, "buy"
@@ -58,7 +57,7 @@ class Act(WireEnum):
 
 
 # Which field names the kind of an action: a play card kind, or an offering type.
-_CARD_ACTS = frozenset((Act.PLAY, Act.RETURN, Act.TAKE))
+CARD_ACTS = frozenset((Act.PLAY, Act.RETURN, Act.TAKE))
 
 
 class Action(NamedTuple):
@@ -82,7 +81,7 @@ class Action(NamedTuple):
         if self.depth >= 0:
             d["depth"] = self.depth
         if self.kind >= 0:
-            if self.act in _CARD_ACTS:
+            if self.act in CARD_ACTS:
                 d["card"] = KIND_NAMES[self.kind]
             else:
                 d["offering"] = OFFERING_NAMES[self.kind]
@@ -137,12 +136,13 @@ def card_kinds(options: Options) -> tuple[int, ...]:
 class State(EngineState):
     """A bali-2017 position. Build it with Bali2017Game.new_state or Bali2017Game.state_from_dict."""
 
+    game_name = GAME_NAME
+    over = Phase.OVER
     opts: Options
 
-    def __init__(self, num_players: int, options: Options, rng: random.Random, rules: Rules, views: Views) -> None:
-        super().__init__(GAME_NAME, num_players, options, rng, rules, views)
-        n = num_players
-        self.kinds = card_kinds(options)  # derived from the options, so not saved
+    def _lay_out(self, n: int) -> None:
+        """Empty hands, displays, rows and altar; the card kinds that the options give."""
+        self.kinds = card_kinds(self.opts)  # derived from the options, so not saved
         self.hands: list[list[int]] = [[] for _ in range(n)]
         self.displays: list[list[int]] = [[] for _ in range(n)]  # played cards, in play order
         self.display_counts: list[list[int]] = [[0] * NUM_KINDS for _ in range(n)]  # derived from displays
@@ -163,10 +163,6 @@ class State(EngineState):
         self.turn = 0
         self.pending = Pending()
         self.end_reason = ""
-
-    def is_terminal(self) -> bool:
-        """True once the game is over."""
-        return self.pending.phase == Phase.OVER
 
     def _fields(self) -> dict[str, Any]:
         return {

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from arena.games.bali2017.cards import (
-    GAME_NAME,
     HAND_SIZE,
     KIND_NAMES,
     NUM_ORACLES,
@@ -27,17 +26,10 @@ def _display(s: State, seat: int) -> dict[str, int]:
     return {KIND_NAMES[kind]: s.display_counts[seat][kind] for kind in _DISPLAY_KINDS}
 
 
-def view_dict(s: State, seat: int) -> dict[str, Any]:
-    """The view of one seat: its hand and offerings, what it knows of the altar and of others, all that is public."""
-    return {**public_dict(s), **private_dict(s, seat)}
-
-
 def public_dict(s: State) -> dict[str, Any]:
-    """The part of every seat's view that is the same for every seat: what is public."""
+    """What every seat's view shows alike, beside the game and the number of players: what is public."""
     n = s.num_players
     return {
-        "game": GAME_NAME,
-        "num_players": n,
         "variants": {"oracle": s.opts.oracle, "demon": s.opts.demon},
         "turn": s.turn,
         "active": s.active,
@@ -67,6 +59,11 @@ def private_dict(s: State, seat: int) -> dict[str, Any]:
                             for x in range(s.num_players)],
         "altar": [OFFERING_NAMES[OFFERING_TYPE[c]] if k else None for c, k in zip(s.altar, known)],
     }
+
+
+def referee_dict(s: State) -> dict[str, Any]:
+    """The altar's every card, face down or not (no seat's view holds all of it), and which lie face up."""
+    return {"altar": [OFFERING_NAMES[OFFERING_TYPE[c]] for c in s.altar], "altar_face_up": list(s.altar_up)}
 
 
 def decision_dict(s: State) -> dict[str, Any]:

@@ -5,10 +5,10 @@
 
   var marks = { start: performance.now() };
   var DATA = JSON.parse(document.getElementById("replay-data").textContent);
-  if (DATA.mode === "record") {  // a record's decisions come as [seat, index, time, fault], their logs apart
+  if (DATA.mode === "record") {  // a record's decisions come as [seat, index, time, fault, cpu], their logs apart
     DATA.decisions = DATA.decisions.map(function (d, k) {
       var log = DATA.logs[k];
-      var decision = { seat: d[0], index: d[1], time: d[2], fault: d[3] };
+      var decision = { seat: d[0], index: d[1], time: d[2], fault: d[3], cpu: d[4] };
       if (log) { decision.log = log[0]; decision.log_dropped = log[1]; }
       return decision;
     });
@@ -343,7 +343,9 @@
     var d = DATA.decisions[step];
     var html = '<div class="box' + (d.fault ? " faulted" : "") + '"><h3>Decision #' + step + ": " + seatDot(d.seat) +
       " " + esc(DATA.seats[d.seat].name) + "</h3>" + '<div class="chips">' + stat("kind", esc(d.kind)) +
-      stat("time", esc(ms(d.time))) + (d.fault ? '<span class="badge fault">' + esc(d.fault) + "</span>" : "") + "</div>";
+      stat("time", esc(ms(d.time))) +
+      (d.cpu !== null && d.cpu !== undefined ? stat("CPU", esc(ms(d.cpu))) : "") +
+      (d.fault ? '<span class="badge fault">' + esc(d.fault) + "</span>" : "") + "</div>";
     if (d.options) {
       html += '<ol class="options" start="0">' + d.options.map(function (o, i) {
         return "<li" + (i === d.index ? ' class="chosen"' : "") + ">" + esc(optionText(o)) +

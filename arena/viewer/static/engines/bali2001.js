@@ -1,58 +1,32 @@
-/* The bali-2001 engine in JavaScript, for the replay viewer: a port of arena/games/bali2001 (cards, state, rules,
-   views) and of the viewer's referee table and scoring, step for step, so that a record re-played here deals the
-   same cards and shows every seat exactly what the Python engine showed it. tests/viewer/test_js_engines.py holds
-   it to the Python engine; a change there is made here too. Rule numbers are those of the game's README. */
-(function (root) {
+/* bali-2001 for the replay viewer: the rules and views of arena/games/bali2001, and the viewer's referee table and
+   scoring (arena/viewer/tables.py), ported step for step; base.js says how the engines are made and checked.
+   Rule numbers are those of the game's README. */
+globalThis.BaliCore.define("bali-2001", function (core, F) {
   "use strict";
 
-  // --- fixed facts (cards.py) -----------------------------------------------------------------------------------
-  var SEAT_COLOURS = ["green", "yellow", "red", "blue"];
-  var ISLAND_NAMES = ["Kukusch", "Panschar", "Tschakkalag", "Wontong"];
-  var ISLANDS = [0, 1, 2, 3];
-  var KIND_NAMES = ["priest", "warrior", "prince", "scholar", "artist", "dalang"];
-  var PRIEST = 0, WARRIOR = 1, PRINCE = 2, SCHOLAR = 3, ARTIST = 4, DALANG = 5;
-  var KIND_COUNTS = [[PRIEST, 30], [WARRIOR, 30], [PRINCE, 30], [SCHOLAR, 30], [ARTIST, 15]];
-  var DALANG_COPIES = 4;
-  var DALANG_PAIRS = [];
-  ISLANDS.forEach(function (a) { ISLANDS.forEach(function (b) { if (a < b) { DALANG_PAIRS.push([a, b]); } }); });
-  var FIRST_DALANG_TYPE = DALANG;
-  var NUM_CARD_TYPES = FIRST_DALANG_TYPE + DALANG_PAIRS.length;
-  var DALANG_TYPES = range(FIRST_DALANG_TYPE, NUM_CARD_TYPES);
-  var CARD_TYPE = [];
-  KIND_COUNTS.forEach(function (pair) { for (var i = 0; i < pair[1]; i++) { CARD_TYPE.push(pair[0]); } });
-  DALANG_TYPES.forEach(function (t) { for (var i = 0; i < DALANG_COPIES; i++) { CARD_TYPE.push(t); } });
-  var DECK_SIZE = CARD_TYPE.length;
-  var TYPE_ISLANDS = range(0, NUM_CARD_TYPES).map(function (t) {
-    return t < FIRST_DALANG_TYPE ? [] : DALANG_PAIRS[t - FIRST_DALANG_TYPE];
-  });
-  var SEAL_POINTS = 3, NUM_START_CARDS = 4, SETUP_PILE_SIZE = 3, ACTIVE_DRAW = 2, PASSIVE_DRAW = 1, FLEE_KEEP = 3;
-  var EXCHANGE_LIMIT = 3, SCORING_PICKUP = 4;
-  var COURT_PLAYS = [PRIEST, WARRIOR, PRINCE, SCHOLAR, ARTIST];
+  var range = core.range, zeros = core.zeros, sum = core.sum, seatOrNone = core.seatOrNone, pyList = core.pyList;
 
-  function range(from, to) { var out = []; for (var i = from; i < to; i++) { out.push(i); } return out; }
-  function zeros(n) { var out = []; for (var i = 0; i < n; i++) { out.push(0); } return out; }
-  function seatOrNone(seat) { return seat < 0 ? null : seat; }
+  // --- fixed facts (cards.py, state.py, views.py), emitted from the Python modules ---------------------------------
+  var SEAT_COLOURS = F.SEAT_COLOURS, ISLAND_NAMES = F.ISLAND_NAMES, ISLANDS = F.ISLANDS, KIND_NAMES = F.KIND_NAMES;
+  var K = F.Kind.members;
+  var PRIEST = K.PRIEST, WARRIOR = K.WARRIOR, PRINCE = K.PRINCE, SCHOLAR = K.SCHOLAR, ARTIST = K.ARTIST;
+  var FIRST_DALANG_TYPE = F.FIRST_DALANG_TYPE, NUM_CARD_TYPES = F.NUM_CARD_TYPES, DALANG_TYPES = F.DALANG_TYPES;
+  var CARD_TYPE = F.CARD_TYPE, DECK_SIZE = F.DECK_SIZE, TYPE_ISLANDS = F.TYPE_ISLANDS, TYPE_FIELDS = F.TYPE_FIELDS;
+  var SEAL_POINTS = F.SEAL_POINTS, NUM_START_CARDS = F.NUM_START_CARDS, SETUP_PILE_SIZE = F.SETUP_PILE_SIZE;
+  var ACTIVE_DRAW = F.ACTIVE_DRAW, PASSIVE_DRAW = F.PASSIVE_DRAW, FLEE_KEEP = F.FLEE_KEEP;
+  var EXCHANGE_LIMIT = F.EXCHANGE_LIMIT, SCORING_PICKUP = F.SCORING_PICKUP, COURT_PLAYS = F.COURT_PLAYS;
+  var P = F.Phase.members, PHASE_WIRE = F.Phase.wires, A = F.Act.members, ACT_WIRE = F.Act.wires;
+  var VERBS = F.EVENT_VERBS;
+
   function typeKind(t) { return Math.min(t, FIRST_DALANG_TYPE); }
-  function typeFields(t) {
-    if (t < FIRST_DALANG_TYPE) { return { card: KIND_NAMES[t] }; }
-    return { card: "dalang", islands: TYPE_ISLANDS[t].map(function (i) { return ISLAND_NAMES[i]; }) };
-  }
+  // A card type as options show it; a copy, since callers add to it.
+  function typeFields(t) { return JSON.parse(JSON.stringify(TYPE_FIELDS[t])); }
   function cardDict(card) {
-    var t = CARD_TYPE[card];
-    if (t < FIRST_DALANG_TYPE) { return { id: card, kind: KIND_NAMES[t] }; }
-    return { id: card, kind: "dalang", islands: TYPE_ISLANDS[t].map(function (i) { return ISLAND_NAMES[i]; }) };
+    var f = TYPE_FIELDS[CARD_TYPE[card]];
+    var d = { id: card, kind: f.card };
+    if (f.islands) { d.islands = f.islands.slice(); }
+    return d;
   }
-  function sum(items) { return items.reduce(function (a, b) { return a + b; }, 0); }
-
-  // --- phases and actions (state.py) ----------------------------------------------------------------------------
-  var P = { TURN: 0, WARRIOR_EXEMPT: 1, CHALLENGE: 2, FLEE: 3, SCHOLAR: 4, ARTIST: 5, REACT: 6, END_OFFER: 7,
-    CONTEST_OPEN: 8, CONTEST_RESPOND: 9, BLOCK: 10, ARRANGE: 11, OVER: 12 };
-  var PHASE_WIRE = ["turn", "warrior_exempt", "warrior_challenge", "flee_place", "scholar", "artist", "react",
-    "end_turn_offer", "contest_open", "contest_respond", "dalang_block", "arrange_pile", "game_over"];
-  var A = { END_TURN: 0, PLAY: 1, EXEMPT: 2, FLEE: 3, DEFEND: 4, DEFEND_AND_END: 5, PLACE: 6, TAKE: 7, STOP: 8,
-    DISCARD: 9, PASS: 10, DECLINE: 11, PLAY_SECOND: 12, SHOW: 13, BLOCK: 14, ARRANGE: 15 };
-  var ACT_WIRE = ["end_turn", "play", "exempt", "flee", "defend", "defend_and_end_turn", "place", "take", "stop",
-    "discard", "pass", "decline", "play_second", "show", "block", "arrange"];
 
   function action(act, fields) {
     var a = { act: act, ctype: -1, island: -1, seat: -1, count: -1 };
@@ -80,9 +54,7 @@
   }
 
   function State(n, seed, options) {
-    this.numPlayers = n;
-    this.opts = options;
-    this.rng = new root.BaliRandom(seed);
+    core.initState(this, n, seed, options);
     this.hands = range(0, n).map(function () { return []; });
     this.piles = range(0, n).map(function () { return ISLANDS.map(function () { return []; }); });
     this.known = range(0, n).map(function () { return ISLANDS.map(function () { return []; }); });
@@ -103,23 +75,8 @@
     this.ender = -1;
     this.cutShort = false;
     this.endReason = "";
-    this.log = [];
-    this._legal = null;
   }
 
-  State.prototype.logEvent = function (pub, seat, extra) {
-    var priv = null;
-    if (extra) {
-      priv = {};
-      Object.keys(pub).forEach(function (key) { priv[key] = pub[key]; });
-      Object.keys(extra).forEach(function (key) { priv[key] = extra[key]; });
-    }
-    this.log.push([pub, seat === undefined ? -1 : seat, priv]);
-  };
-  State.prototype.clockwiseFrom = function (seat) {
-    var n = this.numPlayers;
-    return range(0, n).map(function (i) { return (seat + i) % n; });
-  };
   State.prototype.typeCounts = function (seat) {
     var counts = zeros(NUM_CARD_TYPES);
     this.hands[seat].forEach(function (card) { counts[CARD_TYPE[card]] += 1; });
@@ -131,42 +88,6 @@
   };
   State.prototype.score = function (seat) {
     return sum(this.masksWon[seat]) + SEAL_POINTS * this.seals.filter(function (s) { return s === seat; }).length;
-  };
-
-  // --- the shared machinery (games/base.py) ---------------------------------------------------------------------
-  State.prototype.isTerminal = function () { return this.pending.phase === P.OVER; };
-  State.prototype.currentPlayer = function () { return this.isTerminal() ? null : this.pending.seat; };
-  State.prototype.legalActions = function () {
-    if (this._legal === null) { this._legal = LEGAL[this.pending.phase](this); }
-    return this._legal;
-  };
-  State.prototype.options = function () { return this.legalActions().map(actionDict); };
-  State.prototype.decision = function () { return decisionDict(this); };
-  State.prototype.apply = function (index) {
-    if (this.isTerminal()) { throw new Error("the game is over; no choice can be applied"); }
-    var legal = this.legalActions();
-    if (!(Number.isInteger(index) && index >= 0 && index < legal.length)) {
-      throw new Error("option index must be an integer from 0 to " + (legal.length - 1) + ", got " + index);
-    }
-    APPLY[this.pending.phase](this, legal[index]);
-    this.settle();
-  };
-  State.prototype.settle = function () {
-    for (;;) {
-      this._legal = null;
-      if (this.isTerminal()) { return; }
-      var legal = LEGAL[this.pending.phase](this);
-      if (legal.length !== 1) { this._legal = legal; return; }
-      APPLY[this.pending.phase](this, legal[0]);
-    }
-  };
-  State.prototype.publicView = function () { return publicDict(this); };
-  State.prototype.privateView = function (seat) { return privateDict(this, seat); };
-  State.prototype.eventVersions = function (since) { return this.log.slice(since || 0); };
-  State.prototype.numEvents = function () { return this.log.length; };
-  State.prototype.result = function () {
-    var r = gameResult(this);
-    return { scores: r.scores, ranks: r.ranks };
   };
 
   // --- setup (rules §6-§9) --------------------------------------------------------------------------------------
@@ -665,7 +586,7 @@
   function publicDict(s) {
     var n = s.numPlayers, seats = range(0, n);
     return {
-      game: "bali-2001", num_players: n, turn: s.turn, max_turns: s.opts.max_turns, active: s.active,
+      turn: s.turn, max_turns: s.opts.max_turns, active: s.active,
       start_player: s.startPlayer, start_cards: s.startCards.slice(), dalang: ISLAND_NAMES[s.dalang],
       hand_sizes: s.hands.map(function (h) { return h.length; }),
       pile_sizes: seats.map(function (x) { return byIsland(function (i) { return s.piles[x][i].length; }); }),
@@ -716,13 +637,9 @@
   }
 
   // --- log text (views.format_event) ----------------------------------------------------------------------------
-  function pyList(items) { return "[" + items.join(", ") + "]"; }  // a list as Python prints it
-  function who(seat) {
-    return seat === null || seat === undefined || seat === -1 ? "nobody" : "seat " + seat + " (" + SEAT_COLOURS[seat] + ")";
-  }
+  var who = core.seatLabel(SEAT_COLOURS);
   function count(n) { return n === 1 ? "1 card" : n + " cards"; }
   function cardText(card) { return card.kind === "dalang" ? "Dalang " + card.islands.join("/") : card.kind; }
-  var VERBS = { defend: "defends", flee: "flees", pass: "passes", end_turn: "ends the turn" };
 
   function formatEvent(e) {
     var t = e.type, w = who(e.seat);
@@ -781,13 +698,7 @@
     return { columns: ["masks", "seals", "total"], rows: rows };
   }
 
-  function newState(numPlayers, seed, options) {
-    var s = new State(numPlayers, seed, options);
-    setup(s);
-    s.settle();
-    return s;
-  }
-
-  var engines = root.BaliEngines = root.BaliEngines || {};
-  engines["bali-2001"] = { newState: newState, formatEvent: formatEvent, refereePart: refereePart, scoring: scoring };
-})(typeof globalThis !== "undefined" ? globalThis : this);
+  return { State: State, over: P.OVER, legal: LEGAL, apply: APPLY, actionDict: actionDict,
+    decisionDict: decisionDict, publicDict: publicDict, privateDict: privateDict, gameResult: gameResult, setup: setup,
+    formatEvent: formatEvent, refereePart: refereePart, scoring: scoring };
+});

@@ -1,55 +1,32 @@
-/* The bali-2017 engine in JavaScript, for the replay viewer: a port of arena/games/bali2017 (cards, state, rules,
-   views) and of the viewer's referee table and scoring, step for step, so that a record re-played here deals the
-   same cards and shows every seat exactly what the Python engine showed it. tests/viewer/test_js_engines.py holds
-   it to the Python engine; a change there is made here too. Rule numbers are those of the game's README. */
-(function (root) {
+/* bali-2017, with its Oracle and Demon variants, for the replay viewer: a step-for-step port of the rules and views
+   of arena/games/bali2017 and of the viewer's referee table and scoring (arena/viewer/tables.py); base.js says how
+   the engines are made and checked. Rule numbers are those of the game's README. */
+globalThis.BaliCore.define("bali-2017", function (core, F) {
   "use strict";
 
-  // --- fixed facts (cards.py) -----------------------------------------------------------------------------------
-  var MAX_PLAYERS = 4;
-  var SEAT_COLOURS = ["red", "blue", "yellow", "green"];
-  var OFFERING_NAMES = ["rice", "peanut", "banana", "pepper"];
-  var TYPES = [0, 1, 2, 3];
-  var KIND_NAMES = ["rice_farmer", "peanut_farmer", "banana_farmer", "pepper_farmer", "stonemason", "priest",
-    "shrine", "oracle"];
-  var STONEMASON = 4, PRIEST = 5, SHRINE = 6, ORACLE = 7;
-  var FARMERS = TYPES;
-  var NUM_KINDS = KIND_NAMES.length;
-  var START_SET_SIZE = 4;
-  var NUM_START_CARDS = START_SET_SIZE * MAX_PLAYERS;
-  var DECK_COUNTS = [[PRIEST, 9], [SHRINE, 9], [STONEMASON, 12], [0, 5], [1, 5], [2, 5], [3, 5]];
-  var DECK_KINDS = [];
-  DECK_COUNTS.forEach(function (pair) { for (var i = 0; i < pair[1]; i++) { DECK_KINDS.push(pair[0]); } });
-  var NUM_ORACLES = 8;
-  var FIRST_DECK_CARD = NUM_START_CARDS;
-  var FIRST_ORACLE = FIRST_DECK_CARD + DECK_KINDS.length;
-  var NUM_PLAY_CARDS = FIRST_ORACLE + NUM_ORACLES;
-  var OFFERINGS_PER_TYPE = 25;
-  var NUM_ROWS = 4, ROW_SIZE = 4, HAND_SIZE = 3, FIRST_STONES = 2;
-  var BUY_BASE_COST = 5, SHRINE_COST = 7, MAX_FARMERS_PLAYED = 3, EXTRA_FARMER_COST = 1, ORACLE_LOOK = 4;
-  var BONUS_MINIMUM = 2, SHRINE_POINTS = 4, STONES_PER_POINT = 5;
-  var ALTAR_VALUES = [3, 2, 1, 0];
-  var GAME_END = "the deck ran out";
+  var range = core.range, zeros = core.zeros, seatOrNone = core.seatOrNone, pyList = core.pyList;
 
-  function offeringType(card) { return Math.floor(card / OFFERINGS_PER_TYPE); }
-  function range(from, to) { var out = []; for (var i = from; i < to; i++) { out.push(i); } return out; }
-  function zeros(n) { var out = []; for (var i = 0; i < n; i++) { out.push(0); } return out; }
-  function seatOrNone(seat) { return seat < 0 ? null : seat; }
+  // --- fixed facts (cards.py, state.py), emitted from the Python modules ------------------------------------------
+  var SEAT_COLOURS = F.SEAT_COLOURS, OFFERING_NAMES = F.OFFERING_NAMES, TYPES = F.TYPES, KIND_NAMES = F.KIND_NAMES;
+  var K = F.Kind.members;
+  var STONEMASON = K.STONEMASON, PRIEST = K.PRIEST, SHRINE = K.SHRINE, ORACLE = K.ORACLE;
+  var MAX_PLAYERS = F.MAX_PLAYERS, NUM_KINDS = F.NUM_KINDS, START_SET_SIZE = F.START_SET_SIZE;
+  var DECK_KINDS = F.DECK_KINDS, NUM_ORACLES = F.NUM_ORACLES, FIRST_DECK_CARD = F.FIRST_DECK_CARD;
+  var FIRST_ORACLE = F.FIRST_ORACLE, NUM_PLAY_CARDS = F.NUM_PLAY_CARDS, OFFERINGS_PER_TYPE = F.OFFERINGS_PER_TYPE;
+  var OFFERING_TYPE = F.OFFERING_TYPE, NUM_ROWS = F.NUM_ROWS, ROW_SIZE = F.ROW_SIZE, HAND_SIZE = F.HAND_SIZE;
+  var FIRST_STONES = F.FIRST_STONES, BUY_BASE_COST = F.BUY_BASE_COST, SHRINE_COST = F.SHRINE_COST;
+  var MAX_FARMERS_PLAYED = F.MAX_FARMERS_PLAYED, EXTRA_FARMER_COST = F.EXTRA_FARMER_COST, ORACLE_LOOK = F.ORACLE_LOOK;
+  var BONUS_MINIMUM = F.BONUS_MINIMUM, SHRINE_POINTS = F.SHRINE_POINTS, STONES_PER_POINT = F.STONES_PER_POINT;
+  var ALTAR_VALUES = F.ALTAR_VALUES, GAME_END = F.GAME_END, PLAY_ORDER = F.PLAY_ORDER;
+  var P = F.Phase.members, PHASE_WIRE = F.Phase.wires, A = F.Act.members, ACT_WIRE = F.Act.wires;
+  var CARD_ACTS = F.CARD_ACTS, FARMERS = F.FARMERS;
+
+  function offeringType(card) { return OFFERING_TYPE[card]; }
   function byType(counts) {
     var out = {};
     OFFERING_NAMES.forEach(function (name, t) { out[name] = counts[t]; });
     return out;
   }
-
-  // --- phases and actions (state.py) ----------------------------------------------------------------------------
-  var P = { BUY: 0, PLAY: 1, MORE_FARMERS: 2, RETURN: 3, OFFER: 4, OFFER_DOWN: 5, OFFER_SUPPLY: 6, TAKE: 7,
-    ORACLE: 8, SHRINE_REWARD: 9, SUBSTITUTE: 10, OVER: 11 };
-  var PHASE_WIRE = ["buy", "play", "more_farmers", "return_card", "offer", "offer_face_down", "offer_from_supply",
-    "take", "oracle_pick", "shrine_reward", "substitute_reward", "game_over"];
-  var A = { SKIP: 0, BUY: 1, PLAY: 2, STOP: 3, RETURN: 4, OFFER: 5, TAKE: 6, PICK: 7, POINTS: 8, STONES: 9,
-    SUBSTITUTE: 10 };
-  var ACT_WIRE = ["skip", "buy", "play", "stop", "return", "offer", "take", "pick", "points", "stones", "substitute"];
-  var CARD_ACTS = [A.PLAY, A.RETURN, A.TAKE];
 
   function action(act, fields) {
     var a = { act: act, kind: -1, row: -1, depth: -1, cost: -1, amount: -1 };
@@ -85,9 +62,7 @@
   }
 
   function State(n, seed, options) {
-    this.numPlayers = n;
-    this.opts = options;
-    this.rng = new root.BaliRandom(seed);
+    core.initState(this, n, seed, options);
     this.kinds = cardKinds(options.start_farmers);
     this.hands = range(0, n).map(function () { return []; });
     this.displays = range(0, n).map(function () { return []; });
@@ -108,23 +83,8 @@
     this.turn = 0;
     this.pending = pending(P.BUY, 0);
     this.endReason = "";
-    this.log = [];
-    this._legal = null;
   }
 
-  State.prototype.logEvent = function (pub, seat, extra) {
-    var priv = null;
-    if (extra) {
-      priv = {};
-      Object.keys(pub).forEach(function (key) { priv[key] = pub[key]; });
-      Object.keys(extra).forEach(function (key) { priv[key] = extra[key]; });
-    }
-    this.log.push([pub, seat === undefined ? -1 : seat, priv]);
-  };
-  State.prototype.clockwiseFrom = function (seat) {
-    var n = this.numPlayers;
-    return range(0, n).map(function (i) { return (seat + i) % n; });
-  };
   State.prototype.countKind = function (seat, kind) { return this.displayCounts[seat][kind]; };
   State.prototype.addToDisplay = function (seat, card) {
     this.displays[seat].push(card);
@@ -136,42 +96,6 @@
     return counts;
   };
   State.prototype.startSet = function (seat) { return range(seat * START_SET_SIZE, (seat + 1) * START_SET_SIZE); };
-
-  // --- the shared machinery (games/base.py) ---------------------------------------------------------------------
-  State.prototype.isTerminal = function () { return this.pending.phase === P.OVER; };
-  State.prototype.currentPlayer = function () { return this.isTerminal() ? null : this.pending.seat; };
-  State.prototype.legalActions = function () {
-    if (this._legal === null) { this._legal = LEGAL[this.pending.phase](this); }
-    return this._legal;
-  };
-  State.prototype.options = function () { return this.legalActions().map(actionDict); };
-  State.prototype.decision = function () { return decisionDict(this); };
-  State.prototype.apply = function (index) {
-    if (this.isTerminal()) { throw new Error("the game is over; no choice can be applied"); }
-    var legal = this.legalActions();
-    if (!(Number.isInteger(index) && index >= 0 && index < legal.length)) {
-      throw new Error("option index must be an integer from 0 to " + (legal.length - 1) + ", got " + index);
-    }
-    APPLY[this.pending.phase](this, legal[index]);
-    this.settle();
-  };
-  State.prototype.settle = function () {
-    for (;;) {
-      this._legal = null;
-      if (this.isTerminal()) { return; }
-      var legal = LEGAL[this.pending.phase](this);
-      if (legal.length !== 1) { this._legal = legal; return; }
-      APPLY[this.pending.phase](this, legal[0]);
-    }
-  };
-  State.prototype.publicView = function () { return publicDict(this); };
-  State.prototype.privateView = function (seat) { return privateDict(this, seat); };
-  State.prototype.eventVersions = function (since) { return this.log.slice(since || 0); };
-  State.prototype.numEvents = function () { return this.log.length; };
-  State.prototype.result = function () {
-    var r = gameResult(this);
-    return { scores: r.scores, ranks: r.ranks };
-  };
 
   // --- setup (rules §6-§9) --------------------------------------------------------------------------------------
   function setup(s) {
@@ -226,8 +150,6 @@
     });
     return acts;
   }
-
-  var PLAY_ORDER = [STONEMASON, PRIEST, 0, 1, 2, 3, SHRINE];
 
   function playable(s, seat) {
     var ranks = [];
@@ -680,7 +602,7 @@
   function publicDict(s) {
     var n = s.numPlayers, seats = range(0, n);
     return {
-      game: "bali-2017", num_players: n, variants: { oracle: s.opts.oracle, demon: s.opts.demon }, turn: s.turn,
+      variants: { oracle: s.opts.oracle, demon: s.opts.demon }, turn: s.turn,
       active: s.active, hand_sizes: s.hands.map(function (h) { return h.length; }),
       displays: seats.map(function (x) { return display(s, x); }), stones: s.stones.slice(), points: s.points.slice(),
       offering_counts: s.offerings.map(function (o) { return o.length; }),
@@ -726,11 +648,7 @@
   }
 
   // --- log text (views.format_event) ----------------------------------------------------------------------------
-  // Lists as Python prints them: "[3, 1]".
-  function pyList(items) { return "[" + items.join(", ") + "]"; }
-  function who(seat) {
-    return seat === null || seat === undefined || seat === -1 ? "nobody" : "seat " + seat + " (" + SEAT_COLOURS[seat] + ")";
-  }
+  var who = core.seatLabel(SEAT_COLOURS);
   function names(items) { return items.length ? items.join(", ") : "nothing"; }
   function cardText(name) { return name.replace(/_/g, " "); }
   function an(name) { var text = cardText(name); return ("aeiou".indexOf(text[0]) >= 0 ? "an " : "a ") + text; }
@@ -830,13 +748,7 @@
     return { columns: ["points", "shrines", "stones", "offerings", "total"], values: values, rows: rows };
   }
 
-  function newState(numPlayers, seed, options) {
-    var s = new State(numPlayers, seed, options);
-    setup(s);
-    s.settle();
-    return s;
-  }
-
-  var engines = root.BaliEngines = root.BaliEngines || {};
-  engines["bali-2017"] = { newState: newState, formatEvent: formatEvent, refereePart: refereePart, scoring: scoring };
-})(typeof globalThis !== "undefined" ? globalThis : this);
+  return { State: State, over: P.OVER, legal: LEGAL, apply: APPLY, actionDict: actionDict,
+    decisionDict: decisionDict, publicDict: publicDict, privateDict: privateDict, gameResult: gameResult, setup: setup,
+    formatEvent: formatEvent, refereePart: refereePart, scoring: scoring };
+});
