@@ -1,0 +1,166 @@
+"""A search bot: information-set Monte Carlo tree search (sample_bots/ismcts.py) over worlds its own view allows.
+
+At every decision it samples worlds from what it has seen (its view, the events it was sent and the game's
+options; sample_bots/determinize_2001.py and determinize_2017.py), searches them with the game's own engine, and
+plays the move the search prefers. It never sees the arena's seed or state.
+
+Time: a decision thinks for at most `--max-time` seconds (by default 0.1 s in bali-2001 and 0.15 s in bali-2017,
+which keeps a four-player game under about 20 s and 5 s of its own time) and never for more than `--share` (a
+quarter by default) of the time the decision may take (`time.remaining` in the decide request: the timeout plus
+what is left of the bank), so it does not time out. `--strong` thinks five times longer. `--simulations N` searches
+a fixed number of iterations instead of a time: with the game's seed (or `--seed`), such a search plays the same
+moves every time.
+
+    python -m sample_bots.search_bot                      # the defaults
+    python -m sample_bots.search_bot --strong             # more time per decision
+    python -m sample_bots.search_bot --simulations 200    # reproducible
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from dataclasses import replace
+from typing import Any, Callable
+
+from protocol import Bot, NewGame, run_bot
+from sample_bots import determinize_2001, determinize_2017
+from sample_bots.heuristic_bot import STRATEGIES
+from sample_bots.ismcts import FINAL_POLICIES, SearchSettings, random_rollout, rank_evaluation, rank_rewards, search
+
+DETERMINIZERS: dict[str, Callable[..., Any]] = {
+    "bali-2001": determinize_2001.Determinizer,
+    "bali-2017": determinize_2017.Determinizer,
+}
+# The default thinking per game: seconds per decision at most, and the rollout each game's tests found stronger.
+DEFAULTS: dict[str, SearchSettings] = {
+    "bali-2001": SearchSettings(max_time=0.2),
+    "bali-2017": SearchSettings(max_time=0.15),
+}
+# Decisions the heuristic answers at once, without a search: in bali-2001, the order of the cards laid down as a
+# pile and the cards kept when fleeing (many small decisions whose search time is better spent on the turn's).
+QUICK_KINDS: dict[str, frozenset[str]] = {"bali-2001": frozenset({"arrange_pile", "flee_place"})}
+CHIP_VALUE = 1.5  # bali-2001: what a chip in a seat's village is worth, in points, where a rollout stops
+ROLLOUTS = ("random", "heuristic")
+DEFAULT_ROLLOUT = {"bali-2001": "heuristic", "bali-2017": "heuristic"}
+SHARE = 0.25  # the largest share of a decision's time (time.remaining) a search may take
+STRONG = 5.0  # --strong multiplies the time per decision by this
+RESERVE = 0.02  # seconds kept back from the search for sampling the first world and answering
+
+
+def heuristic_rollout(strategy: Callable[..., int]) -> Callable[[Any, random.Random], int]:
+    """A rollout policy that plays the game's heuristic strategy for every seat."""
+    def choose(world: Any, rng: random.Random) -> int:
+        seat = world.current_player()
+        return strategy(world.view(seat), world.options(), world.decision())
+    return choose
+
+
+def chips_evaluation(world: Any) -> list[float]:
+    """bali-2001 rewards where a rollout stops: seats ranked by score plus what their chips promise."""
+    values = [world.score(seat) + CHIP_VALUE * (world.prince.count(seat) + world.priest.count(seat))
+              for seat in range(world.num_players)]
+    return rank_rewards(tuple(1 + sum(other > mine for other in values) for mine in values))
+
+
+EVALUATORS: dict[str, Callable[[Any], list[float]]] = {"bali-2001": chips_evaluation}
+
+
+class SearchBot(Bot):
+    """Searches every decision of a game it has a determinizer for; plays the heuristic (or at random) otherwise."""
+
+    name = "search"
+    version = "1.0"
+
+    def __init__(self, overrides: dict[str, Any] | None = None, share: float = SHARE, rollout: str | None = None,
+                 seed: int | None = None, strength: float = 1.0) -> None:
+        super().__init__()
+        self.overrides = overrides or {}
+        self.share = share
+        self.rollout_name = rollout
+        self.seed = seed
+        self.strength = strength
+        self.rng = random.Random(0)
+        self.settings = SearchSettings()
+        self.rollout: Callable[[Any, random.Random], int] = random_rollout
+        self.evaluate: Callable[[Any], list[float]] = rank_evaluation
+        self.quick: frozenset[str] = frozenset()
+        self.thinking: list[float] = []  # seconds spent on each decision of the game
+        self.warned = False
+
+    def new_game(self, game: NewGame) -> None:
+        """Settings and rollout for the game; a generator seeded with the game's seed (or --seed)."""
+        self.rng = random.Random(game.seed if self.seed is None else self.seed)
+        base = DEFAULTS.get(game.game, SearchSettings())
+        settings = replace(base, **self.overrides)
+        self.settings = replace(settings, max_time=settings.max_time * self.strength)
+        rollout = self.rollout_name or DEFAULT_ROLLOUT.get(game.game, "random")
+        strategy = STRATEGIES.get(game.game)
+        self.rollout = heuristic_rollout(strategy) if rollout == "heuristic" and strategy else random_rollout
+        self.evaluate = EVALUATORS.get(game.game, rank_evaluation)
+        self.quick = QUICK_KINDS.get(game.game, frozenset())
+        self.thinking = []
+        self.warned = False
+
+    def decide(self, view: dict[str, Any], options: list[dict[str, Any]], decision: dict[str, Any]) -> int:
+        """The move the search prefers (the only one, if there is one)."""
+        start = time.perf_counter()
+        index = self._choose(view, options, decision, start)
+        self.thinking.append(time.perf_counter() - start)
+        return index if 0 <= index < len(options) else 0
+
+    def _choose(self, view: dict[str, Any], options: list[dict[str, Any]], decision: dict[str, Any],
+                start: float) -> int:
+        assert self.game is not None
+        strategy = STRATEGIES.get(self.game.game)
+        if len(options) == 1:
+            return 0
+        make = DETERMINIZERS.get(self.game.game)
+        if make is None or (strategy and decision["kind"] in self.quick):
+            return strategy(view, options, decision) if strategy else self.rng.randrange(len(options))
+        try:
+            sampler = make(view, self.events, self.game.options).sample
+        except (ValueError, KeyError, IndexError) as exc:
+            # A view this bot cannot read (a game it was not written for): play the heuristic, say why once a game.
+            if not self.warned:
+                self.warned = True
+                print(f"search: cannot sample worlds ({exc}); playing the heuristic", file=sys.stderr)
+            return strategy(view, options, decision) if strategy else 0
+        return search(sampler, self.settings, self.rng, self.rollout, self.evaluate, self._deadline(start))[0]
+
+    def _deadline(self, start: float) -> float:
+        """When the search must stop: its time per decision, within its share of the decision's time."""
+        budget = self.settings.max_time
+        if self.clock is not None:
+            budget = min(budget, self.share * self.clock.remaining)
+        return start + max(0.0, budget - RESERVE)
+
+
+def parse_args(argv: list[str]) -> SearchBot:
+    """The bot the command line asks for (the endpoint the arena appends is left to the SDK)."""
+    parser = argparse.ArgumentParser(prog="search_bot", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--simulations", type=int, help="Search this many iterations per decision instead of a time.")
+    parser.add_argument("--max-time", type=float, help="Seconds per decision at most (default: per game).")
+    parser.add_argument("--share", type=float, default=SHARE,
+                        help="The largest share of a decision's time (timeout plus bank) to think.")
+    parser.add_argument("--strong", action="store_true", help=f"Think {STRONG:g} times longer per decision.")
+    parser.add_argument("--uct", type=float, help="The UCT exploration constant.")
+    parser.add_argument("--worlds", type=int, help="Worlds to sample and reuse per decision (0: a fresh one each "
+                        "iteration).")
+    parser.add_argument("--final-policy", choices=FINAL_POLICIES, help="Play the most visited or the best move.")
+    parser.add_argument("--rollout", choices=ROLLOUTS, help="The rollout policy (default: per game).")
+    parser.add_argument("--depth", type=int, help="Moves a rollout plays before the position is scored.")
+    parser.add_argument("--seed", type=int, help="Seed the search with this instead of the game's seed.")
+    parser.add_argument("endpoint", nargs="?", help="The arena's endpoint (appended by the arena).")
+    args = parser.parse_args(argv)
+    names = {"simulations": "simulations", "max_time": "max_time", "uct": "uct", "worlds": "worlds",
+             "final_policy": "final_policy", "depth": "rollout_depth"}
+    overrides = {field: getattr(args, arg) for arg, field in names.items() if getattr(args, arg) is not None}
+    return SearchBot(overrides, share=args.share, rollout=args.rollout, seed=args.seed,
+                     strength=STRONG if args.strong else 1.0)
+
+
+if __name__ == "__main__":
+    run_bot(parse_args(sys.argv[1:]))
