@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable
 
@@ -26,6 +25,7 @@ Sampler = Callable[[random.Random], State]
 RolloutPolicy = Callable[[State, random.Random], int]
 Evaluator = Callable[[State], list[float]]  # every seat's reward, from 0 to 1, for a position a rollout stopped at
 DEADLINE_CHECK = 16  # a rollout looks at the clock every this many moves
+MIN_TRIES = 2  # with a preferred move, the search overrules it only after this many iterations per root move
 
 
 @dataclass(frozen=True)
@@ -57,32 +57,37 @@ class Node:
 
 
 def search(sampler: Sampler, settings: SearchSettings, rng: random.Random, rollout: RolloutPolicy,
-           evaluate: Evaluator | None = None, deadline: float | None = None) -> tuple[int, dict[str, Any]]:
-    """The index (among the root's options) of the move the search prefers, and its statistics. A rollout stops at
-    settings.rollout_depth or the deadline and scores the position with `evaluate` (by default: the ranks the
-    rules give it now)."""
+           evaluate: Evaluator | None = None, stop: Callable[[], bool] | None = None,
+           preferred: int | None = None) -> tuple[int, dict[str, Any]]:
+    """The index (among the root's options) of the move the search prefers, and its statistics.
+
+    Without a fixed number of simulations the search runs until `stop()` says so, which a long rollout also asks
+    every few moves (it then scores the position where it got to). A rollout stops at settings.rollout_depth and
+    scores the position with `evaluate` (by default: the ranks the rules give it now). `preferred` (a prior
+    choice, such as a heuristic's) is tried first, and played when the search had too few iterations to try every
+    move MIN_TRIES times."""
     root = Node(-1)
     # A fixed set of worlds is kept as the seeds that sample them again: each comes back with the same cards and the
     # same chance outcomes to come.
     seeds = [rng.getrandbits(64) for _ in range(settings.worlds)]
-    root_actions = None
+    timed = None if settings.simulations is not None else stop
+    root_actions: list[Any] = []
     iterations = 0
     while True:
         if settings.simulations is not None and iterations >= settings.simulations:
             break
-        if settings.simulations is None and deadline is not None and time.perf_counter() >= deadline:
+        if timed is not None and timed():
             break
         world = sampler(random.Random(seeds[iterations % len(seeds)])) if seeds else sampler(rng)
-        if root_actions is None:
+        if not root_actions:
             root_actions = list(world.legal_actions())
-        _iterate(root, world, settings, rng, rollout, evaluate or rank_evaluation,
-                 None if settings.simulations is not None else deadline)
+        _iterate(root, world, settings, rng, rollout, evaluate or rank_evaluation, timed, preferred)
         iterations += 1
-    if root_actions is None or not root.children:
-        return 0, {"iterations": iterations}
+    stats = {"iterations": iterations}
+    if not root.children or (preferred is not None and iterations < MIN_TRIES * len(root_actions)):
+        return preferred or 0, stats
     best = _final(root, settings.final_policy)
-    index = root_actions.index(best[1])
-    return index, {"iterations": iterations, "visits": root.children[best].visits}
+    return root_actions.index(best[1]), {**stats, "visits": root.children[best].visits}
 
 
 def _final(root: Node, policy: str) -> Hashable:
@@ -93,7 +98,7 @@ def _final(root: Node, policy: str) -> Hashable:
 
 
 def _iterate(root: Node, world: State, settings: SearchSettings, rng: random.Random, rollout: RolloutPolicy,
-             evaluate: Evaluator, deadline: float | None) -> None:
+             evaluate: Evaluator, stop: Callable[[], bool] | None, preferred: int | None) -> None:
     node, path = root, []
     while not world.is_terminal():
         seat = world.current_player()
@@ -106,7 +111,7 @@ def _iterate(root: Node, world: State, settings: SearchSettings, rng: random.Ran
             if child is not None:
                 child.available += 1
         if untried:
-            i = untried[rng.randrange(len(untried))]
+            i = preferred if node is root and preferred in untried else untried[rng.randrange(len(untried))]
             child = children[keys[i]] = Node(seat)
             child.available = 1
             world.apply(i)
@@ -116,7 +121,7 @@ def _iterate(root: Node, world: State, settings: SearchSettings, rng: random.Ran
         node = children[keys[i]]
         world.apply(i)
         path.append(node)
-    rewards = _playout(world, settings.rollout_depth, rng, rollout, evaluate, deadline)
+    rewards = _playout(world, settings.rollout_depth, rng, rollout, evaluate, stop)
     for node in path:
         node.visits += 1
         node.reward += rewards[node.seat]
@@ -133,13 +138,13 @@ def _ucb(children: dict[Hashable, Node], keys: list[Hashable], c: float) -> int:
 
 
 def _playout(world: State, depth: int | None, rng: random.Random, rollout: RolloutPolicy, evaluate: Evaluator,
-             deadline: float | None) -> list[float]:
+             stop: Callable[[], bool] | None) -> list[float]:
     moves = 0
     while not world.is_terminal():
         if depth is not None and moves >= depth:
             return evaluate(world)
         # A long rollout must not overrun the decision's time: stop it and score where it got to.
-        if deadline is not None and moves % DEADLINE_CHECK == DEADLINE_CHECK - 1 and time.perf_counter() >= deadline:
+        if stop is not None and moves % DEADLINE_CHECK == DEADLINE_CHECK - 1 and stop():
             return evaluate(world)
         world.apply(rollout(world, rng))
         moves += 1

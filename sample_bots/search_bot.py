@@ -25,7 +25,7 @@ import time
 from dataclasses import replace
 from typing import Any, Callable
 
-from protocol import Bot, NewGame, run_bot
+from protocol import Bot, GameOver, NewGame, run_bot
 from sample_bots import determinize_2001, determinize_2017
 from sample_bots.heuristic_bot import STRATEGIES
 from sample_bots.ismcts import FINAL_POLICIES, SearchSettings, random_rollout, rank_evaluation, rank_rewards, search
@@ -40,11 +40,19 @@ DEFAULTS: dict[str, SearchSettings] = {
     "bali-2017": SearchSettings(max_time=0.15),
 }
 # Decisions the heuristic answers at once, without a search: in bali-2001, the order of the cards laid down as a
-# pile and the cards kept when fleeing (many small decisions whose search time is better spent on the turn's).
-QUICK_KINDS: dict[str, frozenset[str]] = {"bali-2001": frozenset({"arrange_pile", "flee_place"})}
+# pile, the cards kept when fleeing, and the cards a scholar or an artist exchanges (many small decisions whose
+# search time is better spent on the turn and the contests).
+QUICK_KINDS: dict[str, frozenset[str]] = {
+    "bali-2001": frozenset({"arrange_pile", "flee_place", "scholar", "artist"})}
 CHIP_VALUE = 1.5  # bali-2001: what a chip in a seat's village is worth, in points, where a rollout stops
 ROLLOUTS = ("random", "heuristic")
 DEFAULT_ROLLOUT = {"bali-2001": "heuristic", "bali-2017": "heuristic"}
+# Seconds of thinking per game at most, by game: a decision takes at most 1/PACE of what is left of it, so the
+# search slows down as the game goes on rather than stopping dead, and a very long game still stays within it.
+GAME_TIME = {"bali-2001": 18.0, "bali-2017": 4.5}
+DEFAULT_GAME_TIME = 5.0
+PACE = 25
+MIN_SEARCH = 0.005  # below this many seconds, play the heuristic without a search
 SHARE = 0.25  # the largest share of a decision's time (time.remaining) a search may take
 STRONG = 5.0  # --strong multiplies the time per decision by this
 RESERVE = 0.02  # seconds kept back from the search for sampling the first world and answering
@@ -75,19 +83,22 @@ class SearchBot(Bot):
     version = "1.0"
 
     def __init__(self, overrides: dict[str, Any] | None = None, share: float = SHARE, rollout: str | None = None,
-                 seed: int | None = None, strength: float = 1.0) -> None:
+                 seed: int | None = None, strength: float = 1.0, game_time: float | None = None) -> None:
         super().__init__()
         self.overrides = overrides or {}
         self.share = share
         self.rollout_name = rollout
         self.seed = seed
         self.strength = strength
+        self.game_time_option = game_time
+        self.game_time = DEFAULT_GAME_TIME
         self.rng = random.Random(0)
         self.settings = SearchSettings()
         self.rollout: Callable[[Any, random.Random], int] = random_rollout
         self.evaluate: Callable[[Any], list[float]] = rank_evaluation
         self.quick: frozenset[str] = frozenset()
-        self.thinking: list[float] = []  # seconds spent on each decision of the game
+        self.thinking: list[float] = []  # CPU seconds spent on each decision of the game
+        self.wall: list[float] = []  # and wall-clock seconds
         self.warned = False
 
     def new_game(self, game: NewGame) -> None:
@@ -96,20 +107,30 @@ class SearchBot(Bot):
         base = DEFAULTS.get(game.game, SearchSettings())
         settings = replace(base, **self.overrides)
         self.settings = replace(settings, max_time=settings.max_time * self.strength)
+        base_time = GAME_TIME.get(game.game, DEFAULT_GAME_TIME)
+        self.game_time = (self.game_time_option or base_time) * self.strength
         rollout = self.rollout_name or DEFAULT_ROLLOUT.get(game.game, "random")
         strategy = STRATEGIES.get(game.game)
         self.rollout = heuristic_rollout(strategy) if rollout == "heuristic" and strategy else random_rollout
         self.evaluate = EVALUATORS.get(game.game, rank_evaluation)
         self.quick = QUICK_KINDS.get(game.game, frozenset())
-        self.thinking = []
+        self.thinking, self.wall = [], []
         self.warned = False
 
     def decide(self, view: dict[str, Any], options: list[dict[str, Any]], decision: dict[str, Any]) -> int:
         """The move the search prefers (the only one, if there is one)."""
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         index = self._choose(view, options, decision, start)
-        self.thinking.append(time.perf_counter() - start)
+        self.thinking.append(time.process_time() - cpu)
+        self.wall.append(time.perf_counter() - start)
         return index if 0 <= index < len(options) else 0
+
+    def game_over(self, over: GameOver) -> None:
+        """Note on stderr how long it thought in the game (the arena keeps the bot's stderr with the match)."""
+        if self.thinking:
+            times = sorted(self.wall)
+            print(f"search: {len(times)} decisions, {sum(self.thinking):.2f} CPU seconds in all; wall clock: median "
+                  f"{times[len(times) // 2]:.3f} s, slowest {times[-1]:.3f} s", file=sys.stderr)
 
     def _choose(self, view: dict[str, Any], options: list[dict[str, Any]], decision: dict[str, Any],
                 start: float) -> int:
@@ -118,7 +139,10 @@ class SearchBot(Bot):
         if len(options) == 1:
             return 0
         make = DETERMINIZERS.get(self.game.game)
-        if make is None or (strategy and decision["kind"] in self.quick):
+        budget = self._budget()
+        fixed = self.settings.simulations is not None
+        quick = decision["kind"] in self.quick or (budget < MIN_SEARCH + RESERVE and not fixed)
+        if make is None or (strategy and quick):
             return strategy(view, options, decision) if strategy else self.rng.randrange(len(options))
         try:
             sampler = make(view, self.events, self.game.options).sample
@@ -128,14 +152,20 @@ class SearchBot(Bot):
                 self.warned = True
                 print(f"search: cannot sample worlds ({exc}); playing the heuristic", file=sys.stderr)
             return strategy(view, options, decision) if strategy else 0
-        return search(sampler, self.settings, self.rng, self.rollout, self.evaluate, self._deadline(start))[0]
+        # Thinking is counted in CPU seconds, so that a busy machine does not make the search weaker, but never
+        # beyond its share of the wall clock, so that it is never late either.
+        wall, cpu = start + budget - RESERVE, time.process_time() + budget - RESERVE
+        cap = start + self.share * self.clock.remaining - RESERVE if self.clock is not None else wall
+        preferred = strategy(view, options, decision) if strategy else None
+        return search(sampler, self.settings, self.rng, self.rollout, self.evaluate,
+                      lambda: time.process_time() >= cpu or time.perf_counter() >= cap, preferred)[0]
 
-    def _deadline(self, start: float) -> float:
-        """When the search must stop: its time per decision, within its share of the decision's time."""
-        budget = self.settings.max_time
+    def _budget(self) -> float:
+        """Seconds this decision may think: its cap, its share of the decision's time, its part of the game's."""
+        budget = min(self.settings.max_time, (self.game_time - sum(self.thinking)) / PACE)
         if self.clock is not None:
             budget = min(budget, self.share * self.clock.remaining)
-        return start + max(0.0, budget - RESERVE)
+        return budget
 
 
 def parse_args(argv: list[str]) -> SearchBot:
@@ -145,7 +175,8 @@ def parse_args(argv: list[str]) -> SearchBot:
     parser.add_argument("--max-time", type=float, help="Seconds per decision at most (default: per game).")
     parser.add_argument("--share", type=float, default=SHARE,
                         help="The largest share of a decision's time (timeout plus bank) to think.")
-    parser.add_argument("--strong", action="store_true", help=f"Think {STRONG:g} times longer per decision.")
+    parser.add_argument("--game-time", type=float, help="Seconds of thinking per game at most (default: per game).")
+    parser.add_argument("--strong", action="store_true", help=f"Think {STRONG:g} times longer per decision and game.")
     parser.add_argument("--uct", type=float, help="The UCT exploration constant.")
     parser.add_argument("--worlds", type=int, help="Worlds to sample and reuse per decision (0: a fresh one each "
                         "iteration).")
@@ -159,7 +190,7 @@ def parse_args(argv: list[str]) -> SearchBot:
              "final_policy": "final_policy", "depth": "rollout_depth"}
     overrides = {field: getattr(args, arg) for arg, field in names.items() if getattr(args, arg) is not None}
     return SearchBot(overrides, share=args.share, rollout=args.rollout, seed=args.seed,
-                     strength=STRONG if args.strong else 1.0)
+                     strength=STRONG if args.strong else 1.0, game_time=args.game_time)
 
 
 if __name__ == "__main__":

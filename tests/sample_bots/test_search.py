@@ -62,8 +62,9 @@ def check_worlds(game: str, seats: int, options: dict[str, Any] | None, games: i
 QUICK = [CONFIGS[0], CONFIGS[-1]]
 
 
-@pytest.mark.parametrize("game, seats, options", quick_run(CONFIGS, QUICK))
-def test_every_sampled_world_shows_the_seat_its_own_view(game: str, seats: int, options: Any) -> None:
+@pytest.mark.parametrize("config", quick_run(CONFIGS, QUICK, str))
+def test_every_sampled_world_shows_the_seat_its_own_view(config: tuple[str, int, Any]) -> None:
+    game, seats, options = config
     # bali-2001's games are long: a few of their positions are enough here.
     share = 0.02 if game == "bali-2001" else 0.2
     assert check_worlds(game, seats, options, games=1 if game == "bali-2001" else 3, seed=seats, share=share) > 5
