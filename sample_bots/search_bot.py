@@ -34,9 +34,10 @@ DETERMINIZERS: dict[str, Callable[..., Any]] = {
     "bali-2001": determinize_2001.Determinizer,
     "bali-2017": determinize_2017.Determinizer,
 }
-# The default thinking per game: seconds per decision at most, and the rollout each game's tests found stronger.
+# The default thinking per game: seconds per decision at most; in bali-2001, rollouts of 40 moves scored by
+# chips_evaluation (5 wins in 7 four-player games against three heuristic bots, 3 in 8 with rollouts to the end).
 DEFAULTS: dict[str, SearchSettings] = {
-    "bali-2001": SearchSettings(max_time=0.2),
+    "bali-2001": SearchSettings(max_time=0.2, rollout_depth=40),
     "bali-2017": SearchSettings(max_time=0.15),
 }
 # Decisions the heuristic answers at once, without a search: in bali-2001, the order of the cards laid down as a
