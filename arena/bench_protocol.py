@@ -5,7 +5,8 @@
 (b) the arena's own round trip for the same message with a trivial SDK bot (encode, lazy-pirate poll,
     checked decode on both sides);
 (c) whole games per second with subprocess random bots, reusing processes and with fresh ones, against
-    in-process random play;
+    in-process random play and against the socket-bound rate (the engine's own time plus one raw round trip (a)
+    per decision), with the share of it that subprocess play reaches;
 (d) per sandbox level, a bot's start-up (spawn to ready) and the round trip of (b); under bubblewrap also for a
     bot over tcp, through the relay inside its sandbox.
 
@@ -56,11 +57,22 @@ class ProtocolBench:
     in_process_gps: float
     reused_gps: float
     fresh_gps: float
+    decisions_per_game: float
 
     @property
     def ratio(self) -> float:
         """The arena's round trip over the raw floor (the aim is at most 1.5)."""
         return self.arena_us / self.raw_us
+
+    @property
+    def socket_bound_gps(self) -> float:
+        """Games per second if each decision cost only the engine's own time and one raw round trip (a)."""
+        return 1.0 / (1.0 / self.in_process_gps + self.decisions_per_game * self.raw_us * 1e-6)
+
+    @property
+    def share(self) -> float:
+        """The share of the socket-bound games per second that play with subprocess bots reaches."""
+        return self.reused_gps / self.socket_bound_gps
 
 
 def typical_decide(game: Game, players: int) -> Decide:
@@ -230,13 +242,13 @@ def bench_protocol(game: Game, players: int, round_trips: int, games: int) -> Pr
     workdir = Path(tempfile.mkdtemp(prefix="arena-bench-"))
     try:
         raw, arena = round_trip_pair(message, round_trips, workdir)
-        in_process = bench_engine(game, players, games).games_per_second
+        engine = bench_engine(game, players, games)
         reused = games_per_second(game, players, games, workdir, fresh=False)
         fresh = games_per_second(game, players, games, workdir, fresh=True)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    return ProtocolBench(game.name, players, len(encode(message)), round_trips, raw, arena, games, in_process,
-                         reused, fresh)
+    return ProtocolBench(game.name, players, len(encode(message)), round_trips, raw, arena, games,
+                         engine.games_per_second, reused, fresh, engine.decisions / engine.games)
 
 
 def _echo_server(endpoint: str) -> None:

@@ -27,6 +27,7 @@ from protocol import (
     Shutdown,
     TimeControl,
     VersionError,
+    codec,
     decode,
     encode,
     unpack,
@@ -277,3 +278,51 @@ def test_a_million_empty_maps_cost_the_arena_almost_nothing() -> None:
 ])
 def test_show_is_short_and_never_recurses(value: Any, shown: str) -> None:
     assert show(value) == shown
+
+
+SMALL_REPLIES = {
+    "action": packed(ACTION),
+    "ack": packed({"type": "ack", "version": 1, "id": 9}),
+    "ready": packed({"type": "ready", "version": 1, "id": 1, "name": "é-bot", "bot_version": "1"}),
+    "duplicate key": pairs("type", "action", "version", 1, "id", 3, "index", 0, "index", 1),
+    "bad utf-8": b"\x81\xa1k\xa2\xff\xfe",
+    "trailing bytes": packed(ACTION) + b"\x00",
+    "ends early": packed(ACTION)[:-1],
+    "extension": packed({**ACTION, "index": msgpack.ExtType(5, b"x")}),
+    "nested": packed({**ACTION, "index": [1, [2]]}),
+    "integer key": b"\x81\x01\x02",
+    "not a map": packed([1, 2]),
+}
+# The reply limits with strings just short enough that no message takes the fast path.
+GUARDED_ONLY = Limits(depth=REPLY_LIMITS.depth, items=REPLY_LIMITS.items, length=255)
+
+
+def outcome(data: bytes, limits: Limits) -> Any:
+    try:
+        return unpack(data, limits=limits)
+    except DecodeError as exc:
+        return f"DecodeError: {exc}"
+
+
+@pytest.mark.parametrize("name", SMALL_REPLIES)
+def test_a_small_reply_decodes_as_the_guarded_path_decodes_it(name: str) -> None:
+    data = SMALL_REPLIES[name]
+    assert outcome(data, REPLY_LIMITS) == outcome(data, GUARDED_ONLY)
+    if name in ("action", "ack", "ready"):  # the well-formed ones do take the fast path
+        assert codec._small_flat_map(data, len(data), REPLY_LIMITS) == unpack(data, limits=GUARDED_ONLY)
+
+
+@pytest.mark.parametrize("message", EXAMPLES, ids=lambda m: m.TYPE.value)
+def test_a_bot_reads_every_arena_message_as_the_checked_decode_does(message: Message) -> None:
+    assert decode(encode(message), limits=None) == decode(encode(message)) == message
+
+
+def test_a_bot_takes_the_arenas_decide_as_sent_but_not_one_missing_a_field() -> None:
+    wire = EXAMPLES[4].to_wire()
+    for field in ("view", "options", "time"):
+        with pytest.raises(SchemaError) as caught:
+            decode(packed({k: v for k, v in wire.items() if k != field}), limits=None)
+        assert caught.value.field == field and "missing" in str(caught.value)
+    with pytest.raises(SchemaError) as caught:
+        decode(packed({**wire, "time": {"remaining": 1.0}}), limits=None)
+    assert caught.value.field == "time.bank"  # nested values are parsed
