@@ -168,12 +168,10 @@ def test_validate_runs_the_search_bot_without_a_fault_and_reports_the_samples(tm
 
 @pytest.mark.slow
 @pytest.mark.parametrize("game", ["bali-2001", "bali-2017"])
-def test_validate_at_the_defaults_finds_no_fault_and_no_slow_decision(game: str, tmp_path: Path) -> None:
+def test_validate_at_the_defaults_finds_no_fault_no_illegal_index_and_no_timeout(game: str, tmp_path: Path) -> None:
     r = run("validate", SEARCH, "--game", game, "--results", str(tmp_path))
     assert r.exit_code == 0, r.output
-    assert r.output.count(": ok:") == 4 and "warning" not in r.output
-    slowest = [float(ms) for ms in re.findall(r"slowest ([\d.]+) ms of its 1 s", r.output)]
-    assert len(slowest) == 4 and max(slowest) < 500
+    assert r.output.count(": ok:") == 4 and "PASS: bot search_bot" in r.output
 
 
 @pytest.mark.slow
