@@ -4,12 +4,13 @@ At every decision it samples worlds from what it has seen (its view, the events 
 options; sample_bots/determinize_2001.py and determinize_2017.py), searches them with the game's own engine, and
 plays the move the search prefers. It never sees the arena's seed or state.
 
-Time: a decision thinks for at most `--max-time` seconds (by default 0.1 s in bali-2001 and 0.15 s in bali-2017,
-which keeps a four-player game under about 20 s and 5 s of its own time) and never for more than `--share` (a
-quarter by default) of the time the decision may take (`time.remaining` in the decide request: the timeout plus
-what is left of the bank), so it does not time out. `--strong` thinks five times longer. `--simulations N` searches
-a fixed number of iterations instead of a time: with the game's seed (or `--seed`), such a search plays the same
-moves every time.
+Time: thinking is counted in CPU seconds, so that a busy machine does not weaken it, within three bounds: at most
+`--max-time` per decision (0.2 s in bali-2001, 0.15 s in bali-2017), at most 1/PACE of what is left of its budget
+for the game (`--game-time`: 18 s and 4.5 s, so a game stays under about 20 s and 5 s of its own time), and never
+more than `--share` (a quarter) of the wall-clock time the decision may take (`time.remaining` in the decide
+request: the timeout plus what is left of the bank), so it is never late. `--strong` thinks five times longer.
+`--simulations N` searches a fixed number of iterations instead: with the game's seed (or `--seed`), such a search
+plays the same moves every time. docs/sample-bots.md has the details and the measured strength.
 
     python -m sample_bots.search_bot                      # the defaults
     python -m sample_bots.search_bot --strong             # more time per decision
@@ -55,7 +56,7 @@ DEFAULT_GAME_TIME = 5.0
 PACE = 25
 MIN_SEARCH = 0.005  # below this many seconds, play the heuristic without a search
 SHARE = 0.25  # the largest share of a decision's time (time.remaining) a search may take
-STRONG = 5.0  # --strong multiplies the time per decision by this
+STRONG = 5.0  # --strong multiplies the time per decision and per game by this
 RESERVE = 0.02  # seconds kept back from the search for sampling the first world and answering
 
 
