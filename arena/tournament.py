@@ -20,7 +20,7 @@ from arena.entrants import Entrant, Refusal, check_entrants
 from arena.errors import ArenaError, ConfigError, FaultKind
 from arena.formats import Table, TournamentFormat
 from arena.formats.ladder import DEFAULT_WAVE, Ladder
-from arena.games import SAMPLE_LEVELS, GameError, get_game, sample_bots
+from arena.games import SAMPLE_LEVELS, GameError, get_game, sample_modules
 from arena.match import MatchConfig, run_match
 from arena.ratings import GameOutcome, RatingConfig, Ratings, rate_all
 from arena.record import GameRecord, Phase
@@ -370,7 +370,7 @@ def sample_opponents(game: str, count: int, taken: set[str], level: str = DEFAUL
     """`count` sample bots as opponents, from the game's registry: its samples from `level` down, strongest first
     (the search bot, the heuristic bot), then random bots; named by their module, numbered past the names in
     `taken`."""
-    samples = sample_bots(game)
+    samples = sample_modules(game)
     levels = [name for name in SAMPLE_LEVELS[:SAMPLE_LEVELS.index(level) + 1] if name in samples]
     modules = [samples[name] for name in reversed(levels) if name != "random"] + [samples["random"]] * count
     entrants: list[Entrant] = []

@@ -7,7 +7,7 @@ import importlib
 from arena.games.base import Game, GameError, GameInvariantError, GameResult, State
 
 __all__ = ["Game", "GameError", "GameInvariantError", "GameResult", "SAMPLE_LEVELS", "State", "available", "get_game",
-           "sample_bots"]
+           "sample_modules"]
 
 # name -> module that defines GAME; imported on first use so that one game's import cost is not everyone's.
 _REGISTRY: dict[str, str] = {
@@ -25,7 +25,7 @@ _SAMPLES: dict[str, dict[str, str]] = {
 }
 
 
-def sample_bots(name: str) -> dict[str, str]:
+def sample_modules(name: str) -> dict[str, str]:
     """The sample bots of a game by level, weakest first: level -> module; GameError for an unknown game."""
     if name not in _SAMPLES:
         raise GameError(f"unknown game {name!r}; available: {', '.join(available())}")

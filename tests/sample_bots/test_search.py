@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from arena.games import get_game
+from arena.games import GameError, get_game, sample_modules
 from arena.tournament import sample_opponents
 from protocol import NewGame, TimeControl
 from protocol.messages import Clock
@@ -151,6 +151,8 @@ def test_the_sample_opponents_come_from_the_registry_strongest_first() -> None:
     assert names("search") == ["sample_bots.search_bot", "sample_bots.heuristic_bot", "sample_bots.random_bot"]
     assert names("heuristic") == ["sample_bots.heuristic_bot"] + ["sample_bots.random_bot"] * 2
     assert names("random") == ["sample_bots.random_bot"] * 3
+    with pytest.raises(GameError, match="unknown game 'chess'"):
+        sample_modules("chess")
 
 
 SEARCH = f"{sys.executable} -m sample_bots.search_bot"
