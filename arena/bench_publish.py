@@ -19,9 +19,10 @@ from arena.games import Game, get_game
 from arena.match import MatchConfig, match_directory
 from arena.ratings import RatingConfig
 from arena.record import DecisionRecord, FaultRecord, GameRecord, Phase, SeatRecord, save_record
+from arena.seeds import derive_seed
 from arena.store import DEFAULT_DB_NAME, Store
 from arena.tournament import Runner, TableJob, TableResult, TournamentSpec, stored_game
-from arena.wire import derive_seed, outcome
+from arena.wire import outcome
 
 BENCH_BOTS = 6
 BENCH_SEATS = 4

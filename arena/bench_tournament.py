@@ -46,8 +46,9 @@ def bench_tournament(game: str, seats: int, rounds: int, jobs: int, fresh: bool,
     cluster of `jobs` workers, whose start-up is not timed)."""
     bot = (sys.executable, "-m", "sample_bots.random_bot")
     entrants = tuple(Entrant(f"random-{i}", bot) for i in range(BENCH_ENTRANTS))
+    # A public seed: every run of the benchmark plays the same deals.
     spec = TournamentSpec(game, RoundRobin(), entrants, seats, rounds=rounds, fresh_processes=fresh,
-                          rating=RatingConfig.for_game(game))
+                          rating=RatingConfig.for_game(game), seed=0)
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         with Store(Path(tmp) / DEFAULT_DB_NAME) as store, _player(cluster, jobs, Path(tmp)) as player:
             start = time.perf_counter()

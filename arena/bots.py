@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import fcntl
 import math
 import os
+import select
 import shlex
 import shutil
 import signal
+import struct
 import subprocess
 import sys
+import termios
 import threading
 import time
 from dataclasses import dataclass
@@ -30,8 +34,10 @@ from arena.errors import (
     ProtocolError,
     WrongRequestId,
 )
+from arena.record import DECISION_LOG_CAP, GAME_LOG_CAP
 from arena.sandbox import (
     NO_SANDBOX,
+    SCRIPT_SUFFIXES,
     Isolation,
     Sandbox,
     Watchdog,
@@ -60,6 +66,7 @@ from protocol.codec import REPLY_LIMITS
 
 DEFAULT_LOG_CAP = 1 << 20  # bytes per log file
 STDERR_TAIL = 2000  # characters of stderr kept for fault records
+_LOG_SETTLE = 1.0  # seconds at most to wait for the drain to read what the pipe held when the reply came
 # The transport reads a message of up to twice the cap (so that an over-cap reply is an `oversized` fault) and cuts
 # off anything larger (the connection drops and the bot reconnects): what it buffers per message stays near the cap.
 TRANSPORT_CAP_FACTOR = 2
@@ -71,7 +78,6 @@ _LAST_WORDS = 0.5  # seconds to wait for a dead bot's stderr to drain before jud
 _SLICE = 0.05  # seconds between liveness checks where no pidfd is available
 _REAP_WAIT = 2.0  # seconds to wait for a killed bot's processes to die, to reap them
 _REBIND_WAIT = 1.0  # seconds to retry binding a tcp port that a socket closed a moment ago still holds
-_SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".ts", ".rb", ".pl", ".php", ".jl", ".lua", ".sh", ".jar")
 _INTERPRETERS = ("python", "pypy", "node", "deno", "bun", "ruby", "perl", "java", "php", "sh", "bash", "julia")
 
 
@@ -114,7 +120,7 @@ class BotCommand:
             raise ConfigError(f"bot command {self}: {program!r} is not found on PATH")
         for arg in self.argv[1:]:
             # A missing script is the commonest broken command; the interpreter would only say so at run time.
-            if arg.endswith(_SCRIPT_SUFFIXES) and not (base / arg).is_file():
+            if arg.endswith(SCRIPT_SUFFIXES) and not (base / arg).is_file():
                 raise ConfigError(f"bot command {self}: the script {arg!r} does not exist")
 
     @property
@@ -140,34 +146,112 @@ class Reply:
     elapsed: float
 
 
+@dataclass(frozen=True)
+class DecisionLog:
+    """What a bot wrote while it decided: the text kept, and the bytes written beyond the caps (not kept)."""
+
+    text: str = ""
+    dropped: int = 0
+
+
 class LogDrain(threading.Thread):
-    """Copies one pipe of a bot into a size-capped log file, keeping the last characters in memory."""
+    """Copies one pipe of a bot into a size-capped log file, keeping the last characters in memory and, between
+    capture() and captured(), what went through for one decision (within DECISION_LOG_CAP and the game's budget).
+
+    Each chunk is read and counted under one lock, so that captured() knows that nothing is on its way between the
+    pipe and the count: what the pipe does not hold has been counted."""
 
     def __init__(self, pipe: IO[bytes], path: Path, cap: int) -> None:
         super().__init__(name=f"drain {path.name}", daemon=True)
         self._pipe = pipe
+        self._fd = pipe.fileno()
+        os.set_blocking(self._fd, False)
         self._path = path
         self._cap = cap
         self._tail = b""
+        self._took = threading.Condition()  # held to read and count a chunk; notified after each
+        self._read = 0  # bytes read from the pipe so far
+        self._capture: bytearray | None = None
+        self._dropped = 0
+        self._budget = GAME_LOG_CAP
+        self._done = False
 
     def run(self) -> None:
         written = 0
-        with self._path.open("wb") as log:
-            # Keep reading past the cap so that a chatty bot never blocks on a full pipe.
-            while chunk := self._pipe.read1(1 << 16):  # type: ignore[attr-defined]
-                self._tail = (self._tail + chunk)[-STDERR_TAIL:]
-                if written < self._cap:
-                    part = chunk[: self._cap - written]
-                    log.write(part)
-                    written += len(part)
-                    if written >= self._cap:
-                        log.write(f"\n[log truncated at {self._cap} bytes]\n".encode())
-                    log.flush()
-        self._pipe.close()
+        poller = select.poll()
+        poller.register(self._fd, select.POLLIN)
+        try:
+            with self._path.open("wb") as log:
+                # Keep reading past the cap so that a chatty bot never blocks on a full pipe.
+                while chunk := self._next(poller):
+                    if written < self._cap:
+                        part = chunk[: self._cap - written]
+                        log.write(part)
+                        written += len(part)
+                        if written >= self._cap:
+                            log.write(f"\n[log truncated at {self._cap} bytes]\n".encode())
+                        log.flush()
+        finally:
+            with self._took:
+                self._done = True
+                self._pipe.close()
+                self._took.notify_all()
+
+    def _next(self, poller: select.poll) -> bytes:
+        """The next chunk from the pipe, counted (b"" at its end)."""
+        while True:
+            poller.poll()
+            with self._took:
+                try:
+                    chunk = os.read(self._fd, 1 << 16)
+                except BlockingIOError:
+                    continue
+                self._take(chunk)
+                return chunk
+
+    def _take(self, chunk: bytes) -> None:
+        self._read += len(chunk)
+        self._tail = (self._tail + chunk)[-STDERR_TAIL:]
+        if self._capture is not None:
+            room = min(DECISION_LOG_CAP - len(self._capture), self._budget)
+            kept = chunk[:max(room, 0)]
+            self._capture += kept
+            self._budget -= len(kept)
+            self._dropped += len(chunk) - len(kept)
+        self._took.notify_all()
 
     def tail(self) -> str:
         """The last characters that went through the pipe."""
         return self._tail.decode("utf-8", errors="replace")
+
+    def new_game(self) -> None:
+        """A game begins: its budget of kept bytes is full again."""
+        with self._took:
+            self._budget = GAME_LOG_CAP
+
+    def capture(self) -> None:
+        """Start keeping what comes through for one decision."""
+        with self._took:
+            self._capture = bytearray()
+            self._dropped = 0
+
+    def captured(self) -> DecisionLog:
+        """Stop keeping, and return what came through since capture(). Output arrives on its own: what the bot
+        wrote before its reply came in (what the pipe holds now) counts too, once the drain has read it (within
+        _LOG_SETTLE seconds); what reaches the pipe after the reply counts for the bot's next decision."""
+        deadline = time.monotonic() + _LOG_SETTLE
+        with self._took:
+            due = self._read + (0 if self._done else _pending(self._fd))
+            while not self._done and self._read < due and (left := deadline - time.monotonic()) > 0:
+                self._took.wait(left)
+            kept, dropped = self._capture or b"", self._dropped
+            self._capture, self._dropped = None, 0
+        return DecisionLog(kept.decode("utf-8", errors="replace"), dropped)
+
+
+def _pending(fd: int) -> int:
+    """How many bytes the pipe fd holds, not yet read."""
+    return int(struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0])
 
 
 _due: list[Any] = []  # where a supervising process reads when this one should next make progress (arena.worker)
@@ -447,8 +531,10 @@ class BotProcess:
         return BotCrashed(detail) if kind is None else limit_fault(kind, detail, self.limits)
 
     def new_game(self) -> None:
-        """A game begins: the CPU limit counts afresh from the next look of the watchdog."""
+        """A game begins: the CPU limit counts afresh from the next look of the watchdog, and the bot's budget of
+        kept stderr is full again."""
         self.cpu_base = None
+        self._drains[1].new_game()
 
     def handshake(self, arena: str, init_timeout: float) -> Ready:
         """Hello and ready, within init_timeout of the start; a BotFault if that fails."""
@@ -460,6 +546,14 @@ class BotProcess:
     def ask(self, request: Message, timeout: float) -> Reply:
         """One request and its checked reply; a BotFault if there is none."""
         return self.channel.ask(request, timeout)
+
+    def capture_log(self) -> None:
+        """Keep what the bot writes to stderr from now on, for one decision."""
+        self._drains[1].capture()
+
+    def captured_log(self) -> DecisionLog:
+        """What the bot wrote to stderr since capture_log(), within the caps."""
+        return self._drains[1].captured()
 
     def stderr_tail(self, wait: float = 0.0) -> str:
         """The end of what the bot wrote to stderr; wait up to `wait` s for a dying bot's last words."""

@@ -25,7 +25,8 @@ TABLES = {
              "increment": "increment"},
     "sandbox": {"level": "sandbox", "memory_limit": "memory_limit", "cpu_limit": "cpu_limit",
                 "max_processes": "max_processes", "max_file_size": "max_file_size",
-                "max_open_files": "max_open_files"},
+                "max_open_files": "max_open_files", "disk_limit": "disk_limit",
+                "build_network": "build_network"},
     "rating": {"mu": "mu", "sigma": "sigma", "beta": "beta", "tau": "tau", "draw_probability": "draw_probability"},
 }
 PATH_KEYS = frozenset({"submissions", "results_dir"})

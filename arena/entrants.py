@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import tomllib
 from dataclasses import dataclass, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Iterable
 
 from arena.bots import BotCommand, Transport
 from arena.errors import ConfigError
+from arena.sandbox import in_runtime
 
 MANIFEST = "manifest.toml"
 FIELDS = ("name", "version", "author", "command", "build", "transport")
@@ -140,6 +142,38 @@ def build_step(folder: Path) -> tuple[str, ...] | None:
     return _words(_field(data, "build", str(folder / MANIFEST)), str(folder / MANIFEST), "build")
 
 
+def contained(folder: Path, words: tuple[str, ...], where: str) -> None:
+    """ConfigError unless every path a manifest's command line names lies inside its folder once resolved (no
+    `..`, no symbolic link out of it, no absolute path but into the system's runtime); a bare program name is
+    looked up on PATH."""
+    root = folder.resolve()
+    for position, word in enumerate(words):
+        for path in _paths_in(word, root, program=position == 0):
+            why = _leaves(root, path)
+            if why:
+                raise ConfigError(f"{where}: {word!r} {why}: a submission runs inside its folder and its command "
+                                  "may name only files there (and programs of the system)")
+
+
+def _paths_in(word: str, root: Path, program: bool) -> list[str]:
+    """The parts of a command line's word that name files: the word (a program only with a '/'), and a value
+    after '=' of an option."""
+    parts = [] if word.startswith("-") or (program and "/" not in word) else [word]
+    parts += [word.split("=", 1)[1]] if "=" in word else []
+    return [p for p in parts if p and ("/" in p or p == ".." or os.path.lexists(root / p))]
+
+
+def _leaves(root: Path, path: str) -> str:
+    """Why path (absolute, or relative to root) leaves the folder root, or ''."""
+    if ".." in PurePosixPath(path).parts:
+        return "climbs out of the folder with '..'"
+    if path.startswith("/"):
+        return "" if in_runtime(Path(path)) else "is an absolute path outside the folder"
+    if not (root / path).resolve().is_relative_to(root):
+        return "is a symbolic link that leaves the folder"
+    return ""
+
+
 def transport(folder: Path) -> str | None:
     """The transport a submission's manifest asks for ("tcp" for a ZeroMQ library without ipc), or None."""
     data = read_manifest(folder)
@@ -179,6 +213,9 @@ def from_folder(folder: Path) -> Entrant:
     transport(folder)
     build = build_step(folder)
     command = BotCommand(_words(_field(data, "command", where), where, "command"), cwd)
+    contained(folder, command.argv, f"{where}: command")
+    if build is not None:
+        contained(folder, build, f"{where}: build")
     if build is None:
         _checked(command, where)
     else:

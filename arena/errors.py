@@ -20,12 +20,13 @@ class FaultKind(StrEnum):
     PROCESSES = "processes"
     FILE_SIZE = "file_size"
     OPEN_FILES = "open_files"
+    DISK = "disk"
     BUILD = "build"
 
 
 # The kinds that mean the bot process is gone (it crashed, or went over a limit and was stopped).
 STOPPED_KINDS = frozenset({FaultKind.CRASH, FaultKind.MEMORY, FaultKind.CPU, FaultKind.PROCESSES,
-                           FaultKind.FILE_SIZE, FaultKind.OPEN_FILES})
+                           FaultKind.FILE_SIZE, FaultKind.OPEN_FILES, FaultKind.DISK})
 
 
 class ArenaError(Exception):
@@ -114,8 +115,15 @@ class OpenFilesExceeded(LimitExceeded):
     kind = FaultKind.OPEN_FILES
 
 
+class DiskExceeded(LimitExceeded):
+    """The bot filled its private home and /tmp."""
+
+    kind = FaultKind.DISK
+
+
 LIMIT_FAULTS: dict[FaultKind, type[LimitExceeded]] = {
-    c.kind: c for c in (MemoryExceeded, CpuExceeded, ProcessesExceeded, FileSizeExceeded, OpenFilesExceeded)}
+    c.kind: c for c in (MemoryExceeded, CpuExceeded, ProcessesExceeded, FileSizeExceeded, OpenFilesExceeded,
+                        DiskExceeded)}
 
 
 class BuildFailed(BotFault):

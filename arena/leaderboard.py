@@ -11,6 +11,7 @@ from typing import Any, Mapping
 from tabulate import tabulate
 
 from arena.ratings import Ratings
+from arena.seeds import PUBLIC_NOTE
 
 FORMATS = ("table", "markdown", "csv", "json")  # text formats; the html page is arena.site.leaderboard_page
 COLUMNS = ("rank", "bot", "conservative", "mu", "sigma", "games", "wins", "mean_score", "mean_rank", "fault_rate")
@@ -41,6 +42,12 @@ class Leaderboard:
     withheld: tuple[Row, ...]
     max_fault_rate: float | None
     not_admitted: tuple[Mapping[str, str], ...] = ()  # submissions that failed their check: folder, name, reason
+    public_seed: int | None = None  # the seed of a public-seeded run (None: its seed was secret)
+
+    @property
+    def seeding(self) -> str:
+        """'secret', or 'public (seed N)'."""
+        return "secret" if self.public_seed is None else f"public (seed {self.public_seed})"
 
 
 def board_title(name: str, game: str, fmt: str, config: dict[str, Any]) -> str:
@@ -55,7 +62,8 @@ RETIRED = " (retired)"  # marks a retired version in the all-versions view
 
 def build(title: str, ratings: Ratings, stats: Mapping[str, Mapping[str, float]],
           max_fault_rate: float | None = None, not_admitted: tuple[Mapping[str, str], ...] = (),
-          retired: frozenset[str] = frozenset(), all_versions: bool = False) -> Leaderboard:
+          retired: frozenset[str] = frozenset(), all_versions: bool = False,
+          public_seed: int | None = None) -> Leaderboard:
     """Rank every entrant by mu - 3 sigma (ties by name); withhold those above max_fault_rate; leave retired
     versions out, or (all_versions) rank them too, marked."""
     def row(name: str) -> Row:
@@ -68,7 +76,7 @@ def build(title: str, ratings: Ratings, stats: Mapping[str, Mapping[str, float]]
     ranked = [r for r in everyone if max_fault_rate is None or r.fault_rate <= max_fault_rate]
     withheld = [r for r in everyone if r not in ranked]
     return Leaderboard(title, tuple(replace(r, rank=i) for i, r in enumerate(ranked, start=1)), tuple(withheld),
-                       max_fault_rate, tuple(not_admitted))
+                       max_fault_rate, tuple(not_admitted), public_seed)
 
 
 def _cells(r: Row) -> list[object]:
@@ -80,6 +88,8 @@ def _cells(r: Row) -> list[object]:
 
 def _note(board: Leaderboard) -> str:
     notes = []
+    if board.public_seed is not None:
+        notes.append(f"public-seeded (seed {board.public_seed}): {PUBLIC_NOTE}")
     if board.withheld:
         names = ", ".join(f"{r.bot} ({100 * r.fault_rate:.1f}%)" for r in board.withheld)
         notes.append(f"withheld for a fault rate above {100 * (board.max_fault_rate or 0):.1f}%: {names}")
@@ -99,12 +109,13 @@ def render(board: Leaderboard, fmt: str) -> str:
     if fmt == "csv":
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(COLUMNS)
+        writer.writerow((*COLUMNS, "seeding"))  # every row says it: a csv file has no other place
         for r in board.rows:
-            writer.writerow(asdict(r).values())
+            writer.writerow((*asdict(r).values(), board.seeding))
         return out.getvalue().rstrip("\n")
     if fmt == "json":
-        return json.dumps({"title": board.title, "max_fault_rate": board.max_fault_rate,
+        return json.dumps({"title": board.title, "seeding": "secret" if board.public_seed is None else "public",
+                           "public_seed": board.public_seed, "max_fault_rate": board.max_fault_rate,
                            "ranking": [asdict(r) for r in board.rows],
                            "withheld": [asdict(r) for r in board.withheld],
                            "not_admitted": [dict(r) for r in board.not_admitted]}, indent=2)

@@ -24,9 +24,10 @@ from arena.errors import BotCrashed, BotFault, BotTimeout, BuildFailed, ConfigEr
 from arena.games import Game, GameError
 from arena.record import DecisionRecord, FaultRecord, GameRecord, Phase, SeatRecord, entrant_label, save_record
 from arena.sandbox import Isolation, Sandbox, Watchdog
+from arena.seeds import SecretSeed, Seed, derive_seed, public_seed, seed_label
 from arena.store import Store, StoredFault, StoredGame
 from arena.submission import ensure_built, wants_tcp
-from arena.wire import SeatClock, decide_request, derive_seed, game_over_request, new_game_request, outcome
+from arena.wire import SeatClock, decide_request, game_over_request, new_game_request, outcome
 from protocol import DEFAULT_MAX_MESSAGE, Action, Ready, TimeControl
 
 ARENA_NAME = f"bali-arena {__version__}"
@@ -53,7 +54,7 @@ class MatchConfig:
     game: Game
     bots: tuple[BotCommand, ...]
     games: int = 1
-    seed: int = 0
+    seed: Seed = field(default_factory=SecretSeed.draw)  # a secret unless a public seed is given (arena.seeds)
     options: dict[str, Any] | None = None
     time: TimeControl = field(default_factory=TimeControl)
     fresh_processes: bool = False
@@ -162,7 +163,7 @@ class MatchResult:
 
     match_id: str
     directory: Path
-    seed: int
+    seed: Seed
     records: tuple[GameRecord, ...]
     standings: tuple[Standing, ...]
 
@@ -234,7 +235,7 @@ class BotPool:
             command = self.config.bots[p]
             stem = self.log_dir / f"p{p}-{file_safe(self.names[p])}"
             try:
-                ensure_built(command.cwd, Path(f"{stem}-build.log"))
+                ensure_built(command.cwd, Path(f"{stem}-build.log"), self.sandbox)
             except BuildFailed as fault:
                 bots[p] = StartFailure(fault, fault.output)
                 continue
@@ -356,6 +357,7 @@ class GamePlay:
         self.since[seat] = self.state.num_events()
         self.asked[seat] += 1
         allowance = clock.allowance()
+        bot.capture_log()
         try:
             reply = bot.ask(request, allowance)
             index, elapsed = cast(Action, reply.message).index, reply.elapsed
@@ -366,8 +368,10 @@ class GamePlay:
         except BotFault as exc:
             index, elapsed, fault = 0, exc.elapsed, exc
             self._fault(seat, Phase.DECIDE, exc, number, allowance)
+        log = bot.captured_log()
         clock.charge(elapsed, timed_out=isinstance(fault, BotTimeout))
-        self.decisions.append(DecisionRecord(seat, index, elapsed, fault.kind if fault else None))
+        self.decisions.append(DecisionRecord(seat, index, elapsed, fault.kind if fault else None,
+                                             log=log.text, log_dropped=log.dropped))
         return index
 
     def _fault(self, seat: int, phase: Phase, fault: BotFault, decision: int | None, limit: float) -> None:
@@ -483,7 +487,7 @@ def standings(config: MatchConfig, pool: BotPool, records: list[GameRecord]) -> 
 def match_directory(config: MatchConfig) -> tuple[str, Path]:
     """A new match's id and its folder under the results directory (created, never one that exists)."""
     base = config.results_dir / "matches"
-    stem = f"{time.strftime('%Y%m%d-%H%M%S')}-{config.game.name}-s{config.seed}"
+    stem = f"{time.strftime('%Y%m%d-%H%M%S')}-{config.game.name}-{seed_label(config.seed)}"
     for attempt in range(1000):
         match_id = stem if attempt == 0 else f"{stem}-{attempt}"
         try:
@@ -500,7 +504,7 @@ def match_directory(config: MatchConfig) -> tuple[str, Path]:
 
 def _write_summary(config: MatchConfig, result: MatchResult, interrupted: bool = False) -> None:
     summary = {
-        "match": result.match_id, "game": config.game.name, "seed": config.seed, "games": config.games,
+        "match": result.match_id, "game": config.game.name, "seed": public_seed(config.seed), "games": config.games,
         "bots": [str(b) for b in config.bots], "options": config.options, "time": config.time.to_wire(),
         "fresh_processes": config.fresh_processes, "duplicate": config.duplicate, "transport": config.transport.value,
         "records": [f"game-{r.game_index + 1:04d}.json" for r in result.records],
@@ -518,10 +522,13 @@ def store_match(config: MatchConfig, result: MatchResult, db: Path) -> list[int]
     names = config.entrant_names()
     entrants = [Entrant(names[p], b.argv, b.cwd, version=s.version) for p, (b, s) in
                 enumerate(zip(config.bots, result.standings))]
-    settings = {"match": result.match_id, "seed": config.seed, "games": config.games, "options": config.options,
-                "time": config.time.to_wire(), "bots": [str(b) for b in config.bots], "names": list(names)}
+    settings = {"match": result.match_id, "seed": public_seed(config.seed), "games": config.games,
+                "options": config.options, "time": config.time.to_wire(), "bots": [str(b) for b in config.bots],
+                "names": list(names)}
     with Store(db) as store:
         t = store.open_tournament(result.match_id, config.game.name, MATCH_FORMAT, settings, entrants)
+        if isinstance(config.seed, SecretSeed):
+            store.secret(t.id, config.seed.key)  # kept where no bot reads it, as a tournament's is
         ids = store.record_games(t.id, [_stored_game(record, result.directory, config.results_dir, names)
                                         for record in result.records])
         store.finish_tournament(t.id)

@@ -19,6 +19,12 @@ FORMAT_VERSION = 2
 # Version 1 records lack the seats' entrant names and the faults' own decision count, time taken and limit;
 # they load with those fields empty.
 READABLE_VERSIONS = (1, 2)
+# A decision may carry what its bot wrote to stderr while deciding (`log`, only when there was some: up to
+# DECISION_LOG_CAP bytes, and GAME_LOG_CAP over the bot's game) and the bytes written beyond the caps, counted, not
+# kept (`log_dropped`, only when not 0; the bot's log file has them, up to its own cap). Both were added within
+# version 2: older records have none, and readers that do not know them skip them, as any later field of a decision.
+DECISION_LOG_CAP = 4096
+GAME_LOG_CAP = 64 << 10
 T = TypeVar("T")
 
 
@@ -63,12 +69,15 @@ def entrant_label(entrant: str, handshake: str) -> str:
 
 @dataclass(frozen=True)
 class DecisionRecord:
-    """One decision: the seat, the index played, the seconds the bot took (None: not asked), any fault."""
+    """One decision: the seat, the index played, the seconds the bot took (None: not asked), any fault, and what
+    the bot wrote to stderr while deciding (log, within the arena's caps; log_dropped bytes beyond them)."""
 
     seat: int
     index: int
     time: float | None
     fault: FaultKind | None = None
+    log: str = ""
+    log_dropped: int = 0
 
 
 @dataclass(frozen=True)
@@ -162,6 +171,10 @@ def _decision_dict(d: DecisionRecord) -> dict[str, Any]:
     plain: dict[str, Any] = {"seat": d.seat, "index": d.index, "time": d.time}
     if d.fault is not None:
         plain["fault"] = d.fault.value
+    if d.log:
+        plain["log"] = d.log
+    if d.log_dropped:
+        plain["log_dropped"] = d.log_dropped
     return plain
 
 
@@ -256,13 +269,23 @@ def _decision(value: Any, path: str, seat_no: Callable[[Any, str], int]) -> Deci
     except KeyError as exc:
         raise SchemaError(f"{path}.{exc.args[0]}", "missing") from None
     fault = _FAULT_KIND(value["fault"], path + ".fault") if "fault" in value else None
+    log = _log_text(value["log"], path + ".log") if "log" in value else ""
+    dropped = _COUNT(value["log_dropped"], path + ".log_dropped") if "log_dropped" in value else 0
     return DecisionRecord(seat_no(seat, path + ".seat"), _INDEX(index, path + ".index"), _TIME(time, path + ".time"),
-                          fault)
+                          fault, log=log, log_dropped=dropped)
 
 
 _INDEX = integer()
+_COUNT = integer(0)
 _TIME = _optional(seconds)
 _FAULT_KIND = _enum(FaultKind)
+
+
+def _log_text(value: Any, path: str) -> str:
+    text = _str_any(value, path)
+    if len(text) > DECISION_LOG_CAP:  # a decoded log is never longer than the bytes it was cut to
+        raise SchemaError(path, f"expected at most {DECISION_LOG_CAP} characters, got {len(text)}")
+    return text
 
 
 def _fault(value: Any, path: str, seat_no: Callable[[Any, str], int]) -> FaultRecord:

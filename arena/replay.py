@@ -13,6 +13,17 @@ from arena.wire import SeatClock, decide_request, game_over_request, match_ranks
 from protocol import Message
 
 Visit = Callable[[State, int, DecisionRecord], None]
+LOG_LINE = "      | "  # the mark before each line a bot wrote, under its decision
+
+
+@dataclass(frozen=True)
+class AskedDecision:
+    """A decision a bot was asked for: its number in the game (from 0), the bot's own count of the decide
+    requests it was sent (from 1), and the record of its answer."""
+
+    number: int
+    asked: int
+    record: DecisionRecord
 
 
 @dataclass(frozen=True)
@@ -92,6 +103,12 @@ def _compare_result(record: GameRecord, state: State) -> list[str]:
 
 def seat_messages(record: GameRecord, seat: int) -> Iterator[Message]:
     """Exactly the messages the seat's bot was sent during the game, ids and clocks included."""
+    return (message for message, _ in seat_transcript(record, seat))
+
+
+def seat_transcript(record: GameRecord, seat: int) -> Iterator[tuple[Message, AskedDecision | None]]:
+    """The messages the seat's bot was sent, each decide request with the decision it asked for (its number in
+    the game, the bot's own count, and the record of the answer: time, fault, log)."""
     if not 0 <= seat < record.num_players:
         raise ReplayError(f"seat must be from 0 to {record.num_players - 1}, got {seat}")
     info = record.seats[seat]
@@ -100,22 +117,23 @@ def seat_messages(record: GameRecord, seat: int) -> Iterator[Message]:
     game = record_game(record)
     next_id = info.first_request
     yield _with_id(new_game_request(game, record.options, record.game_index, seat, record.num_players, info.seed,
-                                    record.time), next_id)
+                                    record.time), next_id), None
     clock, since, sent = SeatClock(record.time), 0, []
 
     def collect(state: State, number: int, d: DecisionRecord) -> None:
         nonlocal since
         if d.seat == seat and d.time is not None:
-            sent.append(decide_request(state, seat, since, record.game_index, clock.clock()))
+            request = decide_request(state, seat, since, record.game_index, clock.clock())
+            sent.append((request, AskedDecision(number, len(sent) + 1, d)))
             since = state.num_events()
             clock.charge(d.time, d.fault == FaultKind.TIMEOUT)
 
     final = resimulate(record, collect).state
-    for request in sent:
+    for request, asked in sent:
         next_id += 1
-        yield _with_id(request, next_id)
+        yield _with_id(request, next_id), asked
     if info.game_over_sent:
-        yield _with_id(game_over_request(final, seat, since, record.game_index, record.outcome), next_id + 1)
+        yield _with_id(game_over_request(final, seat, since, record.game_index, record.outcome), next_id + 1), None
 
 
 def _with_id(message: Message, request_id: int) -> Message:
@@ -143,6 +161,7 @@ def turn_lines(record: GameRecord, referee: bool = False) -> Iterator[str]:
             asked[d.seat] += 1
             who += f" decision {asked[d.seat]}"
         lines.append(_decision_line(who, number, d, options[d.index] if d.index < len(options) else None))
+        lines.extend(log_lines(d))
         if number in faults:
             lines.append(f"    ! {faults[number].message()}")
 
@@ -151,6 +170,15 @@ def turn_lines(record: GameRecord, referee: bool = False) -> Iterator[str]:
     final = reproduction.state
     events = final.referee_events(shown) if referee else final.events(None, shown)
     yield from (game.format_event(e) for e in events)
+
+
+def log_lines(d: DecisionRecord) -> list[str]:
+    """What the bot wrote to stderr while deciding, a line each under the mark (any character that is not
+    printable shown as '?', so that no escape sequence reaches a terminal), and how much was not kept."""
+    lines = [LOG_LINE + "".join(c if c.isprintable() else "?" for c in line) for line in d.log.splitlines()]
+    if d.log_dropped:
+        lines.append(f"{LOG_LINE}[{d.log_dropped} more bytes not kept]")
+    return lines
 
 
 def _decision_line(who: str, number: int, d: DecisionRecord, option: dict[str, Any] | None) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import importlib.util
 import math
 import os
 import shlex
@@ -16,6 +17,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -32,12 +34,24 @@ PASSED_ENV = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPAT
 _TICK = 0.1  # seconds between two looks of the watchdog
 _REAP_WAIT = 2.0  # seconds to wait for killed orphans to die before leaving them for a later look
 _MEMORY_NEAR = 0.9  # a bot that died with this share of its address space in use ran out of memory
+DEFAULT_DISK = 256 * MIB  # a bot's private home, /tmp and /dev/shm together, under bubblewrap
+SHM_SIZE = 8 * MIB  # the part of that quota that is /dev/shm (POSIX shared memory, semaphores)
+HOME_IN_SANDBOX = "/tmp/home"  # a bot's HOME inside bubblewrap, on its private /tmp
+NOBODY = 65534  # the user and group a bot and a build are inside bubblewrap
+# The runtime's top-level directories; where one is a symbolic link (a merged /usr), the sandbox has the same link.
+SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+# Files and folders of /etc that hold secrets: out of sight in every sandbox.
+HIDDEN_SYSTEM = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers", "/etc/sudoers.d",
+                 "/etc/ssh")
+ARENA_PACKAGES = ("protocol", "sample_bots")  # what a bot given as a command line may import from the arena
+SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".ts", ".rb", ".pl", ".php", ".jl", ".lua", ".sh", ".jar")
 # What runtimes print when a limit refuses them; stderr is the only trace the kernel leaves of some limits.
 _STDERR_SIGNS = (
     (FaultKind.MEMORY, ("MemoryError", "Cannot allocate memory", "std::bad_alloc", "out of memory",
                         "OutOfMemoryError", "heap out of memory")),
     (FaultKind.FILE_SIZE, ("File too large", "[Errno 27]")),
     (FaultKind.OPEN_FILES, ("Too many open files", "[Errno 24]")),
+    (FaultKind.DISK, ("No space left on device", "[Errno 28]", "ENOSPC")),
 )
 
 
@@ -52,18 +66,22 @@ class Isolation(StrEnum):
 
 @dataclass(frozen=True)
 class Limits:
-    """What one bot may use: memory and file size in bytes, CPU seconds per game, tasks, fds."""
+    """What one bot may use: memory, file size and disk (its private home and /tmp, under bwrap) in bytes, CPU
+    seconds per game, tasks, fds."""
 
     memory: int = 1024 * MIB
     cpu: float = 60.0
     processes: int = 64
     file_size: int = 64 * MIB
     open_files: int = 256
+    disk: int = DEFAULT_DISK
 
     def to_dict(self) -> dict[str, Any]:
-        """The limits as plain data."""
-        return {"memory": self.memory, "cpu": self.cpu, "processes": self.processes, "file_size": self.file_size,
-                "open_files": self.open_files}
+        """The limits as plain data (the disk limit only where it is not the default, so that tournaments stored
+        before it existed resume)."""
+        found = {"memory": self.memory, "cpu": self.cpu, "processes": self.processes, "file_size": self.file_size,
+                 "open_files": self.open_files}
+        return found if self.disk == DEFAULT_DISK else {**found, "disk": self.disk}
 
 
 @dataclass(frozen=True)
@@ -73,6 +91,7 @@ class Sandbox:
     level: Isolation = Isolation.AUTO
     limits: Limits = field(default_factory=Limits)
     cpus: tuple[int, ...] = ()  # empty: not pinned
+    build_network: bool = False  # builds share the machine's network (else they have none under bwrap)
 
     def to_dict(self) -> dict[str, Any]:
         """The level and limits as plain data (the pinning is not part of what defines a tournament)."""
@@ -113,13 +132,22 @@ class Sandbox:
                 "files and the other bots', answer for another bot at its endpoint, use the network and signal "
                 "the arena")
 
+    def check_strangers(self) -> None:
+        """ConfigError where auto would run submission folders (strangers' code) at a level that does not keep
+        files apart: below bwrap, the level must be named."""
+        if self.level == Isolation.AUTO and self.resolved().level != Isolation.BWRAP:
+            raise ConfigError(f"submission folders are strangers' code, and bubblewrap cannot keep their files apart "
+                              f"here ({bwrap_problem()}): install it, or name --sandbox rlimit (or none) to run them "
+                              "with every file of your user in their reach")
+
     def check(self) -> None:
         """ConfigError naming the problem if this sandbox cannot work here."""
         if self.level == Isolation.AUTO:
             self.resolved().check()
             return
         limits = self.limits
-        if min(limits.memory, limits.processes, limits.file_size, limits.open_files) < 1 or limits.cpu <= 0:
+        if min(limits.memory, limits.processes, limits.file_size, limits.open_files) < 1 or limits.cpu <= 0 or \
+                limits.disk < MIB:
             raise ConfigError("every limit must be positive")
         if self.limited and shutil.which("prlimit") is None:
             raise ConfigError(f"--sandbox {self.level.value} needs prlimit (Debian package util-linux)")
@@ -142,19 +170,55 @@ class Sandbox:
         if self.limited:
             prefix += _prlimit(self.limits, games)
         if self.level == Isolation.BWRAP:
-            prefix += [*outer_namespace(), *_bwrap(Path(cwd or os.getcwd()).resolve(), private, hidden, argv, masked)]
+            prefix += [*outer_namespace(), *_bwrap(cwd, private, hidden, argv, masked, self.limits)]
         return [*prefix, *argv]
 
     def environment(self, endpoint_env: dict[str, str], private: Path) -> dict[str, str]:
-        """The bot's environment: the arena's under none, else only PASSED_ENV, a private HOME and TMPDIR."""
+        """The bot's environment: the arena's under none, else only PASSED_ENV, a private HOME and TMPDIR (under
+        bwrap on the bot's own /tmp)."""
         if not self.limited:
             return {**os.environ, **endpoint_env}
-        home = str(private / "home")
         kept = {k: v for k, v in os.environ.items() if k in PASSED_ENV}
+        if self.level == Isolation.BWRAP:
+            return {**kept, "HOME": HOME_IN_SANDBOX, "TMPDIR": "/tmp", **endpoint_env}
+        home = str(private / "home")
         return {**kept, "HOME": home, "TMPDIR": home, **endpoint_env}
 
 
+    def build_command(self, argv: tuple[str, ...], folder: Path, join: tuple[Path, ...]) -> list[str]:
+        """The command line that runs a submission's build step in its folder: under bwrap as nobody, the folder
+        writable and nothing else of the machine's data, without network unless build_network; joining the
+        cgroup.procs files join."""
+        prefix = [*launcher(join)]
+        if self.limited:
+            limits = BUILD_LIMITS
+            prefix += ["prlimit", f"--fsize={limits.file_size}", f"--nofile={limits.open_files}", "--core=0", "--"]
+        if self.level == Isolation.BWRAP:
+            prefix += [*outer_namespace(), *filesystem(BUILD_LIMITS.disk, [], ()), "--bind", str(folder),
+                       str(folder), "--chdir", str(folder), *_isolation(network=self.build_network), "--"]
+        return [*prefix, *argv]
+
+    def build_environment(self, home: Path) -> dict[str, str]:
+        """A build's environment: the arena's under none; else PASSED_ENV, a private HOME and TMPDIR (home, or
+        under bwrap its own /tmp), and where rustup keeps its toolchains."""
+        if not self.limited:
+            return dict(os.environ)
+        kept = {k: v for k, v in os.environ.items() if k in PASSED_ENV}
+        rustup = _rustup_home()
+        if rustup is not None:
+            kept["RUSTUP_HOME"] = str(rustup)
+        if self.level == Isolation.BWRAP:
+            return {**kept, "HOME": HOME_IN_SANDBOX, "TMPDIR": "/tmp"}
+        return {**kept, "HOME": str(home), "TMPDIR": str(home)}
+
+
 NO_SANDBOX = Sandbox(Isolation.NONE)
+# What a build may use: memory (its cgroup, all its processes), tasks, file size, fds, its /tmp under bwrap, and how
+# much its folder may grow; its time is submission.BUILD_TIMEOUT. Compilers need more than a bot: javac and cargo
+# start dozens of threads, rustc takes hundreds of MiB.
+BUILD_LIMITS = Limits(memory=2048 * MIB, cpu=float("inf"), processes=512, file_size=1024 * MIB, open_files=4096,
+                      disk=512 * MIB)
+BUILD_GROWTH = 2048 * MIB
 
 
 def launcher(join: tuple[Path, ...]) -> list[str]:
@@ -206,39 +270,152 @@ def _prlimit(limits: Limits, games: int) -> list[str]:
             f"--cpu={cpu}:{cpu + 1}", "--core=0", "--"]
 
 
-def _bwrap(cwd: Path, private: Path, hidden: tuple[str, ...], argv: tuple[str, ...],
-           masked: tuple[Path, ...]) -> list[str]:
-    args = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    # Unix sockets in the filesystem are not behind the network namespace, and a read-only mount does not stop a
-    # connect: every place holding other bots' or other programs' sockets is covered with an empty tmpfs.
-    covered = sorted({Path("/tmp"), Path("/dev/shm"), Path("/run"), *(m.resolve() for m in masked)} - {Path("/")})
-    covered = [c for c in covered if c.is_dir() and not any(c != o and c.is_relative_to(o) for o in covered)]
-    for folder in covered:
-        args += ["--tmpfs", str(folder)]
-    for path in _needed_under(covered, cwd, argv, tuple(m.resolve() for m in masked)):
+def _bwrap(cwd: str | None, private: Path, hidden: tuple[str, ...], argv: tuple[str, ...],
+           masked: tuple[Path, ...], limits: Limits) -> list[str]:
+    """bubblewrap's part of a bot's command line: a filesystem of the runtime, the bot's own folder (or what its
+    command line names), its socket and a private home and /tmp of its own, within its disk limit."""
+    folder = Path(cwd or os.getcwd()).resolve()
+    covered = tuple(p.resolve() for p in (*masked, *map(Path, hidden)) if p.exists())
+    named = named_paths(folder, argv) if cwd is None else []
+    named += [p.resolve() for p in (Path(a) for a in argv if a.startswith("/")) if p.exists()]
+    # What a command line names is shown, unless it lies in the arena's results or another entrant's folder. The
+    # temporary directory is covered only where a shown path holds it: the arena's sockets there are in
+    # directories of their own, which no command names.
+    temporary = Path(tempfile.gettempdir()).resolve()
+    named = [p for p in named if not any(p.is_relative_to(c) for c in covered if c != temporary)]
+    shown = [*arena_packages(), *([folder] if cwd is not None else []), *named]
+    args = [*filesystem(limits.disk, shown, covered, folder)]
+    if cwd is None:
+        args += ["--dir", str(folder)]  # a command line's bot runs where the arena runs, which it cannot see
+    return [*args, "--ro-bind", str(private), str(private), "--chdir", str(folder), *_isolation(), "--"]
+
+
+def _isolation(network: bool = False) -> list[str]:
+    return ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY), "--unshare-pid", "--unshare-ipc",
+            "--unshare-uts", *([] if network else ["--unshare-net"]), "--unshare-cgroup-try", "--cap-drop", "ALL",
+            "--new-session", "--die-with-parent"]
+
+
+def filesystem(disk: int, shown: list[Path], covered: tuple[Path, ...], own: Path | None = None) -> list[str]:
+    """bubblewrap's options for a filesystem of the runtime (read-only), a private /tmp of `disk` bytes (with the
+    home, HOME_IN_SANDBOX, and a small /dev/shm inside that quota), and the paths `shown`, read-only; the paths
+    `covered` (other entrants' folders, the arena's files) stay out of sight even below a shown path, unless they
+    hold `own`."""
+    shm = min(SHM_SIZE, disk // 8)
+    args = ["bwrap", "--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--size", str(disk - shm), "--tmpfs",
+            "/tmp", "--dir", HOME_IN_SANDBOX, "--perms", "1777", "--size", str(max(shm, 4096)), "--tmpfs", "/dev/shm"]
+    for link, target in system_links():
+        args += ["--symlink", target, link]
+    hidden = {c.resolve() for c in covered if c.exists()}
+    bound = _outermost(sorted({*runtime_roots(), *(p.resolve() for p in shown)}))
+    for path in bound:
         args += ["--ro-bind", str(path), str(path)]
-    for folder in hidden:
-        resolved = Path(folder).resolve()
-        # A directory that holds the bot's own cannot be masked: the bot would lose its own too.
-        if not cwd.is_relative_to(resolved) and resolved.is_dir():
-            args += ["--tmpfs", str(resolved)]
-    return [*args, "--bind", str(private), str(private), "--chdir", str(cwd), "--unshare-user", "--unshare-pid",
-            "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-cgroup-try", "--cap-drop", "ALL",
-            "--new-session", "--die-with-parent", "--"]
+    for secret in HIDDEN_SYSTEM:
+        if Path(secret).is_dir():
+            args += ["--tmpfs", secret]
+        elif Path(secret).exists():
+            args += ["--ro-bind", "/dev/null", secret]
+    for path in sorted(hidden):
+        if (own is not None and own.is_relative_to(path)) or not any(path.is_relative_to(b) for b in bound):
+            continue  # a directory that holds the bot's own cannot be covered: the bot would lose its own too
+        args += ["--tmpfs", str(path)] if path.is_dir() else ["--ro-bind", "/dev/null", str(path)]
+    return args
 
 
-def _needed_under(covered: list[Path], cwd: Path, argv: tuple[str, ...], masked: tuple[Path, ...]) -> list[Path]:
-    """What a bot needs that lies under a covered directory: its folder, absolute paths in its command (never in
-    the arena's own masked directories), and where this Python and the arena's own packages live (a virtual
-    environment, an editable install)."""
-    candidates = [cwd, Path(sys.prefix), Path(sys.base_prefix), Path(__file__).resolve().parents[1]]
-    candidates += [Path(p) for p in sys.path if p]
-    candidates += [Path(a) for a in argv if a.startswith("/") and not any(
-        Path(a).resolve().is_relative_to(m) for m in masked)]
-    found = sorted({c.resolve() for c in candidates if c.exists() and any(
-        c.resolve().is_relative_to(d) and c.resolve() != d for d in covered)})
-    # A path inside another one already bound needs no binding of its own.
-    return [p for p in found if not any(p != q and p.is_relative_to(q) for q in found)]
+def _outermost(paths: list[Path]) -> list[Path]:
+    """The paths that lie inside no other one of them: a path inside one already bound needs no binding of its
+    own."""
+    return [p for p in paths if not any(p != q and p.is_relative_to(q) for q in paths)]
+
+
+@functools.cache
+def system_links() -> tuple[tuple[str, str], ...]:
+    """(link, target) for each top-level directory of the runtime that is a symbolic link (/bin -> usr/bin on a
+    merged /usr)."""
+    return tuple((d, os.readlink(d)) for d in SYSTEM_DIRS if os.path.islink(d))
+
+
+@functools.cache
+def runtime_roots() -> tuple[Path, ...]:
+    """What interpreters and compilers need, shown read-only to every bot and build: /usr and /etc (and /bin,
+    /lib... where they are directories), this Python (its prefix and base prefix: a virtual environment, pyenv's
+    installation), each directory on PATH outside them (with its parent for a version manager's `shims`), and
+    rustup's toolchains where rustup is on PATH."""
+    roots = [Path(d) for d in SYSTEM_DIRS if os.path.isdir(d) and not os.path.islink(d)]
+    roots += [Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()]
+    for entry in os.environ.get("PATH", "").split(os.pathsep):
+        where = Path(entry)
+        if where.is_absolute() and where.is_dir() and where.resolve() != Path("/"):
+            where = where.resolve()
+            roots.append(where.parent if where.name == "shims" and where.parent not in _homes() else where)
+    rustup = _rustup_home()
+    roots += [rustup] if rustup is not None else []
+    return tuple(_outermost(sorted(set(roots))))
+
+
+def _rustup_home() -> Path | None:
+    """Where rustup keeps its toolchains, if rustup is on PATH (its cargo and rustc need them)."""
+    if shutil.which("rustup") is None:
+        return None
+    home = Path(os.environ.get("RUSTUP_HOME") or Path.home() / ".rustup")
+    return home.resolve() if home.is_dir() else None
+
+
+def _homes() -> set[Path]:
+    """Where the users' home directories are: never shown whole."""
+    homes = {Path("/"), Path("/root"), Path("/home"), Path.home().resolve()}
+    return homes | (set(Path("/home").iterdir()) if Path("/home").is_dir() else set())
+
+
+def in_runtime(path: Path) -> bool:
+    """True if path (resolved) lies in what every sandbox shows read-only: the system and its toolchains."""
+    resolved = path.resolve()
+    return any(resolved.is_relative_to(root) for root in runtime_roots()) or any(
+        resolved.is_relative_to(Path(link).resolve()) for link, _ in system_links())
+
+
+@functools.cache
+def arena_packages() -> tuple[Path, ...]:
+    """The folders of the packages every bot may import from the arena's installation: the protocol SDK and the
+    sample bots (never the rest of the checkout)."""
+    found = []
+    for name in ARENA_PACKAGES:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            found.append(Path(next(iter(spec.submodule_search_locations))).resolve())
+    return tuple(found)
+
+
+def named_paths(cwd: Path, argv: tuple[str, ...]) -> list[Path]:
+    """The files and folders in cwd that a command line names: its scripts and paths, and the package of a
+    `-m PACKAGE.MODULE`."""
+    found = []
+    for before, word in zip(("", *argv), argv):
+        if before == "-m":
+            top = word.split(".")[0]
+            found += [cwd / top, cwd / f"{top}.py"]
+        elif not word.startswith("-") and ("/" in word or word.endswith(SCRIPT_SUFFIXES)):
+            found.append(cwd / word)
+    return [p for p in found if p.exists()]
+
+
+def disk_full(tasks: list[Task]) -> bool:
+    """True if the private /tmp of a bot in its own mount namespace (one of tasks) has no space left."""
+    own = _mount_namespace("self")
+    for task in tasks:
+        if _mount_namespace(str(task.pid)) not in (own, None):
+            try:
+                return os.statvfs(f"/proc/{task.pid}/root/tmp").f_bavail == 0
+            except OSError:
+                continue
+    return False
+
+
+def _mount_namespace(pid: str) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/ns/mnt")
+    except OSError:
+        return None
 
 
 @functools.cache
@@ -246,16 +423,17 @@ def bwrap_problem() -> str | None:
     """Why bubblewrap cannot run a sandbox here, or None if it can."""
     if shutil.which("bwrap") is None:
         return "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
-    probe = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-user", "--unshare-net",
-             "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--cap-drop", "ALL", "--die-with-parent", "--",
-             "true"]
+    # The options the sandbox needs: a tmpfs of a given size (bubblewrap 0.8 or newer), another user inside.
+    probe = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--size",
+             str(MIB), "--tmpfs", "/tmp", *_isolation(), "--", "true"]
     try:
         run = subprocess.run(probe, capture_output=True, timeout=10)
     except (OSError, subprocess.SubprocessError) as exc:
         return f"bwrap does not run: {exc}"
     if run.returncode != 0:
         why = run.stderr.decode(errors="replace").strip()[:200] or f"status {run.returncode}"
-        return f"bwrap cannot create a sandbox here ({why}); it needs unprivileged user namespaces or root"
+        return (f"bwrap cannot create a sandbox here ({why}); it needs version 0.8 or newer, and unprivileged user "
+                "namespaces or root")
     return None
 
 
@@ -458,6 +636,8 @@ class Watchdog:
             stop(bot, FaultKind.PROCESSES, group)
         elif bot.cpu_peak - base > limits.cpu:
             stop(bot, FaultKind.CPU, group)
+        elif disk_full(group):
+            stop(bot, FaultKind.DISK, group)
 
 
 def adopt(bots: list[Watched]) -> None:
@@ -536,12 +716,17 @@ def verdict(bot: Watched, returncode: int, stderr: str) -> FaultKind | None:
 
 def limit_fault(kind: FaultKind, detail: str, limits: Limits) -> BotCrashed:
     """The fault of a bot stopped for going over the limit of the given kind."""
-    what = {FaultKind.MEMORY: f"{limits.memory // MIB} MiB of memory",
+    return LIMIT_FAULTS[kind](f"the bot went over its limit of {limit_text(kind, limits)} and was stopped ({detail})")
+
+
+def limit_text(kind: FaultKind, limits: Limits) -> str:
+    """The limit of the given kind, in words: '1024 MiB of memory'."""
+    return {FaultKind.MEMORY: f"{limits.memory // MIB} MiB of memory",
             FaultKind.CPU: f"{limits.cpu:g} CPU seconds in a game",
             FaultKind.PROCESSES: f"{limits.processes} processes and threads",
             FaultKind.FILE_SIZE: f"files of {limits.file_size // MIB} MiB",
-            FaultKind.OPEN_FILES: f"{limits.open_files} open files"}[kind]
-    return LIMIT_FAULTS[kind](f"the bot went over its limit of {what} and was stopped ({detail})")
+            FaultKind.OPEN_FILES: f"{limits.open_files} open files",
+            FaultKind.DISK: f"{limits.disk // MIB} MiB of disk (its home and /tmp)"}[kind]
 
 
 def cpu_sets(jobs: int) -> list[tuple[int, ...]]:

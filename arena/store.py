@@ -23,9 +23,10 @@ from typing import Any, Callable, TypeVar
 from arena.entrants import Entrant
 from arena.errors import ArenaError, ConfigError
 from arena.ratings import GameOutcome, Ratings
+from arena.seeds import seeding
 
 DEFAULT_DB_NAME = "arena.sqlite"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 _LOCK_WAIT = 2.0  # seconds to wait for a new lock holder to write who it is
 _MAX_COMMAND = 200  # characters of a lock holder's command line shown in a message
 
@@ -64,6 +65,7 @@ CREATE TABLE ratings (
 CREATE TABLE refusals (
     tournament_id INTEGER NOT NULL REFERENCES tournaments(id), folder TEXT NOT NULL, name TEXT NOT NULL,
     reason TEXT NOT NULL, checked REAL NOT NULL, PRIMARY KEY (tournament_id, folder));
+CREATE TABLE secrets (tournament_id INTEGER PRIMARY KEY REFERENCES tournaments(id), secret TEXT NOT NULL);
 """
 
 # MIGRATIONS[v] takes a store of schema v to v + 1; they run in one transaction, so a failure changes nothing.
@@ -77,6 +79,10 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     2: ("CREATE TABLE refusals (tournament_id INTEGER NOT NULL REFERENCES tournaments(id), folder TEXT NOT NULL, "
         "name TEXT NOT NULL, reason TEXT NOT NULL, checked REAL NOT NULL, PRIMARY KEY (tournament_id, folder))",
         "ALTER TABLE entrants ADD COLUMN retired REAL"),
+    # A run's secret seed is kept here and nowhere else; the tournaments stored before were seeded by a public
+    # number (0 unless one was given), and `secrets_from` tells them from the public-seeded ones started since.
+    3: ("CREATE TABLE secrets (tournament_id INTEGER PRIMARY KEY REFERENCES tournaments(id), secret TEXT NOT NULL)",
+        "INSERT INTO meta VALUES ('secrets_from', (SELECT COALESCE(MAX(id), 0) + 1 FROM tournaments))"),
 }
 
 
@@ -354,6 +360,23 @@ class Store:
                     None)
 
     @_guarded
+    def secret(self, tid: int, fresh: str | None = None) -> str | None:
+        """The secret seed kept with a tournament (None: it has none); one without it yet keeps `fresh`, if given.
+        No command prints it: it would tell every deal."""
+        if fresh is not None:
+            self.db.execute("INSERT OR IGNORE INTO secrets VALUES (?, ?)", (tid, fresh))
+        row = self.db.execute("SELECT secret FROM secrets WHERE tournament_id = ?", (tid,)).fetchone()
+        return None if row is None else str(row[0])
+
+    @_guarded
+    def older_tournament(self, name: str) -> Tournament | None:
+        """The named tournament if an arena before secret seeds started it, else None."""
+        row = self.db.execute("SELECT t.id, t.name, t.game, t.format, t.config, t.finished FROM tournaments t "
+                              "JOIN meta m ON m.key = 'secrets_from' WHERE t.name = ? AND t.id < CAST(m.value AS "
+                              "INTEGER)", (name,)).fetchone()
+        return None if row is None else Tournament(row[0], row[1], row[2], row[3], json.loads(row[4]), row[5])
+
+    @_guarded
     def roster(self, tid: int) -> list[tuple[str, str, str, bool]]:
         """A tournament's entrants, oldest first: key (its name in the tournament), bot name, version, retired."""
         rows = self.db.execute("SELECT e.name, b.name, b.version, e.retired IS NOT NULL FROM entrants e "
@@ -392,15 +415,16 @@ class Store:
     @_guarded
     def summaries(self) -> list[dict[str, Any]]:
         """Every tournament, oldest first: name, title, game, format, entrants, games, first and last game
-        (finishing times) and whether it is complete."""
+        (finishing times), whether it is complete, and its seeding ('secret' or 'public (seed N)')."""
         rows = self.db.execute(
             "SELECT t.name, t.config, t.game, t.format, t.finished, "
             "(SELECT COUNT(*) FROM entrants e WHERE e.tournament_id = t.id), "
             "COUNT(g.id), MIN(g.finished), MAX(g.finished) "
             "FROM tournaments t LEFT JOIN games g ON g.tournament_id = t.id GROUP BY t.id ORDER BY t.id")
-        keys = ("name", "title", "game", "format", "complete", "entrants", "games", "first", "last")
-        return [dict(zip(keys, (name, json.loads(config).get("title") or "", game, fmt, finished is not None,
-                                *rest))) for name, config, game, fmt, finished, *rest in rows]
+        keys = ("name", "title", "game", "format", "complete", "entrants", "games", "first", "last", "seeding")
+        return [dict(zip(keys, (name, settings.get("title") or "", game, fmt, finished is not None, *rest,
+                                seeding(settings)))) for name, config, game, fmt, finished, *rest in rows
+                for settings in [json.loads(config)]]
 
     @_guarded
     def tournaments(self) -> list[Tournament]:

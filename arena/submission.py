@@ -14,14 +14,29 @@ import os
 import shlex
 import signal
 import subprocess
+import tempfile
 import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import IO, Iterator
 
 from arena.bots import Transport
+from arena.cgroups import new_cgroup
 from arena.entrants import MANIFEST, build_step, install_hint, transport
-from arena.errors import BuildFailed, ConfigError
+from arena.errors import BuildFailed, ConfigError, FaultKind
+from arena.sandbox import (
+    BUILD_GROWTH,
+    BUILD_LIMITS,
+    MIB,
+    Isolation,
+    Sandbox,
+    Watchdog,
+    kill_all,
+    limit_text,
+    outer_namespace,
+    reap_pids,
+)
 
 STAMP = ".arena-build"
 LOCK = ".arena-build.lock"
@@ -30,16 +45,17 @@ BUILD_TIMEOUT = 900.0  # seconds a build may take: a first Rust or npm build on 
 BUILD_OUTPUTS = frozenset({"target", "node_modules", "build", "results", "logs", "__pycache__", ".git"})
 TAIL_LINES = 20  # lines of a failed build's output shown with its fault
 _TAIL_BYTES = 1 << 16  # how much of the end of a build log is read for those lines
+_GROWTH_LOOK = 1.0  # seconds between two looks at how much a build's folder grew
 
 _lock = threading.Lock()
 _built: set[str] = set()  # folders checked (and built if need be) by this process
 _failed: dict[str, tuple[str, BuildFailed]] = {}  # folder -> (digest, fault) of a build that failed here
 
 
-def ensure_built(cwd: str | None, log: Path) -> None:
-    """Build the submission folder cwd if its manifest names a build and its files changed since the last one;
-    BuildFailed (with the build's last lines) if the build fails. Once per folder and process: a failed build is
-    not tried again for the same files."""
+def ensure_built(cwd: str | None, log: Path, sandbox: Sandbox = Sandbox()) -> None:
+    """Build the submission folder cwd (in sandbox) if its manifest names a build and its files changed since the
+    last one; BuildFailed (with the build's last lines) if the build fails. Once per folder and process: a failed
+    build is not tried again for the same files."""
     if cwd is None or not (Path(cwd) / MANIFEST).is_file():
         return
     folder = Path(cwd)
@@ -51,11 +67,11 @@ def ensure_built(cwd: str | None, log: Path) -> None:
         except ConfigError as exc:
             raise BuildFailed(f"cannot read the build step: {exc}") from None
         if build is not None:
-            _build_if_changed(folder, build, log)
+            _build_if_changed(folder, build, log, sandbox.resolved())
         _built.add(cwd)
 
 
-def _build_if_changed(folder: Path, build: tuple[str, ...], log: Path) -> None:
+def _build_if_changed(folder: Path, build: tuple[str, ...], log: Path, sandbox: Sandbox) -> None:
     digest = folder_digest(folder)
     failed = _failed.get(str(folder))
     if failed is not None and failed[0] == digest:
@@ -64,44 +80,114 @@ def _build_if_changed(folder: Path, build: tuple[str, ...], log: Path) -> None:
         if read_stamp(folder) == digest:
             return  # built already, by an earlier run or by another worker while this one waited
         try:
-            run_build(folder, build, log)
+            run_build(folder, build, log, sandbox)
         except BuildFailed as fault:
             _failed[str(folder)] = (digest, fault)
             raise
         _write_stamp(folder, folder_digest(folder), build)
 
 
-def run_build(folder: Path, build: tuple[str, ...], log: Path) -> None:
-    """Run build in folder, its output (stdout and stderr) to the file log; BuildFailed if it does not succeed."""
+def run_build(folder: Path, build: tuple[str, ...], log: Path, sandbox: Sandbox = Sandbox()) -> None:
+    """Run build in folder inside sandbox (resolved), its output (stdout and stderr) to the file log; BuildFailed
+    if it does not succeed, goes over a limit or past BUILD_TIMEOUT."""
     log.parent.mkdir(parents=True, exist_ok=True)
-    with log.open("wb") as out:
+    folder = folder.resolve()
+    with log.open("wb") as out, tempfile.TemporaryDirectory(prefix="arena-build-") as home:
         out.write(f"$ {shlex.join(build)}   (in {folder})\n".encode())
         out.flush()
+        run = BuildRun(folder, sandbox)
         try:
-            process = subprocess.Popen(build, cwd=folder, stdin=subprocess.DEVNULL, stdout=out,
-                                       stderr=subprocess.STDOUT, start_new_session=True)
+            run.start(build, out, Path(home))
         except OSError as exc:
+            run.end()
             raise BuildFailed(f"cannot run the build step {shlex.join(build)!r}: {exc.strerror or exc}"
                               f"{install_hint(build[0])}") from None
         try:
-            status = process.wait(BUILD_TIMEOUT)
-        except BaseException as exc:
-            _kill_group(process)
-            if not isinstance(exc, subprocess.TimeoutExpired):
-                raise
-            raise BuildFailed(f"the build step {shlex.join(build)!r} took more than {BUILD_TIMEOUT:g} s and was "
-                              f"stopped; its output: {log}", _tail(log)) from None
+            status, over = run.wait()
+        finally:
+            run.end()
+    if over is not None:
+        raise BuildFailed(f"the build step {shlex.join(build)!r} went over {over} and was stopped; its output: {log}",
+                          _tail(log))
     if status != 0:
         raise BuildFailed(f"the build step {shlex.join(build)!r} failed with status {status}; its output: {log}",
                           _tail(log))
 
 
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    process.wait()
+class BuildRun:
+    """One build process in its sandbox: its cgroup, the watchdog over its limits, and its folder's growth."""
+
+    def __init__(self, folder: Path, sandbox: Sandbox) -> None:
+        self.folder, self.sandbox = folder, sandbox
+        self.limits, self.limited, self.endpoint = BUILD_LIMITS, sandbox.limited, ""
+        self.cgroup = new_cgroup() if sandbox.limited else None
+        self.adopted: set[int] = set()
+        self.seen: set[int] = set()
+        self.cpu_base: float | None = None
+        self.cpu_peak, self.vm_peak = 0.0, 0
+        self.limit_hit: FaultKind | None = None
+        self.watchdog = Watchdog() if sandbox.limited else None
+        self.process: subprocess.Popen[bytes] | None = None
+        self.pid = 0
+        self.size = _disk_use(folder) if sandbox.limited else 0
+
+    def start(self, build: tuple[str, ...], out: IO[bytes], home: Path) -> None:
+        """Start the build, its output to out."""
+        if self.cgroup is not None:
+            extra = 2 + (1 if outer_namespace() else 0) if self.sandbox.level == Isolation.BWRAP else 0
+            self.cgroup.limit(BUILD_LIMITS.memory, BUILD_LIMITS.processes + extra)
+        argv = self.sandbox.build_command(build, self.folder, self.cgroup.join if self.cgroup else ())
+        self.process = subprocess.Popen(argv, cwd=self.folder, stdin=subprocess.DEVNULL, stdout=out,
+                                        stderr=subprocess.STDOUT, start_new_session=True,
+                                        env=self.sandbox.build_environment(home))
+        self.pid = self.process.pid
+        if self.watchdog is not None:
+            self.watchdog.watch(self)
+
+    def wait(self) -> tuple[int | None, str | None]:
+        """The build's exit status, and what it went over (None: nothing), once it ends or is stopped."""
+        assert self.process is not None
+        deadline = time.monotonic() + BUILD_TIMEOUT
+        while True:
+            try:
+                status = self.process.wait(_GROWTH_LOOK)
+                break
+            except subprocess.TimeoutExpired:
+                if time.monotonic() > deadline:
+                    return None, f"its {BUILD_TIMEOUT:g} s"
+                if self.limited and _disk_use(self.folder) - self.size > BUILD_GROWTH:
+                    return None, f"its limit of {BUILD_GROWTH // MIB} MiB of new files in its folder"
+        if self.limit_hit is not None:
+            return status, f"its limit of {limit_text(self.limit_hit, BUILD_LIMITS)}"
+        return status, None
+
+    def end(self) -> None:
+        """Kill whatever of the build is left (its daemons too), and release its cgroup and watchdog."""
+        if self.watchdog is not None:
+            self.watchdog.forget(self)
+            self.watchdog.close()
+        if self.process is not None:
+            kill_all(self)
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            self.process.wait()
+        reap_pids(self.adopted, 2.0)
+        if self.cgroup is not None:
+            self.cgroup.remove()
+
+
+def _disk_use(folder: Path) -> int:
+    """Bytes the folder's files take on disk."""
+    used = 0
+    for root, _, files in os.walk(folder):
+        for name in files:
+            try:
+                used += os.lstat(os.path.join(root, name)).st_blocks * 512
+            except OSError:
+                continue
+    return used
 
 
 def _tail(log: Path) -> str:

@@ -25,6 +25,7 @@ from arena.match import MatchConfig, run_match
 from arena.ratings import GameOutcome, RatingConfig, Ratings, rate_all
 from arena.record import GameRecord, Phase
 from arena.sandbox import Sandbox, cpu_sets
+from arena.seeds import SecretSeed, Seed, derive_seed, public_seed
 from arena.sprt import SprtSettings
 from arena.store import Store, StoredFault, StoredGame, Tournament
 from arena.worker import Failure, WorkerPool
@@ -48,7 +49,7 @@ class TournamentSpec:
     duplicate: bool = False
     max_games: int | None = None  # ladder: stop after this many games
     wave: int = DEFAULT_WAVE
-    seed: int = 0
+    seed: Seed | None = None  # None: a secret the store draws and keeps (arena.seeds); a number: public-seeded
     time: TimeControl = field(default_factory=TimeControl)
     fresh_processes: bool = False
     rating: RatingConfig = field(default_factory=RatingConfig)
@@ -60,8 +61,8 @@ class TournamentSpec:
         """The spec as plain data, stored with the tournament and compared on resume."""
         found = {"game": self.game, "format": self.fmt.name, "entrants": [e.to_dict() for e in self.entrants],
                  "seats": self.seats, "options": self.options, "rounds": self.rounds, "duplicate": self.duplicate,
-                 "max_games": self.max_games, "wave": self.wave, "seed": self.seed, "time": self.time.to_wire(),
-                 "fresh_processes": self.fresh_processes, "rating": self.rating.to_dict(),
+                 "max_games": self.max_games, "wave": self.wave, "seed": public_seed(self.seed),
+                 "time": self.time.to_wire(), "fresh_processes": self.fresh_processes, "rating": self.rating.to_dict(),
                  "sandbox": self.sandbox.to_dict()}
         found = {**found, "sprt": self.sprt.to_dict()} if self.sprt is not None else found
         return {**found, "title": self.title} if self.title else found
@@ -121,8 +122,15 @@ def play_table(job: TableJob) -> TableResult:
 
 def failed_table(table: Table, reason: str, seconds: float = 0.0) -> TableResult:
     """Every game of a table stored as failed, with the reason."""
-    return TableResult(table, tuple(StoredGame(seq, table.table, table.seed, table.seated(i), "failed", reason,
-                                               seconds=seconds) for i, seq in enumerate(table.seqs)))
+    return TableResult(table, tuple(StoredGame(seq, table.table, _failed_seed(table, i), table.seated(i), "failed",
+                                               reason, seconds=seconds) for i, seq in enumerate(table.seqs)))
+
+
+def _failed_seed(table: Table, game: int) -> int:
+    """The seed a failed game is stored with: its table's public seed (which replays the table), or the deal it
+    was dealt under a secret one."""
+    public = public_seed(table.seed)
+    return derive_seed(table.seed, "deal", table.deal(game)) if public is None else public
 
 
 def stored_game(job: TableJob, record: GameRecord, directory: Path, seconds: float) -> StoredGame:
@@ -190,8 +198,12 @@ class Runner:
         spec = self.spec
         check_spec(spec, self.time_limit)
         living = LIVING if isinstance(spec.fmt, Ladder) else ()
+        self.spec = spec = self._seed_of_old(spec, living)
         self.tournament = self.store.open_tournament(self._name(living), spec.game, spec.fmt.name, spec.identity(),
                                                      list(spec.entrants), living)
+        if public_seed(spec.seed) is None:  # the secret kept with the tournament, drawn if it is new
+            fresh = spec.seed if isinstance(spec.seed, SecretSeed) else SecretSeed.draw()
+            self.spec = spec = replace(spec, seed=SecretSeed(self.store.secret(self.tournament.id, fresh.key)))
         if living:
             self.spec = spec = self._join(spec)
         self.store.record_refusals(self.tournament.id, [r.to_dict() for r in self.refused])
@@ -219,6 +231,18 @@ class Runner:
         spec = self.spec
         found = self.store.find_tournament(spec.game, spec.fmt.name, spec.identity(), living)
         return found or self.store.unused_name(spec.default_name())
+
+    def _seed_of_old(self, spec: TournamentSpec, living: tuple[str, ...]) -> TournamentSpec:
+        """A spec without a seed, as the same command gave before secret seeds, resumes the tournament an older
+        arena started with the same settings, with the seed 0 it had then: it stays public-seeded."""
+        if spec.seed is not None:
+            return spec
+        public = replace(spec, seed=0)
+        name = self.name
+        if name is None and self.store.find_tournament(spec.game, spec.fmt.name, spec.identity(), living) is None:
+            name = self.store.find_tournament(spec.game, spec.fmt.name, public.identity(), living)
+        old = self.store.older_tournament(name) if name else None
+        return public if old is not None and old.config.get("seed") == 0 else spec
 
     def _join(self, spec: TournamentSpec) -> TournamentSpec:
         """A living ladder's entrants this run, by their keys in the tournament: a new bot joins (a new version of

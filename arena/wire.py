@@ -5,20 +5,11 @@ Keeping these builders in one place is what lets `arena replay --seat N` show ex
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from arena.games import Game, GameResult, State
 from arena.games.base import competition_ranks
 from protocol import Clock, Decide, GameOver, NewGame, Outcome, TimeControl
-
-SEED_BITS = 31  # seeds fit a signed 32-bit integer in every language
-
-
-def derive_seed(*parts: object) -> int:
-    """A seed from the match seed and labels (game index, seat, ...): stable across runs and platforms."""
-    digest = hashlib.sha256(":".join(str(p) for p in parts).encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> (64 - SEED_BITS)
 
 
 def effective_options(game: Game, options: dict[str, Any] | None) -> dict[str, Any]:

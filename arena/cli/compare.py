@@ -27,6 +27,7 @@ from arena.formats.compare import DEFAULT_WAVE
 from arena.games import Game
 from arena.ratings import RatingConfig
 from arena.sandbox import Sandbox
+from arena.seeds import PUBLIC_SEED_HELP
 from arena.sprt import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_ELO0, DEFAULT_ELO1, SprtSettings
 from arena.store import Store
 from arena.tournament import Progress, Runner, TournamentSpec, check_spec
@@ -54,7 +55,7 @@ from protocol import TimeControl
               help="The cap on the sequential test, in games (a pair is two games); undecided if reached.")
 @click.option("--games", "fixed_games", type=click.IntRange(min=2),
               help="Play exactly this many games (in pairs) without a sequential test, and report the estimate.")
-@click.option("--seed", "-s", type=int, default=0, show_default=True, help="Seed of every deal and bot seed.")
+@click.option("--seed", "-s", type=int, default=None, help=PUBLIC_SEED_HELP)
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True,
               help="Tables played at once, each in its own worker process.")
 @click.option("--name", help="The comparison's name in the store (default: derived from the settings, so that "
@@ -66,9 +67,9 @@ from protocol import TimeControl
 @results_option
 @db_option
 def compare(new: str, base: str, game: Game, opponents: tuple[str, ...], seats: int | None, elo0: float,
-            elo1: float, alpha: float, beta: float, max_games: int, fixed_games: int | None, seed: int, jobs: int,
-            name: str | None, as_json: bool, time: TimeControl, sandbox: Sandbox, options: dict[str, Any] | None,
-            results_dir: Path, db: Path | None) -> None:
+            elo1: float, alpha: float, beta: float, max_games: int, fixed_games: int | None, seed: int | None,
+            jobs: int, name: str | None, as_json: bool, time: TimeControl, sandbox: Sandbox,
+            options: dict[str, Any] | None, results_dir: Path, db: Path | None) -> None:
     """Is NEW better than BASE at GAME? Each deal is played twice, NEW and then BASE in the tested seat against
     the same opponents, and a sequential probability ratio test (SPRT) stops as soon as the answer is clear.
 

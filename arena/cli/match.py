@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 import shlex
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from arena.match import MatchConfig, MatchInterrupted, MatchResult, run_match
 from arena.match import store_match as keep_in_store
 from arena.record import GameRecord
 from arena.sandbox import Sandbox
+from arena.seeds import PUBLIC_SEED_HELP, chosen
 from protocol import DEFAULT_MAX_MESSAGE, TimeControl
 
 DEFAULT_RESULTS = Path("results")  # the --results default: commands given it need no --results option
@@ -39,8 +39,7 @@ INTERRUPTED = 130  # the exit status of a command stopped by Ctrl-C or SIGTERM, 
 @click.argument("bots", type=BOT, nargs=-1, required=True)
 @click.option("--games", "-n", type=click.IntRange(min=1), default=1, show_default=True,
               help="Games to play; seats rotate from one game to the next.")
-@click.option("--seed", "-s", type=int, default=None, help="Match seed: deals and bot seeds derive from it "
-              "(default: a random one, printed).")
+@click.option("--seed", "-s", type=int, default=None, help=PUBLIC_SEED_HELP)
 @time_options
 @sandbox_options
 @click.option("--fresh-processes", is_flag=True, help="Start every bot afresh for every game.")
@@ -61,13 +60,10 @@ def match(game: Game, bots: tuple[BotCommand, ...], games: int, seed: int | None
     Example: arena match bali-2001 "python sample_bots/random_bot.py" "python sample_bots/heuristic_bot.py"
     "python sample_bots/random_bot.py" --games 8
     """
-    if seed is None:
-        seed = random.SystemRandom().randrange(1 << 31)
-        click.echo(f"match seed: {seed}", err=True)
     config = MatchConfig(
-        game=game, bots=bots, games=games, seed=seed, options=options, time=time, fresh_processes=fresh_processes,
-        duplicate=duplicate, transport=Transport.TCP if tcp else Transport.IPC, max_message=max_message,
-        results_dir=results_dir, sandbox=sandbox.resolved())
+        game=game, bots=bots, games=games, seed=chosen(seed), options=options, time=time,
+        fresh_processes=fresh_processes, duplicate=duplicate, transport=Transport.TCP if tcp else Transport.IPC,
+        max_message=max_message, results_dir=results_dir, sandbox=sandbox.resolved())
     config.check()
     announce_sandbox(config.sandbox)
     progress = None if quiet else lambda record: click.echo(game_line(record, games), err=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from arena.errors import ConfigError
-from arena.kits import Language, create, install_hint, missing
+from arena.kits import Language, create, install_hint, missing, prepare
 
 
 @click.command()
@@ -31,3 +31,7 @@ def new(folder: Path, language: str) -> None:
     if lacking:
         click.echo(f"warning: this machine cannot build or run it yet; install what it needs with: "
                    f"{install_hint(lacking)}", err=True)
+        return
+    problem = prepare(folder, lang)
+    if problem is not None:
+        click.echo(f"warning: {problem}", err=True)

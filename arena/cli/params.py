@@ -165,10 +165,11 @@ def sandbox_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(command)
     def gathered(*args: Any, sandbox: str, memory_limit: int, cpu_limit: float, max_processes: int,
-                 max_file_size: int, max_open_files: int, **kwargs: Any) -> Any:
+                 max_file_size: int, max_open_files: int, disk_limit: int, build_network: bool,
+                 **kwargs: Any) -> Any:
         limits = Limits(memory=memory_limit * MIB, cpu=cpu_limit, processes=max_processes,
-                        file_size=max_file_size * MIB, open_files=max_open_files)
-        return command(*args, sandbox=Sandbox(Isolation(sandbox), limits), **kwargs)
+                        file_size=max_file_size * MIB, open_files=max_open_files, disk=disk_limit * MIB)
+        return command(*args, sandbox=Sandbox(Isolation(sandbox), limits, build_network=build_network), **kwargs)
 
     options = [
         click.option("--sandbox", type=click.Choice([i.value for i in Isolation]), default=Isolation.AUTO.value,
@@ -187,6 +188,13 @@ def sandbox_options(command: Callable[..., Any]) -> Callable[..., Any]:
                      show_default=True, metavar="MIB", help="Largest file a bot may write, in MiB."),
         click.option("--max-open-files", type=click.IntRange(min=16), default=default.open_files,
                      show_default=True, help="Files (and sockets) a bot process may hold open."),
+        click.option("--disk-limit", type=click.IntRange(min=1), default=default.disk // MIB, show_default=True,
+                     metavar="MIB", help="Disk a bot may fill under bwrap: its private home, /tmp and /dev/shm "
+                     "together, kept in memory (and counted against its memory too), never on the host's disk."),
+        click.option("--build-network", is_flag=True, help="Let submissions' builds use the network (to fetch "
+                     "packages). A build then shares this machine's network: it can reach the internet and every "
+                     "service listening here, the arena's own tcp ports and your local databases included. "
+                     "Without it a build under bwrap has no network at all."),
     ]
     for option in reversed(options):
         gathered = option(gathered)

@@ -24,15 +24,18 @@ from arena.store import Store
 @click.option("--no-games", is_flag=True, help="Leave out the per-game replay pages (faster for huge stores).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="Worker processes drawing the game pages (default: one per CPU).")
+@click.option("--include-bot-output", is_flag=True,
+              help="Also publish what the bots wrote: each decision's stderr log, fault details and stderr tails "
+                   "(left out by default: a bot can write anything it read there).")
 @results_option
 @db_option
 def publish(out: Path, names: tuple[str, ...], title: str | None, max_fault_rate: float | None, no_games: bool,
-            jobs: int | None, results_dir: Path, db: Path | None) -> None:
+            jobs: int | None, include_bot_output: bool, results_dir: Path, db: Path | None) -> None:
     """Write a static site of the store's tournaments: leaderboards, charts, bot pages and game replays."""
     with Store.existing(store_path(results_dir, db)) as store:
         report = publish_site(store, results_dir, out, names, title, max_fault_rate, game_pages=not no_games,
                               jobs=jobs, progress=lambda line: click.echo(line, err=True),
-                              on_page=PageProgress(sys.stderr, sys.stderr.isatty()))
+                              on_page=PageProgress(sys.stderr, sys.stderr.isatty()), bot_output=include_bot_output)
     for problem in report.problems:
         click.echo(f"warning: {problem}", err=True)
     click.echo(f"{out / 'index.html'}: {report.written} files written, {report.unchanged} already up to date")

@@ -9,7 +9,7 @@ import click
 from tabulate import tabulate
 
 from arena.record import GameRecord, load_record
-from arena.replay import resimulate, seat_messages, turn_lines
+from arena.replay import AskedDecision, log_lines, resimulate, seat_transcript, turn_lines
 from arena.viewer import write_replay
 
 html_option = click.option(
@@ -21,8 +21,9 @@ html_option = click.option(
 @click.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--seat", type=click.IntRange(min=0), default=None,
-              help="Print exactly what this seat's bot was sent, one JSON message per line; with --html, a page of "
-                   "only this seat's view.")
+              help="Print exactly what this seat's bot was sent, one JSON message per line, and on stderr after "
+                   "each decision the time it took and what the bot wrote to stderr meanwhile; with --html, a page "
+                   "of only this seat's view.")
 @click.option("--verbose", "-v", is_flag=True, help="Show hidden details too: drawn cards, piles, private choices.")
 @html_option
 def replay(file: Path, seat: int | None, verbose: bool, html: Path | None) -> None:
@@ -38,8 +39,10 @@ def replay(file: Path, seat: int | None, verbose: bool, html: Path | None) -> No
         click.echo(f"replay page written to {html}", err=True)
         return
     if seat is not None:
-        for message in seat_messages(record, seat):
+        for message, asked in seat_transcript(record, seat):
             click.echo(json.dumps(message.to_wire(), separators=(",", ":")))
+            if asked is not None:
+                click.echo(answer_lines(asked), err=True)
     else:
         click.echo(header(record))
         for line in turn_lines(record, referee=verbose):
@@ -49,6 +52,14 @@ def replay(file: Path, seat: int | None, verbose: bool, html: Path | None) -> No
     if problems:
         raise click.ClickException("the replay does not reproduce the record: " + "; ".join(problems))
     click.echo("the replay reproduces the recorded result", err=seat is not None)
+
+
+def answer_lines(asked: AskedDecision) -> str:
+    """How the bot answered a decide request: the decision, its time and fault, and its stderr meanwhile."""
+    d = asked.record
+    took = "no answer" if d.time is None else f"answered in {d.time * 1000:.1f} ms"
+    fault = f", fault {d.fault.value}: default played" if d.fault is not None else ""
+    return "\n".join([f"  # decision #{asked.number} (its decision {asked.asked}): {took}{fault}", *log_lines(d)])
 
 
 def header(record: GameRecord) -> str:

@@ -15,6 +15,7 @@ from arena.leaderboard import FORMATS, board_title, build, render
 from arena.ratings import Rating, RatingConfig, Ratings, rate_all
 from arena.record import GameRecord, load_record
 from arena.replay import turn_lines
+from arena.seeds import stored_public_seed
 from arena.site import leaderboard_page, tournament_data
 from arena.store import Store, Tournament
 from arena.viewer import write_replay
@@ -53,7 +54,7 @@ def leaderboard(name: str | None, fmt: str, max_fault_rate: float | None, output
         else:
             text = render(build(board_title(t.name, t.game, t.format, t.config), _stored_ratings(store, t),
                                 store.bot_stats(t.id), max_fault_rate, tuple(store.refusals(t.id)),
-                                frozenset(store.retired(t.id)), all_versions), fmt)
+                                frozenset(store.retired(t.id)), all_versions, stored_public_seed(t.config)), fmt)
     if output is None:
         click.echo(text)
     else:

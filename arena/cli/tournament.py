@@ -34,6 +34,7 @@ from arena.leaderboard import board_title, build, render
 from arena.progress import Display
 from arena.ratings import DEFAULT_SIGMA, RatingConfig
 from arena.sandbox import Sandbox
+from arena.seeds import PUBLIC_SEED_HELP, stored_public_seed
 from arena.store import Store
 from arena.tournament import (  # noqa: F401 - sample_opponents: for compare
     DEFAULT_LEVEL,
@@ -91,8 +92,8 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
               help="Start no new table after this many seconds (the same command resumes later).")
 @click.option("--wave", type=click.IntRange(min=1), default=DEFAULT_WAVE, show_default=True,
               help="Ladder: tables chosen at a time from the ratings so far.")
-@click.option("--seed", "-s", type=int, default=0, show_default=True,
-              help="Tournament seed: every deal and bot seed derives from it.")
+@click.option("--seed", "-s", type=int, default=None,
+              help=PUBLIC_SEED_HELP)
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True,
               help="Matches played at once, each in its own worker process.")
 @click.option("--cluster", metavar="ADDRESS", help="Play the tables on a Dask cluster: a scheduler's address "
@@ -115,7 +116,7 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
 @db_option
 def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt: str, seats: int | None, samples: str,
                rounds: int | None, duplicate: bool, max_games: int | None, time_limit: float | None, wave: int,
-               seed: int, jobs: int, cluster: str | None, time: TimeControl, sandbox: Sandbox,
+               seed: int | None, jobs: int, cluster: str | None, time: TimeControl, sandbox: Sandbox,
                fresh_processes: bool, title: str | None, name: str | None, options: dict[str, Any] | None,
                rating: RatingConfig,
                strict: bool, max_fault_rate: float | None, results_dir: Path, db: Path | None) -> None:
@@ -132,6 +133,8 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
     """
     format_ = get_format(fmt)
     entrants, refused = _entrants(bots, submissions)
+    if submissions is not None or any(e.cwd for e in entrants):
+        sandbox.check_strangers()
     sandbox = sandbox.resolved()
     check_options(game.name, options)
     if strict and refused:
@@ -168,7 +171,7 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
         t = runner.tournament
         board = build(board_title(t.name, game.name, fmt, spec.identity()), ratings,
                       store.bot_stats(t.id), max_fault_rate, tuple(store.refusals(t.id)),
-                      frozenset(store.retired(t.id)))
+                      frozenset(store.retired(t.id)), public_seed=stored_public_seed(t.config))
         click.echo(render(board, "table"))
         if not runner.complete():
             click.echo("\nthe tournament is not complete: run the same command to go on", err=True)

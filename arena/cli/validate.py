@@ -14,6 +14,7 @@ from arena.interrupt import cleanup_on_termination
 from arena.match import MatchConfig, MatchInterrupted, MatchResult, run_match
 from arena.record import FaultRecord, GameRecord
 from arena.sandbox import Sandbox
+from arena.seeds import PUBLIC_SEED_HELP, chosen
 from arena.tournament import sample_opponents
 from protocol import TimeControl
 
@@ -27,14 +28,14 @@ SLOW_SHARE = 0.5  # warn when a decision used more than this share of its time
               help="Seats at the table (default: the game's largest table); the others are random bots.")
 @click.option("--games", "-n", type=click.IntRange(min=1), default=None,
               help="Games to play (default: one per seat, so the bot plays every seat).")
-@click.option("--seed", "-s", type=int, default=0, show_default=True, help="Match seed.")
+@click.option("--seed", "-s", type=int, default=None, help=PUBLIC_SEED_HELP)
 @click.option("--samples", type=click.Choice(SAMPLE_LEVELS), default="random", show_default=True,
               help="The strongest sample bot at the table, the rest random bots: 'heuristic', or 'search' (the "
                    "search bot and the heuristic bot), to see how the bot does against the next bar.")
 @time_options
 @sandbox_options
 @results_option
-def validate(bot: BotCommand, game: Game, players: int | None, games: int | None, seed: int, samples: str,
+def validate(bot: BotCommand, game: Game, players: int | None, games: int | None, seed: int | None, samples: str,
              time: TimeControl, results_dir: Path, sandbox: Sandbox) -> None:
     """Check that BOT (a command line, quoted) speaks the protocol: handshake, then a few games of GAME
     against random bots (or stronger sample bots), with a pass/fail report that lists every fault and how the bot
@@ -42,7 +43,7 @@ def validate(bot: BotCommand, game: Game, players: int | None, games: int | None
     players = game.max_players if players is None else players
     opponents = sample_opponents(game.name, players - 1, {bot.label}, level=samples)
     config = MatchConfig(game=game, bots=(bot, *(BotCommand(o.command) for o in opponents)), games=games or players,
-                         seed=seed, time=time, results_dir=results_dir, sandbox=sandbox)
+                         seed=chosen(seed), time=time, results_dir=results_dir, sandbox=sandbox)
     config.check()
     click.echo(f"validating {bot} on {game.name}: {config.games} games at a table of {players}, "
                f"{time.timeout:g} s per decision")

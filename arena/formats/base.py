@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Callable, ClassVar, Iterator, Sequence
 from arena.errors import ConfigError
 from arena.match import Seating
 from arena.ratings import GameOutcome
-from arena.wire import derive_seed
+from arena.seeds import Seed, table_seed
 
 if TYPE_CHECKING:
     from arena.tournament import TournamentSpec
@@ -29,7 +29,7 @@ class Table:
     table: int
     first_seq: int
     bots: tuple[str, ...]
-    seed: int
+    seed: Seed  # the root its match derives its deals and bot seeds from (arena.seeds)
     duplicate: bool
     plan: tuple[Seating, ...] | None = None  # who sits where in each game, instead of every rotation of bots
 
@@ -43,6 +43,12 @@ class Table:
             return tuple(self.bots[p] for p in self.plan[game].participants)
         n = len(self.bots)
         return tuple(self.bots[(seat - game) % n] for seat in range(n))
+
+    def deal(self, game: int) -> int:
+        """The deal key of the table's game number `game`, as its match numbers deals."""
+        if self.plan is not None:
+            return self.plan[game].deal
+        return game // len(self.bots) if self.duplicate else game
 
     @property
     def seqs(self) -> range:
@@ -113,13 +119,13 @@ class FixedFormat(TournamentFormat):
         return sum(t.games for t in self.schedule(spec))
 
 
-def rounds_of(tables: list[tuple[str, ...]], rounds: int, duplicate: bool, seed: int) -> list[Table]:
+def rounds_of(tables: list[tuple[str, ...]], rounds: int, duplicate: bool, seed: Seed) -> list[Table]:
     """The tables, `rounds` times over, numbered and seeded in order."""
     schedule: list[Table] = []
     seq = 0
     for round_no in range(rounds):
         for bots in tables:
             number = len(schedule)
-            schedule.append(Table(number, seq, bots, derive_seed(seed, number, round_no), duplicate))
+            schedule.append(Table(number, seq, bots, table_seed(seed, number, round_no), duplicate))
             seq += len(bots)
     return schedule

@@ -14,8 +14,8 @@ from arena.formats.base import Outcomes, Table, TournamentFormat
 from arena.match import Seating
 from arena.pairing import BASE, GAMES_PER_PAIR, NEW, PairResult, pair_outcome, pair_seatings, sequential
 from arena.ratings import GameOutcome
+from arena.seeds import table_seed
 from arena.sprt import PairCounts, Verdict
-from arena.wire import derive_seed
 
 if TYPE_CHECKING:
     from arena.tournament import TournamentSpec
@@ -79,7 +79,7 @@ def block(spec: TournamentSpec, number: int, deals: list[int]) -> Table:
         new_game, base_game = pair_seatings(deal, spec.seats, opponents)
         # The match numbers its own deals: the same local deal key gives both games of a pair the same cards.
         plan += [Seating(new_game.participants, local), Seating(base_game.participants, local)]
-    return Table(number, deals[0] * GAMES_PER_PAIR, tuple(spec.names()), derive_seed(spec.seed, "compare", number),
+    return Table(number, deals[0] * GAMES_PER_PAIR, tuple(spec.names()), table_seed(spec.seed, "compare", number),
                  duplicate=False, plan=tuple(plan))
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 from arena.errors import ConfigError
 from arena.formats.base import Outcomes, Table, TournamentFormat
 from arena.ratings import Ratings
-from arena.wire import derive_seed
+from arena.seeds import Seed, derive_seed, table_seed
 
 if TYPE_CHECKING:
     from arena.tournament import TournamentSpec
@@ -53,7 +53,7 @@ class Ladder(TournamentFormat):
 
 
 def ladder_wave(ratings: Ratings, games_played: dict[str, int], names: Sequence[str], seats: int, tables: int,
-                first_seq: int, first_table: int, seed: int) -> list[Table]:
+                first_seq: int, first_table: int, seed: Seed) -> list[Table]:
     """The next `tables` ladder tables: each anchored on the most uncertain bot, filled by match quality.
 
     The wave depends only on the ratings so far and the seed, so a resumed or parallel run chooses the same.
@@ -71,7 +71,8 @@ def ladder_wave(ratings: Ratings, games_played: dict[str, int], names: Sequence[
             candidates = [b for b in names if b not in table]
             rng.shuffle(candidates)  # equal qualities are broken at random, not by name
             table.append(max(candidates, key=lambda b: ratings.quality([*table, b], env)))
-        wave.append(Table(first_table + t, seq, tuple(table), derive_seed(seed, first_table + t), duplicate=False))
+        wave.append(Table(first_table + t, seq, tuple(table), table_seed(seed, first_table + t),
+                           duplicate=False))
         seq += seats
     return wave
 

@@ -70,6 +70,30 @@ NEEDS: dict[Language, tuple[Need, ...]] = {
 }
 
 
+# What `arena new` runs in a new folder, with the network, so that the arena's build (which has none) need not:
+# the exact versions of package-lock.json into node_modules/.
+PREPARE: dict[Language, tuple[str, ...]] = {Language.JAVASCRIPT: ("npm", "ci", "--no-audit", "--no-fund")}
+PREPARE_TIMEOUT = 600.0  # seconds
+
+
+def prepare(folder: Path, language: Language) -> str | None:
+    """Fetch what the kit's build needs into folder (the network is used here, never in the arena's build);
+    None if it worked or nothing is needed, else one line saying what failed and what to run instead."""
+    step = PREPARE.get(language)
+    if step is None:
+        return None
+    try:
+        run = subprocess.run(step, cwd=folder, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                             timeout=PREPARE_TIMEOUT)
+        failed = None if run.returncode == 0 else (run.stderr.strip().splitlines() or [f"status {run.returncode}"])[-1]
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        failed = str(exc)
+    if failed is None:
+        return None
+    return (f"could not fetch the packages ({' '.join(step)}: {failed[:200]}); run `{' '.join(step)}` in "
+            f"{folder} with the network before validating: the arena's build has none")
+
+
 def missing(language: Language) -> list[Need]:
     """What the kit of language needs and this machine lacks."""
     return [need for need in NEEDS[language] if not need.met()]

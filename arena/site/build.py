@@ -8,7 +8,7 @@ import json
 import os
 import signal
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
@@ -17,6 +17,7 @@ import jinja2
 
 from arena import __version__
 from arena.errors import ArenaError, ConfigError
+from arena.seeds import PUBLIC_NOTE
 from arena.site.data import RECENT_GAMES, TournamentData, game_replays, slug, tournament_data, tournament_title
 from arena.store import Store, Tournament
 
@@ -45,6 +46,7 @@ def _environment() -> jinja2.Environment:
                              autoescape=jinja2.select_autoescape(["j2", "html"], default_for_string=True),
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(num=_num, pct=_pct, date=_date, slug=slug)
+    env.globals["public_note"] = PUBLIC_NOTE
     return env
 
 
@@ -167,7 +169,7 @@ def _game_lists(env: jinja2.Environment, data: TournamentData, writer: _Writer,
 
 
 def _tournament_pages(env: jinja2.Environment, data: TournamentData, writer: _Writer, charts: _Charts,
-                      state: dict[str, str]) -> None:
+                      state: dict[str, str], bot_output: bool) -> None:
     recent = sorted(data.games, key=lambda g: -g.seq)[:RECENT_GAMES]
     lists = _game_lists(env, data, writer, state)
     writer.write(f"{data.slug}/index.html", env.get_template("tournament.html.j2").render(
@@ -181,18 +183,21 @@ def _tournament_pages(env: jinja2.Environment, data: TournamentData, writer: _Wr
         faults = data.faults.get(name, [])
         history = {name: data.history.get(name, [])}
         chart = charts.get("history", history, lambda: plots.history_chart(history, [name])) if history[name] else None
+        shown = [f if bot_output else replace(f, detail="", stderr_tail="") for f in faults[:MAX_FAULTS_LISTED]]
         writer.write(f"{data.slug}/bots/{bot.slug}.html", env.get_template("bot.html.j2").render(
             **_common(name, f"{name} in {data.title}"), t=data, bot=bot, row=rows.get(name), chart=chart,
-            faults=faults[:MAX_FAULTS_LISTED], faults_total=len(faults), games=games[:RECENT_GAMES]))
+            faults=shown, faults_total=len(faults), games=games[:RECENT_GAMES], bot_output=bot_output))
 
 
 @dataclass(frozen=True)
 class GamePage:
-    """One game page to make: the replay file it is drawn from, the page's path, and its link back."""
+    """One game page to make: the replay file it is drawn from, the page's path, its link back, and whether it
+    holds what the bots wrote (their logs, fault details and stderr tails)."""
 
     source: str
     target: str
     back: tuple[str, str]
+    bot_output: bool = False
 
 
 def make_game_page(page: GamePage) -> tuple[bool, str | None]:
@@ -204,7 +209,8 @@ def make_game_page(page: GamePage) -> tuple[bool, str | None]:
     from arena.viewer import render_replay  # the viewer is only needed for game pages
 
     try:
-        text = render_replay(load_record(Path(page.source)), back=page.back, linked=f"../../{ASSETS}/", check=False)
+        text = render_replay(load_record(Path(page.source)), back=page.back, linked=f"../../{ASSETS}/", check=False,
+                             bot_output=page.bot_output)
     except ArenaError as exc:
         return False, str(exc)
     return write_if_changed(Path(page.target), text), None
@@ -262,7 +268,7 @@ def _assets(writer: _Writer) -> None:
 
 
 def _pending_pages(store: Store, tournaments: list[Tournament], results_dir: Path, writer: _Writer,
-                   state: dict[str, str]) -> list[tuple[GamePage, str]]:
+                   state: dict[str, str], bot_output: bool) -> list[tuple[GamePage, str]]:
     """The game pages that are missing or were made from other inputs, each with the stamp of its inputs."""
     from arena.viewer.data import PAGE_VERSION
 
@@ -277,11 +283,12 @@ def _pending_pages(store: Store, tournaments: list[Tournament], results_dir: Pat
             except OSError:
                 writer.report.problems.append(f"game {game_id}: its replay {str(source)!r} is missing")
                 continue
-            stamp = f"{source}:{stat.st_size}:{stat.st_mtime_ns}:{__version__}:{PAGE_VERSION}:{title}"
+            stamp = f"{source}:{stat.st_size}:{stat.st_mtime_ns}:{__version__}:{PAGE_VERSION}:{title}:{bot_output}"
             if state.get(relative) == stamp and (writer.root / relative).is_file():
                 writer.report.unchanged += 1
                 continue
-            pending.append((GamePage(str(source), str(writer.root / relative), ("../index.html", title)), stamp))
+            pending.append((GamePage(str(source), str(writer.root / relative), ("../index.html", title), bot_output),
+                            stamp))
     return pending
 
 
@@ -309,10 +316,13 @@ def _select(store: Store, names: Sequence[str]) -> list[Tournament]:
 def publish(store: Store, results_dir: Path, out: Path, names: Sequence[str] = (), title: str | None = None,
             max_fault_rate: float | None = None, game_pages: bool = False, jobs: int | None = None,
             progress: Callable[[str], None] = lambda _: None,
-            on_page: Callable[[int, int], None] = lambda done, total: None) -> PublishReport:
+            on_page: Callable[[int, int], None] = lambda done, total: None,
+            bot_output: bool = False) -> PublishReport:
     """Write (or bring up to date) the static site of the store's tournaments under out; with game_pages, a
     replay page per game too, drawn by `jobs` worker processes (default: one per CPU) while the tournaments' pages
-    are written. on_page is told the game pages made of those to make."""
+    are written. on_page is told the game pages made of those to make. Without bot_output, the site holds no
+    text a bot wrote but its (escaped) handshake name and version: no decision logs, fault details or stderr
+    tails, which a bot could fill with whatever it read."""
     report = PublishReport()
     writer = _Writer(out, report)
     env = _environment()
@@ -322,7 +332,7 @@ def publish(store: Store, results_dir: Path, out: Path, names: Sequence[str] = (
     try:
         if game_pages:
             _assets(writer)
-            pages = _GamePages(_pending_pages(store, selected, results_dir, writer, state),
+            pages = _GamePages(_pending_pages(store, selected, results_dir, writer, state, bot_output),
                                jobs or len(os.sched_getaffinity(0)))
         tournaments = [tournament_data(store, t, max_fault_rate, out / RATINGS_CACHE) for t in selected]
         heading = title or "Bali tournaments"
@@ -330,7 +340,7 @@ def publish(store: Store, results_dir: Path, out: Path, names: Sequence[str] = (
                                                                             tournaments=tournaments))
         for data in tournaments:
             progress(f"{data.title}: {len(data.bots)} bots, {len(data.games)} games")
-            _tournament_pages(env, data, writer, _Charts(out / CHART_CACHE), state)
+            _tournament_pages(env, data, writer, _Charts(out / CHART_CACHE), state, bot_output)
         if pages is not None:
             pages.collect(writer, state, on_page)
     finally:

@@ -11,6 +11,7 @@ from typing import Any, Iterable
 
 from arena.leaderboard import Leaderboard, build
 from arena.ratings import GameOutcome, Rating, RatingConfig, Ratings
+from arena.seeds import stored_public_seed
 from arena.store import Store, Tournament
 
 RECENT_GAMES = 20  # games listed on a bot's page
@@ -208,7 +209,7 @@ def tournament_data(store: Store, t: Tournament, max_fault_rate: float | None = 
     ratings, history = rating_history(RatingConfig(**t.config["rating"]), outcomes, cache)
     title = tournament_title(t)
     board = build(title, ratings, store.bot_stats(t.id), max_fault_rate, tuple(store.refusals(t.id)),
-                  frozenset(store.retired(t.id)))
+                  frozenset(store.retired(t.id)), public_seed=stored_public_seed(t.config))
     games = _games(store, t.id)
     done = [g.finished for g in games]
     return TournamentData(t, slug(t.name), title, board, _bots(store, t.id), games,

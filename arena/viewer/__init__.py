@@ -63,10 +63,11 @@ def render_page(data: dict[str, Any], back: tuple[str, str] | None = None, linke
 
 
 def render_replay(record: GameRecord, seat: int | None = None, back: tuple[str, str] | None = None,
-                  linked: str | None = None, check: bool = True) -> str:
+                  linked: str | None = None, check: bool = True, bot_output: bool = True) -> str:
     """The replay page of a record: the referee's view (every seat's view too), or only what seat was sent; with
-    check, a referee's page is made only if the record reproduces here (its browser checks that again)."""
-    return render_page(replay_data(record, seat, check), back, linked)
+    check, a referee's page is made only if the record reproduces here (its browser checks that again); without
+    bot_output, no text a bot wrote but its name and version (a public page)."""
+    return render_page(replay_data(record, seat, check, bot_output), back, linked)
 
 
 def write_replay(record: GameRecord, path: Path, seat: int | None = None) -> None:

@@ -11,10 +11,11 @@ from arena.games import Game, GameError, State
 from arena.record import DecisionRecord, GameRecord
 from arena.replay import Reproduction, record_game, resimulate
 from arena.viewer import patch
+from arena.viewer.legend import legend
 from arena.viewer.tables import GAMES
 
 STDERR_TAIL = 2000  # characters of a bot's stderr shown with a fault
-PAGE_VERSION = 2  # of the page data: a site's game pages made from another version are made again
+PAGE_VERSION = 3  # of the page data: a site's game pages made from another version are made again
 RECORD = "record"  # a page's mode: the browser re-plays the record with the game's engine
 FRAMES = "frames"  # a page's mode: the page holds every frame of its one view
 
@@ -47,29 +48,34 @@ class _Frames:
         return {**self.last[0], **self.last[1]}
 
 
-def replay_data(record: GameRecord, seat: int | None = None, check: bool = True) -> dict[str, Any]:
+def replay_data(record: GameRecord, seat: int | None = None, check: bool = True,
+                bot_output: bool = True) -> dict[str, Any]:
     """The data of a replay page as plain data. The referee's page (seat None) holds the record, and the browser
     re-plays it with the game's JavaScript engine for every view; with check, the record is re-simulated here first.
-    A seat's page holds exactly what that seat was sent, frame by frame. ReplayError if the record does not
-    reproduce or its game has no viewer."""
+    A seat's page holds exactly what that seat was sent, frame by frame. Without bot_output, the page holds no text
+    a bot wrote but its handshake name and version (no decision logs, no fault details or stderr tails): a public
+    page. ReplayError if the record does not reproduce or its game has no viewer."""
     game = record_game(record)
     if game.name not in GAMES:
         raise ReplayError(f"the viewer cannot draw {game.name!r}")
     if seat is not None and not 0 <= seat < record.num_players:
         raise ReplayError(f"seat must be from 0 to {record.num_players - 1}, got {seat}")
-    data = _common(record, game, seat)
+    data = _common(record, game, seat, bot_output)
     if seat is None:
         if check:
             _reproduced(resimulate(record))
         # [seat, index, time, fault] per decision: a long game's page is mostly these.
         decided = [[d.seat, d.index, d.time, d.fault and d.fault.value] for d in record.decisions]
-        return {**data, "mode": RECORD, "seed": record.seed, "decisions": decided}
+        # Each decision's bot log, by decision number, only where there is one.
+        logs = {str(k): [d.log, d.log_dropped] for k, d in enumerate(record.decisions)
+                if bot_output and (d.log or d.log_dropped)}
+        return {**data, "mode": RECORD, "seed": record.seed, "decisions": decided, "logs": logs}
     frames = _Frames(game, seat)
     decisions: list[dict[str, Any]] = []
 
     def visit(state: State, number: int, d: DecisionRecord) -> None:
         frames.add(state)
-        decisions.append(_decision(state, d, seat))
+        decisions.append(_decision(state, d, seat, bot_output))
 
     final = _reproduced(resimulate(record, visit))
     frames.add(final)
@@ -85,7 +91,7 @@ def _reproduced(reproduction: Reproduction) -> State:
     return reproduction.state
 
 
-def _common(record: GameRecord, game: Game, seat: int | None) -> dict[str, Any]:
+def _common(record: GameRecord, game: Game, seat: int | None, bot_output: bool) -> dict[str, Any]:
     # No seed: it would tell a seat's page every hidden card (only the referee's page, which shows them, has it).
     return {
         "format": "bali-arena-replay-page", "format_version": PAGE_VERSION, "game": record.game,
@@ -94,7 +100,8 @@ def _common(record: GameRecord, game: Game, seat: int | None) -> dict[str, Any]:
         "num_players": record.num_players, "page_seat": seat,
         "seats": [{"seat": s.seat, "name": s.label, "version": s.version} for s in record.seats],  # entrant (handshake)
         "colours": list(GAMES[game.name].colours),
-        "faults": [_fault(f, seat) for f in record.faults],
+        "legend": legend(game.name),
+        "faults": [_fault(f, seat, bot_output) for f in record.faults],
         "result": {**record.result.to_dict(), "match_ranks": list(record.ranks),
                    "disqualified": list(record.disqualified)},
     }
@@ -108,7 +115,7 @@ def _parsed_options(game: Game, options: dict[str, Any] | None) -> dict[str, Any
         raise ReplayError(f"the record's setup is not valid: {exc}") from None
 
 
-def _decision(state: State, d: DecisionRecord, page_seat: int | None) -> dict[str, Any]:
+def _decision(state: State, d: DecisionRecord, page_seat: int | None, bot_output: bool) -> dict[str, Any]:
     decision = state.decision()
     plain: dict[str, Any] = {"seat": d.seat, "kind": decision["kind"], "time": d.time,
                              "fault": d.fault.value if d.fault is not None else None}
@@ -116,13 +123,16 @@ def _decision(state: State, d: DecisionRecord, page_seat: int | None) -> dict[st
     if page_seat is None or page_seat == d.seat:
         plain["options"] = state.options()
         plain["index"] = d.index
+        if bot_output and (d.log or d.log_dropped):  # a bot's log may name its cards: only its seat's page
+            plain["log"], plain["log_dropped"] = d.log, d.log_dropped
     return plain
 
 
-def _fault(f: Any, page_seat: int | None) -> dict[str, Any]:
+def _fault(f: Any, page_seat: int | None, bot_output: bool) -> dict[str, Any]:
     plain = {"seat": f.seat, "bot": f.bot, "decision": f.decision, "phase": f.phase.value, "kind": f.kind.value}
-    # Details and stderr are whatever a bot sent or printed, perhaps its own cards: only its seat and the referee.
-    if page_seat is None or page_seat == f.seat:
+    # Details and stderr are whatever a bot sent or printed, perhaps its own cards: only its seat and the referee,
+    # and only on the organiser's pages unless asked (a detail may quote what a bot sent).
+    if bot_output and (page_seat is None or page_seat == f.seat):
         plain["detail"] = f.detail[-STDERR_TAIL:]
         plain["stderr"] = f.stderr[-STDERR_TAIL:]
     return plain

@@ -13,7 +13,8 @@ from arena.games import available, get_game
 from arena.match import MatchConfig
 from arena.record import load_record
 from arena.replay import resimulate
-from arena.wire import SeatClock, derive_seed, match_ranks
+from arena.seeds import SecretSeed, Seed, derive_seed
+from arena.wire import SeatClock, match_ranks
 from protocol import TimeControl
 from tests.arena.conftest import HEURISTIC, PLAIN, RANDOM, RANDOM_MODULE, Spawned, play
 
@@ -54,14 +55,15 @@ def test_tcp_transport(tmp_path: Path, spawned: Spawned) -> None:
     spawned.assert_all_gone()
 
 
-def test_seats_rotate_and_seeding_replays_identically(tmp_path: Path, spawned: Spawned) -> None:
+@pytest.mark.parametrize("seed", [11, SecretSeed("5e" * 32)], ids=["public", "secret"])
+def test_seats_rotate_and_seeding_replays_identically(seed: Seed, tmp_path: Path, spawned: Spawned) -> None:
     bots = [RANDOM, PLAIN, RANDOM_MODULE]
-    first = play(tmp_path / "a", "bali-2001", bots, games=3, seed=11)
-    again = play(tmp_path / "b", "bali-2001", bots, games=3, seed=11)
+    first = play(tmp_path / "a", "bali-2001", bots, games=3, seed=seed)
+    again = play(tmp_path / "b", "bali-2001", bots, games=3, seed=seed)
     for g, record in enumerate(first.records):
         assert [s.participant for s in record.seats] == [(seat - g) % 3 for seat in range(3)]
-        assert record.seed == derive_seed(11, "deal", g)
-        assert [s.seed for s in record.seats] == [derive_seed(11, "bot", g, seat) for seat in range(3)]
+        assert record.seed == derive_seed(seed, "deal", g)
+        assert [s.seed for s in record.seats] == [derive_seed(seed, "bot", g, seat) for seat in range(3)]
     # Bots that seed their generators from the arena's seeds play the very same games again.
     assert [[(d.seat, d.index) for d in r.decisions] for r in first.records] == \
            [[(d.seat, d.index) for d in r.decisions] for r in again.records]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import sqlite3
 import subprocess
@@ -215,8 +216,10 @@ def test_only_isolation_hides_the_other_entrants_folders(level: str, tmp_path: P
         folder = tmp_path / "entries" / name
         folder.mkdir(parents=True)
         (folder / "secret.txt").write_text(f"the code of {name}")
-        command = [sys.executable, f"-X{marker}", str(ROOT / "tests" / "bots" / "threat_bot.py"), "peek",
-                   str(tmp_path / "entries" / other / "secret.txt")]
+        # A submission's command names only files of its folder: the bot is copied in, and told what to read.
+        shutil.copy(ROOT / "tests" / "bots" / "threat_bot.py", folder)
+        (folder / "targets.txt").write_text(str(tmp_path / "entries" / other / "secret.txt"))
+        command = [sys.executable, f"-X{marker}", "threat_bot.py", "steal"]
         (folder / "manifest.toml").write_text(f"name = {name!r}\nversion = '1'\ncommand = {command!r}\n")
     run = subprocess.run([sys.executable, "-m", "arena", "tournament", "bali-2017", "--submissions",
                           str(tmp_path / "entries"), f"random={bot(marker, 'sample_bots/random_bot.py')}",

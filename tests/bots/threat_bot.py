@@ -22,6 +22,9 @@ bounded, so that a broken sandbox cannot take the machine down:
   spread_memory  starts six children holding 150 MiB each for up to 20 s: more than its memory limit together,
                  less than it for each
   daemon         leaves a daemon (double fork, setsid, a process group of its own) that sleeps for up to 60 s
+  disk_flood     writes 4 MiB files in $HOME, up to 128 MiB in all, and dies of the error
+  steal          at every decision reads each file listed in targets.txt (in its working directory: its
+                 submission folder), and answers an illegal index if it could read one
   daemon_spin    leaves the same daemon, spinning the CPU for up to 40 s, and takes 0.3 s over each decision
                  until the daemon has used 6 CPU seconds, so that the game lasts while the daemon spins
 """
@@ -43,7 +46,7 @@ import msgpack
 import zmq
 
 MODES = ("memory", "fork_bomb", "cpu_spin", "disk_fill", "open_files", "connect", "peek", "signal_parent",
-         "signal_others", "hijack", "write", "spread_memory", "daemon", "daemon_spin")
+         "signal_others", "hijack", "write", "spread_memory", "daemon", "daemon_spin", "disk_flood", "steal")
 WITH_ARG = ("connect", "write")
 OPTIONAL_ARG = ("peek",)
 MIB = 1 << 20
@@ -90,6 +93,25 @@ def fill_disk() -> None:
             out.write(b"\0" * MIB)
             out.flush()
     print("threat_bot: wrote 256 MiB without being stopped", file=sys.stderr, flush=True)
+
+
+def flood_disk() -> None:
+    for n in range(32):
+        with open(home() / f"flood-{n}.bin", "wb") as out:
+            out.write(b"\1" * (4 * MIB))
+    print("threat_bot: wrote 128 MiB without being stopped", file=sys.stderr, flush=True)
+
+
+def stolen_files() -> list[str]:
+    """The files listed in targets.txt that this bot can read."""
+    found = []
+    for target in Path("targets.txt").read_text().split():
+        try:
+            Path(target).read_bytes()
+            found.append(target)
+        except OSError:
+            continue
+    return found
 
 
 def open_files() -> None:
@@ -233,6 +255,8 @@ def attack(mode: str, arg: str, request: dict[str, Any], decisions: int) -> byte
             spin()
         elif mode == "disk_fill":
             fill_disk()
+        elif mode == "disk_flood":
+            flood_disk()
         elif mode == "open_files":
             open_files()
         elif mode == "spread_memory":
@@ -254,6 +278,9 @@ def attack(mode: str, arg: str, request: dict[str, Any], decisions: int) -> byte
         time.sleep(0.3)  # keep the game going while the daemon spins, however busy the machine
     if mode == "write" and wrote(arg):
         print(f"threat_bot: wrote {arg}", file=sys.stderr, flush=True)
+        return reply(request, type="action", index=len(request["options"]) + 7)
+    if mode == "steal" and (stolen := stolen_files()):
+        print(f"threat_bot: read {' '.join(stolen)}", file=sys.stderr, flush=True)
         return reply(request, type="action", index=len(request["options"]) + 7)
     if mode == "peek" and others_secrets(arg):
         print("threat_bot: read another bot's secret", file=sys.stderr, flush=True)

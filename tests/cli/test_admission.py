@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -58,7 +59,8 @@ def test_a_bot_that_dies_at_the_handshake_is_not_admitted_while_the_others_play(
     subs = tmp_path / "subs"
     for name in ("a", "b", "c"):
         submission(subs / name, name)
-    dying = submission(subs / "dies", "dies", [sys.executable, str(FAULTY), "die_at_start"])
+    dying = submission(subs / "dies", "dies", [sys.executable, "faulty_bot.py", "die_at_start"])
+    shutil.copy(FAULTY, dying)  # a submission's command names only files of its folder
     args = ("tournament", "bali-2017", "--submissions", "subs", "--jobs", "1", "--name", "cup",
             "--init-timeout", "20")
     r = arena(*args, cwd=tmp_path)

@@ -153,20 +153,23 @@ def test_arena_new_usage_errors_exit_2(tmp_path: Path, args: list[str], message:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
 
 
-# A kit's build run where its compiler or libraries are missing (pointed elsewhere through the environment).
+# A kit's build run where its compiler or libraries are missing (its Makefile pointed elsewhere: the build does not
+# see the arena's environment).
 UNBUILDABLE = {
-    Language.CPP: ({"CXX": "no-such-cxx"}, "no C++ compiler 'no-such-cxx': apt-get install g++ make"),
-    Language.JAVA: ({"JARS": "/nonexistent"}, "missing jars; install them with: apt-get install libjeromq-java "
-                    "libmsgpack-java"),
+    Language.CPP: (("CXX ?= g++", "CXX = no-such-cxx"), "no C++ compiler 'no-such-cxx': apt-get install g++ make"),
+    Language.JAVA: (("JARS ?= /usr/share/java", "JARS ?= /nonexistent"), "missing jars; install them with: "
+                    "apt-get install libjeromq-java libmsgpack-java"),
 }
 
 
 @pytest.mark.parametrize("language", list(UNBUILDABLE), ids=[lang.value for lang in UNBUILDABLE])
 def test_a_kit_that_cannot_be_built_says_what_to_install(tmp_path: Path, language: Language) -> None:
     need(language)
-    new_kit(tmp_path, language)
-    env, message = UNBUILDABLE[language]
-    run = arena("validate", "mybot", *QUICK, "--games", "1", "--results", "r", cwd=tmp_path, env=env)
+    folder = new_kit(tmp_path, language)
+    (old, new), message = UNBUILDABLE[language]
+    makefile = folder / "Makefile"
+    makefile.write_text(makefile.read_text().replace(old, new))
+    run = arena("validate", "mybot", *QUICK, "--games", "1", "--results", "r", cwd=tmp_path)
     assert run.returncode == 1, run.stdout + run.stderr
     assert "fault: game 1, at handshake: build: the build step 'make' failed" in run.stdout
     assert f"stderr| {message}" in run.stdout, run.stdout

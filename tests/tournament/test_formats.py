@@ -15,9 +15,9 @@ from arena.entrants import Entrant
 from arena.errors import ConfigError
 from arena.formats import FORMATS, Gauntlet, Ladder, RoundRobin, gauntlet, get_format, ladder_wave, round_robin
 from arena.ratings import GameOutcome, RatingConfig, rate_all
+from arena.seeds import derive_seed
 from arena.store import Store
 from arena.tournament import Runner, TournamentSpec, check_spec
-from arena.wire import derive_seed
 
 BOTS = ["a", "b", "c", "d", "e"]
 
@@ -78,11 +78,11 @@ def test_the_registry_names_every_format_and_refuses_unknown_ones() -> None:
 
 
 def test_a_fixed_format_is_one_wave_its_whole_schedule() -> None:
-    s = spec("gauntlet", seats=4, rounds=2)
+    s = spec("gauntlet", seats=4, rounds=2, seed=0)
     (wave,) = list(s.fmt.waves(s, lambda first, below: []))
     assert wave == gauntlet("a", BOTS[1:], 4, rounds=2, duplicate=False, seed=0)
     assert s.fmt.total_games(s) == sum(t.games for t in wave) == 4 * 2 * 4
-    r = spec("round-robin", seats=4)
+    r = spec("round-robin", seats=4, seed=0)
     assert list(r.fmt.waves(r, lambda first, below: [])) == [round_robin(BOTS, 4, 1, False, 0)]
 
 
@@ -92,7 +92,7 @@ def test_only_a_lone_gauntlet_challenger_asks_for_opponents() -> None:
 
 
 def test_ladder_waves_stop_at_its_number_of_games() -> None:
-    s = spec("ladder", seats=3, wave=2, max_games=10)
+    s = spec("ladder", seats=3, wave=2, max_games=10, seed=0)
     waves = list(s.fmt.waves(s, lambda first, below: []))
     assert [[t.first_seq for t in w] for w in waves] == [[0, 3], [6, 9]]  # the table from 12 on is past 10
     assert s.fmt.total_games(s) == 10

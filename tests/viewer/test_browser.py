@@ -13,11 +13,14 @@ import pytest
 
 from arena.record import GameRecord, load_record
 from arena.viewer import render_replay, write_replay
+from arena.viewer.legend import legend as legend_of
 from tests.browser import DESKTOP, PHONE, console_errors, screenshot, set_viewport
 from tests.helpers import quick_run
 from tests.viewer.conftest import (
     LONG_2001,
+    bot,
     card_ids,
+    cli_match_record,
     engine_record,
     referee_knowledge,
     run_arena,
@@ -138,7 +141,8 @@ def test_a_link_opens_its_moment_and_moving_updates_it(chromium: Any, pages: dic
     assert chromium.find_element(By.ID, "view").get_attribute("value") == "2"
     assert f"Decision #{step}:" in chromium.find_element(By.ID, "decision").text
     chromium.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
-    WebDriverWait(chromium, 30).until(lambda d: d.execute_script("return location.hash") == f"#step={step + 1}&seat=2")
+    WebDriverWait(chromium, 30).until(
+        lambda d: d.execute_script("return location.hash") == f"#step={step + 1}&seat=2&speed=1")
     chromium.execute_script("location.hash = '#step=7&seat=referee'")
     assert position(chromium) == {"step": 7, "view": "referee", "last": len(page.record.decisions)}
     turn = chromium.execute_script("return arenaViewer.frames('referee')[7].turn")
@@ -150,6 +154,133 @@ def test_a_link_opens_its_moment_and_moving_updates_it(chromium: Any, pages: dic
     open_page(chromium, f"{seat_page.url}#step=5&seat=0")  # a seat page shows its own seat whatever the link says
     assert position(chromium)["step"] == 5 and position(chromium)["view"] == "1"
     assert console_errors(chromium) == []
+
+
+PLAYED = """
+    var done = arguments[arguments.length - 1], want = arguments[0];
+    var start = arenaViewer.position().step, began = performance.now();
+    document.getElementById('play').click();
+    (function check() {
+      var moved = arenaViewer.position().step - start;
+      if (moved >= want || !arenaViewer.playing()) {
+        var took = performance.now() - began;
+        document.getElementById('play').click();
+        done([moved, took]);
+      } else { setTimeout(check, 5); }
+    })();"""
+
+
+def test_playback_speeds_are_kept_in_the_link_and_32x_plays_at_least_20_decisions_a_second(
+        chromium: Any, pages: dict[str, Page]) -> None:
+    """Playback keeps to the page's clock, so the rate is measured there: the time the step took to advance by a
+    count (each bound holds on a machine of any load: 32x shows a decision every 14 ms however slow a frame is)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.select import Select
+    from selenium.webdriver.support.wait import WebDriverWait
+
+    page = pages["bali-2001-referee"]
+    assert len(page.record.decisions) > 100
+    set_viewport(chromium, DESKTOP)
+    open_page(chromium, f"{page.url}#step=3&seat=referee&speed=4")
+    speed = Select(chromium.find_element(By.ID, "speed"))
+    assert [o.text for o in speed.options] == ["0.5×", "1×", "2×", "4×", "8×", "16×", "32×"]
+    assert chromium.find_element(By.ID, "speed-label").text.startswith("speed")
+    assert speed.first_selected_option.text == "4×" and chromium.execute_script("return arenaViewer.speed()") == 4
+    body = chromium.find_element(By.TAG_NAME, "body")
+    body.send_keys("+")
+    assert chromium.execute_script("return arenaViewer.speed()") == 8
+    WebDriverWait(chromium, 30).until(
+        lambda d: d.execute_script("return location.hash") == "#step=3&seat=referee&speed=8")
+    body.send_keys("-", "-", "-", "-")
+    assert chromium.execute_script("return arenaViewer.speed()") == 0.5
+    body.send_keys("-")  # no slower speed: it stays
+    assert speed.first_selected_option.text == "0.5×"
+    speed.select_by_visible_text("2×")
+    chromium.execute_script("arenaViewer.go(0)")
+    moved, took = chromium.execute_async_script(PLAYED, 2)
+    assert moved >= 2 and took >= moved * 450 / 2  # 2x: 225 ms a decision, never sooner
+    speed.select_by_visible_text("32×")
+    WebDriverWait(chromium, 30).until(lambda d: d.execute_script("return location.hash").endswith("&speed=32"))
+    moved, took = chromium.execute_async_script(PLAYED, 40)
+    assert moved >= 40, "playback stopped before 40 decisions"
+    assert moved / (took / 1000) >= 20, f"32x played {moved} decisions in {took:.0f} ms"
+    print(f"\n32x played {moved} decisions in {took:.0f} ms: {moved / took * 1000:.1f} a second")
+    assert not chromium.execute_script("return arenaViewer.playing()")
+    assert console_errors(chromium) == []
+
+
+@pytest.fixture(scope="module")
+def chatty(tmp_path_factory: pytest.TempPathFactory) -> tuple[GameRecord, Path, Path]:
+    """A bali-2017 game of a bot that writes a line to stderr at every decision (seat 0) against a random bot, by
+    `arena match`, and its referee's page and seat 1's page by `arena replay --html`."""
+    folder = tmp_path_factory.mktemp("chatty")
+    path = cli_match_record(folder, "bali-2017", [bot("chatty_bot"), bot("random_bot")], seed=2)
+    pages = folder / "referee.html", folder / "seat1.html"
+    run_arena("replay", str(path), "--html", str(pages[0]), cwd=folder)
+    run_arena("replay", str(path), "--html", str(pages[1]), "--seat", "1", cwd=folder)
+    return load_record(path), *pages
+
+
+def test_a_bots_stderr_shows_at_the_decision_it_was_written_for(chromium: Any,
+                                                                chatty: tuple[GameRecord, Path, Path]) -> None:
+    from selenium.webdriver.common.by import By
+
+    record, referee, seat_page = chatty
+    mine = [k for k, d in enumerate(record.decisions) if d.seat == 0]
+    theirs = next(k for k, d in enumerate(record.decisions) if d.seat == 1)
+    open_page(chromium, referee.as_uri())
+    for asked, step in [(1, mine[0]), (2, mine[1]), (len(mine), mine[-1])]:
+        chromium.execute_script("arenaViewer.go(arguments[0])", step)
+        said = chromium.find_element(By.CSS_SELECTOR, "#decision .said").text
+        d = record.decisions[step]
+        assert said.startswith(f"chatty: game 0 decision {asked} chose {d.index} of "), (step, said)
+        entry = chromium.find_element(By.CSS_SELECTOR, f'#log .entry[data-step="{step}"] .said-line')
+        assert entry.text == said
+    screenshot(chromium, "bali-2017-bot-log")
+    chromium.execute_script("arenaViewer.go(arguments[0])", theirs)
+    assert chromium.find_elements(By.CSS_SELECTOR, "#decision .bot-log") == []  # the random bot wrote nothing
+    assert console_errors(chromium) == []
+    # A seat's page holds only its own bot's log: seat 1's holds none of seat 0's.
+    assert "chatty:" not in seat_page.read_text(encoding="utf-8")
+    # Markup a bot writes is shown as the text it is.
+    hostile = '<b id="bold">bold</b><img src=x onerror="document.title=1">'
+    first = replace(record.decisions[mine[0]], log=hostile)
+    edited = referee.with_name("hostile.html")
+    edited.write_text(render_replay(replace(record, decisions=tuple(
+        first if k == mine[0] else d for k, d in enumerate(record.decisions)))), encoding="utf-8")
+    open_page(chromium, f"{edited.as_uri()}#step={mine[0]}")
+    assert chromium.find_element(By.CSS_SELECTOR, "#decision .said").text == hostile
+    assert chromium.find_elements(By.CSS_SELECTOR, "#bold, #decision img, #log img") == []
+    assert console_errors(chromium) == []
+
+
+def test_the_legend_explains_every_abbreviation_on_the_board(chromium: Any, pages: dict[str, Page]) -> None:
+    from selenium.webdriver.common.by import By
+
+    for name in ("bali-2001-referee", "bali-2017-referee"):
+        page = pages[name]
+        legend = legend_of(page.record.game)
+        open_page(chromium, page.url)
+        listed = [[term.find_element(By.TAG_NAME, "dt").text, term.find_element(By.TAG_NAME, "dd").text]
+                  for term in chromium.find_elements(By.CSS_SELECTOR, "#legend .term")]
+        assert listed == legend["entries"]
+        terms = {term for term, _ in listed}
+        # Every short form a card is drawn with on the board, at every 10th step, is one the legend explains.
+        drawn = chromium.execute_script("""
+            var seen = {};
+            var last = arenaViewer.position().last;
+            for (var step = 0; step <= last + 9; step += 10) {
+              arenaViewer.go(Math.min(step, last));
+              document.querySelectorAll('#board .card').forEach(function (c) { seen[c.textContent] = true; });
+            }
+            return Object.keys(seen);""")
+        islands = set(legend["islands"].values())
+        for text in drawn:
+            kind, _, pair = text.partition(" ")
+            assert kind in terms, f"{name}: {text!r} is drawn but not in the legend"
+            assert set(pair) <= islands, f"{name}: {text!r} names islands the legend does not list"
+        assert set(legend["cards"].values()) <= terms
+        assert console_errors(chromium) == []
 
 
 @pytest.mark.parametrize("name", ["bali-2001-seat1", "bali-2017-seat2"])

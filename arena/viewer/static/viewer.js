@@ -5,27 +5,30 @@
 
   var marks = { start: performance.now() };
   var DATA = JSON.parse(document.getElementById("replay-data").textContent);
-  if (DATA.mode === "record") {  // a record's decisions come as [seat, index, time, fault]
-    DATA.decisions = DATA.decisions.map(function (d) { return { seat: d[0], index: d[1], time: d[2], fault: d[3] }; });
+  if (DATA.mode === "record") {  // a record's decisions come as [seat, index, time, fault], their logs apart
+    DATA.decisions = DATA.decisions.map(function (d, k) {
+      var log = DATA.logs[k];
+      var decision = { seat: d[0], index: d[1], time: d[2], fault: d[3] };
+      if (log) { decision.log = log[0]; decision.log_dropped = log[1]; }
+      return decision;
+    });
   }
   marks.parsed = performance.now();
   var N = DATA.decisions.length;          // frames 0..N-1 come before a decision, frame N is the end
   var REFEREE = "referee";
-  var PLAY_MS = 450;
+  var PLAY_MS = 450;       // a decision's time on screen at 1x
+  var SPEEDS = [0.5, 1, 2, 4, 8, 16, 32];
   var LOG_WINDOW = 30;     // decisions shown in the log on either side of the current one
   var LOG_MARGIN = 8;      // how near the window's edge the current decision may come before the window moves
   var FRAGMENT_MS = 250;   // browsers throttle history updates: the fragment follows a fast stepper at this pace
-  var ISLAND_SHORT = { Kukusch: "K", Panschar: "P", Tschakkalag: "T", Wontong: "W" };
-  var KIND_SHORT = {
-    priest: "pri", warrior: "war", prince: "prn", scholar: "sch", artist: "art",
-    rice_farmer: "rice", peanut_farmer: "pea", banana_farmer: "ban", pepper_farmer: "pep",
-    stonemason: "mason", shrine: "shrine", oracle: "oracle"
-  };
+  // The short forms the board draws cards and islands with, and what each means: the game's facts, from the page.
+  var KIND_SHORT = DATA.legend.cards;
+  var ISLAND_SHORT = DATA.legend.islands;
 
   var cache = {};
   var REPLAYED = null;     // a record re-played: [public parts, own parts by view]
-  var current = { step: 0, view: DATA.page_seat === null ? REFEREE : String(DATA.page_seat) };
-  var timer = null;
+  var current = { step: 0, view: DATA.page_seat === null ? REFEREE : String(DATA.page_seat), speed: 1 };
+  var playing = null;      // while playing: { step, time: where and when it (re)started, timer }
   var stepTimes = [];
   var faultsByDecision = {};
   // Each game's board drawing, by the game's registered name: a new game adds its own here.
@@ -153,6 +156,10 @@
       parts.push(key + " " + (Array.isArray(value) ? value.join("/") : String(value)));
     });
     return parts.join(" · ");
+  }
+  function firstLine(text) {
+    var lines = text.replace(/\n$/, "").split("\n");
+    return lines[0] + (lines.length > 1 ? " … (" + lines.length + " lines)" : "");
   }
   function ms(seconds) {
     return seconds === null ? "not asked" : (seconds * 1000).toFixed(1) + " ms";
@@ -346,7 +353,15 @@
       html += '<p class="note">Another seat\'s options and choice are not shown in this view.</p>';
     }
     if (faultsByDecision[step]) { html += faultHtml(faultsByDecision[step]); }
-    return html + "</div>";
+    return html + botLog(d) + "</div>";
+  }
+
+  // What the deciding bot wrote to stderr while it decided (on pages that hold it: the organiser's).
+  function botLog(d) {
+    if (d.log === undefined) { return ""; }
+    return '<div class="bot-log"><h4>' + esc(DATA.seats[d.seat].name) + " wrote to stderr meanwhile</h4>" +
+      (d.log ? '<pre class="said">' + esc(d.log) + "</pre>" : "") +
+      (d.log_dropped ? '<p class="note">… and ' + d.log_dropped + " more bytes, not kept</p>" : "") + "</div>";
   }
 
   // The log shows a window of decisions around the current one, so that a long game's log costs no more to lay
@@ -369,7 +384,9 @@
         var chosen = d.options ? " → " + esc(optionText(d.options[d.index])) : " " + esc(d.kind);
         line = '<div class="choice' + (d.fault ? " faulted" : "") + '">#' + k + " " + seatDot(d.seat) + chosen +
           ' <span class="time">' + esc(ms(d.time)) + "</span>" +
-          (d.fault ? ' <span class="badge fault">' + esc(d.fault) + "</span>" : "") + "</div>";
+          (d.fault ? ' <span class="badge fault">' + esc(d.fault) + "</span>" : "") + "</div>" +
+          (d.log ? '<div class="said-line" title="what the bot wrote to stderr">' + esc(firstLine(d.log)) +
+            "</div>" : "");
       } else {
         line = '<div class="choice">game over</div>';
       }
@@ -417,13 +434,19 @@
     writeFragment();
   }
 
-  function go(step, view) {
+  function show(step, view) {
     var start = performance.now();
     current.step = Math.max(0, Math.min(N, step));
     if (view !== undefined && DATA.views[view]) { current.view = view; }
     render();
     void document.body.offsetHeight;  // include the layout in the measured time
     stepTimes.push(performance.now() - start);
+  }
+
+  // A move by the user: playback, if on, goes on from there.
+  function go(step, view) {
+    show(step, view);
+    if (playing) { restartClock(); }
   }
 
   function nextTurn(direction) {
@@ -441,21 +464,53 @@
     go(step);
   }
 
+  // Playback keeps to the clock, not to the drawing: the step shown is the one due at this moment (from where it
+  // started, at PLAY_MS / speed a decision), and the decisions passed while a frame was drawn are skipped over, so
+  // that a game plays at its speed however long a frame takes to draw.
   function setPlaying(on) {
-    if (timer) { clearInterval(timer); timer = null; }
+    if (playing) { clearTimeout(playing.timer); playing = null; }
     if (on) {
-      if (current.step >= N) { go(0); }
-      timer = setInterval(function () {
-        if (current.step >= N) { setPlaying(false); return; }
-        go(current.step + 1);
-      }, PLAY_MS);
+      if (current.step >= N) { show(0); }
+      playing = { timer: null };
+      restartClock();
     }
     var button = document.getElementById("play");
     button.textContent = on ? "pause" : "play";
     button.setAttribute("aria-pressed", on ? "true" : "false");
   }
 
-  // --- the fragment: #step=120&seat=2 ----------------------------------------------------------------------------
+  function stepMs() { return PLAY_MS / current.speed; }
+
+  function restartClock() {
+    clearTimeout(playing.timer);
+    playing.step = current.step;
+    playing.time = performance.now();
+    playing.timer = setTimeout(tick, stepMs());
+  }
+
+  function tick() {
+    var passed = Math.floor((performance.now() - playing.time) / stepMs());
+    var due = Math.min(N, playing.step + passed);
+    if (due > current.step) { show(due); }
+    if (current.step >= N) { setPlaying(false); return; }
+    var next = playing.time + (passed + 1) * stepMs();
+    playing.timer = setTimeout(tick, Math.max(0, next - performance.now()));
+  }
+
+  function setSpeed(speed) {
+    if (SPEEDS.indexOf(speed) < 0 || speed === current.speed) { return; }
+    current.speed = speed;
+    document.getElementById("speed").value = String(speed);
+    if (playing) { restartClock(); }
+    writeFragment();
+  }
+
+  function changeSpeed(by) {
+    var at = SPEEDS.indexOf(current.speed) + by;
+    if (at >= 0 && at < SPEEDS.length) { setSpeed(SPEEDS[at]); }
+  }
+
+  // --- the fragment: #step=120&seat=2&speed=4 -------------------------------------------------------------------
   function readFragment() {
     var params = {};
     location.hash.replace(/^#/, "").split("&").forEach(function (pair) {
@@ -467,7 +522,8 @@
     if (DATA.page_seat === null && params.seat !== undefined) {
       view = DATA.views[params.seat] ? params.seat : REFEREE;
     }
-    return { step: step, view: view };
+    var speed = SPEEDS.indexOf(+params.speed) >= 0 ? +params.speed : current.speed;
+    return { step: step, view: view, speed: speed };
   }
 
   var fragmentTimer = null;
@@ -476,13 +532,20 @@
   }
   function flushFragment() {
     fragmentTimer = null;
-    var hash = "#step=" + current.step + "&seat=" + current.view;
+    var hash = "#step=" + current.step + "&seat=" + current.view + "&speed=" + current.speed;
     if (location.hash === hash) { return; }
     try { history.replaceState(null, "", hash); } catch (e) { location.replace(hash); }
   }
 
   // --- wiring ----------------------------------------------------------------------------------------------------
+  function drawLegend() {
+    document.getElementById("legend-list").innerHTML = DATA.legend.entries.map(function (entry) {
+      return '<div class="term"><dt>' + esc(entry[0]) + "</dt><dd>" + esc(entry[1]) + "</dd></div>";
+    }).join("");
+  }
+
   function setup() {
+    drawLegend();
     var seats = document.getElementById("seats");
     seats.innerHTML = DATA.seats.map(function (s) {
       return '<span class="seat-chip">' + seatDot(s.seat) + " " + esc(s.name) + " " + esc(s.version) + "</span>";
@@ -505,26 +568,40 @@
     document.getElementById("forward").addEventListener("click", function () { go(current.step + 1); });
     document.getElementById("next-turn").addEventListener("click", function () { nextTurn(1); });
     document.getElementById("prev-turn").addEventListener("click", function () { nextTurn(-1); });
-    document.getElementById("play").addEventListener("click", function () { setPlaying(!timer); });
+    document.getElementById("play").addEventListener("click", function () { setPlaying(!playing); });
+    var speeds = document.getElementById("speed");
+    SPEEDS.forEach(function (speed) {
+      var option = document.createElement("option");
+      option.value = String(speed);
+      option.textContent = speed + "×";
+      speeds.appendChild(option);
+    });
+    speeds.addEventListener("change", function () { setSpeed(+speeds.value); });
     document.getElementById("log").addEventListener("click", function (event) {
       var entry = event.target.closest(".entry");
       if (entry) { go(+entry.dataset.step); }
     });
+    function faster() { changeSpeed(1); }
+    function slower() { changeSpeed(-1); }
     document.addEventListener("keydown", function (event) {
       if (event.target.tagName === "SELECT" || event.altKey || event.ctrlKey || event.metaKey) { return; }
       var keys = {
         ArrowRight: function () { go(current.step + 1); }, ArrowLeft: function () { go(current.step - 1); },
         ArrowDown: function () { nextTurn(1); }, ArrowUp: function () { nextTurn(-1); },
-        Home: function () { go(0); }, End: function () { go(N); }, " ": function () { setPlaying(!timer); }
+        Home: function () { go(0); }, End: function () { go(N); }, " ": function () { setPlaying(!playing); },
+        "+": faster, "=": faster, ">": faster, "]": faster, "-": slower, "<": slower, "[": slower
       };
       if (keys[event.key]) { event.preventDefault(); keys[event.key](); }
     });
     window.addEventListener("hashchange", function () {
       var wanted = readFragment();
+      setSpeed(wanted.speed);
       if (wanted.step !== current.step || wanted.view !== current.view) { go(wanted.step, wanted.view); }
     });
     var start = readFragment();
     current.view = start.view;
+    current.speed = start.speed;
+    speeds.value = String(current.speed);
     select.value = current.view;
     frames(current.view);
     marks.frames = performance.now();
@@ -551,6 +628,7 @@
     window.arenaViewer = {
       data: DATA, frames: frames, go: go, next: function () { go(current.step + 1); },
       position: function () { return { step: current.step, view: current.view, last: N }; },
+      speed: function () { return current.speed; }, playing: function () { return playing !== null; },
       loadMs: performance.now(), stepTimes: stepTimes, marks: marks
     };
   }
