@@ -160,7 +160,7 @@ SEARCH = f"{sys.executable} -m sample_bots.search_bot"
 
 @pytest.mark.slow
 def test_validate_runs_the_search_bot_without_a_fault_and_reports_the_samples(tmp_path: Path) -> None:
-    r = run("validate", f"{SEARCH} --max-time 0.02", "--game", "bali-2017", "--players", "2", "--samples",
+    r = run("validate", f"{SEARCH} --max-time 0.05", "--game", "bali-2017", "--players", "2", "--samples",
             "heuristic", "--results", str(tmp_path), "--timeout", "0.5", "--init-timeout", "20")
     assert r.exit_code == 0, r.output
     assert "PASS: bot search_bot (handshake: 'search' version '1.0')" in r.output
