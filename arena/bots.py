@@ -45,6 +45,7 @@ from arena.sandbox import (
     limit_fault,
     outer_namespace,
     reap_pids,
+    tree_cpu,
     verdict,
 )
 from protocol import (
@@ -76,6 +77,7 @@ _ENVELOPE = 4096  # bytes of framing a message may carry besides its body
 RECEIVE_QUEUE = 1
 _LAST_WORDS = 0.5  # seconds to wait for a dead bot's stderr to drain before judging why it died
 _SLICE = 0.05  # seconds between liveness checks where no pidfd is available
+_CPU_LOOK = 0.01  # seconds between two looks at a bot's CPU time once it has had its allowance on the wall clock
 _REAP_WAIT = 2.0  # seconds to wait for a killed bot's processes to die, to reap them
 _REBIND_WAIT = 1.0  # seconds to retry binding a tcp port that a socket closed a moment ago still holds
 _INTERPRETERS = ("python", "pypy", "node", "deno", "bun", "ruby", "perl", "java", "php", "sh", "bash", "julia")
@@ -140,10 +142,21 @@ def sample_bot(module: str) -> BotCommand:
 
 @dataclass(frozen=True)
 class Reply:
-    """A valid answer and how long the arena waited for it, in seconds."""
+    """A valid answer, how long the arena waited for it and the CPU time the bot's processes used meanwhile
+    (None: not measured), in seconds."""
 
     message: Message
     elapsed: float
+    cpu: float | None = None
+
+
+@dataclass(frozen=True)
+class CpuCharge:
+    """How a decision is timed by CPU time: `meter` reads the CPU seconds the bot's processes have used so far
+    (None where it cannot), and the arena waits up to `ceiling` wall seconds."""
+
+    meter: Callable[[], float | None]
+    ceiling: float
 
 
 @dataclass(frozen=True)
@@ -312,30 +325,52 @@ class Channel:
                     raise ConfigError(f"cannot bind {endpoint}: {exc}") from None
                 time.sleep(0.005)
 
-    def ask(self, request: Message, timeout: float) -> Reply:
-        """Send request under the next id and return the checked reply; a BotFault if there is none."""
+    def ask(self, request: Message, timeout: float, charge: CpuCharge | None = None) -> Reply:
+        """Send request under the next id and return the checked reply; a BotFault if there is none.
+
+        With `charge`, the bot has `timeout` seconds of CPU time (never more than the wall time) and at most
+        `charge.ceiling` seconds on the wall clock; without it (or where CPU time cannot be read), `timeout` wall
+        seconds."""
         request_id = self.next_id
         self.next_id += 1
         data = encode(request, request_id)
+        used = _cpu_since(charge.meter) if charge is not None else None
         start = time.monotonic()
-        deadline = start + timeout
+        wall = charge.ceiling if charge is not None and used is not None else timeout
+        deadline = start + wall
         _progress(deadline)
         if not self._send(data, deadline, start):
             self._reopen(request_id)
-            raise BotTimeout(f"request {request_id} could not be delivered within {timeout:.3g} s: "
+            raise BotTimeout(f"request {request_id} could not be delivered within {wall:.3g} s: "
                              "the bot is not connected", time.monotonic() - start)
-        frames = self._receive(deadline, start)
+        frames = self._await(start, timeout, deadline, used)
         elapsed = time.monotonic() - start
+        cpu = used() if used is not None else None
         _progress(start + elapsed)
         if frames is None:
             self._reopen(request_id)
-            raise BotTimeout(f"no answer within {timeout:.3g} s", elapsed)
+            raise _late(f"no answer within {_limit_hit(timeout, wall, elapsed, cpu)}", elapsed, cpu)
         self.stuck = False
-        if elapsed > timeout:
+        if elapsed > wall or (elapsed if cpu is None else min(cpu, elapsed)) > timeout:
             # Whatever held it up (the bot, the machine, a signal that stopped the arena), the arena's clock rules.
-            raise BotTimeout(f"the answer came after {elapsed:.3g} s, over its "
-                             f"{timeout:.3g} s", elapsed)
-        return Reply(self._check(request, request_id, frames, elapsed), elapsed)
+            raise _late(f"the answer came after {elapsed:.3g} s, over its {_limit_hit(timeout, wall, elapsed, cpu)}",
+                        elapsed, cpu)
+        return Reply(self._check(request, request_id, frames, elapsed), elapsed, cpu)
+
+    def _await(self, start: float, timeout: float, deadline: float,
+               used: Callable[[], float | None] | None) -> list[bytes] | None:
+        """The reply's frames, or None once the bot is out of time: at the deadline, or (measuring CPU time) once
+        it has used `timeout` seconds of CPU. The CPU time is only read once `timeout` has passed on the wall clock:
+        the time charged, never more than the wall time, cannot be over it before."""
+        until = min(start + timeout, deadline) if used is not None else deadline
+        while True:
+            frames = self._receive(until, start)
+            if frames is not None or until >= deadline:
+                return frames
+            spent = used() if used is not None else None
+            if spent is None or spent >= timeout:
+                return None
+            until = min(deadline, time.monotonic() + max(timeout - spent, _CPU_LOOK))
 
     def _send(self, data: bytes, deadline: float, start: float) -> bool:
         while True:
@@ -410,6 +445,34 @@ class Channel:
         path = _ipc_path(self.endpoint)
         if path is not None:
             path.unlink(missing_ok=True)
+
+
+def _cpu_since(meter: Callable[[], float | None]) -> Callable[[], float | None] | None:
+    """A reader of the CPU seconds used since now, or None where the meter cannot read them."""
+    base = meter()
+    if base is None:
+        return None
+
+    def used() -> float | None:
+        now = meter()
+        return None if now is None else max(0.0, now - base)
+
+    return used
+
+
+def _limit_hit(timeout: float, wall: float, elapsed: float, cpu: float | None) -> str:
+    """The limit a late decision went over, as its fault's detail says it."""
+    if cpu is None:
+        return f"{timeout:.3g} s"
+    if elapsed >= wall:
+        return f"{wall:.3g} s on the wall clock ({cpu:.3g} s of CPU time used)"
+    return f"{timeout:.3g} s of CPU time ({cpu:.3g} s used in {elapsed:.3g} s)"
+
+
+def _late(detail: str, elapsed: float, cpu: float | None) -> BotTimeout:
+    fault = BotTimeout(detail, elapsed)
+    fault.cpu = cpu
+    return fault
 
 
 def transport_cap(max_message: int) -> int:
@@ -543,9 +606,17 @@ class BotProcess:
         self.ready = cast(Ready, reply.message)  # the channel only returns the reply type the request asks for
         return self.ready
 
-    def ask(self, request: Message, timeout: float) -> Reply:
-        """One request and its checked reply; a BotFault if there is none."""
-        return self.channel.ask(request, timeout)
+    def ask(self, request: Message, timeout: float, ceiling: float | None = None) -> Reply:
+        """One request and its checked reply; a BotFault if there is none. With a ceiling, the bot has `timeout`
+        seconds of CPU time and `ceiling` seconds on the wall clock (see Channel.ask)."""
+        return self.channel.ask(request, timeout, None if ceiling is None else CpuCharge(self.cpu_now, ceiling))
+
+    def cpu_now(self) -> float | None:
+        """CPU seconds the bot's processes have used so far: its cgroup's, else its process tree's; None where
+        neither can be read."""
+        if self.cgroup is not None and "cpu" in self.cgroup.counts:
+            return self.cgroup.cpu_now()
+        return tree_cpu(self)
 
     def capture_log(self) -> None:
         """Keep what the bot writes to stderr from now on, for one decision."""

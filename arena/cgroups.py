@@ -156,6 +156,7 @@ class BotCgroup:
         self.where = where
         name = f"{PREFIX}{os.getpid()}-{next(_serial)}"
         self._dirs: dict[Path, Path] = {}
+        self._cpu_fd: int | None = None
         for parent in where.membership:
             folder = parent / name
             folder.mkdir()
@@ -210,6 +211,23 @@ class BotCgroup:
         us = _read_key(folder / "cpu.stat", "usage_usec")
         return None if us is None else us / 1e6
 
+    def cpu_now(self) -> float | None:
+        """cpu_seconds(), read through a file kept open: cheap enough for every decision (a microsecond)."""
+        folder = self._dir("cpu")
+        if folder is None:
+            return None
+        v1 = self.where.version == 1
+        try:
+            if self._cpu_fd is None:
+                self._cpu_fd = os.open(folder / ("cpuacct.usage" if v1 else "cpu.stat"), os.O_RDONLY)
+            text = os.pread(self._cpu_fd, 4096, 0)
+        except OSError:
+            return None
+        if v1:
+            return int(text) / 1e9
+        first, _, value = text.split(b"\n", 1)[0].partition(b" ")
+        return int(value) / 1e6 if first == b"usage_usec" else self.cpu_seconds()
+
     def memory_bytes(self) -> int | None:
         """Memory charged to the bot now."""
         folder = self._dir("memory")
@@ -257,6 +275,9 @@ class BotCgroup:
 
     def remove(self) -> None:
         """Remove the cgroup's directories (once its processes are gone and reaped)."""
+        if self._cpu_fd is not None:
+            os.close(self._cpu_fd)
+            self._cpu_fd = None
         for folder in self._dirs.values():
             try:
                 folder.rmdir()

@@ -8,7 +8,7 @@ from typing import Any, Sequence
 from arena.entrants import Entrant
 from arena.formats.compare import Compare, verdict
 from arena.pairing import GAMES_PER_PAIR
-from arena.sprt import PairCounts, SprtSettings, Verdict, report
+from arena.sprt import DEFAULT_ELO0, DEFAULT_ELO1, PairCounts, SprtSettings, TestKind, Verdict, report
 from arena.store import Store, Tournament
 from arena.tournament import TournamentSpec
 
@@ -29,6 +29,15 @@ def entrants(new: Entrant, base: Entrant, opponents: Sequence[Entrant]) -> tuple
         taken.add(name)
         seated.append(replace(opponent, name=name))
     return tuple(seated)
+
+
+def sequential_test(test: str | None, elo0: float | None, elo1: float | None, alpha: float,
+                    beta: float) -> SprtSettings:
+    """The test asked for: `test` if named, else the classic one if elo0 or elo1 is given, else the mixture."""
+    classic = elo0 is not None or elo1 is not None
+    kind = TestKind(test) if test else TestKind.CLASSIC if classic else TestKind.MIXTURE
+    return SprtSettings(DEFAULT_ELO0 if elo0 is None else elo0, DEFAULT_ELO1 if elo1 is None else elo1, alpha, beta,
+                        kind)
 
 
 def spec(game: str, players: tuple[Entrant, ...], seats: int, sprt: SprtSettings | None, max_games: int | None,

@@ -22,7 +22,7 @@ TOP_LEVEL = {
 }
 TABLES = {
     "time": {"timeout": "timeout", "init_timeout": "init_timeout", "time_bank": "time_bank",
-             "increment": "increment"},
+             "increment": "increment", "game_clock": "game_clock"},
     "sandbox": {"level": "sandbox", "memory_limit": "memory_limit", "cpu_limit": "cpu_limit",
                 "max_processes": "max_processes", "max_file_size": "max_file_size",
                 "max_open_files": "max_open_files", "disk_limit": "disk_limit",
@@ -65,7 +65,7 @@ def load(path: Path) -> dict[str, Any]:
             known = ", ".join(sorted([*TOP_LEVEL, *TABLES, OPTIONS_TABLE]))
             raise ConfigError(f"{path}: unknown setting {key!r}; the settings are: {known}")
     for key in PATH_KEYS & settings.keys():
-        settings[key] = str(_relative(path, settings[key], key))
+        settings[key] = str(_relative(path, settings[key], key_of(key)))
     if isinstance(settings.get("bots"), str):
         settings["bots"] = [settings["bots"]]
     if isinstance(settings.get("variants"), str):

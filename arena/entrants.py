@@ -8,7 +8,7 @@ import shlex
 import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from arena.bots import BotCommand, Transport
 from arena.errors import ConfigError
@@ -58,6 +58,31 @@ def _checked(command: BotCommand, where: str | None) -> BotCommand:
     return command
 
 
+def numbered(labels: list[str], taken: Iterable[str] = ()) -> tuple[str, ...]:
+    """The labels, a repeated one numbered from its second use on: random_bot, random_bot-2, random_bot-3 (past the
+    names in `taken` too)."""
+    names: list[str] = list(taken)
+    for label in labels:
+        name, number = label, 1
+        while name in names:
+            number += 1
+            name = f"{label}-{number}"
+        names.append(name)
+    return tuple(names[len(names) - len(labels):])
+
+
+def from_commands(specs: Sequence[str], taken: Iterable[str] = ()) -> list[Entrant]:
+    """Entrants from bot commands (see from_command); a second copy of a bot named after its command is numbered
+    as `arena match` numbers it (random_bot-2), past the names in `taken`; names given (NAME=) stay as given."""
+    entrants = [from_command(spec) for spec in specs]
+    given = [e.name for spec, e in zip(specs, entrants) if _NAMED_COMMAND.match(spec) or is_submission(spec)]
+    derived = [i for i, spec in enumerate(specs) if not (_NAMED_COMMAND.match(spec) or is_submission(spec))]
+    names = numbered([entrants[i].name for i in derived], [*taken, *given])
+    for i, name in zip(derived, names):
+        entrants[i] = replace(entrants[i], name=name)
+    return entrants
+
+
 def from_command(spec: str) -> Entrant:
     """An entrant from 'COMMAND', 'FOLDER' (a submission folder), or either after 'NAME=' (the name defaults to
     the manifest's, else to the command's script or module)."""
@@ -94,7 +119,7 @@ def is_submission(text: str) -> bool:
     """True if text names a folder: a submission (ConfigError if it holds no manifest, the one thing it needs)."""
     folder = Path(text)
     try:
-        if not folder.is_dir():
+        if not text.strip() or not folder.is_dir():  # '' is no folder (Path('') is the current one)
             return False
     except OSError:
         return False

@@ -22,6 +22,7 @@ class FaultKind(StrEnum):
     OPEN_FILES = "open_files"
     DISK = "disk"
     BUILD = "build"
+    CLOCK = "clock"
 
 
 # The kinds that mean the bot process is gone (it crashed, or went over a limit and was stopped).
@@ -56,8 +57,9 @@ def bounded(detail: str, limit: int = MAX_DETAIL) -> str:
 class BotFault(ArenaError):
     """A bot broke the protocol or the rules; `kind` says how, the message says what exactly.
 
-    `elapsed` is how long the arena waited for the faulty answer, when it waited at all. The detail is cut to
-    MAX_DETAIL characters here, so that no path can store or print more of what a bot sent.
+    `elapsed` is how long the arena waited for the faulty answer, when it waited at all, and `cpu` the CPU time
+    the bot's processes used meanwhile, when it was measured. The detail is cut to MAX_DETAIL characters here, so
+    that no path can store or print more of what a bot sent.
     """
 
     kind: ClassVar[FaultKind]
@@ -67,12 +69,19 @@ class BotFault(ArenaError):
         super().__init__(detail)
         self.detail = detail
         self.elapsed = elapsed
+        self.cpu: float | None = None
 
 
 class BotTimeout(BotFault):
     """The bot did not answer within its time."""
 
     kind = FaultKind.TIMEOUT
+
+
+class ClockExpired(BotFault):
+    """The seat's game clock ran out while it decided: the default is played for it for the rest of the game."""
+
+    kind = FaultKind.CLOCK
 
 
 class BotCrashed(BotFault):

@@ -8,6 +8,38 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Iterator
 
+INTERRUPTED = 130  # the exit status of a command stopped by Ctrl-C or SIGTERM, as a shell reports SIGINT
+INTERRUPTED_LINE = "interrupted: anything finished is kept; run the same command to resume"
+
+
+_noted: list[int] = []  # the Ctrl-Cs this process has had
+
+
+def _remembered(signum: int, frame: FrameType | None) -> None:
+    _noted.append(signum)
+    raise KeyboardInterrupt
+
+
+def remember_interrupts() -> None:
+    """From now on a Ctrl-C is also remembered: one that code outside the arena swallows (a bare `except` in a
+    library as it imports) still stops the command at its next check_interrupted()."""
+    if threading.current_thread() is threading.main_thread() and \
+            signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _remembered)
+
+
+def check_interrupted() -> None:
+    """KeyboardInterrupt if this process has had a Ctrl-C (see remember_interrupts)."""
+    if _noted:
+        raise KeyboardInterrupt
+
+
+def forget_interrupt() -> None:
+    """Let an interrupted command exit with its own status. CPython notes a KeyboardInterrupt that unwinds through
+    code run by exec() (dataclasses makes its methods so, at import) as unhandled, and then ends the process by
+    SIGINT whatever status it exits with; the next exec() clears that note."""
+    exec("None")
+
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")

@@ -5,12 +5,15 @@ from __future__ import annotations
 import csv
 import io
 import json
-from dataclasses import asdict, dataclass, replace
-from typing import Any, Mapping
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any, Iterable, Mapping
 
 from tabulate import tabulate
 
+from arena.errors import ReplayError
 from arena.ratings import Ratings
+from arena.record import entrant_label, load_record
 from arena.seeds import PUBLIC_NOTE
 
 FORMATS = ("table", "markdown", "csv", "json")  # text formats; the html page is arena.site.leaderboard_page
@@ -43,11 +46,29 @@ class Leaderboard:
     max_fault_rate: float | None
     not_admitted: tuple[Mapping[str, str], ...] = ()  # submissions that failed their check: folder, name, reason
     public_seed: int | None = None  # the seed of a public-seeded run (None: its seed was secret)
+    # The name each bot gave in its handshake, shown beside its entrant name in the text tables.
+    handshakes: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def seeding(self) -> str:
         """'secret', or 'public (seed N)'."""
         return "secret" if self.public_seed is None else f"public (seed {self.public_seed})"
+
+
+def handshake_names(records: Iterable[Path], names: Iterable[str], most: int = 20) -> dict[str, str]:
+    """The name each entrant gave in its handshake, from the first of its games' records (at most `most` records
+    read; an unreadable one is passed over)."""
+    wanted, found = set(names), {}
+    for path in records:
+        if most <= 0 or wanted <= found.keys():
+            break
+        most -= 1
+        try:
+            seats = load_record(path).seats
+        except ReplayError:
+            continue
+        found.update({s.entrant: s.name for s in seats if s.entrant in wanted and s.entrant not in found and s.name})
+    return found
 
 
 def board_title(name: str, game: str, fmt: str, config: dict[str, Any]) -> str:
@@ -79,10 +100,11 @@ def build(title: str, ratings: Ratings, stats: Mapping[str, Mapping[str, float]]
                        max_fault_rate, tuple(not_admitted), public_seed)
 
 
-def _cells(r: Row) -> list[object]:
+def _cells(r: Row, handshakes: Mapping[str, str]) -> list[object]:
     def num(x: float | None, digits: int = 2) -> object:
         return "" if x is None else round(x, digits)
-    return [r.rank or "-", r.bot, num(r.conservative), num(r.mu), num(r.sigma), r.games, r.wins,
+    bot = entrant_label(r.bot, handshakes.get(r.bot, ""))
+    return [r.rank or "-", bot, num(r.conservative), num(r.mu), num(r.sigma), r.games, r.wins,
             num(r.mean_score), num(r.mean_rank), f"{100 * r.fault_rate:.1f}%"]
 
 
@@ -101,7 +123,7 @@ def _note(board: Leaderboard) -> str:
 def render(board: Leaderboard, fmt: str) -> str:
     """The leaderboard as text in one of FORMATS."""
     if fmt in ("table", "markdown"):
-        text = tabulate([_cells(r) for r in board.rows], headers=COLUMNS,
+        text = tabulate([_cells(r, board.handshakes) for r in board.rows], headers=COLUMNS,
                         tablefmt="github" if fmt == "markdown" else "simple")
         title = f"## {board.title}\n\n" if fmt == "markdown" else f"{board.title}\n\n"
         note = _note(board)

@@ -19,14 +19,23 @@ import zmq
 
 from arena import __version__, leftovers
 from arena.bots import DEFAULT_LOG_CAP, BotCommand, BotProcess, Transport
-from arena.entrants import Entrant
-from arena.errors import BotCrashed, BotFault, BotTimeout, BuildFailed, ConfigError, IllegalAction
+from arena.entrants import Entrant, numbered
+from arena.errors import (
+    BotCrashed,
+    BotFault,
+    BotTimeout,
+    BuildFailed,
+    ClockExpired,
+    ConfigError,
+    FaultKind,
+    IllegalAction,
+)
 from arena.games import Game, GameError
 from arena.record import DecisionRecord, FaultRecord, GameRecord, Phase, SeatRecord, entrant_label, save_record
 from arena.sandbox import Isolation, Sandbox, Watchdog
 from arena.seeds import SecretSeed, Seed, derive_seed, public_seed, seed_label
 from arena.store import Store, StoredFault, StoredGame
-from arena.submission import ensure_built, wants_tcp
+from arena.submission import BuildWatch, ensure_built, wants_tcp
 from arena.wire import SeatClock, decide_request, game_over_request, new_game_request, outcome
 from protocol import DEFAULT_MAX_MESSAGE, Action, Ready, TimeControl
 
@@ -70,6 +79,7 @@ class MatchConfig:
     seatings: tuple[Seating, ...] | None = None
     # The participants' names (a tournament's entrant names); default: entrant_names() of the commands.
     names: tuple[str, ...] | None = None
+    build_watch: BuildWatch | None = None  # told of each submission build that runs (a progress display)
 
     def entrant_names(self) -> tuple[str, ...]:
         """Each participant's name: the given ones, else its command's label, numbered when two are alike."""
@@ -115,18 +125,6 @@ class MatchConfig:
             if len(seating.participants) != self.seats or len(set(seating.participants)) != self.seats or \
                     not all(0 <= p < len(self.bots) for p in seating.participants):
                 raise ConfigError(f"game {g + 1} of the plan does not seat {self.seats} distinct participants")
-
-
-def numbered(labels: list[str]) -> tuple[str, ...]:
-    """The labels, a repeated one numbered from its second use on: random_bot, random_bot-2, random_bot-3."""
-    names: list[str] = []
-    for label in labels:
-        name, number = label, 1
-        while name in names:
-            number += 1
-            name = f"{label}-{number}"
-        names.append(name)
-    return tuple(names)
 
 
 def file_safe(name: str) -> str:
@@ -235,7 +233,7 @@ class BotPool:
             command = self.config.bots[p]
             stem = self.log_dir / f"p{p}-{file_safe(self.names[p])}"
             try:
-                ensure_built(command.cwd, Path(f"{stem}-build.log"), self.sandbox)
+                ensure_built(command.cwd, Path(f"{stem}-build.log"), self.sandbox, self.config.build_watch)
             except BuildFailed as fault:
                 bots[p] = StartFailure(fault, fault.output)
                 continue
@@ -346,32 +344,34 @@ class GamePlay:
                 self._fault(seat, Phase.NEW_GAME, fault, None, self.config.time.init)
 
     def _decide(self, seat: int) -> int:
-        """The index played for seat: its bot's answer, or the default when it faults or is disqualified."""
+        """The index played for seat: its bot's answer, or the default when it faults, is disqualified or is out
+        of game clock."""
         number = len(self.decisions)
         bot = self.bots[seat]
-        if seat in self.disqualified or bot is None:
+        clock = self.clocks[seat]
+        if seat in self.disqualified or bot is None or clock.out_of_time():
             self.decisions.append(DecisionRecord(seat, 0, None))
             return 0
-        clock = self.clocks[seat]
         request = decide_request(self.state, seat, self.since[seat], self.game_index, clock.clock())
         self.since[seat] = self.state.num_events()
         self.asked[seat] += 1
-        allowance = clock.allowance()
+        allowance, cpu = clock.allowance(), None
         bot.capture_log()
         try:
-            reply = bot.ask(request, allowance)
-            index, elapsed = cast(Action, reply.message).index, reply.elapsed
+            reply = bot.ask(request, allowance, clock.wall_limit())
+            index, elapsed, cpu = cast(Action, reply.message).index, reply.elapsed, reply.cpu
             if not 0 <= index < len(request.options):
                 raise IllegalAction(f"index {index} is not an option; this decision has options 0 to "
                                     f"{len(request.options) - 1}", elapsed)
             fault = None
         except BotFault as exc:
-            index, elapsed, fault = 0, exc.elapsed, exc
-            self._fault(seat, Phase.DECIDE, exc, number, allowance)
+            fault = _clock_fault(exc, clock) if isinstance(exc, BotTimeout) else exc
+            index, elapsed, cpu = 0, fault.elapsed, cpu if fault.cpu is None else fault.cpu
+            self._fault(seat, Phase.DECIDE, fault, number, clock.left if fault.kind == FaultKind.CLOCK else allowance)
         log = bot.captured_log()
-        clock.charge(elapsed, timed_out=isinstance(fault, BotTimeout))
+        clock.charge(elapsed, isinstance(fault, BotTimeout), cpu)
         self.decisions.append(DecisionRecord(seat, index, elapsed, fault.kind if fault else None,
-                                             log=log.text, log_dropped=log.dropped))
+                                             log=log.text, log_dropped=log.dropped, cpu=cpu))
         return index
 
     def _fault(self, seat: int, phase: Phase, fault: BotFault, decision: int | None, limit: float) -> None:
@@ -401,6 +401,10 @@ class GamePlay:
         for seat, bot in enumerate(self.bots):
             if bot is None or not bot.alive():
                 continue
+            if self.clocks[seat].out_of_time() and bot.channel.stuck:
+                # Still busy with the decision its clock ran out on: it would only hold the game up again.
+                self.pool.discard(self.participants[seat])
+                continue
             request = game_over_request(self.state, seat, self.since[seat], self.game_index, told)
             self.game_over_sent[seat] = True
             try:
@@ -423,6 +427,17 @@ class GamePlay:
         name, version = self.pool.name(p)
         return SeatRecord(seat, p, name, version, str(self.config.bots[p]), self.bot_seeds[seat],
                           self.first_request[seat], self.game_over_sent[seat], entrant=self.pool.names[p])
+
+
+def _clock_fault(fault: BotTimeout, clock: SeatClock) -> BotFault:
+    """A timeout that ran the seat's game clock out is a clock fault; any other stays a timeout."""
+    if fault.elapsed is None or not clock.runs_out(fault.elapsed, fault.cpu):
+        return fault
+    expired = ClockExpired(f"the game clock of {clock.control.game_clock:g} s ran out (it had {clock.left or 0:.3g} "
+                           f"s left, and {clock.wall_left or 0:.3g} s on the wall clock): the default is played for "
+                           "this seat for the rest of the game", fault.elapsed)
+    expired.cpu = fault.cpu
+    return expired
 
 
 class MatchInterrupted(KeyboardInterrupt):
@@ -524,7 +539,7 @@ def store_match(config: MatchConfig, result: MatchResult, db: Path) -> list[int]
                 enumerate(zip(config.bots, result.standings))]
     settings = {"match": result.match_id, "seed": public_seed(config.seed), "games": config.games,
                 "options": config.options, "time": config.time.to_wire(), "bots": [str(b) for b in config.bots],
-                "names": list(names)}
+                "names": list(names), "sandbox": config.sandbox.resolved().to_dict()}
     with Store(db) as store:
         t = store.open_tournament(result.match_id, config.game.name, MATCH_FORMAT, settings, entrants)
         if isinstance(config.seed, SecretSeed):
@@ -541,7 +556,7 @@ def _stored_game(record: GameRecord, directory: Path, results_dir: Path, names: 
         path = str(replay.relative_to(results_dir))  # as a tournament stores it: the results folder may move
     except ValueError:
         path = str(replay)
-    faults = tuple(StoredFault(f.seat, f.kind.value, f"{f.where()}: {f.detail}", f.decision, f.stderr)
+    faults = tuple(StoredFault(f.seat, f.kind.value, f"{f.phase.value}: {f.detail}", f.decision, f.stderr)
                    for f in record.faults)
     return StoredGame(record.game_index, 0, record.seed, tuple(names[s.participant] for s in record.seats), "done",
                       record.result.reason, tuple(record.result.scores), tuple(record.ranks),

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from arena.sprt import PairCounts, SprtSettings, Verdict, decide
+from arena.sprt import PairCounts, SprtSettings, Verdict, first_verdict
 
 NEW, BASE = 0, 1
 GAMES_PER_PAIR = 2
@@ -67,19 +67,23 @@ def sequential(pairs: Iterable[PairResult], settings: SprtSettings | None,
     Pairs are taken in deal order up to the first one not yet played, so the verdict depends only on the
     schedule, never on which pair finished first; returns the counts, the verdict and the deals consumed.
     """
-    counts = PairCounts()
-    consumed = 0
+    played: list[PairResult] = []
     for expected, pair in enumerate(sorted(pairs, key=lambda p: p.deal)):
-        if pair.deal != expected or (cap is not None and consumed >= cap):
+        if pair.deal != expected or (cap is not None and expected >= cap):
             break
-        consumed += 1
-        if pair.outcome is not None:
-            counts = counts.add(pair.outcome)
-        if settings is not None and counts.pairs:
-            verdict = decide(counts, settings)
-            if verdict is not Verdict.UNDECIDED:
-                return counts, verdict, consumed
-    return counts, Verdict.UNDECIDED, consumed
+        played.append(pair)
+    steps = [PairCounts()]
+    for pair in played:
+        steps.append(steps[-1] if pair.outcome is None else steps[-1].add(pair.outcome))
+    if settings is None or not played:
+        return steps[-1], Verdict.UNDECIDED, len(played)
+    # The test is read after every pair at once, and the first pair where it decides ends the comparison.
+    import numpy as np
+    counts = np.array([[c.wins, c.draws, c.losses] for c in steps[1:]], dtype=float)
+    index, verdict = first_verdict(counts, settings)
+    if verdict is Verdict.UNDECIDED:
+        return steps[-1], verdict, len(played)
+    return steps[index + 1], verdict, index + 1
 
 
 def outcome_of(seatings: Sequence[Seating], ranks: Sequence[Sequence[int]]) -> float:

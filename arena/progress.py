@@ -1,9 +1,14 @@
-"""Tournament progress: a redrawn bar with a live top five on a terminal, plain lines otherwise."""
+"""Progress on a terminal (redrawn) or elsewhere (plain lines): a tournament's bar with a live top five, a build's
+elapsed time."""
 
 from __future__ import annotations
 
+import shlex
+import threading
 import time
-from typing import IO, TYPE_CHECKING
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Iterator
 
 if TYPE_CHECKING:
     from arena.tournament import Progress
@@ -65,3 +70,45 @@ class Display:
         self.stream.write("\x1b[F" * self._lines + "".join(f"\x1b[2K{line}\n" for line in lines))
         self.stream.flush()
         self._lines = len(lines)
+
+
+class BuildDisplay:
+    """Says that a submission is building and for how long: a line redrawn every second on a terminal, a line when
+    it starts and one when it ends elsewhere. Used as the build watch of a match (arena/submission.py)."""
+
+    def __init__(self, stream: IO[str], tty: bool, interval: float = 1.0) -> None:
+        self.stream, self.tty, self.interval = stream, tty, interval
+
+    @contextmanager
+    def __call__(self, folder: Path, build: tuple[str, ...]) -> Iterator[None]:
+        head = f"building {_from_here(folder)} ({shlex.join(build)})"
+        start, stop = time.monotonic(), threading.Event()
+        self._write(f"{head} ...", end="" if self.tty else "\n")
+        ticker = threading.Thread(target=self._tick, args=(head, start, stop), daemon=True) if self.tty else None
+        if ticker is not None:
+            ticker.start()
+        outcome = "failed after"
+        try:
+            yield
+            outcome = "built in"
+        finally:
+            stop.set()
+            if ticker is not None:
+                ticker.join()
+            self._write(f"{head}: {outcome} {clock(time.monotonic() - start)}")
+
+    def _tick(self, head: str, start: float, stop: threading.Event) -> None:
+        while not stop.wait(self.interval):
+            self._write(f"{head}: {clock(time.monotonic() - start)} so far", end="")
+
+    def _write(self, line: str, end: str = "\n") -> None:
+        self.stream.write(("\r\x1b[2K" if self.tty else "") + line + end)
+        self.stream.flush()
+
+
+def _from_here(folder: Path) -> Path:
+    """A folder as a path from the current directory where it is inside it (as the user named it), else as is."""
+    try:
+        return folder.resolve().relative_to(Path.cwd())
+    except (ValueError, OSError):
+        return folder

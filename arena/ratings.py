@@ -40,6 +40,13 @@ class RatingConfig:
         config.validate()
         return config
 
+    @classmethod
+    def stored(cls, game: str, config: dict[str, object]) -> "RatingConfig":
+        """The rating settings a store entry was started with; the game's defaults for one that keeps none (the
+        entry of an `arena match` or `arena validate`, whose games are rated only when read)."""
+        settings = config.get("rating")
+        return cls(**settings) if isinstance(settings, dict) else cls.for_game(game)
+
     def validate(self) -> None:
         """ConfigError naming the parameter that is out of range."""
         for name in ("sigma", "beta"):

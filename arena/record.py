@@ -67,10 +67,17 @@ def entrant_label(entrant: str, handshake: str) -> str:
     return entrant if not handshake or handshake == entrant else f"{entrant} ({handshake})"
 
 
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 21st..."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 @dataclass(frozen=True)
 class DecisionRecord:
-    """One decision: the seat, the index played, the seconds the bot took (None: not asked), any fault, and what
-    the bot wrote to stderr while deciding (log, within the arena's caps; log_dropped bytes beyond them)."""
+    """One decision: the seat, the index played, the seconds the bot took on the wall clock (None: not asked), any
+    fault, what the bot wrote to stderr while deciding (log, within the arena's caps; log_dropped bytes beyond
+    them), and the CPU seconds its processes used meanwhile (None: not measured)."""
 
     seat: int
     index: int
@@ -78,6 +85,7 @@ class DecisionRecord:
     fault: FaultKind | None = None
     log: str = ""
     log_dropped: int = 0
+    cpu: float | None = None
 
 
 @dataclass(frozen=True)
@@ -103,17 +111,30 @@ class FaultRecord:
     limit: float | None = None
 
     def where(self) -> str:
-        """Game and decision in the bot's own numbering: 'game 2, decision 7' or 'game 2, at new_game'."""
-        at = f"decision {self.asked}" if self.asked is not None and self.phase == Phase.DECIDE \
-            else f"at {self.phase.value}"
-        return f"game {self.game_index + 1}, {at}"
+        """The game and the decision as the viewer numbers it (every seat's, from 0; its link takes #step=N), with
+        the bot's own count beside it: 'game 2, decision #31 (its 7th)', or 'game 2, at new_game'."""
+        if self.phase != Phase.DECIDE or self.decision is None:
+            return f"game {self.game_index + 1}, at {self.phase.value}"
+        own = f" (its {ordinal(self.asked)})" if self.asked is not None else ""
+        return f"game {self.game_index + 1}, decision #{self.decision}{own}"
+
+    def anchor(self) -> str:
+        """The fragment of a replay page that opens at this fault, in the faulty seat's view ('' before the game)."""
+        return f"#step={self.decision}&seat={self.seat}" if self.decision is not None else ""
 
     def timing(self) -> str:
-        """How long the bot took against its limit, and the option that raises it ('' if it was not timed)."""
+        """How long the bot took against its limit, and the option that raises it ('' if it was not timed). Only a
+        timeout is told of the limit: a longer one cures nothing else, and a crash is told where its cause is."""
+        if self.kind == FaultKind.CRASH:
+            return ("the cause is in its stderr" if self.stderr.strip()
+                    else "it wrote nothing to stderr: run its command by hand to see why")
         if self.limit is None:
             return ""
         took = "no answer" if self.elapsed is None else f"took {self.elapsed:.3g} s"
-        return f"{took} of its {self.limit:.3g} s limit (raise it with {LIMIT_OPTIONS[self.phase]})"
+        if self.kind not in (FaultKind.TIMEOUT, FaultKind.CLOCK):
+            return f"{took} of its {self.limit:.3g} s"
+        option = "--game-clock" if self.kind == FaultKind.CLOCK else LIMIT_OPTIONS[self.phase]
+        return f"{took} of its {self.limit:.3g} s limit (raise it with {option})"
 
     def message(self) -> str:
         """The fault in one line: where, kind, detail, timing."""
@@ -175,6 +196,8 @@ def _decision_dict(d: DecisionRecord) -> dict[str, Any]:
         plain["log"] = d.log
     if d.log_dropped:
         plain["log_dropped"] = d.log_dropped
+    if d.cpu is not None:
+        plain["cpu"] = d.cpu
     return plain
 
 
@@ -271,8 +294,9 @@ def _decision(value: Any, path: str, seat_no: Callable[[Any, str], int]) -> Deci
     fault = _FAULT_KIND(value["fault"], path + ".fault") if "fault" in value else None
     log = _log_text(value["log"], path + ".log") if "log" in value else ""
     dropped = _COUNT(value["log_dropped"], path + ".log_dropped") if "log_dropped" in value else 0
+    cpu = _TIME(value["cpu"], path + ".cpu") if "cpu" in value else None
     return DecisionRecord(seat_no(seat, path + ".seat"), _INDEX(index, path + ".index"), _TIME(time, path + ".time"),
-                          fault, log=log, log_dropped=dropped)
+                          fault, log=log, log_dropped=dropped, cpu=cpu)
 
 
 _INDEX = integer()

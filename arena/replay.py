@@ -8,7 +8,7 @@ from typing import Any, Callable, Iterator
 
 from arena.errors import FaultKind, ReplayError
 from arena.games import Game, GameError, State, get_game
-from arena.record import DecisionRecord, GameRecord
+from arena.record import DecisionRecord, GameRecord, ordinal
 from arena.wire import SeatClock, decide_request, game_over_request, match_ranks, new_game_request
 from protocol import Message
 
@@ -68,23 +68,26 @@ def _replay_decisions(record: GameRecord, state: State, visit: Visit | None) -> 
     disqualified = record.earned_disqualifications()
     if disqualified != set(record.disqualified):
         return [f"the faults disqualify seats {sorted(disqualified)}, but the record says {list(record.disqualified)}"]
+    out_of_clock: set[int] = set()  # seats whose game clock ran out: asked nothing more
     for number, d in enumerate(record.decisions):
         seat = state.current_player()
         if seat is None:
             return [f"the game is over after {number} decisions, but the record has {len(record.decisions)}"]
         if seat != d.seat:
-            return [f"decision {number}: seat {seat} is to move, but the record says seat {d.seat}"]
-        if d.time is None and d.seat not in disqualified:
-            return [f"decision {number}: seat {d.seat} was not asked, but it was not disqualified"]
+            return [f"decision #{number}: seat {seat} is to move, but the record says seat {d.seat}"]
+        if d.time is None and d.seat not in disqualified | out_of_clock:
+            return [f"decision #{number}: seat {d.seat} was not asked, but it was not disqualified"]
+        if d.fault == FaultKind.CLOCK:
+            out_of_clock.add(d.seat)
         if (d.fault is not None or d.time is None) and d.index != 0:
-            return [f"decision {number}: a fault or a disqualified seat plays the default (0), "
+            return [f"decision #{number}: a fault or a disqualified seat plays the default (0), "
                     f"but the record says {d.index}"]
         if visit is not None:
             visit(state, number, d)
         try:
             state.apply(d.index)
         except GameError as exc:
-            return [f"decision {number} (seat {seat}, index {d.index}) cannot be applied: {exc}"]
+            return [f"decision #{number} (seat {seat}, index {d.index}) cannot be applied: {exc}"]
     if not state.is_terminal():
         return [f"the game is not over after the {len(record.decisions)} recorded decisions"]
     return []
@@ -126,7 +129,7 @@ def seat_transcript(record: GameRecord, seat: int) -> Iterator[tuple[Message, As
             request = decide_request(state, seat, since, record.game_index, clock.clock())
             sent.append((request, AskedDecision(number, len(sent) + 1, d)))
             since = state.num_events()
-            clock.charge(d.time, d.fault == FaultKind.TIMEOUT)
+            clock.charge(d.time, d.fault == FaultKind.TIMEOUT, d.cpu)
 
     final = resimulate(record, collect).state
     for request, asked in sent:
@@ -147,6 +150,7 @@ def turn_lines(record: GameRecord, referee: bool = False) -> Iterator[str]:
     names = [f"seat {s.seat} ({s.label})" for s in record.seats]
     faults = {f.decision: f for f in record.faults if f.decision is not None}
     asked = [0] * record.num_players  # each bot's own count of the decide requests it was sent
+    out_of_clock: set[int] = set()
     shown = 0
     lines: list[str] = []
 
@@ -159,9 +163,12 @@ def turn_lines(record: GameRecord, referee: bool = False) -> Iterator[str]:
         who = names[d.seat]
         if d.time is not None or d.fault is not None:
             asked[d.seat] += 1
-            who += f" decision {asked[d.seat]}"
-        lines.append(_decision_line(who, number, d, options[d.index] if d.index < len(options) else None))
+            who += f", its {ordinal(asked[d.seat])}"
+        lines.append(_decision_line(who, number, d, options[d.index] if d.index < len(options) else None,
+                                    d.seat in out_of_clock))
         lines.extend(log_lines(d))
+        if d.fault == FaultKind.CLOCK:
+            out_of_clock.add(d.seat)
         if number in faults:
             lines.append(f"    ! {faults[number].message()}")
 
@@ -181,10 +188,12 @@ def log_lines(d: DecisionRecord) -> list[str]:
     return lines
 
 
-def _decision_line(who: str, number: int, d: DecisionRecord, option: dict[str, Any] | None) -> str:
+def _decision_line(who: str, number: int, d: DecisionRecord, option: dict[str, Any] | None,
+                   out_of_clock: bool = False) -> str:
     chosen = json.dumps(option, separators=(", ", ": ")) if option is not None else "(no such option)"
     if d.time is None:
-        return f"  #{number} {who}: {d.index} {chosen} (disqualified: default played)"
+        why = "out of game clock" if out_of_clock else "disqualified"
+        return f"  #{number} {who}: {d.index} {chosen} ({why}: default played)"
     if d.fault is not None:
         return f"  #{number} {who}: {d.index} {chosen} (fault {d.fault.value}: default played)"
     return f"  #{number} {who}: {d.index} {chosen} in {d.time * 1000:.1f} ms"

@@ -27,6 +27,7 @@ from typing import Any, Protocol
 
 from arena.cgroups import BotCgroup, hierarchy
 from arena.errors import LIMIT_FAULTS, BotCrashed, ConfigError, FaultKind
+from arena.wire import WALL_CEILING
 
 MIB = 1 << 20
 # Environment variables a bot keeps under rlimit and bwrap; everything else of the arena's is dropped.
@@ -569,6 +570,22 @@ def processes(bot: Watched) -> list[Task]:
     return list(found.values())
 
 
+def tree_cpu(bot: Watched) -> float | None:
+    """CPU seconds the bot's live processes (and the children they reaped) have used, from /proc; None if none
+    is found."""
+    group = processes(bot)
+    return sum(t.ticks for t in group) / _HZ if group else None
+
+
+def cpu_accounting() -> str | None:
+    """How the arena measures the CPU time of a bot's decisions here, in a few words; None where it cannot (the
+    decisions are then timed by the wall clock)."""
+    where = hierarchy()
+    if where is not None and "cpu" in where.parents:
+        return f"its cgroup (cgroup v{where.version})"
+    return "its process tree (/proc)" if os.path.exists(f"/proc/{os.getpid()}/stat") else None
+
+
 class Watchdog:
     """Looks at a match's bots every 100 ms: adopts the orphans they leave, and stops any that uses more memory,
     tasks, or CPU in a game, than it may (summed over all its processes: from its cgroup where there is one).
@@ -729,6 +746,22 @@ def limit_text(kind: FaultKind, limits: Limits) -> str:
             FaultKind.FILE_SIZE: f"files of {limits.file_size // MIB} MiB",
             FaultKind.OPEN_FILES: f"{limits.open_files} open files",
             FaultKind.DISK: f"{limits.disk // MIB} MiB of disk (its home and /tmp)"}[kind]
+
+
+def crowding(jobs: int, seats: int) -> str | None:
+    """A warning when tables played at once put more bots on this machine than it has cores (a table's bots think
+    one at a time, so one table never does), saying what that costs; None otherwise."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    if jobs < 2 or jobs * seats <= cores:
+        return None
+    fair = ("each decision is charged the CPU time of the bot's processes, so waiting for a core costs a bot "
+            f"nothing up to {WALL_CEILING:g} times its limits on the wall clock") if cpu_accounting() else \
+        "decisions are timed by the wall clock here, so a bot can time out while it waits for a core"
+    return (f"warning: --jobs {jobs} x {seats} seats = {jobs * seats} bots on {cores} cores: bots wait for a core "
+            f"and games take longer; {fair}")
 
 
 def cpu_sets(jobs: int) -> list[tuple[int, ...]]:

@@ -16,9 +16,10 @@ import shlex
 import sqlite3
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Iterator, TypeVar
 
 from arena.entrants import Entrant
 from arena.errors import ArenaError, ConfigError
@@ -189,6 +190,8 @@ class Store:
     @classmethod
     def existing(cls, path: Path, readonly: bool = True) -> "Store":
         """The store at path for browsing (or, readonly False, for writing); StoreError if there is none yet."""
+        if Path(path).is_dir():
+            raise StoreError(f"{str(path)!r} is a folder, not a results store: give --db the store's file")
         if not Path(path).is_file():
             raise StoreError(f"no results store at {str(path)!r}: run a tournament first, or give --db")
         return cls(path, readonly=readonly)
@@ -301,6 +304,20 @@ class Store:
         return _Transaction(self.db)
 
     # --- tournaments ------------------------------------------------------------------------------------------------
+    @contextmanager
+    def naming(self) -> Iterator[None]:
+        """Held (for a moment) while a run finds or names its tournament and opens it: two runs of the same command
+        started at once then agree on one tournament, and the second finds it locked by the first."""
+        lock = self._naming_lock()
+        try:
+            yield
+        finally:
+            lock.release()
+
+    @_guarded
+    def _naming_lock(self) -> "_TournamentLock":
+        return _TournamentLock.wait_for(self.path.with_name(f"{self.path.name}.lock"))
+
     @_guarded
     def open_tournament(self, name: str, game: str, fmt: str, config: dict[str, Any],
                         entrants: list[Entrant], living: tuple[str, ...] = ()) -> Tournament:
@@ -565,6 +582,18 @@ class Store:
                                           "WHERE g.id = ?", (gid,)).fetchone()[0]
         return d
 
+    @_guarded
+    def game_numbered(self, t: Tournament, number: int) -> dict[str, Any]:
+        """Game `number` of a tournament (its place in the schedule, from 1), as game() gives it; ConfigError
+        naming the tournament's games if there is none."""
+        row = self.db.execute("SELECT id FROM games WHERE tournament_id = ? AND seq = ?", (t.id, number - 1)).fetchone()
+        if row is None:
+            count = self.db.execute("SELECT COUNT(*), MAX(seq) FROM games WHERE tournament_id = ?", (t.id,)).fetchone()
+            held = f"its games are numbered 1 to {count[1] + 1}" if count[0] else "it has no game yet"
+            raise ConfigError(f"no game {number} in {t.name!r} ({held}); arena matches -t {shlex.quote(t.name)} "
+                              "lists them")
+        return self.game(row[0])
+
     def _game_dict(self, row: tuple[Any, ...]) -> dict[str, Any]:
         keys = ("id", "seq", "table", "seed", "status", "reason", "cut_short", "replay", "seconds")
         d = dict(zip(keys, row))
@@ -575,10 +604,13 @@ class Store:
         return d
 
 
+SHOWN = ("max_fault_rate",)  # settings of how a tournament is shown, not of what it plays: they may change
+
+
 def _comparable(config: dict[str, Any], living: tuple[str, ...] = (), title: bool = False) -> dict[str, Any]:
-    """A tournament's configuration as compared on resume: its title is shown, not played, and the living keys
-    (a ladder's entrants and number of games) may change."""
-    return {k: v for k, v in config.items() if k not in living and (title or k != "title")}
+    """A tournament's configuration as compared on resume: its title and SHOWN settings are shown, not played, and
+    the living keys (a ladder's entrants and number of games) may change."""
+    return {k: v for k, v in config.items() if k not in living and k not in SHOWN and (title or k != "title")}
 
 
 def _changed(name: str, path: Path, fmt: str, stored: dict[str, Any], config: dict[str, Any]) -> str:
@@ -669,6 +701,20 @@ class _TournamentLock:
         os.ftruncate(fd, 0)
         os.pwrite(fd, json.dumps({"pid": os.getpid(), "command": command}).encode(), 0)
         return cls(path, fd)
+
+    @classmethod
+    def wait_for(cls, path: Path) -> "_TournamentLock":
+        """An exclusive flock on path, waiting for it as long as another process holds it."""
+        while True:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except BaseException:
+                os.close(fd)
+                raise
+            if _same_file(fd, path):
+                return cls(path, fd)
+            os.close(fd)  # the last holder removed that file as we locked it: lock the new one
 
     def release(self) -> None:
         """Remove the lock file while still holding it (so that no one locks a file about to vanish), then unlock."""

@@ -17,9 +17,9 @@ import subprocess
 import tempfile
 import threading
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO, Callable, ContextManager, Iterator
 
 from arena.bots import Transport
 from arena.cgroups import new_cgroup
@@ -52,10 +52,13 @@ _built: set[str] = set()  # folders checked (and built if need be) by this proce
 _failed: dict[str, tuple[str, BuildFailed]] = {}  # folder -> (digest, fault) of a build that failed here
 
 
-def ensure_built(cwd: str | None, log: Path, sandbox: Sandbox = Sandbox()) -> None:
+BuildWatch = Callable[[Path, tuple[str, ...]], ContextManager[None]]  # wraps a build that runs: says it is under way
+
+
+def ensure_built(cwd: str | None, log: Path, sandbox: Sandbox = Sandbox(), watch: BuildWatch | None = None) -> None:
     """Build the submission folder cwd (in sandbox) if its manifest names a build and its files changed since the
     last one; BuildFailed (with the build's last lines) if the build fails. Once per folder and process: a failed
-    build is not tried again for the same files."""
+    build is not tried again for the same files. A build that runs does so inside watch(folder, build), if given."""
     if cwd is None or not (Path(cwd) / MANIFEST).is_file():
         return
     folder = Path(cwd)
@@ -67,11 +70,12 @@ def ensure_built(cwd: str | None, log: Path, sandbox: Sandbox = Sandbox()) -> No
         except ConfigError as exc:
             raise BuildFailed(f"cannot read the build step: {exc}") from None
         if build is not None:
-            _build_if_changed(folder, build, log, sandbox.resolved())
+            _build_if_changed(folder, build, log, sandbox.resolved(), watch)
         _built.add(cwd)
 
 
-def _build_if_changed(folder: Path, build: tuple[str, ...], log: Path, sandbox: Sandbox) -> None:
+def _build_if_changed(folder: Path, build: tuple[str, ...], log: Path, sandbox: Sandbox,
+                      watch: BuildWatch | None) -> None:
     digest = folder_digest(folder)
     failed = _failed.get(str(folder))
     if failed is not None and failed[0] == digest:
@@ -80,7 +84,8 @@ def _build_if_changed(folder: Path, build: tuple[str, ...], log: Path, sandbox: 
         if read_stamp(folder) == digest:
             return  # built already, by an earlier run or by another worker while this one waited
         try:
-            run_build(folder, build, log, sandbox)
+            with watch(folder, build) if watch is not None else nullcontext():
+                run_build(folder, build, log, sandbox)
         except BuildFailed as fault:
             _failed[str(folder)] = (digest, fault)
             raise

@@ -28,6 +28,8 @@ from arena.sandbox import Sandbox, cpu_sets
 from arena.seeds import SecretSeed, Seed, derive_seed, public_seed
 from arena.sprt import SprtSettings
 from arena.store import Store, StoredFault, StoredGame, Tournament
+from arena.submission import BuildWatch
+from arena.wire import time_identity
 from arena.worker import Failure, WorkerPool
 from protocol import TimeControl
 
@@ -56,15 +58,18 @@ class TournamentSpec:
     sandbox: Sandbox = field(default_factory=Sandbox)
     sprt: SprtSettings | None = None  # a comparison's sequential test (None: a fixed number of games)
     title: str | None = None  # shown with the tournament; not part of what it plays
+    max_fault_rate: float | None = None  # bots above it are left off the leaderboard; not part of what it plays
 
     def identity(self) -> dict[str, Any]:
         """The spec as plain data, stored with the tournament and compared on resume."""
         found = {"game": self.game, "format": self.fmt.name, "entrants": [e.to_dict() for e in self.entrants],
                  "seats": self.seats, "options": self.options, "rounds": self.rounds, "duplicate": self.duplicate,
                  "max_games": self.max_games, "wave": self.wave, "seed": public_seed(self.seed),
-                 "time": self.time.to_wire(), "fresh_processes": self.fresh_processes, "rating": self.rating.to_dict(),
+                 "time": time_identity(self.time), "fresh_processes": self.fresh_processes,
+                 "rating": self.rating.to_dict(),
                  "sandbox": self.sandbox.to_dict()}
         found = {**found, "sprt": self.sprt.to_dict()} if self.sprt is not None else found
+        found = {**found, "max_fault_rate": self.max_fault_rate} if self.max_fault_rate is not None else found
         return {**found, "title": self.title} if self.title else found
 
     def default_name(self, today: str | None = None) -> str:
@@ -107,7 +112,7 @@ def play_table(job: TableJob) -> TableResult:
         game=get_game(job.spec_game), bots=tuple(BotCommand(argv, cwd) for argv, cwd in job.bots),
         games=job.table.games, seed=job.table.seed, options=job.options, time=job.time,
         fresh_processes=job.fresh_processes, results_dir=job.results_dir, duplicate=job.table.duplicate,
-        sandbox=job.sandbox, mark_folder=True, seatings=job.table.plan)
+        sandbox=job.sandbox, mark_folder=True, seatings=job.table.plan, names=tuple(job.table.bots))
     if job.sandbox.cpus:
         os.sched_setaffinity(0, job.sandbox.cpus)  # the worker shares its match's CPUs, not its neighbours'
     try:
@@ -198,12 +203,11 @@ class Runner:
         spec = self.spec
         check_spec(spec, self.time_limit)
         living = LIVING if isinstance(spec.fmt, Ladder) else ()
-        self.spec = spec = self._seed_of_old(spec, living)
-        self.tournament = self.store.open_tournament(self._name(living), spec.game, spec.fmt.name, spec.identity(),
-                                                     list(spec.entrants), living)
-        if public_seed(spec.seed) is None:  # the secret kept with the tournament, drawn if it is new
-            fresh = spec.seed if isinstance(spec.seed, SecretSeed) else SecretSeed.draw()
-            self.spec = spec = replace(spec, seed=SecretSeed(self.store.secret(self.tournament.id, fresh.key)))
+        with self.store.naming():  # the same command started twice at once: one tournament, the other refused
+            self.spec = spec = self._seed_of_old(spec, living)
+            self.tournament = self.store.open_tournament(self._name(living), spec.game, spec.fmt.name,
+                                                         spec.identity(), list(spec.entrants), living)
+        self.spec = spec = self._seeded(spec)
         if living:
             self.spec = spec = self._join(spec)
         self.store.record_refusals(self.tournament.id, [r.to_dict() for r in self.refused])
@@ -243,6 +247,13 @@ class Runner:
             name = self.store.find_tournament(spec.game, spec.fmt.name, public.identity(), living)
         old = self.store.older_tournament(name) if name else None
         return public if old is not None and old.config.get("seed") == 0 else spec
+
+    def _seeded(self, spec: TournamentSpec) -> TournamentSpec:
+        """The spec with its root: its public seed, else the secret kept with the tournament (drawn if it is new)."""
+        if public_seed(spec.seed) is not None:
+            return spec
+        fresh = spec.seed if isinstance(spec.seed, SecretSeed) else SecretSeed.draw()
+        return replace(spec, seed=SecretSeed(self.store.secret(self.tournament.id, fresh.key) or fresh.key))
 
     def _join(self, spec: TournamentSpec) -> TournamentSpec:
         """A living ladder's entrants this run, by their keys in the tournament: a new bot joins (a new version of
@@ -410,13 +421,14 @@ def sample_opponents(game: str, count: int, taken: set[str], level: str = DEFAUL
 
 
 def admit(entrants: list[Entrant], game: str, options: dict[str, Any] | None, clock: TimeControl,
-          sandbox: Sandbox, only: Callable[[Entrant], bool] = lambda _: True) -> tuple[list[Entrant], list[Refusal]]:
+          sandbox: Sandbox, only: Callable[[Entrant], bool] = lambda _: True,
+          watch: BuildWatch | None = None) -> tuple[list[Entrant], list[Refusal]]:
     """The entrants that play a first game against the sample bots through (those `only` leaves out are not
     checked), and a refusal for each other one (a failed build, start, handshake or a disqualification in that
-    game), with the reason."""
+    game), with the reason; watch is told of each build that runs."""
     admitted, refused = [], []
     for entrant in entrants:
-        reason = first_game(entrant, game, options, clock, sandbox) if only(entrant) else None
+        reason = first_game(entrant, game, options, clock, sandbox, watch) if only(entrant) else None
         if reason is None:
             admitted.append(entrant)
         else:
@@ -425,14 +437,14 @@ def admit(entrants: list[Entrant], game: str, options: dict[str, Any] | None, cl
 
 
 def first_game(entrant: Entrant, game: str, options: dict[str, Any] | None, clock: TimeControl,
-               sandbox: Sandbox) -> str | None:
+               sandbox: Sandbox, watch: BuildWatch | None = None) -> str | None:
     """Why the entrant failed its first game against the sample bots, or None if it played it through."""
     rules = get_game(game)
     opponents = sample_opponents(game, rules.min_players - 1, {entrant.name})
     bots = tuple(BotCommand(e.command, e.cwd) for e in (entrant, *opponents))
     with tempfile.TemporaryDirectory(prefix="arena-admission-") as work:
         config = MatchConfig(game=rules, bots=bots, games=1, options=options, time=clock, sandbox=sandbox,
-                             results_dir=Path(work))
+                             results_dir=Path(work), build_watch=watch)
         try:
             record = run_match(config).records[0]
         except (ArenaError, OSError, zmq.ZMQError) as exc:

@@ -5,6 +5,7 @@ Keeping these builders in one place is what lets `arena replay --seat N` show ex
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from arena.games import Game, GameResult, State
@@ -17,31 +18,87 @@ def effective_options(game: Game, options: dict[str, Any] | None) -> dict[str, A
     return {**game.default_options(), **(options or {})}
 
 
-class SeatClock:
-    """One seat's clock in one game: a per-decision timeout plus an optional bank with an increment.
+def with_game_clock(control: TimeControl, game: Game, seconds: float | None = None) -> TimeControl:
+    """The time control with a game clock of `seconds` (0: none), or the game's own default where None."""
+    return replace(control, game_clock=game.game_clock if seconds is None else seconds)
 
-    A decision may take up to timeout + bank; time beyond the timeout is drawn from the bank, and
-    every decision then adds the increment. A timeout empties the bank.
+
+def time_identity(control: TimeControl) -> dict[str, Any]:
+    """The time control as a tournament is identified by it: without a game clock, as tournaments were before there
+    was one (so that they resume with --game-clock 0)."""
+    wire = control.to_wire()
+    if not control.game_clock:
+        del wire["game_clock"]
+    return wire
+
+
+WALL_CEILING = 3.0  # a decision charged CPU time times out on the wall clock at this many times its allowance
+_RUN_OUT = 1e-6  # seconds: a game clock with less left than this has run out (sums of float seconds are inexact)
+
+
+class SeatClock:
+    """One seat's clock in one game: a per-decision timeout plus an optional bank with an increment, and the game
+    clock.
+
+    Every limit counts charged time (the CPU time of the bot's processes, never more than the wall time), and the
+    arena waits at most WALL_CEILING times a limit on the wall clock. A decision may take up to timeout + bank;
+    time beyond the timeout is drawn from the bank, and every decision then adds the increment. A timeout empties
+    the bank. The game clock bounds the seat's decisions of one game, all together: once it (or its ceiling on the
+    wall clock) runs out, the seat is asked nothing more that game.
     """
 
     def __init__(self, control: TimeControl) -> None:
         self.control = control
         self.bank = control.bank
+        clock = control.game_clock if control.game_clock > 0 else None
+        self.left = clock  # charged seconds left on the game clock (None: no game clock)
+        self.wall_left = None if clock is None else WALL_CEILING * clock
+        self.used = 0.0  # charged seconds the seat's decisions took
+        self.waited = 0.0  # wall seconds the arena waited for them
 
     def allowance(self) -> float:
-        """The seconds the next decision may take."""
-        return self.control.timeout + self.bank
+        """The charged seconds the next decision may take: the timeout and bank, no more than the game clock left."""
+        move = self.control.timeout + self.bank
+        return move if self.left is None else min(move, self.left)
+
+    def wall_limit(self) -> float:
+        """The wall seconds the arena waits for the next decision: the ceiling, no more than the game clock's."""
+        ceiling = WALL_CEILING * (self.control.timeout + self.bank)
+        return ceiling if self.wall_left is None else min(ceiling, self.wall_left)
+
+    def out_of_time(self) -> bool:
+        """True once the game clock (or its ceiling on the wall clock) has run out."""
+        return self.left is not None and self.wall_left is not None and (
+            self.left < _RUN_OUT or self.wall_left < _RUN_OUT)
+
+    def runs_out(self, elapsed: float, cpu: float | None) -> bool:
+        """True if a decision of `elapsed` wall and `cpu` CPU seconds would run the game clock out."""
+        return self.left is not None and self.wall_left is not None and (
+            charged(elapsed, cpu) > self.left - _RUN_OUT or elapsed > self.wall_left - _RUN_OUT)
 
     def clock(self) -> Clock:
-        """The clock as a bot is told it."""
-        return Clock(remaining=self.allowance(), bank=self.bank)
+        """The clock as a bot is told it: `remaining` never goes past the game clock left."""
+        return Clock(remaining=self.allowance(), bank=self.bank, game_clock=self.left or 0.0)
 
-    def charge(self, elapsed: float | None, timed_out: bool) -> None:
-        """Account for one decision that took `elapsed` seconds (None: the seat was not asked)."""
+    def charge(self, elapsed: float | None, timed_out: bool, cpu: float | None = None) -> None:
+        """Account for one decision that took `elapsed` wall seconds and `cpu` CPU seconds (None: not measured,
+        the wall time is charged; elapsed None: the seat was not asked)."""
         if elapsed is None:
             return
-        overage = max(0.0, elapsed - self.control.timeout)
+        spent = charged(elapsed, cpu)
+        self.used += spent
+        self.waited += elapsed
+        if self.left is not None and self.wall_left is not None:
+            self.left = max(0.0, self.left - spent)
+            self.wall_left = max(0.0, self.wall_left - elapsed)
+        overage = max(0.0, spent - self.control.timeout)
         self.bank = (0.0 if timed_out else max(0.0, self.bank - overage)) + self.control.increment
+
+
+def charged(elapsed: float, cpu: float | None) -> float:
+    """The time a decision is charged: the CPU time of the bot's processes, never more than the wall time (all of
+    the wall time where CPU time is not measured)."""
+    return elapsed if cpu is None else min(cpu, elapsed)
 
 
 def new_game_request(game: Game, options: dict[str, Any] | None, game_index: int, seat: int, num_players: int,

@@ -17,12 +17,13 @@ import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from multiprocessing import get_context
+from multiprocessing import get_context, resource_tracker
 from multiprocessing.connection import Connection, wait
 from types import FrameType
 from typing import Any, Callable, Generic, Iterator, TypeVar
 
 from arena.bots import report_progress
+from arena.interrupt import check_interrupted
 
 J = TypeVar("J")
 R = TypeVar("R")
@@ -51,14 +52,21 @@ def _serve(conn: Connection, target: Callable[[Any], Any], coordinator: int, sto
     """A worker's life: play the jobs the coordinator sends, one at a time, until it closes the pipe or says stop."""
     die_with(coordinator)
 
+    stopping: list[int] = []
+
     def on_signal(signum: int, frame: FrameType | None) -> None:
-        if stop.value:  # only the coordinator sets it; a bot's signal alone changes nothing
+        # Only the coordinator sets stop; a bot's signal alone changes nothing. Once: a second signal (the
+        # terminal's Ctrl-C besides the coordinator's SIGTERM) must not interrupt the stopping.
+        if stop.value and not stopping:
+            stopping.append(signum)
             raise KeyboardInterrupt(f"signal {signal.Signals(signum).name}")
 
     for sig in IGNORED_SIGNALS:
         signal.signal(sig, on_signal)
     report_progress(due)
     try:
+        # Started with the termination signals blocked (see _held): one that came meanwhile is delivered now.
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _TERMINAL_SIGNALS)
         while not stop.value:
             try:
                 job = conn.recv()
@@ -132,15 +140,24 @@ class Worker(Generic[J, R]):
     """One worker process, as the coordinator sees it: the job it plays, and what it has been seen doing."""
 
     def __init__(self, target: Callable[[J], R]) -> None:
+        check_interrupted()  # a Ctrl-C that reached no handler of the arena still stops the run before a worker
         context = get_context("spawn")  # a worker must not inherit the coordinator's SQLite or ZeroMQ state
         self._conn, child = context.Pipe()
         self._stop = context.RawValue("b", 0)
         self._due = context.RawValue("d", time.monotonic())
         self.process = context.Process(target=_serve, args=(child, target, os.getpid(), self._stop, self._due),
                                        name="arena worker")
-        with _deaf():
-            self.process.start()
-        child.close()
+        try:
+            with _held():
+                self.process.start()
+        except BaseException:
+            # A signal held back while it started is delivered as it ends: the new worker must not outlive that.
+            if self.process.pid is not None:
+                self.process.kill()
+                self.process.join()
+            raise
+        finally:
+            child.close()
         self.job: J | None = None
         self._stops = 0
         self._seen: list[tuple[int, int | None]] = []
@@ -263,15 +280,24 @@ class WorkerPool(Generic[J, R]):
 
 
 @contextmanager
-def _deaf() -> Iterator[None]:
-    """While a worker starts: the termination signals ignored, so that it inherits that until it sets its own
-    handlers (a Ctrl-C on the terminal reaches the whole process group, a starting worker included)."""
+def _held() -> Iterator[None]:
+    """While a worker starts: the termination signals held back, never lost. They are blocked, so that the worker
+    inherits them blocked until it has set its own handlers (a Ctrl-C on the terminal reaches the whole process
+    group, a starting worker included), and one that reaches this process meanwhile (blocked here, or taken by
+    another thread) is only noted; once the worker has started, each noted signal is delivered again."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in _TERMINAL_SIGNALS}
+    # Starting multiprocessing's resource tracker unblocks SIGINT and SIGTERM in this process: start it first.
+    resource_tracker.ensure_running()
+    noted: list[int] = []
+    previous = {sig: signal.signal(sig, lambda signum, frame: noted.append(signum)) for sig in _TERMINAL_SIGNALS}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, _TERMINAL_SIGNALS)
     try:
         yield
     finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a pending one is delivered here, and noted
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        for sig in dict.fromkeys(noted):
+            signal.raise_signal(sig)

@@ -129,6 +129,9 @@ class Struct:
 
     SCHEMA: ClassVar[dict[str, Parser]] = {}
     STRICT: ClassVar[bool] = False  # True: unknown fields are an error
+    # Fields added within a version: taken as these values where a sender (an older arena, a stored record)
+    # leaves them out.
+    ADDED: ClassVar[dict[str, Any]] = {}
 
     def to_wire(self) -> dict[str, Any]:
         """The plain map that goes on the wire."""
@@ -161,6 +164,9 @@ def _parse_fields(cls: Any, value: dict[str, Any], path: str, header: tuple[str,
     fields = {}
     for name, parse in cls.SCHEMA.items():
         if name not in value:
+            if name in cls.ADDED:
+                fields[name] = cls.ADDED[name]
+                continue
             raise SchemaError(prefix + name, "missing")
         fields[name] = parse(value[name], prefix + name)
     return fields
@@ -168,25 +174,31 @@ def _parse_fields(cls: Any, value: dict[str, Any], path: str, header: tuple[str,
 
 @dataclass(frozen=True)
 class TimeControl(Struct):
-    """The clock rules of a match, in seconds: per decision, for start-up, and the optional time bank."""
+    """The clock rules of a match, in seconds: per decision, for start-up, the optional time bank, and the game
+    clock (each seat's thinking time in one game; 0: none)."""
 
     timeout: float = 1.0
     init: float = 10.0
     bank: float = 0.0
     increment: float = 0.0
+    game_clock: float = 0.0
 
     SCHEMA: ClassVar[dict[str, Parser]] = {"timeout": seconds, "init": seconds, "bank": seconds,
-                                           "increment": seconds}
+                                           "increment": seconds, "game_clock": seconds}
+    ADDED: ClassVar[dict[str, Any]] = {"game_clock": 0.0}
 
 
 @dataclass(frozen=True)
 class Clock(Struct):
-    """The clock of one decision: the seconds it may take, and the bank left before it."""
+    """The clock of one decision: the seconds it may take, the bank left before it, and the seconds left on the
+    seat's game clock (0: the match has no game clock)."""
 
     remaining: float
     bank: float
+    game_clock: float = 0.0
 
-    SCHEMA: ClassVar[dict[str, Parser]] = {"remaining": seconds, "bank": seconds}
+    SCHEMA: ClassVar[dict[str, Parser]] = {"remaining": seconds, "bank": seconds, "game_clock": seconds}
+    ADDED: ClassVar[dict[str, Any]] = {"game_clock": 0.0}
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,13 @@ import click
 
 from arena import __version__
 from arena.errors import ArenaError, ConfigError
+from arena.interrupt import (
+    INTERRUPTED,
+    INTERRUPTED_LINE,
+    check_interrupted,
+    forget_interrupt,
+    remember_interrupts,
+)
 
 
 class ArenaUsageError(click.UsageError):
@@ -50,9 +57,27 @@ class ArenaGroup(click.Group):
         self.add_command(command, name)
         return command
 
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        remember_interrupts()
+        return super().main(*args, **kwargs)
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
+        found = super().resolve_command(ctx, args)
+        check_interrupted()  # a Ctrl-C while the command's modules were imported
+        return found
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt:
+            # A command that runs games says what it kept; this is a Ctrl-C anywhere else (starting up, finishing).
+            click.echo(f"\n{INTERRUPTED_LINE}", err=True)
+            forget_interrupt()
+            raise SystemExit(INTERRUPTED) from None
+        except SystemExit as exc:
+            if exc.code == INTERRUPTED:
+                forget_interrupt()
+            raise
         except ConfigError as exc:
             raise ArenaUsageError(str(exc)) from None
         except ArenaError as exc:

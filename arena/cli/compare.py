@@ -13,6 +13,7 @@ import click
 from arena import compare as comparison
 from arena.cli.params import (
     GAME,
+    announce_crowding,
     announce_sandbox,
     db_option,
     game_options,
@@ -28,9 +29,19 @@ from arena.games import Game
 from arena.ratings import RatingConfig
 from arena.sandbox import Sandbox
 from arena.seeds import PUBLIC_SEED_HELP
-from arena.sprt import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_ELO0, DEFAULT_ELO1, SprtSettings
+from arena.sprt import (
+    DEFAULT_ALPHA,
+    DEFAULT_BETA,
+    DEFAULT_ELO0,
+    DEFAULT_ELO1,
+    PairCounts,
+    SprtSettings,
+    TestKind,
+    Verdict,
+    report,
+)
 from arena.store import Store
-from arena.tournament import Progress, Runner, TournamentSpec, check_spec
+from arena.tournament import Runner, check_spec
 from protocol import TimeControl
 
 
@@ -43,10 +54,14 @@ from protocol import TimeControl
                    "sample bots (the heuristic bot where it plays the game, then random bots).")
 @click.option("--seats", type=click.IntRange(min=1),
               help="Seats per table (default: the game's smallest table, where pairs cancel the most luck).")
-@click.option("--elo0", type=float, default=DEFAULT_ELO0, show_default=True,
-              help="H0: NEW is at most this many Elo better than BASE.")
-@click.option("--elo1", type=float, default=DEFAULT_ELO1, show_default=True,
-              help="H1: NEW is at least this many Elo better than BASE.")
+@click.option("--test", type=click.Choice([k.value for k in TestKind]),
+              help="The sequential test: mixture (a ladder of gains from elo1 - elo0 up, doubling, so that a large "
+                   "difference is decided in few pairs) or classic (one ratio, elo0 against elo1, as fishtest). "
+                   "Default: classic if --elo0 or --elo1 is given, else mixture.")
+@click.option("--elo0", type=float, help=f"H0: NEW is at most this many Elo better than BASE [default: "
+              f"{DEFAULT_ELO0:g}].")
+@click.option("--elo1", type=float, help=f"H1: NEW is at least this many Elo better than BASE (the mixture's "
+              f"smallest gain) [default: {DEFAULT_ELO1:g}].")
 @click.option("--alpha", type=float, default=DEFAULT_ALPHA, show_default=True,
               help="The chance of declaring NEW better when H0 holds.")
 @click.option("--beta", type=float, default=DEFAULT_BETA, show_default=True,
@@ -63,15 +78,17 @@ from protocol import TimeControl
 @click.option("--json", "as_json", is_flag=True, help="Print the final report as one JSON object on stdout.")
 @time_options
 @sandbox_options
-@game_options
+@game_options(short=False)
 @results_option
 @db_option
-def compare(new: str, base: str, game: Game, opponents: tuple[str, ...], seats: int | None, elo0: float,
-            elo1: float, alpha: float, beta: float, max_games: int, fixed_games: int | None, seed: int | None,
-            jobs: int, name: str | None, as_json: bool, time: TimeControl, sandbox: Sandbox,
-            options: dict[str, Any] | None, results_dir: Path, db: Path | None) -> None:
+def compare(new: str, base: str, game: Game, opponents: tuple[str, ...], seats: int | None, test: str | None,
+            elo0: float | None, elo1: float | None, alpha: float, beta: float, max_games: int,
+            fixed_games: int | None, seed: int | None, jobs: int, name: str | None, as_json: bool,
+            time: TimeControl, sandbox: Sandbox, options: dict[str, Any] | None, results_dir: Path,
+            db: Path | None) -> None:
     """Is NEW better than BASE at GAME? Each deal is played twice, NEW and then BASE in the tested seat against
-    the same opponents, and a sequential probability ratio test (SPRT) stops as soon as the answer is clear.
+    the same opponents, and a sequential probability ratio test (SPRT) stops as soon as the answer is clear: by
+    default a mixture over the size of the gain, which decides a large difference in few pairs.
 
     NEW and BASE are bot command lines (NAME=COMMAND too) or submission folders. Killed or stopped, the same
     command resumes the comparison.
@@ -82,15 +99,16 @@ def compare(new: str, base: str, game: Game, opponents: tuple[str, ...], seats: 
     taken = {new_bot.name, base_bot.name, *(o.name for o in chosen)}
     chosen += sample_opponents(game.name, max(0, seats - 1 - len(chosen)), taken)
     players = comparison.entrants(new_bot, base_bot, chosen)
-    sprt = None if fixed_games is not None else SprtSettings(elo0, elo1, alpha, beta)
+    sprt = None if fixed_games is not None else comparison.sequential_test(test, elo0, elo1, alpha, beta)
     spec = comparison.spec(game.name, players, seats, sprt, fixed_games or max_games, options=options, seed=seed,
                            time=time, sandbox=sandbox.resolved(),
                            wave=DEFAULT_WAVE, rating=RatingConfig.for_game(game.name))
     check_spec(spec)  # before the store is created: a bad command leaves nothing behind
+    live = LiveLine(spec.sprt)
     with Store(store_path(results_dir, db)) as store:
         runner = Runner(spec, store, results_dir, jobs=jobs, name=name,
-                        on_start=lambda _: announce_sandbox(spec.sandbox),
-                        on_progress=lambda p: _live(store, runner, spec, p))
+                        on_start=lambda _: (announce_sandbox(spec.sandbox), announce_crowding(jobs, spec.seats)),
+                        on_progress=lambda _: live.show(*comparison.current(store, runner.tournament, spec)))
         try:
             runner.run()
         except KeyboardInterrupt:
@@ -100,18 +118,45 @@ def compare(new: str, base: str, game: Game, opponents: tuple[str, ...], seats: 
     click.echo(json.dumps(result) if as_json else text_report(result))
 
 
-def _live(store: Store, runner: Runner, spec: TournamentSpec, progress: Progress) -> None:
-    counts, _ = comparison.current(store, runner.tournament, spec)
-    line = f"pairs {counts.pairs}: +{counts.wins} ={counts.draws} -{counts.losses}"
-    if spec.sprt is not None and counts.pairs:
-        from arena.sprt import llr
-        line += f", LLR {llr(counts, spec.sprt):+.2f} ({spec.sprt.lower:.2f}, {spec.sprt.upper:.2f})"
-    click.echo(line, err=True)
+class LiveLine:
+    """The progress line on stderr, printed when the pairs counted change: a table that finishes before an earlier
+    one adds no pair yet (pairs count in deal order), and printed the line before it again."""
+
+    def __init__(self, sprt: SprtSettings | None) -> None:
+        self.sprt = sprt
+        self.shown = 0
+
+    def show(self, counts: PairCounts, verdict: Verdict) -> None:
+        """Print the line for these counts unless it is the one printed last."""
+        if counts.pairs == self.shown:
+            return
+        self.shown = counts.pairs
+        click.echo(live_line(report(counts, self.sprt, verdict)), err=True)
 
 
-def _elo(value: float | None) -> str:
+def live_line(r: dict[str, Any]) -> str:
+    """One line: the pairs, the estimate with its interval, the verdict so far and the pairs still expected."""
+    low, high = r["interval"]
+    line = (f"pairs {r['pairs']} (+{r['wins']} ={r['draws']} -{r['losses']}): elo {_elo(r['estimate'])} "
+            f"[{_elo(low, '-inf')}, {_elo(high)}]")
+    if r["test"] is None:
+        return line
+    line += f"; {r['verdict']}: {_evidence(r)}"
+    remaining = r["expected_pairs"]["remaining"]
+    if r["verdict"] == Verdict.UNDECIDED.value and remaining is not None:
+        line += f"; about {remaining} more pairs expected"
+    return line
+
+
+def _evidence(r: dict[str, Any]) -> str:
+    lower, upper = r["bounds"]
+    return f"log-evidence for better {r['llr']:+.2f} of {upper:.2f}, for not better {r['llr_not_better']:+.2f} of " \
+           f"{-lower:.2f}"
+
+
+def _elo(value: float | None, unbounded: str = "+inf") -> str:
     if value is None or not math.isfinite(value):
-        return "inf" if value is None else f"{value}"
+        return unbounded if value is None else f"{value}"
     return f"{value:+.1f}"
 
 
@@ -124,12 +169,26 @@ def text_report(r: dict[str, Any]) -> str:
         + (f"; {r['failed_games']} games failed" if r["failed_games"] else ""),
         f"score: {100 * r['score']:.1f}% of pairs won, draws half "
         f"[{100 * r['score_interval'][0]:.1f}%, {100 * r['score_interval'][1]:.1f}%]",
-        f"elo: {_elo(r['estimate'])} [{_elo(low) if low is not None else '-inf'}, {_elo(high)}] (95%)",
+        f"elo: {_elo(r['estimate'])} [{_elo(low, '-inf')}, {_elo(high)}] (95%)",
         f"LOS: {100 * r['los']:.1f}%",
     ]
-    if r["llr"] is not None:
-        lines.append(f"LLR: {r['llr']:.2f} (bounds {r['bounds'][0]:.2f}, {r['bounds'][1]:.2f}; "
-                     f"elo0 {r['sprt']['elo0']:g}, elo1 {r['sprt']['elo1']:g}, alpha {r['sprt']['alpha']:g}, "
-                     f"beta {r['sprt']['beta']:g})")
-    lines.append(f"verdict: {r['verdict']}" if r["llr"] is not None else "verdict: none (a fixed number of games)")
+    if r["test"] is None:
+        lines.append("verdict: none (a fixed number of games)")
+        return "\n".join(lines)
+    lines.append(f"test: {_test(r['sprt'])}")
+    lines.append(_evidence(r))
+    remaining = r["expected_pairs"]["remaining"]
+    if r["verdict"] == Verdict.UNDECIDED.value and remaining is not None:
+        lines.append(f"expected: about {remaining} more pairs to a verdict ({r['expected_pairs']['model']})")
+    lines.append(f"verdict: {r['verdict']} after {r['pairs']} pairs, elo {_elo(r['estimate'])} "
+                 f"[{_elo(low, '-inf')}, {_elo(high)}]")
     return "\n".join(lines)
+
+
+def _test(sprt: dict[str, Any]) -> str:
+    errors = f"alpha {sprt['alpha']:g}, beta {sprt['beta']:g}"
+    if sprt["test"] == TestKind.CLASSIC.value:
+        return f"classic SPRT, elo0 {sprt['elo0']:g} against elo1 {sprt['elo1']:g}, {errors}"
+    gains = ", ".join(f"{g:+g}" for g, _ in sprt["gains"])
+    return (f"mixture SPRT against elo0 {sprt['elo0']:g}, gains {gains} Elo (weight {sprt['gains'][0][1]:g} on the "
+            f"smallest), {errors}")

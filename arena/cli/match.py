@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,16 +23,16 @@ from arena.cli.params import (
 )
 from arena.errors import ArenaError
 from arena.games import Game
-from arena.interrupt import cleanup_on_termination
+from arena.interrupt import INTERRUPTED, cleanup_on_termination
 from arena.match import MatchConfig, MatchInterrupted, MatchResult, run_match
 from arena.match import store_match as keep_in_store
+from arena.progress import BuildDisplay
 from arena.record import GameRecord
 from arena.sandbox import Sandbox
 from arena.seeds import PUBLIC_SEED_HELP, chosen
 from protocol import DEFAULT_MAX_MESSAGE, TimeControl
 
 DEFAULT_RESULTS = Path("results")  # the --results default: commands given it need no --results option
-INTERRUPTED = 130  # the exit status of a command stopped by Ctrl-C or SIGTERM, as a shell reports SIGINT
 
 
 @click.command()
@@ -63,7 +64,8 @@ def match(game: Game, bots: tuple[BotCommand, ...], games: int, seed: int | None
     config = MatchConfig(
         game=game, bots=bots, games=games, seed=chosen(seed), options=options, time=time,
         fresh_processes=fresh_processes, duplicate=duplicate, transport=Transport.TCP if tcp else Transport.IPC,
-        max_message=max_message, results_dir=results_dir, sandbox=sandbox.resolved())
+        max_message=max_message, results_dir=results_dir, sandbox=sandbox.resolved(),
+        build_watch=None if quiet else BuildDisplay(sys.stderr, sys.stderr.isatty()))
     config.check()
     announce_sandbox(config.sandbox)
     progress = None if quiet else lambda record: click.echo(game_line(record, games), err=True)
@@ -97,9 +99,9 @@ def where_to_look(result: MatchResult, stored: list[int], results_dir: Path) -> 
     folder = result.directory
     first = f" (arena replay {shlex.quote(str(folder / 'game-0001.json'))})" if result.records else ""
     option = "" if results_dir == DEFAULT_RESULTS else f" --results {shlex.quote(str(results_dir))}"
-    browse = (f"\nstored as games {stored[0]} to {stored[-1]}: "
-              f"arena matches{option} -t {shlex.quote(result.match_id)}; "
-              f"arena show{option} {stored[0]}") if stored else ""
+    entry = shlex.quote(result.match_id)
+    browse = (f"\nstored as games 1 to {len(stored)} of {entry}: arena matches{option} -t {entry}; "
+              f"arena show{option} 1 -t {entry}") if stored else ""
     return (f"logs: {shlex.quote(str(folder / 'logs'))}\n"
             f"game records: {shlex.quote(str(folder))}{first}{browse}")
 

@@ -12,9 +12,10 @@ import click
 from arena.bots import BotCommand
 from arena.entrants import bot_command
 from arena.errors import ConfigError
-from arena.games import Game, GameError, available, get_game
+from arena.games import Game, GameError, available, check_variants, get_game
 from arena.ratings import RatingConfig
-from arena.sandbox import MIB, Isolation, Limits, Sandbox
+from arena.sandbox import MIB, Isolation, Limits, Sandbox, cpu_accounting, crowding
+from arena.wire import WALL_CEILING, with_game_clock
 from protocol import TimeControl
 
 
@@ -55,15 +56,23 @@ def parse_game_options(pairs: tuple[str, ...], variants: tuple[str, ...]) -> dic
     return options or None
 
 
-def game_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """--option and --variant, gathered into the game's options (a dict, or None) passed as `options`."""
+def game_options(command: Callable[..., Any] | None = None, *, short: bool = True) -> Any:
+    """--option (also -o unless `short` is false, for a command whose -o means something else) and --variant,
+    gathered into the game's options (a dict, or None) passed as `options`."""
+    if command is None:
+        return functools.partial(game_options, short=short)
 
     @functools.wraps(command)
     def gathered(*args: Any, option_pairs: tuple[str, ...], variants: tuple[str, ...], **kwargs: Any) -> Any:
+        if kwargs.get("game") is not None:  # every command with game options names its game `game`
+            try:
+                check_variants(kwargs["game"], variants)
+            except GameError as exc:
+                raise click.BadParameter(str(exc), param_hint="'--variant'") from None
         return command(*args, options=parse_game_options(option_pairs, variants), **kwargs)
 
     return _with_options(gathered, [
-        click.option("--option", "-o", "option_pairs", multiple=True, metavar="KEY=VALUE",
+        click.option("--option", *(("-o",) if short else ()), "option_pairs", multiple=True, metavar="KEY=VALUE",
                      help="A game option, VALUE as JSON (e.g. max_turns=50); repeatable."),
         click.option("--variant", "variants", multiple=True, metavar="NAME",
                      help="Switch on a variant of the game (the option NAME=true); repeatable."),
@@ -103,24 +112,35 @@ def results_option(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """--timeout, --init-timeout, --time-bank and --increment, gathered into a TimeControl passed as `time`."""
+    """--timeout, --init-timeout, --time-bank, --increment and --game-clock, gathered into the TimeControl of the
+    command's `game` (its own game clock where --game-clock is not given), passed as `time`."""
 
     @functools.wraps(command)
     def gathered(*args: Any, timeout: float, init_timeout: float, time_bank: float, increment: float,
-                 **kwargs: Any) -> Any:
+                 game_clock: float | None, **kwargs: Any) -> Any:
         time = TimeControl(timeout=timeout, init=init_timeout, bank=time_bank, increment=increment)
-        return command(*args, time=time, **kwargs)
+        return command(*args, time=with_game_clock(time, kwargs["game"], game_clock), **kwargs)
 
     return _with_options(gathered, [
         click.option("--timeout", type=SECONDS, default=1.0, show_default=True,
-                     help="Seconds a bot may take per decision."),
+                     help="Seconds a bot may take per decision: CPU time of its processes, and at most "
+                     f"{WALL_CEILING:g} times as much on the wall clock."),
         click.option("--init-timeout", type=SECONDS, default=10.0, show_default=True,
                      help="Seconds a bot may take to start and answer the handshake or a new game."),
         click.option("--time-bank", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
                      help="Extra seconds per game a bot may spend beyond the per-decision timeout."),
         click.option("--increment", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
                      help="Seconds added to the time bank after every decision."),
+        click.option("--game-clock", type=click.FloatRange(min=0.0), default=None, metavar="SECONDS",
+                     show_default=_game_clocks(),
+                     help="Seconds a bot may think in one game, all its decisions together (CPU time, and at most "
+                     f"{WALL_CEILING:g} times as much on the wall clock); once they run out, its seat plays the "
+                     "default for the rest of the game (a `clock` fault). 0: no game clock."),
     ])
+
+
+def _game_clocks() -> str:
+    return ", ".join(f"{get_game(name).game_clock:g} for {name}" for name in available())
 
 
 def db_option(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -205,5 +225,15 @@ def announce_sandbox(sandbox: Sandbox) -> None:
     """Print the level in effect, and the one-line warning of what it does not protect, on stderr."""
     click.echo(f"sandbox: {sandbox.describe()}", err=True)
     warning = sandbox.warning()
+    if warning:
+        click.echo(warning, err=True)
+    if cpu_accounting() is None:
+        click.echo("time warning: the CPU time of a bot's processes cannot be read here: every decision is timed by "
+                   "the wall clock, waiting for a busy machine included", err=True)
+
+
+def announce_crowding(jobs: int, seats: int) -> None:
+    """Print, on stderr, a warning if the tables played at once crowd the machine's cores."""
+    warning = crowding(jobs, seats)
     if warning:
         click.echo(warning, err=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -11,12 +12,13 @@ from tabulate import tabulate
 
 from arena.cli.params import db_option, results_option, store_path
 from arena.errors import ReplayError
-from arena.leaderboard import FORMATS, board_title, build, render
+from arena.leaderboard import FORMATS, Leaderboard, board_title, build, handshake_names, render
 from arena.ratings import Rating, RatingConfig, Ratings, rate_all
 from arena.record import GameRecord, load_record
 from arena.replay import turn_lines
 from arena.seeds import stored_public_seed
 from arena.site import leaderboard_page, tournament_data
+from arena.site.data import game_replays
 from arena.store import Store, Tournament
 from arena.viewer import write_replay
 
@@ -29,9 +31,10 @@ def _open(results_dir: Path, db: Path | None, readonly: bool = True) -> Store:
 
 
 def _stored_ratings(store: Store, t: Tournament) -> Ratings:
-    config = RatingConfig(**t.config["rating"])
+    """The ratings the store keeps; rated from the games when it keeps none (a match's entry is not rated)."""
+    config = RatingConfig.stored(t.game, t.config)
     table = {name: Rating(mu, sigma) for name, (mu, sigma) in store.stored_ratings(t.id).items()}
-    return Ratings(config, table)
+    return Ratings(config, table) if table else rate_all(config, store.outcomes(t.id))
 
 
 @click.command()
@@ -49,17 +52,28 @@ def leaderboard(name: str | None, fmt: str, max_fault_rate: float | None, output
     """Print a tournament's leaderboard, ranked by the conservative estimate mu - 3 sigma."""
     with _open(results_dir, db) as store:
         t = store.tournament(name)
+        if max_fault_rate is None:  # the tournament's own, from its competition file or command
+            max_fault_rate = t.config.get("max_fault_rate")
         if fmt == "html":  # the published site's leaderboard page, on its own
             text = leaderboard_page(tournament_data(store, t, max_fault_rate))
         else:
-            text = render(build(board_title(t.name, t.game, t.format, t.config), _stored_ratings(store, t),
-                                store.bot_stats(t.id), max_fault_rate, tuple(store.refusals(t.id)),
-                                frozenset(store.retired(t.id)), all_versions, stored_public_seed(t.config)), fmt)
+            board = build(board_title(t.name, t.game, t.format, t.config), _stored_ratings(store, t),
+                          store.bot_stats(t.id), max_fault_rate, tuple(store.refusals(t.id)),
+                          frozenset(store.retired(t.id)), all_versions, stored_public_seed(t.config))
+            text = render(with_handshakes(board, store, t, results_dir) if fmt in ("table", "markdown") else board,
+                          fmt)
     if output is None:
         click.echo(text)
     else:
         output.write_text(text + "\n", encoding="utf-8")
         click.echo(f"leaderboard written to {output}", err=True)
+
+
+def with_handshakes(board: Leaderboard, store: Store, t: Tournament, results_dir: Path) -> Leaderboard:
+    """The board with each bot's handshake name, read from its games' records, to show beside its entrant name."""
+    records = (replay_path(replay, results_dir) for _, replay in game_replays(store, t))
+    names = [r.bot for r in (*board.rows, *board.withheld)]
+    return replace(board, handshakes=handshake_names((p for p in records if p is not None), names))
 
 
 @click.command()
@@ -78,13 +92,15 @@ def matches(name: str | None, only_faults: bool, results_dir: Path, db: Path | N
                 continue
             seats = ", ".join(f"{s['bot']}:{s['score'] if s['score'] is not None else '-'}"
                               f"/{s['rank'] if s['rank'] is not None else '-'}" for s in m["seats"])
-            rows.append((m["id"], m["seq"], m["table"], m["status"], seats, faults))
-    click.echo(f"{t.name} ({t.game}, {t.format}): {len(rows)} games")
-    click.echo(tabulate(rows, headers=("id", "seq", "table", "status", "bot:score/rank by seat", "faults")))
+            rows.append((m["seq"] + 1, m["table"], m["status"], seats, faults))
+    click.echo(f"{t.name} ({t.game}, {t.format}): {len(rows)} games; arena show GAME -t {shlex.quote(t.name)} "
+               "shows one")
+    click.echo(tabulate(rows, headers=("game", "table", "status", "bot:score/rank by seat", "faults")))
 
 
 @click.command()
-@click.argument("match_id", type=click.IntRange(min=1), metavar="MATCH")
+@click.argument("number", type=click.IntRange(min=1), metavar="GAME")
+@_tournament_option
 @click.option("--verbose", "-v", is_flag=True, help="Show hidden details in the replay too.")
 @click.option("--html", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the replay as one self-contained HTML page (the referee's view, every seat's view "
@@ -93,15 +109,17 @@ def matches(name: str | None, only_faults: bool, results_dir: Path, db: Path | N
               help="With --html: a page of only what this seat was sent.")
 @results_option
 @db_option
-def show(match_id: int, verbose: bool, html: Path | None, seat: int | None, results_dir: Path,
+def show(number: int, name: str | None, verbose: bool, html: Path | None, seat: int | None, results_dir: Path,
          db: Path | None) -> None:
-    """Show one stored game: seats, result, faults, and its replay turn by turn (or as an HTML page)."""
+    """Show game GAME of a tournament (its number in `arena matches`): seats, result, faults, and its replay turn
+    by turn (or as an HTML page)."""
     if seat is not None and html is None:
         raise click.BadParameter("only with --html", param_hint="'--seat'")
     with _open(results_dir, db) as store:
-        m = store.game(match_id)
+        t = store.tournament(name)
+        m = store.game_numbered(t, number)
     path = replay_path(m["replay"], results_dir)
-    click.echo(_describe(m, path))
+    click.echo(_describe(m, path, _show_command(number, t.name, results_dir, db)))
     if path is None:
         raise click.ClickException("this game has no replay file (it failed before it was played)")
     try:
@@ -130,15 +148,29 @@ def replay_path(stored: str | None, results_dir: Path) -> Path | None:
     return path if path.is_absolute() else results_dir / path
 
 
-def _describe(m: dict[str, Any], replay: Path | None) -> str:
-    head = (f"match {m['id']} of tournament {m['tournament']}: game {m['seq']} (table {m['table']}), seed "
-            f"{m['seed']}, {m['status']}: {m['reason']}{' (cut short)' if m['cut_short'] else ''}")
+def _show_command(number: int, name: str, results_dir: Path, db: Path | None) -> str:
+    """The `arena show` command of this game, as it can be pasted."""
+    where = "" if results_dir == Path("results") else f" --results {shlex.quote(str(results_dir))}"
+    where += "" if db is None else f" --db {shlex.quote(str(db))}"
+    return f"arena show {number} -t {shlex.quote(name)}{where}"
+
+
+def _describe(m: dict[str, Any], replay: Path | None, command: str) -> str:
+    head = (f"game {m['seq'] + 1} of {m['tournament']} (table {m['table']}), seed {m['seed']}, {m['status']}: "
+            f"{m['reason']}{' (cut short)' if m['cut_short'] else ''}")
     seats = tabulate([(s["seat"], s["bot"], s["score"], s["rank"], "yes" if s["disqualified"] else "", s["faults"])
                       for s in m["seats"]], headers=("seat", "bot", "score", "rank", "disqualified", "faults"))
-    faults = "\n".join(f"  seat {f['seat']}: {f['kind']}: {f['detail']}" + _tail(f["stderr_tail"])
+    page = f"game-{m['seq'] + 1}.html"
+    faults = "\n".join(f"  seat {f['seat']}{_at(f['decision'])}: {f['kind']}: {f['detail']}" + _tail(f["stderr_tail"])
+                       + (f"\n      see it: {command} --html {page}, then open {page}#step={f['decision']}&seat="
+                          f"{f['seat']}" if f["decision"] is not None and replay else "")
                        for f in m["faults"])
     where = f"arena replay {shlex.quote(str(replay))}" if replay else "none"
     return head + "\n" + seats + (f"\nfaults:\n{faults}" if faults else "") + f"\nreplay: {where}\n"
+
+
+def _at(decision: int | None) -> str:
+    return "" if decision is None else f", decision #{decision}"
 
 
 def _tail(stderr: str) -> str:
@@ -158,7 +190,7 @@ def rerate(name: str | None, every: bool, results_dir: Path, db: Path | None) ->
         targets = store.tournaments() if every else [store.tournament(name)]
         for t in targets:
             outcomes = store.outcomes(t.id)
-            ratings = rate_all(RatingConfig(**t.config["rating"]), outcomes)
+            ratings = rate_all(RatingConfig.stored(t.game, t.config), outcomes)
             store.save_ratings(t.id, ratings)
             click.echo(f"{t.name}: {len(outcomes)} games rated, {len(ratings.table)} bots")
             rows = sorted(((n, r.conservative, r.mu, r.sigma) for n, r in ratings.table.items()),

@@ -13,6 +13,7 @@ import click
 from arena import competition
 from arena.cli.params import (
     GAME,
+    announce_crowding,
     announce_sandbox,
     db_option,
     game_options,
@@ -22,8 +23,9 @@ from arena.cli.params import (
     store_path,
     time_options,
 )
+from arena.cli.results import with_handshakes
 from arena.cluster import ClusterPlayer
-from arena.entrants import Entrant, Refusal, from_command, survey
+from arena.entrants import Entrant, Refusal, from_commands, survey
 from arena.errors import ConfigError
 from arena.formats import DEFAULT_FORMAT, FORMATS, get_format
 from arena.formats.gauntlet import CHALLENGER_GAMES, SIGMA_TARGET, Gauntlet
@@ -31,7 +33,7 @@ from arena.formats.ladder import DEFAULT_WAVE
 from arena.games import SAMPLE_LEVELS, Game
 from arena.interrupt import cleanup_on_termination
 from arena.leaderboard import board_title, build, render
-from arena.progress import Display
+from arena.progress import BuildDisplay, Display
 from arena.ratings import DEFAULT_SIGMA, RatingConfig
 from arena.sandbox import Sandbox
 from arena.seeds import PUBLIC_SEED_HELP, stored_public_seed
@@ -140,7 +142,8 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
     if strict and refused:
         raise ConfigError(_refusals(refused))
     if submissions is not None:
-        entrants, failed = admit(entrants, game.name, options, time, sandbox, only=lambda e: e.cwd is not None)
+        entrants, failed = admit(entrants, game.name, options, time, sandbox, only=lambda e: e.cwd is not None,
+                                 watch=BuildDisplay(sys.stderr, sys.stderr.isatty()))
         refused += failed
     if strict and refused:
         raise ConfigError(_refusals(refused))
@@ -155,13 +158,14 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
     spec = TournamentSpec(
         game=game.name, fmt=format_, entrants=tuple(entrants), seats=seats, options=options, rounds=rounds,
         duplicate=duplicate, max_games=max_games, wave=wave, seed=seed, fresh_processes=fresh_processes, time=time,
-        rating=rating, title=title, sandbox=sandbox)
+        rating=rating, title=title, sandbox=sandbox, max_fault_rate=max_fault_rate)
     check_spec(spec, time_limit)  # before the store is created: a bad command leaves nothing behind
     player = None if cluster is None else ClusterPlayer(cluster, jobs, results_dir)
     with Store(store_path(results_dir, db)) as store, player or nullcontext():
         runner = Runner(spec, store, results_dir, jobs=jobs, name=name, time_limit=time_limit, refused=tuple(refused),
                         on_progress=Display(sys.stderr, sys.stderr.isatty()), player=player,
-                        on_start=lambda _: announce_sandbox(spec.sandbox))
+                        on_start=lambda _: (announce_sandbox(spec.sandbox), announce_crowding(
+                            1 if player else jobs, spec.seats)))
         try:
             with cleanup_on_termination():
                 ratings = runner.run()
@@ -172,17 +176,14 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
         board = build(board_title(t.name, game.name, fmt, spec.identity()), ratings,
                       store.bot_stats(t.id), max_fault_rate, tuple(store.refusals(t.id)),
                       frozenset(store.retired(t.id)), public_seed=stored_public_seed(t.config))
-        click.echo(render(board, "table"))
+        click.echo(render(with_handshakes(board, store, t, results_dir), "table"))
         if not runner.complete():
             click.echo("\nthe tournament is not complete: run the same command to go on", err=True)
 
 
 def _entrants(bots: tuple[str, ...], submissions: Path | None) -> tuple[list[Entrant], list[Refusal]]:
-    entrants = [from_command(b) for b in bots]
-    refused: list[Refusal] = []
-    if submissions is not None:
-        admitted, refused = survey(submissions)
-        entrants += admitted
+    admitted, refused = survey(submissions) if submissions is not None else ([], [])
+    entrants = from_commands(bots, taken=[e.name for e in admitted]) + admitted
     if not entrants and not refused:
         raise click.UsageError("give at least one bot command or --submissions DIR")
     return entrants, refused

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -9,13 +10,17 @@ import click
 from arena.bots import BotCommand
 from arena.cli.match import INTERRUPTED, report_interrupted, store_match, where_to_look
 from arena.cli.params import BOT, GAME, results_option, sandbox_options, time_options
+from arena.errors import ReplayError
 from arena.games import SAMPLE_LEVELS, Game
 from arena.interrupt import cleanup_on_termination
 from arena.match import MatchConfig, MatchInterrupted, MatchResult, run_match
-from arena.record import FaultRecord, GameRecord
+from arena.progress import BuildDisplay
+from arena.record import DecisionRecord, FaultRecord, GameRecord, ordinal
 from arena.sandbox import Sandbox
 from arena.seeds import PUBLIC_SEED_HELP, chosen
 from arena.tournament import sample_opponents
+from arena.viewer import write_replay
+from arena.wire import charged
 from protocol import TimeControl
 
 SLOW_SHARE = 0.5  # warn when a decision used more than this share of its time
@@ -43,14 +48,17 @@ def validate(bot: BotCommand, game: Game, players: int | None, games: int | None
     players = game.max_players if players is None else players
     opponents = sample_opponents(game.name, players - 1, {bot.label}, level=samples)
     config = MatchConfig(game=game, bots=(bot, *(BotCommand(o.command) for o in opponents)), games=games or players,
-                         seed=chosen(seed), time=time, results_dir=results_dir, sandbox=sandbox)
+                         seed=chosen(seed), time=time, results_dir=results_dir, sandbox=sandbox,
+                         build_watch=BuildDisplay(sys.stderr, sys.stderr.isatty()))
     config.check()
+    clock = f", a {time.game_clock:g} s game clock" if time.game_clock else ""
     click.echo(f"validating {bot} on {game.name}: {config.games} games at a table of {players}, "
-               f"{time.timeout:g} s per decision")
+               f"{time.timeout:g} s per decision{clock}")
     shown: dict[tuple[object, ...], list[int]] = {}
     try:
         with cleanup_on_termination():
-            result = run_match(config, on_game=lambda r: click.echo("\n".join(game_report(r, time.timeout, shown))))
+            result = run_match(config, on_game=lambda r: click.echo("\n".join(
+                game_report(r, time.timeout, shown, results_dir / "matches" / r.match_id))))
     except MatchInterrupted as stop:
         report_interrupted(stop, config.games)
         if stop.result.records:
@@ -76,20 +84,29 @@ def fault_key(fault: FaultRecord) -> tuple[object, ...]:
     return fault.phase, fault.asked, fault.kind, fault.detail, fault.stderr
 
 
-def game_report(record: GameRecord, timeout: float, shown: dict[tuple[object, ...], list[int]]) -> list[str]:
-    """What the candidate (participant 0) did in one game: decisions, slowest answer against the limit, rank, and
-    every fault not already shown for an earlier game (`shown` collects the games of each fault)."""
+def game_report(record: GameRecord, timeout: float, shown: dict[tuple[object, ...], list[int]],
+                folder: Path | None = None) -> list[str]:
+    """What the candidate (participant 0) did in one game: decisions, slowest answer against the limit (in the time
+    charged), how much of its game clock it used, rank, and every fault not already shown for an earlier game
+    (`shown` collects the games of each fault), each with the link that opens the game's replay page (written into
+    folder) at its moment."""
     seat = next(s.seat for s in record.seats if s.participant == 0)
-    times = [d.time for d in record.decisions if d.seat == seat and d.time is not None]
+    asked = [d for d in record.decisions if d.seat == seat and d.time is not None]
+    times = [charged(d.time, d.cpu) for d in asked if d.time is not None]
     faults = [f for f in record.faults if f.participant == 0]
     status = "FAULTS" if faults else "ok"
     slowest = f", slowest {max(times) * 1000:.1f} ms of its {timeout:g} s" if times else ""
-    lines = [f"game {record.game_index + 1} (seat {seat}): {status}: {len(times)} decisions{slowest}, "
-             f"rank {record.ranks[seat]} of {record.num_players}"
+    lines = [f"game {record.game_index + 1} (seat {seat}): {status}: {len(times)} decisions{slowest}"
+             f"{_clock_used(record, asked)}, rank {record.ranks[seat]} of {record.num_players}"
              + (" (disqualified)" if seat in record.disqualified else "")]
     if times and max(times) > SLOW_SHARE * timeout and not faults:
         lines.append(f"  warning: the slowest decision used {100 * max(times) / timeout:.0f}% of the {timeout:g} s "
                      "limit (raise it with --timeout)")
+    clock = record.time.game_clock
+    used = sum(charged(d.time, d.cpu) for d in asked if d.time is not None)
+    if clock and used > SLOW_SHARE * clock and not faults:
+        lines.append(f"  warning: the bot used {100 * used / clock:.0f}% of its {clock:g} s game clock (raise it "
+                     "with --game-clock)")
     for f in faults:
         games = shown.setdefault(fault_key(f), [])
         games.append(record.game_index + 1)
@@ -99,7 +116,30 @@ def game_report(record: GameRecord, timeout: float, shown: dict[tuple[object, ..
         lines.append(f"  fault: {f.message()}")
         if f.stderr.strip():
             lines.extend(f"    stderr| {line}" for line in f.stderr.strip().splitlines()[-10:])
+        page = _replay_page(record, folder) if f.anchor() else None
+        if page is not None:
+            lines.append(f"    see it: {page}{f.anchor()}")
     return lines
+
+
+def _clock_used(record: GameRecord, asked: list[DecisionRecord]) -> str:
+    """', game clock 0.0123 s of its 20 s': the time charged for the seat's decisions against its game clock."""
+    clock = record.time.game_clock
+    used = sum(charged(d.time, d.cpu) for d in asked if d.time is not None)
+    return f", game clock {used:.3g} s of its {clock:g} s" if clock else ""
+
+
+def _replay_page(record: GameRecord, folder: Path | None) -> Path | None:
+    """The game's replay page beside its record (written once), or None if it cannot be made."""
+    if folder is None:
+        return None
+    page = folder / f"game-{record.game_index + 1:04d}.html"
+    try:
+        if not page.exists():
+            write_replay(record, page)
+    except ReplayError:
+        return None
+    return page
 
 
 def repeated_faults(shown: dict[tuple[object, ...], list[int]], games: int) -> list[str]:
@@ -108,7 +148,7 @@ def repeated_faults(shown: dict[tuple[object, ...], list[int]], games: int) -> l
     for (phase, asked, kind, detail, _), where in shown.items():
         if len(where) > 1:
             every = "every game" if len(where) == games else "games " + ", ".join(map(str, where))
-            at = f"decision {asked}" if asked is not None else f"at {phase.value}"
+            at = f"at its {ordinal(asked)} decision" if asked is not None else f"at {phase.value}"
             lines.append(f"the same fault {len(where)} times, in {every}: {at}: {kind.value}: {detail}")
     return lines
 

@@ -6,8 +6,8 @@ import importlib
 
 from arena.games.base import Game, GameError, GameInvariantError, GameResult, State
 
-__all__ = ["Game", "GameError", "GameInvariantError", "GameResult", "SAMPLE_LEVELS", "State", "available", "get_game",
-           "sample_modules"]
+__all__ = ["Game", "GameError", "GameInvariantError", "GameResult", "SAMPLE_LEVELS", "State", "available",
+           "check_variants", "get_game", "sample_modules"]
 
 # name -> module that defines GAME; imported on first use so that one game's import cost is not everyone's.
 _REGISTRY: dict[str, str] = {
@@ -44,3 +44,11 @@ def get_game(name: str) -> Game:
     except (KeyError, TypeError):
         raise GameError(f"unknown game {name!r}; available: {', '.join(available())}") from None
     return importlib.import_module(module).GAME
+
+
+def check_variants(game: Game, names: tuple[str, ...]) -> None:
+    """GameError naming a variant the game does not have, and the ones it has."""
+    for name in names:
+        if name not in game.variants:
+            has = f"the variants {' and '.join(game.variants)}" if game.variants else "no variants"
+            raise GameError(f"{game.name} has no variant {name!r}; it has {has}")

@@ -127,6 +127,8 @@ class Game(Protocol):
     name: str
     min_players: int
     max_players: int
+    variants: tuple[str, ...]  # the options that switch a variant on (NAME=true)
+    game_clock: float  # the default game clock: seconds of thinking time per seat and game (README.md of the game)
 
     def default_options(self) -> dict[str, Any]: ...
     def parse_options(self, options: dict[str, Any] | None) -> OptionsLike: ...
@@ -313,8 +315,10 @@ class EngineGame(ABC):
     name: ClassVar[str]
     min_players: ClassVar[int]
     max_players: ClassVar[int]
+    game_clock: ClassVar[float]
     rules: ClassVar[Rules]
     views: ClassVar[Views]
+    variants: ClassVar[tuple[str, ...]] = ()
 
     state_class: ClassVar[Callable[..., EngineState]]
     # A staticmethod in the subclass: the options module's parse_options.

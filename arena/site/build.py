@@ -198,6 +198,7 @@ class GamePage:
     target: str
     back: tuple[str, str]
     bot_output: bool = False
+    heading: str | None = None  # which game it is, as the site numbers it (default: as its record does)
 
 
 def make_game_page(page: GamePage) -> tuple[bool, str | None]:
@@ -210,7 +211,7 @@ def make_game_page(page: GamePage) -> tuple[bool, str | None]:
 
     try:
         text = render_replay(load_record(Path(page.source)), back=page.back, linked=f"../../{ASSETS}/", check=False,
-                             bot_output=page.bot_output)
+                             bot_output=page.bot_output, heading=page.heading)
     except ArenaError as exc:
         return False, str(exc)
     return write_if_changed(Path(page.target), text), None
@@ -275,20 +276,21 @@ def _pending_pages(store: Store, tournaments: list[Tournament], results_dir: Pat
     pending: list[tuple[GamePage, str]] = []
     for t in tournaments:
         title, folder = tournament_title(t), slug(t.name)
-        for game_id, replay in game_replays(store, t):
+        for number, replay in game_replays(store, t):
             source = Path(replay) if Path(replay).is_absolute() else results_dir / replay
-            relative = f"{folder}/games/{game_id}.html"
+            relative = f"{folder}/games/{number}.html"
             try:
                 stat = source.stat()
             except OSError:
-                writer.report.problems.append(f"game {game_id}: its replay {str(source)!r} is missing")
+                writer.report.problems.append(f"game {number}: its replay {str(source)!r} is missing")
                 continue
-            stamp = f"{source}:{stat.st_size}:{stat.st_mtime_ns}:{__version__}:{PAGE_VERSION}:{title}:{bot_output}"
+            stamp = (f"{source}:{stat.st_size}:{stat.st_mtime_ns}:{__version__}:{PAGE_VERSION}:{title}:{bot_output}:"
+                     f"game {number}")
             if state.get(relative) == stamp and (writer.root / relative).is_file():
                 writer.report.unchanged += 1
                 continue
-            pending.append((GamePage(str(source), str(writer.root / relative), ("../index.html", title), bot_output),
-                            stamp))
+            pending.append((GamePage(str(source), str(writer.root / relative), ("../index.html", title), bot_output,
+                                     f"game {number} of {title}"), stamp))
     return pending
 
 

@@ -195,8 +195,8 @@ def tournament_title(t: Tournament) -> str:
 
 
 def game_replays(store: Store, t: Tournament) -> list[tuple[int, str]]:
-    """(game id, replay file) of every game of the tournament that has a replay, in schedule order."""
-    return list(store.db.execute("SELECT id, replay FROM games WHERE tournament_id = ? AND replay IS NOT NULL "
+    """(game number, replay file) of every game of the tournament that has a replay, in schedule order."""
+    return list(store.db.execute("SELECT seq + 1, replay FROM games WHERE tournament_id = ? AND replay IS NOT NULL "
                                  "AND replay != '' ORDER BY seq", (t.id,)))
 
 
@@ -205,8 +205,9 @@ def tournament_data(store: Store, t: Tournament, max_fault_rate: float | None = 
     """Read one tournament's games, ratings (rebuilt in schedule order, continuing from cache_dir's if given),
     head-to-head counts and faults."""
     outcomes = store.outcomes(t.id)
+    max_fault_rate = t.config.get("max_fault_rate") if max_fault_rate is None else max_fault_rate
     cache = None if cache_dir is None else cache_dir / f"{slug(t.name)}.json"
-    ratings, history = rating_history(RatingConfig(**t.config["rating"]), outcomes, cache)
+    ratings, history = rating_history(RatingConfig.stored(t.game, t.config), outcomes, cache)
     title = tournament_title(t)
     board = build(title, ratings, store.bot_stats(t.id), max_fault_rate, tuple(store.refusals(t.id)),
                   frozenset(store.retired(t.id)), public_seed=stored_public_seed(t.config))

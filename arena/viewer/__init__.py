@@ -49,25 +49,35 @@ def assets() -> dict[str, str]:
     return {name: _static(name) for name in names}
 
 
-def render_page(data: dict[str, Any], back: tuple[str, str] | None = None, linked: str | None = None) -> str:
+def render_page(data: dict[str, Any], back: tuple[str, str] | None = None, linked: str | None = None,
+                heading: str | None = None) -> str:
     """A complete HTML page (no network request) for page data made by replay_data; back is an optional (link,
     label) shown above the title, such as the tournament page of a published site. Self-contained, or with linked
     (a relative URL of a folder holding assets()), linking to the shared styles and scripts there."""
     seat = data["page_seat"]
-    view = "referee's view" if seat is None else f"seat {seat}'s view ({data['seats'][seat]['name']})"
-    title = f"{data['game']}: game {data['game_index'] + 1} of match {data['match']}, {view}"
+    heading = heading or f"game {data['game_index'] + 1} of match {data['match']}"
+    game = f"{data['game']}: {heading}"
+    view = "referee's view (everything)" if seat is None else seat_view(seat, data['seats'][seat]['name'])
     scripts = _scripts(data)
     return _environment().get_template("replay.html.j2").render(
-        title=title, back=back, data=script_json(data), linked=linked, css=None if linked else _static("viewer.css"),
+        title=f"{game}, {view}", game=game, back=back, data=script_json(data), linked=linked,
+        css=None if linked else _static("viewer.css"),
         scripts=scripts if linked else [_static(name) for name in scripts])
 
 
+def seat_view(seat: int, name: str) -> str:
+    """How a page names one seat's view (the browser names it the same way when the view changes)."""
+    return f"seat {seat}'s view ({name})"
+
+
 def render_replay(record: GameRecord, seat: int | None = None, back: tuple[str, str] | None = None,
-                  linked: str | None = None, check: bool = True, bot_output: bool = True) -> str:
+                  linked: str | None = None, check: bool = True, bot_output: bool = True,
+                  heading: str | None = None) -> str:
     """The replay page of a record: the referee's view (every seat's view too), or only what seat was sent; with
     check, a referee's page is made only if the record reproduces here (its browser checks that again); without
-    bot_output, no text a bot wrote but its name and version (a public page)."""
-    return render_page(replay_data(record, seat, check, bot_output), back, linked)
+    bot_output, no text a bot wrote but its name and version (a public page). heading names the game (default: as
+    its record does)."""
+    return render_page(replay_data(record, seat, check, bot_output), back, linked, heading)
 
 
 def write_replay(record: GameRecord, path: Path, seat: int | None = None) -> None:

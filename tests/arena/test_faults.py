@@ -19,6 +19,7 @@ from tests.helpers import quick_run
 # mode -> (kind of its faults, the phase of the first one)
 FAULTY = {
     "sleep": (FaultKind.TIMEOUT, Phase.DECIDE),
+    "think": (FaultKind.TIMEOUT, Phase.DECIDE),
     "die_at_start": (FaultKind.CRASH, Phase.HANDSHAKE),
     "die_mid_game": (FaultKind.CRASH, Phase.DECIDE),
     "garbage": (FaultKind.MALFORMED, Phase.DECIDE),

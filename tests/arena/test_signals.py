@@ -96,7 +96,8 @@ def test_a_decision_stalled_by_stopping_the_arena_is_a_timeout(tmp_path: Path) -
     try:
         assert wait_until(lambda: stat.read_text().rsplit(")", 1)[1].split()[0] == "T", 60), "never stopped"
         stopped = time.monotonic()
-        while time.monotonic() - stopped < 1.0:  # the stall must outlast the 0.5 s deadline
+        # The stall must outlast the 0.5 s limit's ceiling on the wall clock (1.5 s): the bot's CPU time stays small.
+        while time.monotonic() - stopped < 2.0:
             time.sleep(0.05)
     finally:
         os.kill(proc.pid, signal.SIGCONT)
@@ -106,4 +107,4 @@ def test_a_decision_stalled_by_stopping_the_arena_is_a_timeout(tmp_path: Path) -
     stalled = [f for f in record["faults"] if f["participant"] == 0]
     assert [f["kind"] for f in stalled] == ["timeout"]  # the answer came late, or not before the clock ran out
     assert not [f for f in record["faults"] if f["participant"] == 1]
-    assert all(d["time"] is None or d["time"] <= 0.5 or d.get("fault") == "timeout" for d in record["decisions"])
+    assert all(d["time"] is None or d["time"] <= 1.5 or d.get("fault") == "timeout" for d in record["decisions"])

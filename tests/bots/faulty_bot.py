@@ -3,7 +3,8 @@
 Each mode answers the handshake, new_game, game_over and shutdown correctly and misbehaves at
 decisions (all of them, unless the mode says otherwise), so that the arena disqualifies it:
 
-  sleep         answers every decision, but only after three times its remaining time
+  sleep         answers every decision, asleep until four times its remaining time (past the wall-clock ceiling)
+  think         answers every decision after computing for one and a half times its remaining time (CPU time)
   die_at_start  exits with status 3 before connecting
   die_mid_game  plays two decisions correctly, then exits with status 1 at the third
   garbage       answers bytes that are not msgpack
@@ -25,7 +26,8 @@ from typing import Any
 import msgpack
 import zmq
 
-MODES = ("sleep", "die_at_start", "die_mid_game", "garbage", "illegal", "stale_id", "silent", "flood", "oversized")
+MODES = ("sleep", "think", "die_at_start", "die_mid_game", "garbage", "illegal", "stale_id", "silent", "flood",
+         "oversized")
 
 
 def reply(request: dict[str, Any], **fields: Any) -> bytes:
@@ -36,7 +38,12 @@ def reply(request: dict[str, Any], **fields: Any) -> bytes:
 def misbehave(mode: str, request: dict[str, Any], decisions: int) -> bytes | None:
     """The faulty answer to a decide request (None: no answer at all)."""
     if mode == "sleep":
-        time.sleep(3 * request["time"]["remaining"])
+        time.sleep(4 * request["time"]["remaining"])
+        return reply(request, type="action", index=0)
+    if mode == "think":
+        until = time.process_time() + 1.5 * request["time"]["remaining"]
+        while time.process_time() < until:
+            pass
         return reply(request, type="action", index=0)
     if mode == "die_mid_game" and decisions > 2:
         print("faulty_bot: dying mid-game on purpose", file=sys.stderr, flush=True)

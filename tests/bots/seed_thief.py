@@ -1,4 +1,5 @@
-"""A bot that predicts the deal from its seat seed, for the seed tests: `python tests/bots/seed_thief.py [ROOT...]`.
+"""A bot that predicts the deal from its seat seed, for the seed tests: `python seed_thief.py [ROOT...]`, run from a
+submission folder that bundles the published engine (a copy of `arena/games`), as an entrant's would.
 
 The arena sends each seat a seed of its own in new_game. Where every seed derives from a public root by the
 published derivation (arena/seeds.py: SHA-256 of the root and labels), the thief searches the roots it guesses

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -16,7 +17,18 @@ from tests.helpers import arena, stored, stored_count, wait_until
 HEURISTIC = f"{sys.executable} -m sample_bots.heuristic_bot"
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
 REPORT_KEYS = {"verdict", "pairs", "wins", "draws", "losses", "estimate", "interval", "llr", "bounds", "los",
-               "score", "score_interval"}
+               "score", "score_interval", "test", "llr_not_better", "expected_pairs"}
+LIVE = re.compile(r"^pairs (\d+) \(\+(\d+) =(\d+) -(\d+)\): elo \S+ \[\S+, \S+\]"
+                  r"(; (undecided|better|not better): log-evidence for better [-+][\d.]+ of [\d.]+, "
+                  r"for not better [-+][\d.]+ of [\d.]+(; about \d+ more pairs expected)?)?$")
+
+
+def live_lines(stderr: str) -> list[re.Match[str]]:
+    """The progress lines of a run's stderr, each checked against the documented form."""
+    lines = [line for line in stderr.splitlines() if line.startswith("pairs ")]
+    matches = [LIVE.match(line) for line in lines]
+    assert all(matches), lines
+    return [m for m in matches if m is not None]
 
 
 def compare(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -49,9 +61,10 @@ def test_the_heuristic_bot_is_declared_better_than_the_random_bot(tmp_path: Path
                   "--json", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     report = json.loads(run.stdout)
-    assert report["verdict"] == "better" and report["llr"] >= report["bounds"][1]
+    assert report["verdict"] == "better" and report["llr"] >= report["bounds"][1] and report["test"] == "classic"
+    assert report["sprt"]["elo1"] == 100 and report["llr_not_better"] == pytest.approx(-report["llr"])
     assert report["pairs"] <= 300 and report["interval"][0] > 0
-    assert "LLR" in run.stderr  # the live report
+    assert live_lines(run.stderr)[-1].group(6) == "better"  # the live report
 
 
 @pytest.mark.slow
@@ -59,8 +72,9 @@ def test_the_text_report_names_the_verdict_and_bounds(tmp_path: Path) -> None:
     run = compare(f"h={HEURISTIC}", f"r={RANDOM}", "--game", "bali-2017", "--elo1", "100", "--jobs", "1",
                   cwd=tmp_path)
     assert run.returncode == 0, run.stderr
-    assert "verdict: better" in run.stdout and "LLR:" in run.stdout and "elo:" in run.stdout
-    assert "LOS:" in run.stdout and "pairs:" in run.stdout
+    assert "verdict: better after" in run.stdout and "log-evidence for better" in run.stdout
+    assert "test: classic SPRT, elo0 0 against elo1 100" in run.stdout
+    assert "LOS:" in run.stdout and "pairs:" in run.stdout and "elo:" in run.stdout
 
 
 @pytest.mark.slow
@@ -101,10 +115,55 @@ def test_settings_that_cannot_work_are_usage_errors(tmp_path: Path, args: list[s
     assert not (tmp_path / "results" / "arena.sqlite").exists()
 
 
-@pytest.mark.soak
+@pytest.mark.slow
 @pytest.mark.parametrize("game", ["bali-2001", "bali-2017"])
-def test_with_the_default_test_the_heuristic_bot_is_declared_better(tmp_path: Path, game: str) -> None:
+def test_at_the_defaults_the_heuristic_bot_is_declared_better_within_80_pairs(tmp_path: Path, game: str) -> None:
     run = compare(f"h={HEURISTIC}", f"r={RANDOM}", "--game", game, "--json", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     report = json.loads(run.stdout)
-    assert report["verdict"] == "better" and report["pairs"] <= 500, report
+    assert report["test"] == "mixture" and report["verdict"] == "better" and report["pairs"] <= 80, report
+    assert report["llr"] >= report["bounds"][1] and report["expected_pairs"]["remaining"] == 0
+    lines = live_lines(run.stderr)
+    assert lines[-1].group(6) == "better" and int(lines[-1].group(1)) == report["pairs"]
+
+
+def test_o_names_an_opponent_and_click_warns_of_nothing(tmp_path: Path) -> None:
+    run = compare(f"a={RANDOM}", f"b={RANDOM}", "--game", "bali-2017", "-o", f"opp={HEURISTIC}", "--games", "2",
+                  "--jobs", "1", "--json", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["opponents"] == ["opp"]
+    assert "Warning" not in run.stderr, run.stderr
+    shown = compare("--help", cwd=tmp_path)
+    assert shown.returncode == 0 and "Warning" not in shown.stderr
+    assert "-o, --opponents BOT" in shown.stdout and "--option KEY=VALUE" in shown.stdout
+
+
+def test_the_game_options_are_still_given_by_their_long_name(tmp_path: Path) -> None:
+    run = compare(RANDOM, RANDOM, "--game", "bali-2017", "--option", "nonsense", "--games", "2", cwd=tmp_path)
+    assert run.returncode == 2 and "expected KEY=VALUE" in run.stderr and "Traceback" not in run.stderr
+
+
+@pytest.mark.slow
+def test_each_progress_line_is_printed_once_and_names_the_estimate_and_verdict_so_far(tmp_path: Path) -> None:
+    # Four tables of eight pairs, two at a time: a table that finishes before the one before it adds no pair.
+    run = compare(f"h={HEURISTIC}", f"r={RANDOM}", "--game", "bali-2017", "--test", "classic", "--max-games", "64",
+                  "--jobs", "2", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    pairs = [int(m.group(1)) for m in live_lines(run.stderr)]
+    assert pairs and pairs == sorted(set(pairs)) and 0 not in pairs, run.stderr
+    assert all(m.group(6) for m in live_lines(run.stderr))
+    assert "verdict:" in run.stdout and "elo:" in run.stdout
+
+
+@pytest.mark.parametrize("args, test, elo1", [
+    ([], "mixture", 5.0), (["--elo1", "50"], "classic", 50.0), (["--test", "classic"], "classic", 5.0),
+    (["--test", "mixture", "--elo1", "10"], "mixture", 10.0),
+])
+def test_the_test_is_the_mixture_unless_elo0_or_elo1_or_test_say_otherwise(tmp_path: Path, args: list[str],
+                                                                           test: str, elo1: float) -> None:
+    run = compare(f"a={RANDOM}", f"b={RANDOM}", "--game", "bali-2017", "--max-games", "2", "--jobs", "1", "--json",
+                  *args, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert report["test"] == test and report["sprt"]["elo1"] == elo1 and report["pairs"] == 1
+    assert report["verdict"] == "undecided" and report["expected_pairs"]["model"].startswith("wald")

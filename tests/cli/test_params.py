@@ -39,17 +39,18 @@ def invoke(*args: str) -> Result:
 
 def test_the_defaults() -> None:
     assert invoke("bali-2017").exit_code == 0
-    assert seen["time"] == TimeControl(timeout=1.0, init=10.0, bank=0.0, increment=0.0)
+    # The game clock defaults to the game's own (get_game("bali-2017").game_clock).
+    assert seen["time"] == TimeControl(timeout=1.0, init=10.0, bank=0.0, increment=0.0, game_clock=20.0)
     assert seen["rating"] == RatingConfig(draw_probability=DRAW_PROBABILITY["bali-2017"])
     assert seen["options"] is None
 
 
 def test_every_option_reaches_its_value() -> None:
-    r = invoke("bali-2001", "--timeout", "0.5", "--init-timeout", "3", "--time-bank", "2", "--increment", "0.1",
+    r = invoke("bali-2017", "--timeout", "0.5", "--init-timeout", "3", "--time-bank", "2", "--increment", "0.1",
                "--mu", "30", "--sigma", "5", "--beta", "2", "--tau", "0", "--draw-probability", "0.2",
-               "-o", "max_turns=50", "--option", "name=text", "--variant", "oracle")
+               "-o", "max_turns=50", "--option", "name=text", "--variant", "oracle", "--game-clock", "7")
     assert r.exit_code == 0, r.output
-    assert seen["time"] == TimeControl(timeout=0.5, init=3.0, bank=2.0, increment=0.1)
+    assert seen["time"] == TimeControl(timeout=0.5, init=3.0, bank=2.0, increment=0.1, game_clock=7.0)
     assert seen["rating"] == RatingConfig(mu=30, sigma=5, beta=2, tau=0, draw_probability=0.2)
     assert seen["options"] == {"max_turns": 50, "name": "text", "oracle": True}
 

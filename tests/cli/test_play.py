@@ -43,7 +43,7 @@ def test_play_takes_game_options() -> None:
     (["play", "bali-2001", "-p", "4", "-o", "masks=[1,2]"], "option 'masks' must be a list of 16"),
     (["play", "bali-2001", "-p", "4", "-o", "start_cards=[]"], "option 'start_cards'"),
     (["play", "bali-2001", "-p", "4", "-o", "nonsense"], "expected KEY=VALUE"),
-    (["play", "bali-2001", "-p", "4", "--variant", "oracle"], "unknown option 'oracle'"),
+    (["play", "bali-2001", "-p", "4", "--variant", "oracle"], "bali-2001 has no variant 'oracle'"),
 ])
 def test_bad_input_exits_2_with_a_message_and_no_traceback(args: list[str], message: str) -> None:
     r = run(*args)

@@ -59,7 +59,8 @@ def test_show_reports_a_missing_or_corrupt_replay_clearly(tmp_path: Path) -> Non
     assert missing.returncode == 1 and "cannot show the replay" in missing.stderr
     assert "Traceback" not in missing.stderr
     nothing = arena("show", "999", cwd=tmp_path)
-    assert nothing.returncode == 1 and "no game 999" in nothing.stderr
+    # A number the tournament has no game for is a usage error, as an unknown tournament is: it says what there is.
+    assert nothing.returncode == 2 and "no game 999" in nothing.stderr and "numbered 1 to 3" in nothing.stderr
 
 
 def test_rerate_rebuilds_the_stored_ratings(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import sqlite3
 import sys
 from contextlib import closing
@@ -15,15 +16,27 @@ import pytest
 
 from arena.seeds import SecretSeed, derive_seed, table_seed
 from tests.bots.seed_thief import state_digest
-from tests.helpers import RANDOM, ROOT, arena, bots
+from tests.helpers import RANDOM, ROOT, arena, bots, sandbox_levels
 
-THIEF = f"thief={sys.executable} {ROOT / 'tests' / 'bots' / 'seed_thief.py'}"
 PREDICTION = re.compile(r"seed_thief: game (\d+) seat (\d+) predicts (?:deal seed (\d+), state (\w+)|nothing)")
 
 
+def thief(where: Path) -> Path:
+    """The thief as an entrant would send it: a submission folder with the published engine inside."""
+    folder = where / "thief"
+    shutil.copytree(ROOT / "arena" / "games", folder / "arena" / "games",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.md"))
+    shutil.copy(ROOT / "arena" / "__init__.py", folder / "arena")
+    shutil.copy(ROOT / "tests" / "bots" / "seed_thief.py", folder)
+    (folder / "manifest.toml").write_text(f'name = "thief"\nversion = "1"\ncommand = '
+                                          f'{json.dumps([sys.executable, "seed_thief.py"])}\n', encoding="utf-8")
+    return folder
+
+
 def tournament(cwd: Path, *args: str) -> None:
-    """A round-robin of the thief and two random bots, at the default sandbox level."""
-    run = arena("tournament", "bali-2017", THIEF, f"r1={RANDOM}", f"r2={RANDOM}", "--jobs", "1", *args, cwd=cwd)
+    """A round-robin of the thief and two random bots."""
+    run = arena("tournament", "bali-2017", str(thief(cwd)), f"r1={RANDOM}", f"r2={RANDOM}", "--jobs", "1", *args,
+                cwd=cwd)
     assert run.returncode == 0, run.stderr
 
 
@@ -31,7 +44,7 @@ def predictions(results: Path) -> list[tuple[dict, str | None, str | None]]:
     """Each game the thief played: its record, and the deal seed and state it predicted (None: nothing)."""
     found = []
     for folder in sorted((results / "matches").iterdir()):
-        said = "".join(p.read_text() for p in sorted((folder / "logs").glob("p*-seed_thief-run*.stderr.log")))
+        said = "".join(p.read_text() for p in sorted((folder / "logs").glob("*.stderr.log")))
         for game, _seat, deal, digest in PREDICTION.findall(said):
             record = json.loads((folder / f"game-{int(game) + 1:04d}.json").read_text())
             found.append((record, deal or None, digest or None))
@@ -54,8 +67,10 @@ def seeds_listed(cwd: Path, results: str = "results") -> list[str]:
     return [line[start:end].strip() for line in listing.stdout.splitlines()[2:]]
 
 
-def test_with_a_public_seed_the_thief_predicts_every_deal_and_the_run_says_it_is_public(tmp_path: Path) -> None:
-    tournament(tmp_path, "--seed", "0")
+@pytest.mark.parametrize("level", sandbox_levels())
+def test_with_a_public_seed_the_thief_predicts_every_deal_and_the_run_says_it_is_public(level: str,
+                                                                                       tmp_path: Path) -> None:
+    tournament(tmp_path, "--seed", "0", "--sandbox", level)
     games = predictions(tmp_path / "results")
     assert len(games) == 3 and all(right(g) for g in games), games
     assert seeds_listed(tmp_path) == ["public (seed 0)"]
@@ -66,8 +81,9 @@ def test_with_a_public_seed_the_thief_predicts_every_deal_and_the_run_says_it_is
     assert "public-seeded (seed 0)" in arena("leaderboard", cwd=tmp_path).stdout
 
 
-def test_at_the_default_the_thief_predicts_nothing_and_no_file_holds_the_secret(tmp_path: Path) -> None:
-    tournament(tmp_path)
+@pytest.mark.parametrize("level", sandbox_levels())
+def test_at_the_default_the_thief_predicts_nothing_and_no_file_holds_the_secret(level: str, tmp_path: Path) -> None:
+    tournament(tmp_path, "--sandbox", level)
     games = predictions(tmp_path / "results")
     assert len(games) == 3 and not any(right(g) for g in games), games
     assert seeds_listed(tmp_path) == ["secret"]
@@ -91,7 +107,7 @@ def test_a_seed_in_a_competition_file_the_bot_cannot_read_is_not_predicted_but_i
     folder.mkdir()
     (folder / "competition.toml").write_text(
         f'game = "bali-2017"\nname = "cup"\nseed = 982451653\njobs = 1\nresults = "results"\n'
-        f'bots = [{json.dumps(THIEF)}, {json.dumps(f"r1={RANDOM}")}, {json.dumps(f"r2={RANDOM}")}]\n',
+        f'bots = [{json.dumps(str(thief(tmp_path)))}, {json.dumps(f"r1={RANDOM}")}, {json.dumps(f"r2={RANDOM}")}]\n',
         encoding="utf-8")
     run = arena("tournament", "--config", str(folder / "competition.toml"), cwd=tmp_path)
     assert run.returncode == 0, run.stderr

@@ -98,7 +98,7 @@ def _manifest(folder: Path, text: str) -> None:
     (lambda d: _manifest(d / "subs" / "a", "name = 'a b'\nversion = '1'\ncommand = 'true'"),
      ["--submissions", "subs"], "name 'a b' must be"),
     (lambda d: None, ["--submissions", "nowhere"], "does not exist"),
-    (lambda d: None, [RANDOM, RANDOM, RANDOM], "duplicate bot name 'random_bot'"),
+    (lambda d: None, [f"a={RANDOM}", f"a={RANDOM}", RANDOM], "duplicate bot name 'a'"),
     (lambda d: None, ["a=" + RANDOM, "b=" + RANDOM], "2 entrants cannot fill a table of 3 seats"),
     (lambda d: None, ["a=" + RANDOM, "b=" + RANDOM, "c=" + RANDOM, "--seats", "5"], "not 5"),
     (lambda d: None, ["a=python3 missing_bot.py", "b=" + RANDOM, "c=" + RANDOM], "'missing_bot.py' does not exist"),
@@ -137,6 +137,15 @@ def test_submission_folders_run_in_their_own_directory(tmp_path: Path) -> None:
         assert sorted(con.execute("SELECT name, version, author FROM bots")) == [
             ("alpha", "2.0", "Ann"), ("beta", "2.0", "Ann"), ("gamma", "2.0", "Ann")]
         assert con.execute("SELECT COUNT(*) FROM faults").fetchone()[0] == 0
+    # Every folder's script is bot.py: records, replays and game pages name each seat by its manifest's name.
+    records = sorted((tmp_path / "results" / "matches").glob("*/game-*.json"))
+    entrants = {tuple(s["entrant"] for s in json.loads(r.read_text())["seats"]) for r in records}
+    assert {frozenset(names) for names in entrants} == {frozenset({"alpha", "beta", "gamma"})}
+    replayed = arena("replay", str(records[-1]), cwd=tmp_path)
+    assert replayed.returncode == 0 and "alpha (random)" in replayed.stdout and "bot (" not in replayed.stdout
+    assert arena("publish", "-o", "site", cwd=tmp_path).returncode == 0
+    page = next((tmp_path / "site").glob("*/games/1.html")).read_text(encoding="utf-8")
+    assert '"alpha (random)"' in page and '"bot (random)"' not in page
 
 
 @pytest.mark.slow

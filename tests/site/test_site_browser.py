@@ -84,3 +84,36 @@ def test_links_lead_from_the_index_to_a_bot_and_a_game(site: tuple[Path, Path], 
     screenshot(browser, "site-game-desktop")
     browser.find_element("css selector", "a.back").click()  # the game page leads back to its tournament
     assert browser.current_url.endswith("/cup/index.html") and console_errors(browser) == []
+
+
+@pytest.fixture(scope="module")
+def long_names(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A site whose bots have long names (as the README's own bots do): the folder of its tournament page."""
+    root = tmp_path_factory.mktemp("long-names")
+    for args in (["tournament", "bali-2017", HEURISTIC, RANDOM, RANDOM, "--seats", "3", "--jobs", "1", "--name",
+                  "cup"], ["publish", "-o", "site", "--no-games"]):
+        done = subprocess.run([sys.executable, "-m", "arena", *args], cwd=root, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr
+    return root / "site" / "cup"
+
+
+@pytest.mark.slow
+def test_on_a_phone_the_ranking_scrolls_in_its_box_with_every_name_whole(long_names: Path, browser: Any) -> None:
+    _open(browser, long_names / "index.html", PHONE)
+    assert _fits(browser), "the page is wider than the phone"
+    names = browser.execute_script(
+        "return [...document.querySelectorAll('table.ranking td.name a')].map(a => [a.textContent,"
+        " a.getClientRects().length])")
+    assert sorted(n for n, _ in names) == ["heuristic_bot", "random_bot", "random_bot-2"]
+    assert all(lines == 1 for _, lines in names), names  # no name broken over lines
+    box = "document.querySelector('table.ranking').parentElement"
+    assert browser.execute_script(f"return {box}.getBoundingClientRect().right") <= PHONE[0]
+    # Every column is in the box: scrolled to its end, the last one shows, and the rank and names stay in view.
+    browser.execute_script(f"{box}.scrollLeft = {box}.scrollWidth")
+    last, name, edge = browser.execute_script(
+        "var r = document.querySelector('table.ranking tr');"
+        "return [r.lastElementChild.getBoundingClientRect().right, r.children[1].getBoundingClientRect().left,"
+        f" {box}.getBoundingClientRect()]")
+    assert last <= edge["right"] + 1 and edge["left"] <= name < edge["left"] + 80, (last, name, edge)
+    screenshot(browser, "site-ranking-phone-scrolled")

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.wire import WALL_CEILING, charged
 from arena.worker import STOP_GRACE
 from protocol import DEFAULT_MAX_MESSAGE
 from tests.arena.test_flood import BOTS, FLOOD_BOT, bound, rss
@@ -74,13 +75,16 @@ def stored(results: Path) -> list[tuple[str, str, list[str]]]:
 
 
 def decisions_over_time(results: Path) -> list[tuple[str, float]]:
-    """Decisions that took longer than the timeout without being recorded as timeouts (none should)."""
+    """Decisions charged more than the timeout (or waited for past its ceiling on the wall clock) without being
+    recorded as timeouts (none should)."""
     late = []
     for replay in results.glob("matches/*/game-*.json"):
         record = json.loads(replay.read_text())
         for decision in record["decisions"]:
-            if decision.get("time") is not None and decision["time"] > TIMEOUT and decision.get("fault") != "timeout":
-                late.append((replay.name, decision["time"]))
+            took = decision.get("time")
+            if took is not None and decision.get("fault") != "timeout" and (
+                    charged(took, decision.get("cpu")) > TIMEOUT or took > WALL_CEILING * TIMEOUT):
+                late.append((replay.name, took))
     return late
 
 

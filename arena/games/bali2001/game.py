@@ -17,6 +17,8 @@ class Bali2001Game(EngineGame):
     name = GAME_NAME
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
+    # Up to about 530 decisions per seat; the sample bots and kits use at most 2 s of it (README.md).
+    game_clock = 60.0
     rules = rules
     views = views
     state_class = State

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -53,7 +54,8 @@ class Options:
 
 def _parse_masks(value: Any) -> tuple[int, ...]:
     if not isinstance(value, (list, tuple)) or len(value) != NUM_MASKS:
-        raise GameError(f"option 'masks' must be a list of {NUM_MASKS} mask values, got {value!r}")
+        raise GameError(f"option 'masks' must be a list of {NUM_MASKS} mask values, written as JSON, for example the "
+                        f"default: {json.dumps(list(DEFAULT_MASKS), separators=(',', ':'))}; got {value!r}")
     if not all(is_int(v) and v > 0 for v in value):
         raise GameError(f"option 'masks' must hold positive integers, got {value!r}")
     return tuple(sorted(value))
@@ -67,7 +69,9 @@ def _parse_island(value: Any, where: str) -> Island:
 
 def _parse_start_cards(value: Any) -> tuple[StartCard, ...]:
     if not isinstance(value, (list, tuple)) or len(value) != NUM_START_CARDS:
-        raise GameError(f"option 'start_cards' must be a list of {NUM_START_CARDS} cards, got {value!r}")
+        raise GameError(f"option 'start_cards' must be a list of {NUM_START_CARDS} cards, written as JSON, for example "
+                        f"the default: {json.dumps(Options().to_dict()['start_cards'], separators=(',', ':'))}; "
+                        f"got {value!r}")
     cards = []
     for number, card in enumerate(value, start=1):
         where = f"option 'start_cards', card {number}"

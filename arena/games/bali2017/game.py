@@ -20,7 +20,7 @@ from arena.games.bali2017.cards import (
     TYPES,
     Kind,
 )
-from arena.games.bali2017.options import parse_options
+from arena.games.bali2017.options import VARIANTS, parse_options
 from arena.games.bali2017.state import Pending, Phase, State
 from arena.games.base import EngineGame, GameError
 
@@ -31,10 +31,13 @@ class Bali2017Game(EngineGame):
     name = GAME_NAME
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
+    # Up to about 70 decisions per seat; the sample bots and kits use at most 0.2 s of it (README.md).
+    game_clock = 20.0
     rules = rules
     views = views
     state_class = State
     options_parser = staticmethod(parse_options)
+    variants = VARIANTS
 
     def _restore_fields(self, s: State, d: dict[str, Any]) -> None:
         s.hands = [_ints(h) for h in d["hands"]]

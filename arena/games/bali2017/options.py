@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,7 +41,9 @@ def _parse_flag(name: str) -> Any:
 
 def _parse_start_farmers(value: Any) -> tuple[tuple[int, ...], ...]:
     if not isinstance(value, (list, tuple)) or len(value) != MAX_PLAYERS:
-        raise GameError(f"option 'start_farmers' must be a list of {MAX_PLAYERS} start sets, got {value!r}")
+        raise GameError(f"option 'start_farmers' must be a list of {MAX_PLAYERS} start sets of "
+                        f"{START_FARMERS_PER_SET} farmer types each, written as JSON, for example the default: "
+                        f"{json.dumps(Options().to_dict()['start_farmers'], separators=(',', ':'))}; got {value!r}")
     sets = []
     for seat, farmers in enumerate(value):
         if not isinstance(farmers, (list, tuple)) or len(farmers) != START_FARMERS_PER_SET:

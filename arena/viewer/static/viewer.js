@@ -431,7 +431,17 @@
     log.scrollTop = Math.max(0, entry.offsetTop - log.clientHeight / 3);
     document.body.dataset.step = String(step);
     document.body.dataset.view = view;
+    nameView(view);
     writeFragment();
+  }
+
+  // The title says whose view is shown, as the page's own title does (arena/viewer/__init__.py seat_view).
+  function nameView(view) {
+    var heading = document.getElementById("title");
+    var seat = viewSeat(view);
+    var text = heading.dataset.game + ", " + (seat === null ? "referee's view (everything)" :
+      "seat " + seat + "'s view (" + DATA.seats[seat].name + ")");
+    if (heading.textContent !== text) { heading.textContent = text; document.title = text; }
   }
 
   function show(step, view) {
