@@ -8,7 +8,8 @@ Time: thinking is counted in CPU seconds, so that a busy machine does not weaken
 `--max-time` per decision (0.2 s in bali-2001, 0.15 s in bali-2017), at most 1/PACE of what is left of its budget
 for the game (`--game-time`: 18 s and 4.5 s, so a game stays under about 20 s and 5 s of its own time), and never
 more than `--share` (a quarter) of the wall-clock time the decision may take (`time.remaining` in the decide
-request: the timeout plus what is left of the bank), so it is never late. `--strong` thinks five times longer.
+request: the timeout plus what is left of the bank), so it is never late; with a game clock, at most 1/PACE of
+what is left of it too. `--strong` thinks five times longer.
 `--simulations N` searches a fixed number of iterations instead: with the game's seed (or `--seed`), such a search
 plays the same moves every time. docs/sample-bots.md has the details and the measured strength.
 
@@ -167,6 +168,9 @@ class SearchBot(Bot):
         budget = min(self.settings.max_time, (self.game_time - sum(self.thinking)) / PACE)
         if self.clock is not None:
             budget = min(budget, self.share * self.clock.remaining)
+            if self.clock.game_clock > 0:
+                # The match's game clock, like its own game budget, is spread over the decisions to come.
+                budget = min(budget, self.clock.game_clock / PACE)
         return budget
 
 

@@ -104,7 +104,8 @@ def test_a_view_the_events_do_not_explain_is_refused() -> None:
         determinize_2017.Determinizer(view, state.events(0), state.opts.to_dict())
 
 
-def play(game: str, seats: int, bot: SearchBot, seed: int, decisions: int) -> list[int]:
+def play(game: str, seats: int, bot: SearchBot, seed: int, decisions: int,
+         clock: Clock = Clock(remaining=1.0, bank=0.0)) -> list[int]:
     """The bot's first `decisions` moves at seat 0 of a game against random players, as the SDK would run it."""
     state = get_game(game).new_state(seats, seed)
     bot.game = NewGame(id=1, game=game, game_index=0, options=state.opts.to_dict(), seat=0, num_players=seats,
@@ -115,7 +116,7 @@ def play(game: str, seats: int, bot: SearchBot, seed: int, decisions: int) -> li
         if state.current_player() == 0:
             bot.events.extend(state.events(0, sent))
             sent = state.num_events()
-            bot.clock = Clock(remaining=1.0, bank=0.0)
+            bot.clock = clock
             index = bot.decide(state.view(0), state.options(), state.decision())
             assert 0 <= index < len(state.options())
             moves.append(index)
@@ -138,6 +139,13 @@ def test_the_search_stays_within_its_share_of_the_decision_time() -> None:
     play("bali-2017", 2, bot, seed=1, decisions=3)
     # A decision may take 1 s here: the search stops at a quarter of it, whatever its own cap.
     assert max(bot.thinking) < 0.25 + 0.1
+
+
+def test_with_a_game_clock_each_decision_takes_a_small_part_of_what_is_left_of_it() -> None:
+    bot = parse_args([])
+    play("bali-2017", 2, bot, seed=1, decisions=3, clock=Clock(remaining=1.0, bank=0.0, game_clock=1.0))
+    # A twenty-fifth of 1 s is 0.04 s, where without a game clock it would think 0.13 s (0.15 s less its reserve).
+    assert max(bot.thinking) < 0.08
 
 
 def test_the_arena_and_the_protocol_import_no_sample_bot() -> None:
