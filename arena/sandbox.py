@@ -44,7 +44,9 @@ SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/li
 # Files and folders of /etc that hold secrets: out of sight in every sandbox.
 HIDDEN_SYSTEM = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers", "/etc/sudoers.d",
                  "/etc/ssh")
-ARENA_PACKAGES = ("protocol", "sample_bots")  # what a bot given as a command line may import from the arena
+# What a bot given as a command line may import from the arena: the SDK, the sample bots, and the rules engines
+# (pure code, no seed and no state in them) that the search bot simulates with.
+ARENA_PACKAGES = ("protocol", "sample_bots", "arena.games")
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".ts", ".rb", ".pl", ".php", ".jl", ".lua", ".sh", ".jar")
 # What runtimes print when a limit refuses them; stderr is the only trace the kernel leaves of some limits.
 _STDERR_SIGNS = (
@@ -377,8 +379,8 @@ def in_runtime(path: Path) -> bool:
 
 @functools.cache
 def arena_packages() -> tuple[Path, ...]:
-    """The folders of the packages every bot may import from the arena's installation: the protocol SDK and the
-    sample bots (never the rest of the checkout)."""
+    """The folders of the packages every bot may import from the arena's installation: the protocol SDK, the
+    sample bots and the rules engines (never the rest of the checkout)."""
     found = []
     for name in ARENA_PACKAGES:
         spec = importlib.util.find_spec(name)
