@@ -27,7 +27,6 @@ from typing import Any, Protocol
 
 from arena.cgroups import BotCgroup, hierarchy
 from arena.errors import LIMIT_FAULTS, BotCrashed, ConfigError, FaultKind
-from arena.wire import WALL_CEILING
 
 MIB = 1 << 20
 # Environment variables a bot keeps under rlimit and bwrap; everything else of the arena's is dropped.
@@ -56,6 +55,8 @@ _STDERR_SIGNS = (
     (FaultKind.OPEN_FILES, ("Too many open files", "[Errno 24]")),
     (FaultKind.DISK, ("No space left on device", "[Errno 28]", "ENOSPC")),
 )
+
+WALL_CEILING = 3.0  # a decision charged CPU time times out on the wall clock at this many times its allowance
 
 
 class Isolation(StrEnum):
