@@ -15,7 +15,7 @@ from arena.formats.gauntlet import Gauntlet
 from arena.games import get_game
 from arena.sandbox import Sandbox
 from arena.submission import BuildWatch
-from arena.tournament import TournamentSpec, admit, check_options, check_spec, sample_opponents
+from arena.tournament import DEFAULT_LEVEL, TournamentSpec, admit, check_options, check_spec, sample_opponents
 from protocol import TimeControl
 
 
@@ -32,15 +32,16 @@ class Assembly:
 
 
 def assemble(game: str, fmt: str = DEFAULT_FORMAT, bots: Sequence[str] = (), submissions: Path | None = None, *,
-             seats: int | None = None, rounds: int | None = None, options: dict[str, Any] | None = None,
-             time: TimeControl | None = None, sandbox: Sandbox | None = None, strict: bool = False,
-             time_limit: float | None = None, watch: BuildWatch | None = None,
+             seats: int | None = None, rounds: int | None = None, samples: str = DEFAULT_LEVEL,
+             options: dict[str, Any] | None = None, time: TimeControl | None = None, sandbox: Sandbox | None = None,
+             strict: bool = False, time_limit: float | None = None, watch: BuildWatch | None = None,
              on_refused: Callable[[Refusal], None] | None = None, **settings: Any) -> Assembly:
     """The tournament of `bots` (command lines, NAME=COMMAND) and the folders under `submissions` at `game` in
     format `fmt`, checked before anything is stored: ConfigError naming the problem (NoEntrants if there is
     nothing to play).
 
-    A submission plays a first game against the sample bots before it is admitted (`watch` is told of its build);
+    `samples` is the strongest sample bot that fills a table (a level of arena.games.SAMPLE_LEVELS). A submission
+    plays a first game against the sample bots before it is admitted (`watch` is told of its build);
     with `strict`, any submission not admitted is an error, else `on_refused` is told of each. `settings` are the
     spec's other fields (duplicate, max_games, wave, seed, fresh_processes, rating, title, max_fault_rate).
     """
@@ -60,15 +61,16 @@ def assemble(game: str, fmt: str = DEFAULT_FORMAT, bots: Sequence[str] = (), sub
         raise ConfigError(_refusals(refused))
     for refusal in refused if on_refused is not None else ():
         on_refused(refusal)
-    spec = lineup(game, get_format(fmt), entrants, seats, rounds, options=options, time=time, sandbox=sandbox,
+    spec = lineup(game, get_format(fmt), entrants, seats, rounds, samples, options=options, time=time, sandbox=sandbox,
                   **settings)
     check_spec(spec, time_limit)
     return Assembly(spec, tuple(refused))
 
 
 def lineup(game: str, fmt: TournamentFormat, entrants: Sequence[Entrant], seats: int | None = None,
-           rounds: int | None = None, **settings: Any) -> TournamentSpec:
-    """The spec of a tournament of `entrants`, with the sample bots its format needs to fill its tables.
+           rounds: int | None = None, samples: str = DEFAULT_LEVEL, **settings: Any) -> TournamentSpec:
+    """The spec of a tournament of `entrants`, with the sample bots its format needs to fill its tables (the
+    strongest of level `samples`).
 
     Seats default to as many as the game and the entrants allow (a gauntlet: the game's largest table); rounds to 1
     (a gauntlet: enough to rate its challenger). `settings` are the spec's other fields."""
@@ -77,7 +79,7 @@ def lineup(game: str, fmt: TournamentFormat, entrants: Sequence[Entrant], seats:
     if seats is None:
         seats = rules.max_players if gauntlet else max(rules.min_players, min(rules.max_players, len(entrants)))
     missing = fmt.missing_opponents(len(entrants), seats)
-    entrants = [*entrants, *sample_opponents(game, missing, taken={e.name for e in entrants})]
+    entrants = [*entrants, *sample_opponents(game, missing, taken={e.name for e in entrants}, level=samples)]
     if rounds is None:
         rounds = fmt.default_rounds(len(entrants), seats) if gauntlet else 1
     return TournamentSpec(game=game, fmt=fmt, entrants=tuple(entrants), seats=seats, rounds=rounds, **settings)

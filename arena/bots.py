@@ -34,7 +34,6 @@ from arena.errors import (
     ProtocolError,
     WrongRequestId,
 )
-from arena.record import DECISION_LOG_CAP, GAME_LOG_CAP
 from arena.sandbox import (
     NO_SANDBOX,
     SCRIPT_SUFFIXES,
@@ -66,6 +65,9 @@ from protocol import (
 from protocol.codec import REPLY_LIMITS
 
 DEFAULT_LOG_CAP = 1 << 20  # bytes per log file
+# What a decision's record keeps of the bot's stderr while it decided (arena/record.py), per decision and per game.
+DECISION_LOG_CAP = 4096
+GAME_LOG_CAP = 64 << 10
 STDERR_TAIL = 2000  # characters of stderr kept for fault records
 _LOG_SETTLE = 1.0  # seconds at most to wait for the drain to read what the pipe held when the reply came
 # The transport reads a message of up to twice the cap (so that an over-cap reply is an `oversized` fault) and cuts

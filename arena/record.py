@@ -8,6 +8,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
+from arena.bots import DECISION_LOG_CAP
 from arena.errors import STOPPED_KINDS, FaultKind, ReplayError
 from arena.games import GameError, GameResult
 from arena.wire import outcome
@@ -23,8 +24,6 @@ READABLE_VERSIONS = (1, 2)
 # DECISION_LOG_CAP bytes, and GAME_LOG_CAP over the bot's game) and the bytes written beyond the caps, counted, not
 # kept (`log_dropped`, only when not 0; the bot's log file has them, up to its own cap). Both were added within
 # version 2: older records have none, and readers that do not know them skip them, as any later field of a decision.
-DECISION_LOG_CAP = 4096
-GAME_LOG_CAP = 64 << 10
 T = TypeVar("T")
 
 

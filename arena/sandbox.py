@@ -27,7 +27,6 @@ from typing import Any, Protocol
 
 from arena.cgroups import BotCgroup, hierarchy
 from arena.errors import LIMIT_FAULTS, BotCrashed, ConfigError, FaultKind
-from arena.wire import WALL_CEILING
 
 MIB = 1 << 20
 # Environment variables a bot keeps under rlimit and bwrap; everything else of the arena's is dropped.
@@ -44,7 +43,9 @@ SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/li
 # Files and folders of /etc that hold secrets: out of sight in every sandbox.
 HIDDEN_SYSTEM = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers", "/etc/sudoers.d",
                  "/etc/ssh")
-ARENA_PACKAGES = ("protocol", "sample_bots")  # what a bot given as a command line may import from the arena
+# What a bot given as a command line may import from the arena: the SDK, the sample bots, and the rules engines
+# (pure code, no seed and no state in them) that the search bot simulates with.
+ARENA_PACKAGES = ("protocol", "sample_bots", "arena.games")
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".ts", ".rb", ".pl", ".php", ".jl", ".lua", ".sh", ".jar")
 # What runtimes print when a limit refuses them; stderr is the only trace the kernel leaves of some limits.
 _STDERR_SIGNS = (
@@ -54,6 +55,8 @@ _STDERR_SIGNS = (
     (FaultKind.OPEN_FILES, ("Too many open files", "[Errno 24]")),
     (FaultKind.DISK, ("No space left on device", "[Errno 28]", "ENOSPC")),
 )
+
+WALL_CEILING = 3.0  # a decision charged CPU time times out on the wall clock at this many times its allowance
 
 
 class Isolation(StrEnum):
@@ -377,8 +380,8 @@ def in_runtime(path: Path) -> bool:
 
 @functools.cache
 def arena_packages() -> tuple[Path, ...]:
-    """The folders of the packages every bot may import from the arena's installation: the protocol SDK and the
-    sample bots (never the rest of the checkout)."""
+    """The folders of the packages every bot may import from the arena's installation: the protocol SDK, the
+    sample bots and the rules engines (never the rest of the checkout)."""
     found = []
     for name in ARENA_PACKAGES:
         spec = importlib.util.find_spec(name)

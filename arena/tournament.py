@@ -19,7 +19,7 @@ from arena.entrants import Entrant, Refusal, check_entrants
 from arena.errors import ArenaError, ConfigError, FaultKind
 from arena.formats import Table, TournamentSpec
 from arena.formats.ladder import Ladder
-from arena.games import GameError, get_game
+from arena.games import SAMPLE_LEVELS, GameError, get_game, sample_modules
 from arena.match import MatchConfig, MatchResult, run_match
 from arena.ratings import GameOutcome, Ratings, rate_all
 from arena.record import GameRecord, Phase
@@ -33,7 +33,7 @@ from protocol import TimeControl
 MATCH_FORMAT = "match"  # the format of a match's entry in the results store
 LIVING = ("entrants", "max_games")  # what may change from run to run of a ladder
 MAX_TRIES = 3  # times a table is tried on a fresh worker before it is stored as failed
-HEURISTIC_BOT, RANDOM_BOT = "sample_bots.heuristic_bot", "sample_bots.random_bot"
+DEFAULT_LEVEL = "heuristic"  # the strongest sample bot that fills a table unless asked otherwise
 
 
 @dataclass(frozen=True)
@@ -363,11 +363,13 @@ def _new_key(entrant: Entrant, taken: set[str]) -> str:
     return key
 
 
-def sample_opponents(game: str, count: int, taken: set[str]) -> list[Entrant]:
-    """`count` sample bots as opponents: the heuristic bot if it has a strategy for the game, then random bots;
-    named by their module, numbered past the names in `taken`."""
-    from sample_bots.heuristic_bot import STRATEGIES
-    modules = ([HEURISTIC_BOT] if game in STRATEGIES else []) + [RANDOM_BOT] * count
+def sample_opponents(game: str, count: int, taken: set[str], level: str = DEFAULT_LEVEL) -> list[Entrant]:
+    """`count` sample bots as opponents, from the game's registry: its samples from `level` down, strongest first
+    (the search bot, the heuristic bot), then random bots; named by their module, numbered past the names in
+    `taken`."""
+    samples = sample_modules(game)
+    levels = [name for name in SAMPLE_LEVELS[:SAMPLE_LEVELS.index(level) + 1] if name in samples]
+    modules = [samples[name] for name in reversed(levels) if name != "random"] + [samples["random"]] * count
     entrants: list[Entrant] = []
     for module in modules[:count]:
         stem = module.rsplit(".", 1)[1]

@@ -10,6 +10,7 @@ from typing import Any
 
 from arena.games import Game, GameResult, State
 from arena.games.base import competition_ranks
+from arena.sandbox import WALL_CEILING
 from protocol import Clock, Decide, GameOver, NewGame, Outcome, TimeControl
 
 
@@ -32,7 +33,6 @@ def time_identity(control: TimeControl) -> dict[str, Any]:
     return wire
 
 
-WALL_CEILING = 3.0  # a decision charged CPU time times out on the wall clock at this many times its allowance
 _RUN_OUT = 1e-6  # seconds: a game clock with less left than this has run out (sums of float seconds are inexact)
 
 

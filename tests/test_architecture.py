@@ -14,16 +14,7 @@ DOC = ROOT / "docs" / "ARCHITECTURE.md"
 PROJECT = ("arena", "protocol", "sample_bots")
 
 # Imports that break the layer rule today, each with why; a fix removes its line (the test fails on a stale one).
-KNOWN_VIOLATIONS = {
-    # A bot process bounds what it keeps of a bot's stderr by the record's caps on a decision's log (bot processes
-    # layer -> match layer): the caps are to be declared where the capture is, for the record to read them.
-    ("arena/bots.py", "arena/record.py"),
-    # The sandbox bounds a bot's wall-clock time by the wire's ceiling on a decision (bot processes layer -> match
-    # layer): the ceiling is a time-control fact, to be declared below both.
-    ("arena/sandbox.py", "arena/wire.py"),
-    # The default opponents of a tournament are the sample bots: each game is to name them in the registry.
-    ("arena/tournament.py", "sample_bots/heuristic_bot.py"),
-}
+KNOWN_VIOLATIONS: set[tuple[str, str]] = set()
 
 
 @lru_cache(maxsize=1)

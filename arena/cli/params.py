@@ -14,8 +14,8 @@ from arena.entrants import bot_command
 from arena.errors import ConfigError
 from arena.games import Game, GameError, available, check_variants, get_game
 from arena.ratings import RatingConfig
-from arena.sandbox import MIB, Isolation, Limits, Sandbox, cpu_accounting, crowding
-from arena.wire import WALL_CEILING, with_game_clock
+from arena.sandbox import MIB, WALL_CEILING, Isolation, Limits, Sandbox, cpu_accounting, crowding
+from arena.wire import with_game_clock
 from protocol import TimeControl
 
 

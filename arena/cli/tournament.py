@@ -30,7 +30,7 @@ from arena.errors import ConfigError
 from arena.formats import DEFAULT_FORMAT, FORMATS
 from arena.formats.gauntlet import CHALLENGER_GAMES, SIGMA_TARGET
 from arena.formats.ladder import DEFAULT_WAVE
-from arena.games import Game
+from arena.games import SAMPLE_LEVELS, Game
 from arena.interrupt import cleanup_on_termination
 from arena.leaderboard import board_title, build, render
 from arena.progress import BuildDisplay, Display
@@ -38,7 +38,7 @@ from arena.ratings import DEFAULT_SIGMA, RatingConfig
 from arena.sandbox import Sandbox
 from arena.seeds import PUBLIC_SEED_HELP, stored_public_seed
 from arena.store import Store
-from arena.tournament import Runner
+from arena.tournament import DEFAULT_LEVEL, Runner
 from protocol import TimeControl
 
 
@@ -71,6 +71,9 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
               help="; ".join(f"{f.name}: {f.summary}" for f in FORMATS.values()) + ".")
 @click.option("--seats", type=click.IntRange(min=1), help="Seats per table (default: as many as the game and "
               "the entrants allow; a gauntlet: the game's largest table, filled with sample bots if need be).")
+@click.option("--samples", type=click.Choice(SAMPLE_LEVELS), default=DEFAULT_LEVEL, show_default=True,
+              help="The strongest sample bot that fills a table, the rest random bots: 'search' seats the search "
+                   "bot, then the heuristic bot; 'random' only random bots.")
 @click.option("--rounds", type=click.IntRange(min=1),
               help="How many times the round-robin or gauntlet schedule is played (default: 1; a gauntlet: "
                    f"enough for the challenger to play {CHALLENGER_GAMES} games, e.g. 8 rounds of 4 games "
@@ -105,7 +108,7 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
               "above this off the printed ranking.")
 @results_option
 @db_option
-def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt: str, seats: int | None,
+def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt: str, seats: int | None, samples: str,
                rounds: int | None, duplicate: bool, max_games: int | None, time_limit: float | None, wave: int,
                seed: int | None, jobs: int, cluster: str | None, time: TimeControl, sandbox: Sandbox,
                fresh_processes: bool, title: str | None, name: str | None, options: dict[str, Any] | None,
@@ -124,7 +127,7 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
     """
     try:
         assembly = assemble(
-            game.name, fmt, bots, submissions, seats=seats, rounds=rounds, options=options, time=time,
+            game.name, fmt, bots, submissions, seats=seats, rounds=rounds, samples=samples, options=options, time=time,
             sandbox=sandbox, strict=strict, time_limit=time_limit, watch=BuildDisplay(sys.stderr, sys.stderr.isatty()),
             on_refused=lambda r: click.echo(f"not admitted: {r.reason}", err=True), duplicate=duplicate,
             max_games=max_games, wave=wave, seed=seed, fresh_processes=fresh_processes, rating=rating, title=title,

@@ -7,22 +7,22 @@ from pathlib import Path
 
 import click
 
-from arena.bots import BotCommand, sample_bot
+from arena.bots import BotCommand
 from arena.cli.match import INTERRUPTED, report_interrupted, store_match, where_to_look
 from arena.cli.params import BOT, GAME, results_option, sandbox_options, time_options
 from arena.errors import ReplayError
-from arena.games import Game
+from arena.games import SAMPLE_LEVELS, Game
 from arena.interrupt import cleanup_on_termination
 from arena.match import MatchConfig, MatchInterrupted, MatchResult, run_match
 from arena.progress import BuildDisplay
 from arena.record import DecisionRecord, FaultRecord, GameRecord, ordinal
 from arena.sandbox import Sandbox
 from arena.seeds import PUBLIC_SEED_HELP, chosen
+from arena.tournament import sample_opponents
 from arena.viewer import write_replay
 from arena.wire import charged
 from protocol import TimeControl
 
-RANDOM_BOT = sample_bot("random_bot")
 SLOW_SHARE = 0.5  # warn when a decision used more than this share of its time
 
 
@@ -34,15 +34,20 @@ SLOW_SHARE = 0.5  # warn when a decision used more than this share of its time
 @click.option("--games", "-n", type=click.IntRange(min=1), default=None,
               help="Games to play (default: one per seat, so the bot plays every seat).")
 @click.option("--seed", "-s", type=int, default=None, help=PUBLIC_SEED_HELP)
+@click.option("--samples", type=click.Choice(SAMPLE_LEVELS), default="random", show_default=True,
+              help="The strongest sample bot at the table, the rest random bots: 'heuristic', or 'search' (the "
+                   "search bot and the heuristic bot), to see how the bot does against the next bar.")
 @time_options
 @sandbox_options
 @results_option
-def validate(bot: BotCommand, game: Game, players: int | None, games: int | None, seed: int | None,
+def validate(bot: BotCommand, game: Game, players: int | None, games: int | None, seed: int | None, samples: str,
              time: TimeControl, results_dir: Path, sandbox: Sandbox) -> None:
     """Check that BOT (a command line, quoted) speaks the protocol: handshake, then a few games of GAME
-    against random bots, with a pass/fail report that lists every fault. Exits 1 on failure."""
+    against random bots (or stronger sample bots), with a pass/fail report that lists every fault and how the bot
+    did against each sample bot. Exits 1 on failure."""
     players = game.max_players if players is None else players
-    config = MatchConfig(game=game, bots=(bot,) + (RANDOM_BOT,) * (players - 1), games=games or players,
+    opponents = sample_opponents(game.name, players - 1, {bot.label}, level=samples)
+    config = MatchConfig(game=game, bots=(bot, *(BotCommand(o.command) for o in opponents)), games=games or players,
                          seed=chosen(seed), time=time, results_dir=results_dir, sandbox=sandbox,
                          build_watch=BuildDisplay(sys.stderr, sys.stderr.isatty()))
     config.check()
@@ -68,6 +73,7 @@ def validate(bot: BotCommand, game: Game, players: int | None, games: int | None
     for line in repeated_faults(shown, len(result.records)):
         click.echo(line)
     click.echo(summary(result, faults))
+    click.echo(against_samples(result, samples))
     click.echo(where_to_look(result, store_match(result, config), results_dir))
     if faults:
         raise click.ClickException(f"validation failed: {faults} fault(s); see above")
@@ -145,6 +151,18 @@ def repeated_faults(shown: dict[tuple[object, ...], list[int]], games: int) -> l
             at = f"at its {ordinal(asked)} decision" if asked is not None else f"at {phase.value}"
             lines.append(f"the same fault {len(where)} times, in {every}: {at}: {kind.value}: {detail}")
     return lines
+
+
+def against_samples(result: MatchResult, level: str) -> str:
+    """How the bot did against each sample bot at its table (mean ranks, lower is better), and the next bar: the
+    next stronger sample level, once it ranks ahead of every sample bot on average."""
+    me, others = result.standings[0], result.standings[1:]
+    ranks = ", ".join(f"{s.name} {s.mean_rank:.2f}" for s in others)
+    line = f"against the samples ({level}): mean rank {me.mean_rank:.2f}; theirs: {ranks}"
+    stronger = SAMPLE_LEVELS[SAMPLE_LEVELS.index(level) + 1:]
+    if all(me.mean_rank < s.mean_rank for s in others) and stronger:
+        line += f"; the next bar: --samples {stronger[0]}"
+    return line
 
 
 def summary(result: MatchResult, faults: int) -> str:

@@ -6,14 +6,30 @@ import importlib
 
 from arena.games.base import Game, GameError, GameInvariantError, GameResult, State
 
-__all__ = ["Game", "GameError", "GameInvariantError", "GameResult", "State", "available", "check_variants",
-           "get_game"]
+__all__ = ["Game", "GameError", "GameInvariantError", "GameResult", "SAMPLE_LEVELS", "State", "available",
+           "check_variants", "get_game", "sample_modules"]
 
 # name -> module that defines GAME; imported on first use so that one game's import cost is not everyone's.
 _REGISTRY: dict[str, str] = {
     "bali-2001": "arena.games.bali2001",
     "bali-2017": "arena.games.bali2017",
 }
+
+# The sample bots each game is played with, weakest first, as modules of the sample_bots package that a bot command
+# runs (`python -m MODULE`): command lines, never imports, so that the arena does not depend on its examples.
+SAMPLE_LEVELS = ("random", "heuristic", "search")
+_SAMPLES: dict[str, dict[str, str]] = {
+    name: {"random": "sample_bots.random_bot", "heuristic": "sample_bots.heuristic_bot",
+           "search": "sample_bots.search_bot"}
+    for name in _REGISTRY
+}
+
+
+def sample_modules(name: str) -> dict[str, str]:
+    """The sample bots of a game by level, weakest first: level -> module; GameError for an unknown game."""
+    if name not in _SAMPLES:
+        raise GameError(f"unknown game {name!r}; available: {', '.join(available())}")
+    return dict(_SAMPLES[name])
 
 
 def available() -> list[str]:

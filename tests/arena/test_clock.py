@@ -13,7 +13,8 @@ from arena.bots import BotCommand
 from arena.errors import FaultKind
 from arena.record import load_record, record_from_dict, save_record
 from arena.replay import resimulate, seat_messages
-from arena.wire import WALL_CEILING, SeatClock, charged, time_identity
+from arena.sandbox import WALL_CEILING
+from arena.wire import SeatClock, charged, time_identity
 from protocol import Clock, TimeControl
 from tests.arena.conftest import RANDOM, Spawned, double, play
 

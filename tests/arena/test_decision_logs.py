@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
+from arena.bots import DECISION_LOG_CAP, GAME_LOG_CAP
 from arena.games import State
-from arena.record import DECISION_LOG_CAP, GAME_LOG_CAP, DecisionRecord, GameRecord, load_record, record_from_dict
+from arena.record import DecisionRecord, GameRecord, load_record, record_from_dict
 from arena.replay import resimulate, took
 from protocol import SchemaError
 from tests.bots.chatty_bot import LOUD_BYTES

@@ -15,7 +15,8 @@ import pytest
 from arena.errors import FaultKind
 from arena.games import available, get_game
 from arena.record import load_record
-from arena.wire import WALL_CEILING, charged
+from arena.sandbox import WALL_CEILING
+from arena.wire import charged
 from tests.arena.conftest import ROOT
 from tests.cli.conftest import FAST, RANDOM_BOT, records, run
 from tests.helpers import arena, bots

@@ -41,6 +41,8 @@ def test_seats_rounds_and_the_other_settings_given_are_kept() -> None:
                     title="Cup", seed=7).spec
     assert (spec.seats, spec.rounds, spec.duplicate, spec.title, spec.seed) == (2, 3, True, "Cup", 7)
     assert spec.names() == ["mine", "heuristic_bot"]
+    randoms = assemble("bali-2017", "gauntlet", [f"mine={RANDOM}"], seats=3, samples="random").spec
+    assert randoms.names() == ["mine", "random_bot", "random_bot-2"]
 
 
 @pytest.mark.parametrize("args, settings, error, message", [

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.wire import WALL_CEILING, charged
+from arena.sandbox import WALL_CEILING
+from arena.wire import charged
 from arena.worker import STOP_GRACE
 from protocol import DEFAULT_MAX_MESSAGE
 from tests.arena.test_flood import BOTS, FLOOD_BOT, bound, rss
