@@ -103,7 +103,7 @@ def sandbox_levels() -> list[Any]:
     """The default level and every named one, as test parameters. The quick run attacks the level users get
     (auto); none and rlimit are marked slow (CI runs them); the named level auto resolves to here repeats the auto
     run, so it is left to the soak run; bwrap skips where it cannot run."""
-    from arena.sandbox import Isolation, bwrap_problem
+    from arena.bots.sandbox import Isolation, bwrap_problem
 
     problem = bwrap_problem()
     chosen = Isolation.RLIMIT if problem else Isolation.BWRAP

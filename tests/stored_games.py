@@ -24,8 +24,8 @@ from typing import Any, Collection, Iterator
 import pytest
 
 from arena.errors import ReplayError
-from arena.record import FORMAT, GameRecord, load_record
-from arena.replay import resimulate
+from arena.match.record import FORMAT, GameRecord, load_record
+from arena.match.replay import resimulate
 from arena.viewer.tables import GAMES
 from tests.viewer.engine_traces import BATCH, check_all, record_trace
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import click
 from tabulate import tabulate
 
-from arena.bench_protocol import bench_protocol, bench_sandboxes
-from arena.bench_publish import bench_publish
-from arena.bench_tournament import bench_compare, bench_tournament
+from arena.bench.protocol import bench_protocol, bench_sandboxes
+from arena.bench.publish import bench_publish
+from arena.bench.tournament import bench_compare, bench_tournament
 from arena.cli.params import GAME
 from arena.games import Game, available, get_game
-from arena.local import bench_engine
+from arena.match.local import bench_engine
 
 
 @click.command()

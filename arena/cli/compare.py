@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from arena import compare as comparison
+from arena.bots.sandbox import Sandbox
 from arena.cli.params import (
     GAME,
     announce_crowding,
@@ -22,12 +22,9 @@ from arena.cli.params import (
     store_path,
     time_options,
 )
-from arena.formats.compare import DEFAULT_WAVE
 from arena.games import Game
-from arena.ratings import RatingConfig
-from arena.sandbox import Sandbox
-from arena.seeds import PUBLIC_SEED_HELP
-from arena.sprt import (
+from arena.match.seeds import PUBLIC_SEED_HELP
+from arena.ratings.sprt import (
     DEFAULT_ALPHA,
     DEFAULT_BETA,
     DEFAULT_ELO0,
@@ -38,8 +35,11 @@ from arena.sprt import (
     Verdict,
     report,
 )
-from arena.store import Store
-from arena.tournament import Runner
+from arena.ratings.trueskill import RatingConfig
+from arena.tournament import compare as comparison
+from arena.tournament.formats.compare import DEFAULT_WAVE
+from arena.tournament.run import Runner
+from arena.tournament.store import Store
 from protocol import TimeControl
 
 

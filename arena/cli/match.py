@@ -10,7 +10,8 @@ from typing import Any
 import click
 from tabulate import tabulate
 
-from arena.bots import BotCommand, Transport
+from arena.bots.process import BotCommand, Transport
+from arena.bots.sandbox import Sandbox
 from arena.cli.params import (
     BOT,
     GAME,
@@ -24,12 +25,11 @@ from arena.cli.params import (
 from arena.errors import ArenaError
 from arena.games import Game
 from arena.interrupt import INTERRUPTED, cleanup_on_termination
-from arena.match import MatchConfig, MatchInterrupted, MatchResult, run_match
-from arena.progress import BuildDisplay
-from arena.record import GameRecord
-from arena.sandbox import Sandbox
-from arena.seeds import PUBLIC_SEED_HELP, chosen
-from arena.tournament import store_match as keep_in_store
+from arena.match.play import MatchConfig, MatchInterrupted, MatchResult, run_match
+from arena.match.record import GameRecord
+from arena.match.seeds import PUBLIC_SEED_HELP, chosen
+from arena.tournament.progress import BuildDisplay
+from arena.tournament.run import store_match as keep_in_store
 from protocol import DEFAULT_MAX_MESSAGE, TimeControl
 
 DEFAULT_RESULTS = Path("results")  # the --results default: commands given it need no --results option

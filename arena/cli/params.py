@@ -9,13 +9,13 @@ from typing import Any, Callable
 
 import click
 
-from arena.bots import BotCommand
-from arena.entrants import bot_command
+from arena.bots.entrants import bot_command
+from arena.bots.process import BotCommand
+from arena.bots.sandbox import MIB, WALL_CEILING, Isolation, Limits, Sandbox, cpu_accounting, crowding
 from arena.errors import ConfigError
 from arena.games import Game, GameError, available, check_variants, get_game
-from arena.ratings import RatingConfig
-from arena.sandbox import MIB, WALL_CEILING, Isolation, Limits, Sandbox, cpu_accounting, crowding
-from arena.wire import with_game_clock
+from arena.match.wire import with_game_clock
+from arena.ratings.trueskill import RatingConfig
 from protocol import TimeControl
 
 
@@ -151,7 +151,7 @@ def db_option(command: Callable[..., Any]) -> Callable[..., Any]:
 
 def store_path(results_dir: Path, db: Path | None) -> Path:
     """The results database the --results and --db options name."""
-    from arena.store import DEFAULT_DB_NAME
+    from arena.tournament.store import DEFAULT_DB_NAME
     return db if db is not None else results_dir / DEFAULT_DB_NAME
 
 

@@ -9,7 +9,7 @@ from tabulate import tabulate
 
 from arena.cli.params import GAME, game_options
 from arena.games import Game, State
-from arena.local import new_game, player_rng
+from arena.match.local import new_game, player_rng
 
 
 @click.command()

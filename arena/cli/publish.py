@@ -10,7 +10,7 @@ import click
 from arena.cli.params import db_option, results_option, store_path
 from arena.site import publish as publish_site
 from arena.site.progress import PageProgress
-from arena.store import Store
+from arena.tournament.store import Store
 
 
 @click.command()

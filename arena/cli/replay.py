@@ -8,8 +8,8 @@ from pathlib import Path
 import click
 from tabulate import tabulate
 
-from arena.record import GameRecord, load_record
-from arena.replay import AskedDecision, log_lines, resimulate, seat_transcript, took, turn_lines
+from arena.match.record import GameRecord, load_record
+from arena.match.replay import AskedDecision, log_lines, resimulate, seat_transcript, took, turn_lines
 from arena.viewer import write_replay
 
 html_option = click.option(

@@ -11,14 +11,14 @@ from tabulate import tabulate
 
 from arena.cli.params import db_option, results_option, store_path
 from arena.errors import ReplayError
-from arena.leaderboard import FORMATS, Leaderboard, board_title, build, handshake_names, render
-from arena.ratings import Rating, RatingConfig, Ratings, rate_all
-from arena.record import GameRecord, load_record
-from arena.replay import turn_lines
-from arena.seeds import stored_public_seed
+from arena.match.record import GameRecord, load_record
+from arena.match.replay import turn_lines
+from arena.match.seeds import stored_public_seed
+from arena.ratings.leaderboard import FORMATS, Leaderboard, board_title, build, handshake_names, render
+from arena.ratings.trueskill import Rating, RatingConfig, Ratings, rate_all
 from arena.site import leaderboard_page, tournament_data
 from arena.site.data import game_replays
-from arena.store import Store, StoredGameRow, Tournament
+from arena.tournament.store import Store, StoredGameRow, Tournament
 from arena.viewer import write_replay
 
 _tournament_option = click.option("--tournament", "-t", "name",

@@ -10,8 +10,7 @@ from typing import Any
 
 import click
 
-from arena import competition
-from arena.assembly import NoEntrants, assemble
+from arena.bots.sandbox import Sandbox
 from arena.cli.params import (
     GAME,
     announce_crowding,
@@ -25,20 +24,21 @@ from arena.cli.params import (
     time_options,
 )
 from arena.cli.results import with_handshakes
-from arena.cluster import ClusterPlayer
 from arena.errors import ConfigError
-from arena.formats import DEFAULT_FORMAT, FORMATS
-from arena.formats.gauntlet import CHALLENGER_GAMES, SIGMA_TARGET
-from arena.formats.ladder import DEFAULT_WAVE
 from arena.games import SAMPLE_LEVELS, Game
 from arena.interrupt import cleanup_on_termination
-from arena.leaderboard import board_title, build, render
-from arena.progress import BuildDisplay, Display
-from arena.ratings import DEFAULT_SIGMA, RatingConfig
-from arena.sandbox import Sandbox
-from arena.seeds import PUBLIC_SEED_HELP, stored_public_seed
-from arena.store import Store
-from arena.tournament import DEFAULT_LEVEL, Runner
+from arena.match.seeds import PUBLIC_SEED_HELP, stored_public_seed
+from arena.ratings.leaderboard import board_title, build, render
+from arena.ratings.trueskill import DEFAULT_SIGMA, RatingConfig
+from arena.tournament import competition
+from arena.tournament.assembly import NoEntrants, assemble
+from arena.tournament.cluster import ClusterPlayer
+from arena.tournament.formats import DEFAULT_FORMAT, FORMATS
+from arena.tournament.formats.gauntlet import CHALLENGER_GAMES, SIGMA_TARGET
+from arena.tournament.formats.ladder import DEFAULT_WAVE
+from arena.tournament.progress import BuildDisplay, Display
+from arena.tournament.run import DEFAULT_LEVEL, Runner
+from arena.tournament.store import Store
 from protocol import TimeControl
 
 

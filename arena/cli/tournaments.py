@@ -9,8 +9,8 @@ import click
 from tabulate import tabulate
 
 from arena.cli.params import db_option, results_option, store_path
-from arena.seeds import PUBLIC_NOTE
-from arena.store import Store
+from arena.match.seeds import PUBLIC_NOTE
+from arena.tournament.store import Store
 
 HEADERS = ("name", "title", "game", "format", "entrants", "games", "first game", "last game", "seeds", "complete")
 

@@ -7,20 +7,20 @@ from pathlib import Path
 
 import click
 
-from arena.bots import BotCommand
+from arena.bots.process import BotCommand
+from arena.bots.sandbox import Sandbox
 from arena.cli.match import INTERRUPTED, report_interrupted, store_match, where_to_look
 from arena.cli.params import BOT, GAME, results_option, sandbox_options, time_options
 from arena.errors import ReplayError
 from arena.games import SAMPLE_LEVELS, Game
 from arena.interrupt import cleanup_on_termination
-from arena.match import MatchConfig, MatchInterrupted, MatchResult, run_match
-from arena.progress import BuildDisplay
-from arena.record import DecisionRecord, FaultRecord, GameRecord, ordinal
-from arena.sandbox import Sandbox
-from arena.seeds import PUBLIC_SEED_HELP, chosen
-from arena.tournament import sample_opponents
+from arena.match.play import MatchConfig, MatchInterrupted, MatchResult, run_match
+from arena.match.record import DecisionRecord, FaultRecord, GameRecord, ordinal
+from arena.match.seeds import PUBLIC_SEED_HELP, chosen
+from arena.match.wire import charged
+from arena.tournament.progress import BuildDisplay
+from arena.tournament.run import sample_opponents
 from arena.viewer import write_replay
-from arena.wire import charged
 from protocol import TimeControl
 
 SLOW_SHARE = 0.5  # warn when a decision used more than this share of its time

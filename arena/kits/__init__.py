@@ -12,7 +12,7 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from arena.entrants import MANIFEST, NAME_PATTERN
+from arena.bots.entrants import MANIFEST, NAME_PATTERN
 from arena.errors import ConfigError
 
 TEMPLATE_SUFFIXES = (".toml", ".py", ".js", ".json", ".cpp", ".java", ".rs", ".md", ".txt", "Makefile")

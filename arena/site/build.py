@@ -18,9 +18,9 @@ import jinja2
 from arena import __version__
 from arena.errors import ArenaError, ConfigError
 from arena.interrupt import die_with
-from arena.seeds import PUBLIC_NOTE
+from arena.match.seeds import PUBLIC_NOTE
 from arena.site.data import RECENT_GAMES, TournamentData, game_replays, slug, tournament_data, tournament_title
-from arena.store import Store, Tournament
+from arena.tournament.store import Store, Tournament
 
 STATE_FILE = ".arena-publish.json"  # what each game page and game list was made from: each is made only once
 CHART_CACHE = ".arena-charts"  # charts already drawn, by a digest of their data
@@ -207,7 +207,7 @@ def make_game_page(page: GamePage) -> tuple[bool, str | None]:
 
     The page holds the game's record, and the browser re-plays it (and says so if it does not reproduce): nothing
     is re-simulated here, so that a store of many long games publishes quickly."""
-    from arena.record import load_record
+    from arena.match.record import load_record
     from arena.viewer import render_replay  # the viewer is only needed for game pages
 
     try:

@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from arena.leaderboard import Leaderboard, build
-from arena.ratings import GameOutcome, Rating, RatingConfig, Ratings
-from arena.seeds import stored_public_seed
-from arena.store import Store, Tournament
+from arena.match.seeds import stored_public_seed
+from arena.ratings.leaderboard import Leaderboard, build
+from arena.ratings.trueskill import GameOutcome, Rating, RatingConfig, Ratings
+from arena.tournament.store import Store, Tournament
 
 RECENT_GAMES = 20  # games listed on a bot's page
 

@@ -9,7 +9,7 @@ import matplotlib
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from arena.leaderboard import Row
+from arena.ratings.leaderboard import Row
 from arena.site.data import Point
 
 matplotlib.rcParams.update({

@@ -12,7 +12,7 @@ from typing import Any
 import jinja2
 
 from arena.errors import ReplayError
-from arena.record import GameRecord
+from arena.match.record import GameRecord
 from arena.viewer.data import RECORD, replay_data
 from arena.viewer.facts import facts_script
 from arena.viewer.tables import GAMES

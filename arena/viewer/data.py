@@ -8,8 +8,8 @@ from typing import Any
 
 from arena.errors import ReplayError
 from arena.games import Game, GameError, State
-from arena.record import DecisionRecord, GameRecord
-from arena.replay import Reproduction, record_game, resimulate
+from arena.match.record import DecisionRecord, GameRecord
+from arena.match.replay import Reproduction, record_game, resimulate
 from arena.viewer import patch
 from arena.viewer.legend import legend
 from arena.viewer.tables import GAMES

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from arena.bots import BotCommand, BotProcess
+from arena.bots.process import BotCommand, BotProcess
 from arena.games import get_game
-from arena.match import BotPool, MatchConfig, MatchResult, run_match
+from arena.match.play import BotPool, MatchConfig, MatchResult, run_match
 from protocol import TimeControl
 
 ROOT = Path(__file__).resolve().parents[2]

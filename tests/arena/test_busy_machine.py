@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.record import load_record
+from arena.match.record import load_record
 from tests.helpers import ROOT
 
 BURNERS = 4

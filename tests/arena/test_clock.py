@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from arena import cgroups
-from arena.bots import BotCommand
+from arena.bots import cgroups
+from arena.bots.process import BotCommand
+from arena.bots.sandbox import WALL_CEILING
 from arena.errors import FaultKind
-from arena.record import load_record, record_from_dict, save_record
-from arena.replay import resimulate, seat_messages
-from arena.sandbox import WALL_CEILING
-from arena.wire import SeatClock, charged, time_identity
+from arena.match.record import load_record, record_from_dict, save_record
+from arena.match.replay import resimulate, seat_messages
+from arena.match.wire import SeatClock, charged, time_identity
 from protocol import Clock, TimeControl
 from tests.arena.conftest import RANDOM, Spawned, double, play
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots import BotCommand
+from arena.bots.process import BotCommand
 from arena.errors import FaultKind
 from arena.games import available
-from arena.record import GameRecord, Phase
-from arena.replay import resimulate
+from arena.match.record import GameRecord, Phase
+from arena.match.replay import resimulate
 from protocol import TimeControl
 from tests.arena.conftest import FAST, RANDOM, Spawned, faulty, play
 from tests.helpers import quick_run

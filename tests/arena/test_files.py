@@ -1,5 +1,5 @@
 """What a bot and a build can read and write, attacked through a real `arena tournament` or `arena match`: at the
-default level every attack fails; at the levels that do not keep files apart (none, rlimit) arena/SANDBOX.md says
+default level every attack fails; at the levels that do not keep files apart (none, rlimit) arena/bots/SANDBOX.md says
 it is not prevented, and the tests check that too."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.sandbox import bwrap_problem
+from arena.bots.sandbox import bwrap_problem
 from tests.arena.test_sandbox import LIMIT_OPTIONS, Listener, bot, match, new_marker, threat
 from tests.helpers import ROOT, processes_with, sandbox_levels, wait_until
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from arena import leftovers
-from arena.leftovers import MARK, Owner
+from arena.bots import leftovers
+from arena.bots.leftovers import MARK, Owner
 
 
 @pytest.fixture

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots import Transport
+from arena.bots.process import Transport
 from arena.errors import ConfigError
 from arena.games import available, get_game
-from arena.match import MatchConfig
-from arena.record import load_record
-from arena.replay import resimulate
-from arena.seeds import SecretSeed, Seed, derive_seed
-from arena.wire import SeatClock, match_ranks
+from arena.match.play import MatchConfig
+from arena.match.record import load_record
+from arena.match.replay import resimulate
+from arena.match.seeds import SecretSeed, Seed, derive_seed
+from arena.match.wire import SeatClock, match_ranks
 from protocol import TimeControl
 from tests.arena.conftest import HEURISTIC, PLAIN, RANDOM, RANDOM_MODULE, Spawned, play
 

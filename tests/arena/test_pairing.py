@@ -4,8 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from arena.pairing import BASE, NEW, PairResult, outcome_of, pair_outcome, pair_seatings, seat_under_test, sequential
-from arena.sprt import SprtSettings, Verdict
+from arena.ratings.pairing import (
+    BASE,
+    NEW,
+    PairResult,
+    outcome_of,
+    pair_outcome,
+    pair_seatings,
+    seat_under_test,
+    sequential,
+)
+from arena.ratings.sprt import SprtSettings, Verdict
 
 
 @pytest.mark.parametrize("seats, opponents", [(2, 1), (3, 2), (4, 3), (4, 5)])

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena.errors import MAX_DETAIL, FaultKind, ProtocolError, bounded
-from arena.record import GameRecord, Phase, load_record
+from arena.match.record import GameRecord, Phase, load_record
 
 ROOT = Path(__file__).resolve().parents[2]
 POISON_BOT = ROOT / "tests" / "bots" / "poison_bot.py"

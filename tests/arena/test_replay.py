@@ -12,9 +12,9 @@ import pytest
 
 from arena.errors import ReplayError
 from arena.games import GameResult, available
-from arena.match import MatchResult
-from arena.record import DecisionRecord, GameRecord, load_record, record_from_dict, save_record
-from arena.replay import resimulate, seat_messages, turn_lines
+from arena.match.play import MatchResult
+from arena.match.record import DecisionRecord, GameRecord, load_record, record_from_dict, save_record
+from arena.match.replay import resimulate, seat_messages, turn_lines
 from tests.arena.conftest import PLAIN, RANDOM, faulty, play
 
 

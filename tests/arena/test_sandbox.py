@@ -1,5 +1,5 @@
 """The sandbox, attacked: each threat bot through a real `arena match` (and `arena tournament`), at the default level
-and at every named level, asserting the answer arena/SANDBOX.md documents for that level."""
+and at every named level, asserting the answer arena/bots/SANDBOX.md documents for that level."""
 
 from __future__ import annotations
 
@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.cgroups import DISABLE_ENV
+from arena.bots.cgroups import DISABLE_ENV
+from arena.bots.sandbox import MIB, NO_SANDBOX, Isolation, Limits, Sandbox, Watchdog, bwrap_problem, cpu_sets
 from arena.errors import FaultKind
 from arena.games import get_game
-from arena.match import MatchConfig, run_match
-from arena.sandbox import MIB, NO_SANDBOX, Isolation, Limits, Sandbox, Watchdog, bwrap_problem, cpu_sets
+from arena.match.play import MatchConfig, run_match
 from protocol import TimeControl
 from tests.arena.conftest import ROOT, Spawned
 from tests.helpers import processes_with, sandbox_levels, wait_until
@@ -356,7 +356,7 @@ def test_bots_run_on_the_cpus_of_their_match(tmp_path: Path, spawned: Spawned) -
     cpu = max(os.sched_getaffinity(0))
     seen: list[set[int]] = []
     random_bot = ROOT / "sample_bots" / "random_bot.py"
-    from arena.bots import BotCommand
+    from arena.bots.process import BotCommand
     rand = BotCommand((sys.executable, str(random_bot)))
     config = MatchConfig(get_game("bali-2001"), (rand, rand, rand), seed=3,
                          time=TimeControl(timeout=1.0, init=20.0), results_dir=tmp_path,

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from arena.sprt import (
+from arena.ratings.sprt import (
     OUTCOME_SCORES,
     SMALLEST_WEIGHT,
     PairCounts,
@@ -26,7 +26,7 @@ from arena.sprt import (
     score_interval,
     score_to_elo,
 )
-from arena.sprt_sim import PairModel, simulate
+from arena.ratings.sprt_sim import PairModel, simulate
 
 CLASSIC = SprtSettings(test=TestKind.CLASSIC)
 MIXTURE = SprtSettings()
@@ -163,9 +163,9 @@ def test_a_report_carries_the_test_and_its_expected_pairs_model() -> None:
     assert out["expected_pairs"]["shares"] == pytest.approx([9 / 17, 7 / 17, 1 / 17], abs=1e-3)
 
 
-# The simulations read the tests exactly as compare does, after every pair (arena.sprt_sim.simulate), on pairs
-# drawn from the model of two games on one deal (arena.sprt_sim.PairModel), fitted to bali-2017 (the deal's share
-# of luck 0.5) and bali-2001 (0). `python -m arena.sprt_sim` prints the table of docs/compare.md.
+# The simulations read the tests exactly as compare does, after every pair (arena.ratings.sprt_sim.simulate), on
+# pairs drawn from the model of two games on one deal (arena.ratings.sprt_sim.PairModel), fitted to bali-2017 (the
+# deal's share of luck 0.5) and bali-2001 (0). `python -m arena.ratings.sprt_sim` prints the table of docs/compare.md.
 RUNS = 2000
 CAP = 2000  # compare's own cap: 4,000 games
 

@@ -1,6 +1,6 @@
 """Bots reached over tcp, attacked and played through real `arena match` runs: under bubblewrap each keeps its own
 network namespace, and a relay inside its sandbox gives it a tcp endpoint that exists only there
-(arena/SANDBOX.md)."""
+(arena/bots/SANDBOX.md)."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from arena.entrants import Entrant
+from arena.bots.entrants import Entrant
+from arena.bots.sandbox import Isolation, Sandbox
 from arena.errors import FaultKind
-from arena.formats import get_format
-from arena.sandbox import Isolation, Sandbox
-from arena.store import Store
-from arena.tournament import TournamentSpec
+from arena.tournament.formats import get_format
+from arena.tournament.run import TournamentSpec
+from arena.tournament.store import Store
 from tests.arena.conftest import ROOT
 from tests.arena.test_sandbox import (
     BWRAP,

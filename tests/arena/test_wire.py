@@ -13,12 +13,12 @@ from typing import Any
 import msgpack
 import pytest
 
-from arena.bots import BotCommand
+from arena.bots.process import BotCommand
+from arena.bots.sandbox import NO_SANDBOX
 from arena.games import available, get_game
-from arena.record import GameRecord
-from arena.replay import seat_messages
-from arena.sandbox import NO_SANDBOX
-from arena.wire import effective_options
+from arena.match.record import GameRecord
+from arena.match.replay import seat_messages
+from arena.match.wire import effective_options
 from protocol import TimeControl, encode
 from tests.arena.conftest import FAST, Spawned, play
 

@@ -2,7 +2,7 @@
 submission folder that bundles the published engine (a copy of `arena/games`), as an entrant's would.
 
 The arena sends each seat a seed of its own in new_game. Where every seed derives from a public root by the
-published derivation (arena/seeds.py: SHA-256 of the root and labels), the thief searches the roots it guesses
+published derivation (arena/match/seeds.py: SHA-256 of the root and labels), the thief searches the roots it guesses
 (the ROOTs given, else 0 to 63) and the tables of a round-robin or gauntlet (table number and round) for the one
 that gives its own seat seed; it then knows the deal seed, deals the game with the engine and holds the whole
 state, every hidden card included. It says so on stderr, which the arena keeps as its log:

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from arena.bots.sandbox import WALL_CEILING
 from arena.errors import FaultKind
 from arena.games import available, get_game
-from arena.record import load_record
-from arena.sandbox import WALL_CEILING
-from arena.wire import charged
+from arena.match.record import load_record
+from arena.match.wire import charged
 from tests.arena.conftest import ROOT
 from tests.cli.conftest import FAST, RANDOM_BOT, records, run
 from tests.helpers import arena, bots

@@ -11,7 +11,7 @@ from click.testing import CliRunner, Result
 from arena.cli import ArenaGroup
 from arena.cli.params import GAME, game_options, rating_options, time_options
 from arena.games import Game
-from arena.ratings import DRAW_PROBABILITY, RatingConfig
+from arena.ratings.trueskill import DRAW_PROBABILITY, RatingConfig
 from protocol import TimeControl
 
 seen: dict[str, Any] = {}

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.seeds import SecretSeed, derive_seed, table_seed
+from arena.match.seeds import SecretSeed, derive_seed, table_seed
 from tests.bots.seed_thief import state_digest
 from tests.helpers import RANDOM, ROOT, arena, bots, sandbox_levels
 

@@ -12,9 +12,9 @@ from typing import Callable
 
 import pytest
 
+from arena.bots.submission import ensure_built
 from arena.errors import BuildFailed
 from arena.kits import Language, install_hint, missing
-from arena.submission import ensure_built
 
 # CI sets this: there a kit that cannot be built is a failure, never a skip.
 REQUIRED = os.environ.get("ARENA_REQUIRE_KITS") == "1"

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from arena.bots.sandbox import bwrap_problem
+from arena.bots.submission import STAMP, folder_digest, read_stamp
 from arena.kits import Language, Need, install_hint
-from arena.sandbox import bwrap_problem
-from arena.submission import STAMP, folder_digest, read_stamp
 from tests.helpers import quick_run
 from tests.kits.conftest import arena, need
 
@@ -110,7 +110,7 @@ def test_match_and_tournament_take_a_submission_folder(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(bwrap_problem() is not None, reason=f"bubblewrap: {bwrap_problem()}")
 def test_a_tcp_bot_plays_under_bwrap(tmp_path: Path) -> None:
-    """Its tcp endpoint is relayed inside its own network namespace (arena/SANDBOX.md, "Bots over tcp")."""
+    """Its tcp endpoint is relayed inside its own network namespace (arena/bots/SANDBOX.md, "Bots over tcp")."""
     folder = tmp_path / "tcpbot"
     folder.mkdir()
     (folder / "manifest.toml").write_text(f'name = "tcpbot"\nversion = "1"\n'

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots import BotCommand
+from arena.bots.process import BotCommand
 from arena.games import get_game
-from arena.match import MatchConfig, run_match
+from arena.match.play import MatchConfig, run_match
 from protocol import NewGame, TimeControl
 from sample_bots.heuristic_bot import STRATEGIES, HeuristicBot, Strategy
 from tests.helpers import quick_run

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.bench_publish import BENCH_BOTS, bench_store
-from arena.record import load_record
-from arena.replay import resimulate
+from arena.bench.publish import BENCH_BOTS, bench_store
+from arena.match.record import load_record
+from arena.match.replay import resimulate
 from arena.site import publish
-from arena.store import Store
+from arena.tournament.store import Store
 
 
 @pytest.mark.slow

@@ -1,5 +1,5 @@
-"""A tournament assembled by the library (arena.assembly, arena.compare): seats, rounds and sample opponents as the
-command line and a competition file get them, checked before anything is stored."""
+"""A tournament assembled by the library (arena.tournament.assembly, arena.tournament.compare): seats, rounds and
+sample opponents as the command line and a competition file get them, checked before anything is stored."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from arena import compare as comparison
-from arena import competition
-from arena.assembly import NoEntrants, assemble
-from arena.entrants import Refusal
+from arena.bots.entrants import Refusal
+from arena.bots.sandbox import Isolation, Sandbox
 from arena.errors import ConfigError
-from arena.formats import Gauntlet
-from arena.sandbox import Isolation, Sandbox
+from arena.tournament import compare as comparison
+from arena.tournament import competition
+from arena.tournament.assembly import NoEntrants, assemble
+from arena.tournament.formats import Gauntlet
 from tests.helpers import RANDOM, arena
 
 

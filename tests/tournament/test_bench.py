@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.bench_tournament import bench_tournament
+from arena.bench.tournament import bench_tournament
 
 
 @pytest.mark.slow

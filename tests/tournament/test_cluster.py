@@ -15,11 +15,11 @@ from typing import Iterator
 import pytest
 from click.testing import CliRunner
 
-from arena import cluster
 from arena.cli import main
-from arena.formats import Table
-from arena.store import StoredGame
-from arena.tournament import TableResult
+from arena.tournament import cluster
+from arena.tournament.formats import Table
+from arena.tournament.run import TableResult
+from arena.tournament.store import StoredGame
 from tests.helpers import arena, bots, processes_in, ratings, stored, stored_count, wait_until
 
 pytest.importorskip("distributed")
@@ -181,8 +181,8 @@ def test_landing_renames_a_match_directory_that_exists_and_refuses_paths_outside
 
 
 def test_a_worker_that_cannot_give_the_sandbox_refuses_the_table(tmp_path: Path) -> None:
-    from arena.sandbox import Limits, Sandbox
-    from arena.tournament import TableJob
+    from arena.bots.sandbox import Limits, Sandbox
+    from arena.tournament.run import TableJob
     from protocol import TimeControl
     job = TableJob("bali-2001", None, Table(0, 0, ("a", "b", "c"), 7, False), ((("true",), None),) * 3,
                    TimeControl(), False, tmp_path, Sandbox(limits=Limits(memory=0)))
@@ -191,8 +191,8 @@ def test_a_worker_that_cannot_give_the_sandbox_refuses_the_table(tmp_path: Path)
 
 
 def test_a_table_no_worker_can_play_stops_the_tournament_with_the_reason(tmp_path: Path) -> None:
-    from arena.sandbox import Limits, Sandbox
-    from arena.tournament import TableJob
+    from arena.bots.sandbox import Limits, Sandbox
+    from arena.tournament.run import TableJob
     from protocol import TimeControl
     job = TableJob("bali-2001", None, Table(0, 0, ("a", "b", "c"), 7, False), ((("true",), None),) * 3,
                    TimeControl(), False, tmp_path, Sandbox(limits=Limits(memory=0)))

@@ -11,13 +11,22 @@ from pathlib import Path
 
 import pytest
 
-from arena.entrants import Entrant
+from arena.bots.entrants import Entrant
 from arena.errors import ConfigError
-from arena.formats import FORMATS, Gauntlet, Ladder, RoundRobin, gauntlet, get_format, ladder_wave, round_robin
-from arena.ratings import GameOutcome, RatingConfig, rate_all
-from arena.seeds import derive_seed
-from arena.store import Store
-from arena.tournament import Runner, TournamentSpec, check_spec
+from arena.match.seeds import derive_seed
+from arena.ratings.trueskill import GameOutcome, RatingConfig, rate_all
+from arena.tournament.formats import (
+    FORMATS,
+    Gauntlet,
+    Ladder,
+    RoundRobin,
+    gauntlet,
+    get_format,
+    ladder_wave,
+    round_robin,
+)
+from arena.tournament.run import Runner, TournamentSpec, check_spec
+from arena.tournament.store import Store
 
 BOTS = ["a", "b", "c", "d", "e"]
 

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from arena.leaderboard import FORMATS, build, render
-from arena.ratings import Rating, RatingConfig, Ratings
+from arena.ratings.leaderboard import FORMATS, build, render
+from arena.ratings.trueskill import Rating, RatingConfig, Ratings
 
 RATINGS = Ratings(RatingConfig(), {"steady": Rating(30, 1), "lucky": Rating(36, 5), "faulty": Rating(50, 1)})
 STATS = {

@@ -8,7 +8,7 @@ import pytest
 import trueskill
 
 from arena.errors import ConfigError
-from arena.ratings import GameOutcome, Rating, RatingConfig, Ratings, rate_all
+from arena.ratings.trueskill import GameOutcome, Rating, RatingConfig, Ratings, rate_all
 
 
 def outcomes(n: int, seed: int) -> list[GameOutcome]:

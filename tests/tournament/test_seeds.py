@@ -9,11 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.entrants import Entrant
-from arena.formats import get_format
-from arena.match import MatchConfig
-from arena.ratings import RatingConfig
-from arena.seeds import (
+from arena.bots.entrants import Entrant
+from arena.match.play import MatchConfig
+from arena.match.seeds import (
     SecretSeed,
     derive_seed,
     public_seed,
@@ -22,7 +20,9 @@ from arena.seeds import (
     stored_public_seed,
     table_seed,
 )
-from arena.tournament import TournamentSpec
+from arena.ratings.trueskill import RatingConfig
+from arena.tournament.formats import get_format
+from arena.tournament.run import TournamentSpec
 
 KEY = "0f" * 32
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.formats import round_robin
+from arena.tournament.formats import round_robin
 from tests.helpers import processes_with, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]

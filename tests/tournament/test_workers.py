@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.sandbox import WALL_CEILING
-from arena.wire import charged
-from arena.worker import STOP_GRACE
+from arena.bots.sandbox import WALL_CEILING
+from arena.match.wire import charged
+from arena.tournament.worker import STOP_GRACE
 from protocol import DEFAULT_MAX_MESSAGE
 from tests.arena.test_flood import BOTS, FLOOD_BOT, bound, rss
 from tests.helpers import processes_with, wait_until

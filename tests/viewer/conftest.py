@@ -14,11 +14,11 @@ from typing import Any, Iterator
 import pytest
 
 from arena.games import get_game
-from arena.local import player_rng
-from arena.record import DecisionRecord, GameRecord, SeatRecord, load_record
-from arena.replay import resimulate
+from arena.match.local import player_rng
+from arena.match.record import DecisionRecord, GameRecord, SeatRecord, load_record
+from arena.match.replay import resimulate
+from arena.match.wire import match_ranks
 from arena.viewer.tables import GAMES
-from arena.wire import match_ranks
 from protocol import TimeControl
 from tests.browser import start_chromium
 

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from arena.games import State, get_game
-from arena.local import player_rng
-from arena.record import GameRecord
+from arena.match.local import player_rng
+from arena.match.record import GameRecord
 from arena.viewer import assets, engine_scripts
 from arena.viewer.tables import GAMES
 

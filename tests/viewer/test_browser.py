@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from arena.record import GameRecord, load_record
+from arena.match.record import GameRecord, load_record
 from arena.viewer import render_replay, write_replay
 from arena.viewer.legend import legend as legend_of
 from tests.browser import DESKTOP, PHONE, console_errors, screenshot, set_viewport

@@ -12,7 +12,7 @@ import pytest
 
 from arena.errors import ReplayError
 from arena.games import get_game
-from arena.record import load_record
+from arena.match.record import load_record
 from arena.viewer import patch, render_replay, replay_data
 from arena.viewer.tables import GAMES
 from tests.viewer.conftest import card_ids, page_data, seat_knowledge

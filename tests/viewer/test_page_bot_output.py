@@ -7,7 +7,7 @@ import dataclasses
 import json
 
 from arena.errors import FaultKind
-from arena.record import FaultRecord, GameRecord, Phase
+from arena.match.record import FaultRecord, GameRecord, Phase
 from arena.viewer import render_replay
 from tests.viewer.conftest import engine_record, page_data
 

@@ -8,7 +8,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from arena.record import save_record
+from arena.match.record import save_record
 from tests.stored_games import check_stored, record_files
 from tests.viewer.conftest import engine_record
 from tests.viewer.test_js_engines import _node

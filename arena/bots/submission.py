@@ -1,0 +1,270 @@
+"""A submission folder's build step: run once before the bot's first game, and again when its files change.
+
+The digest of the folder's files (build outputs and logs left out) after a successful build is kept in a stamp
+file in the folder; a folder whose files still match it is not built again. A lock file keeps two arena
+processes (tournament workers) from building the same folder at once.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import shlex
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+from typing import IO, Callable, ContextManager, Iterator
+
+from arena.bots.cgroups import new_cgroup
+from arena.bots.entrants import MANIFEST, build_step, install_hint, transport
+from arena.bots.process import Transport
+from arena.bots.sandbox import (
+    BUILD_GROWTH,
+    BUILD_LIMITS,
+    MIB,
+    Isolation,
+    Sandbox,
+    Watchdog,
+    kill_all,
+    limit_text,
+    outer_namespace,
+    reap_pids,
+)
+from arena.errors import BuildFailed, ConfigError, FaultKind
+
+STAMP = ".arena-build"
+LOCK = ".arena-build.lock"
+BUILD_TIMEOUT = 900.0  # seconds a build may take: a first Rust or npm build on a slow machine takes minutes
+# Top-level folders that builds and runs write into; their files are not the submission's sources.
+BUILD_OUTPUTS = frozenset({"target", "node_modules", "build", "results", "logs", "__pycache__", ".git"})
+TAIL_LINES = 20  # lines of a failed build's output shown with its fault
+_TAIL_BYTES = 1 << 16  # how much of the end of a build log is read for those lines
+_GROWTH_LOOK = 1.0  # seconds between two looks at how much a build's folder grew
+
+_lock = threading.Lock()
+_built: set[str] = set()  # folders checked (and built if need be) by this process
+_failed: dict[str, tuple[str, BuildFailed]] = {}  # folder -> (digest, fault) of a build that failed here
+
+
+BuildWatch = Callable[[Path, tuple[str, ...]], ContextManager[None]]  # wraps a build that runs: says it is under way
+
+
+def ensure_built(cwd: str | None, log: Path, sandbox: Sandbox = Sandbox(), watch: BuildWatch | None = None) -> None:
+    """Build the submission folder cwd (in sandbox) if its manifest names a build and its files changed since the
+    last one; BuildFailed (with the build's last lines) if the build fails. Once per folder and process: a failed
+    build is not tried again for the same files. A build that runs does so inside watch(folder, build), if given."""
+    if cwd is None or not (Path(cwd) / MANIFEST).is_file():
+        return
+    folder = Path(cwd)
+    with _lock:
+        if cwd in _built:
+            return
+        try:
+            build = build_step(folder)
+        except ConfigError as exc:
+            raise BuildFailed(f"cannot read the build step: {exc}") from None
+        if build is not None:
+            _build_if_changed(folder, build, log, sandbox.resolved(), watch)
+        _built.add(cwd)
+
+
+def _build_if_changed(folder: Path, build: tuple[str, ...], log: Path, sandbox: Sandbox,
+                      watch: BuildWatch | None) -> None:
+    digest = folder_digest(folder)
+    failed = _failed.get(str(folder))
+    if failed is not None and failed[0] == digest:
+        raise failed[1]
+    with _folder_lock(folder):
+        if read_stamp(folder) == digest:
+            return  # built already, by an earlier run or by another worker while this one waited
+        try:
+            with watch(folder, build) if watch is not None else nullcontext():
+                run_build(folder, build, log, sandbox)
+        except BuildFailed as fault:
+            _failed[str(folder)] = (digest, fault)
+            raise
+        _write_stamp(folder, folder_digest(folder), build)
+
+
+def run_build(folder: Path, build: tuple[str, ...], log: Path, sandbox: Sandbox = Sandbox()) -> None:
+    """Run build in folder inside sandbox (resolved), its output (stdout and stderr) to the file log; BuildFailed
+    if it does not succeed, goes over a limit or past BUILD_TIMEOUT."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    folder = folder.resolve()
+    with log.open("wb") as out, tempfile.TemporaryDirectory(prefix="arena-build-") as home:
+        out.write(f"$ {shlex.join(build)}   (in {folder})\n".encode())
+        out.flush()
+        run = BuildRun(folder, sandbox)
+        try:
+            run.start(build, out, Path(home))
+        except OSError as exc:
+            run.end()
+            raise BuildFailed(f"cannot run the build step {shlex.join(build)!r}: {exc.strerror or exc}"
+                              f"{install_hint(build[0])}") from None
+        try:
+            status, over = run.wait()
+        finally:
+            run.end()
+    if over is not None:
+        raise BuildFailed(f"the build step {shlex.join(build)!r} went over {over} and was stopped; its output: {log}",
+                          _tail(log))
+    if status != 0:
+        raise BuildFailed(f"the build step {shlex.join(build)!r} failed with status {status}; its output: {log}",
+                          _tail(log))
+
+
+class BuildRun:
+    """One build process in its sandbox: its cgroup, the watchdog over its limits, and its folder's growth."""
+
+    def __init__(self, folder: Path, sandbox: Sandbox) -> None:
+        self.folder, self.sandbox = folder, sandbox
+        self.limits, self.limited, self.endpoint = BUILD_LIMITS, sandbox.limited, ""
+        self.cgroup = new_cgroup() if sandbox.limited else None
+        self.adopted: set[int] = set()
+        self.seen: set[int] = set()
+        self.cpu_base: float | None = None
+        self.cpu_peak, self.vm_peak = 0.0, 0
+        self.limit_hit: FaultKind | None = None
+        self.watchdog = Watchdog() if sandbox.limited else None
+        self.process: subprocess.Popen[bytes] | None = None
+        self.pid = 0
+        self.size = _disk_use(folder) if sandbox.limited else 0
+
+    def start(self, build: tuple[str, ...], out: IO[bytes], home: Path) -> None:
+        """Start the build, its output to out."""
+        if self.cgroup is not None:
+            extra = 2 + (1 if outer_namespace() else 0) if self.sandbox.level == Isolation.BWRAP else 0
+            self.cgroup.limit(BUILD_LIMITS.memory, BUILD_LIMITS.processes + extra)
+        argv = self.sandbox.build_command(build, self.folder, self.cgroup.join if self.cgroup else ())
+        self.process = subprocess.Popen(argv, cwd=self.folder, stdin=subprocess.DEVNULL, stdout=out,
+                                        stderr=subprocess.STDOUT, start_new_session=True,
+                                        env=self.sandbox.build_environment(home))
+        self.pid = self.process.pid
+        if self.watchdog is not None:
+            self.watchdog.watch(self)
+
+    def wait(self) -> tuple[int | None, str | None]:
+        """The build's exit status, and what it went over (None: nothing), once it ends or is stopped."""
+        assert self.process is not None
+        deadline = time.monotonic() + BUILD_TIMEOUT
+        while True:
+            try:
+                status = self.process.wait(_GROWTH_LOOK)
+                break
+            except subprocess.TimeoutExpired:
+                if time.monotonic() > deadline:
+                    return None, f"its {BUILD_TIMEOUT:g} s"
+                if self.limited and _disk_use(self.folder) - self.size > BUILD_GROWTH:
+                    return None, f"its limit of {BUILD_GROWTH // MIB} MiB of new files in its folder"
+        if self.limit_hit is not None:
+            return status, f"its limit of {limit_text(self.limit_hit, BUILD_LIMITS)}"
+        return status, None
+
+    def end(self) -> None:
+        """Kill whatever of the build is left (its daemons too), and release its cgroup and watchdog."""
+        if self.watchdog is not None:
+            self.watchdog.forget(self)
+            self.watchdog.close()
+        if self.process is not None:
+            kill_all(self)
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            self.process.wait()
+        reap_pids(self.adopted, 2.0)
+        if self.cgroup is not None:
+            self.cgroup.remove()
+
+
+def _disk_use(folder: Path) -> int:
+    """Bytes the folder's files take on disk."""
+    used = 0
+    for root, _, files in os.walk(folder):
+        for name in files:
+            try:
+                used += os.lstat(os.path.join(root, name)).st_blocks * 512
+            except OSError:
+                continue
+    return used
+
+
+def _tail(log: Path) -> str:
+    """The last lines of a build log, read from its end only (a build may print a lot)."""
+    with log.open("rb") as f:
+        f.seek(max(0, log.stat().st_size - _TAIL_BYTES))
+        text = f.read().decode("utf-8", errors="replace")
+    return "\n".join(text.rstrip().splitlines()[-TAIL_LINES:])
+
+
+def wants_tcp(cwd: str | None) -> bool:
+    """True if cwd is a submission folder whose manifest asks for tcp (its ZeroMQ library has no ipc)."""
+    return cwd is not None and (Path(cwd) / MANIFEST).is_file() and transport(Path(cwd)) == Transport.TCP.value
+
+
+def folder_digest(folder: Path) -> str:
+    """A digest of the submission's files: their paths and contents, without build outputs, logs and stamps."""
+    digest = hashlib.sha256()
+    for path in sorted(_sources(folder)):
+        relative = path.relative_to(folder).as_posix()
+        digest.update(relative.encode() + b"\0")
+        try:
+            with path.open("rb") as f:
+                for block in iter(lambda: f.read(1 << 16), b""):
+                    digest.update(block)
+        except OSError:
+            digest.update(b"\1unreadable")
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _sources(folder: Path) -> Iterator[Path]:
+    for root, dirs, files in os.walk(folder):
+        if Path(root) == folder:
+            dirs[:] = [d for d in dirs if d not in BUILD_OUTPUTS]
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        for name in files:
+            if name in (STAMP, LOCK) or name.endswith(".log"):
+                continue
+            path = Path(root) / name
+            if path.is_file():
+                yield path
+
+
+def read_stamp(folder: Path) -> str | None:
+    """The digest of the folder's files after its last successful build, or None."""
+    try:
+        data = json.loads((folder / STAMP).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    digest = data.get("digest") if isinstance(data, dict) else None
+    return digest if isinstance(digest, str) else None
+
+
+def _write_stamp(folder: Path, digest: str, build: tuple[str, ...]) -> None:
+    try:
+        (folder / STAMP).write_text(json.dumps({"digest": digest, "build": list(build)}) + "\n", encoding="utf-8")
+    except OSError:
+        pass  # a read-only folder is built again next time, nothing worse
+
+
+@contextmanager
+def _folder_lock(folder: Path) -> Iterator[None]:
+    """An exclusive lock on the folder's lock file while building; no lock where the folder is read-only."""
+    try:
+        handle = (folder / LOCK).open("a")
+    except OSError:
+        yield
+        return
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

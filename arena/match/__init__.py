@@ -1,0 +1,1 @@
+"""A match: games between bot processes, their records and replays."""

@@ -1,0 +1,1 @@
+"""Ratings and statistics: TrueSkill, leaderboards, the sequential test and pairing."""

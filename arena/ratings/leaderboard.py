@@ -1,0 +1,145 @@
+"""Leaderboards: ratings and per-bot statistics, ranked by the conservative estimate, in several formats."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from tabulate import tabulate
+
+from arena.bots.entrants import Refusal
+from arena.errors import ReplayError
+from arena.match.record import entrant_label, load_record
+from arena.match.seeds import PUBLIC_NOTE
+from arena.ratings.trueskill import Ratings
+
+FORMATS = ("table", "markdown", "csv", "json")  # text formats; the html page is arena.site.leaderboard_page
+COLUMNS = ("rank", "bot", "conservative", "mu", "sigma", "games", "wins", "mean_score", "mean_rank", "fault_rate")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One bot on the leaderboard."""
+
+    rank: int
+    bot: str
+    conservative: float
+    mu: float
+    sigma: float
+    games: int
+    wins: int
+    mean_score: float | None
+    mean_rank: float | None
+    fault_rate: float
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """The published ranking, and the bots withheld from it for too many faulty games."""
+
+    title: str
+    rows: tuple[Row, ...]
+    withheld: tuple[Row, ...]
+    max_fault_rate: float | None
+    not_admitted: tuple[Refusal, ...] = ()  # submissions that failed their check
+    public_seed: int | None = None  # the seed of a public-seeded run (None: its seed was secret)
+    # The name each bot gave in its handshake, shown beside its entrant name in the text tables.
+    handshakes: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def seeding(self) -> str:
+        """'secret', or 'public (seed N)'."""
+        return "secret" if self.public_seed is None else f"public (seed {self.public_seed})"
+
+
+def handshake_names(records: Iterable[Path], names: Iterable[str], most: int = 20) -> dict[str, str]:
+    """The name each entrant gave in its handshake, from the first of its games' records (at most `most` records
+    read; an unreadable one is passed over)."""
+    wanted, found = set(names), {}
+    for path in records:
+        if most <= 0 or wanted <= found.keys():
+            break
+        most -= 1
+        try:
+            seats = load_record(path).seats
+        except ReplayError:
+            continue
+        found.update({s.entrant: s.name for s in seats if s.entrant in wanted and s.entrant not in found and s.name})
+    return found
+
+
+def board_title(name: str, game: str, fmt: str, config: dict[str, Any]) -> str:
+    """A leaderboard's heading: the tournament's title (if it has one), name, game, format and sandbox level."""
+    sandbox = (config.get("sandbox") or {}).get("level", "unknown")
+    title = config.get("title")
+    return f"{title + ': ' if title else ''}{name} ({game}, {fmt}, sandbox {sandbox})"
+
+
+RETIRED = " (retired)"  # marks a retired version in the all-versions view
+
+
+def build(title: str, ratings: Ratings, stats: Mapping[str, Mapping[str, float]],
+          max_fault_rate: float | None = None, not_admitted: tuple[Refusal, ...] = (),
+          retired: frozenset[str] = frozenset(), all_versions: bool = False,
+          public_seed: int | None = None) -> Leaderboard:
+    """Rank every entrant by mu - 3 sigma (ties by name); withhold those above max_fault_rate; leave retired
+    versions out, or (all_versions) rank them too, marked."""
+    def row(name: str) -> Row:
+        r, s = ratings.get(name), stats[name]
+        return Row(0, name + (RETIRED if name in retired else ""), r.conservative, r.mu, r.sigma, int(s["games"]),
+                   int(s["wins"]), s["mean_score"], s["mean_rank"], float(s["fault_rate"]))
+
+    shown = [name for name in stats if all_versions or name not in retired]
+    everyone = sorted((row(name) for name in shown), key=lambda r: (-r.conservative, r.bot))
+    ranked = [r for r in everyone if max_fault_rate is None or r.fault_rate <= max_fault_rate]
+    withheld = [r for r in everyone if r not in ranked]
+    return Leaderboard(title, tuple(replace(r, rank=i) for i, r in enumerate(ranked, start=1)), tuple(withheld),
+                       max_fault_rate, tuple(not_admitted), public_seed)
+
+
+def _cells(r: Row, handshakes: Mapping[str, str]) -> list[object]:
+    def num(x: float | None, digits: int = 2) -> object:
+        return "" if x is None else round(x, digits)
+    bot = entrant_label(r.bot, handshakes.get(r.bot, ""))
+    return [r.rank or "-", bot, num(r.conservative), num(r.mu), num(r.sigma), r.games, r.wins,
+            num(r.mean_score), num(r.mean_rank), f"{100 * r.fault_rate:.1f}%"]
+
+
+def _note(board: Leaderboard) -> str:
+    notes = []
+    if board.public_seed is not None:
+        notes.append(f"public-seeded (seed {board.public_seed}): {PUBLIC_NOTE}")
+    if board.withheld:
+        names = ", ".join(f"{r.bot} ({100 * r.fault_rate:.1f}%)" for r in board.withheld)
+        notes.append(f"withheld for a fault rate above {100 * (board.max_fault_rate or 0):.1f}%: {names}")
+    if board.not_admitted:
+        notes.append("not admitted:\n" + "\n".join(f"  {r.name}: {r.reason}" for r in board.not_admitted))
+    return "\n".join(notes)
+
+
+def render(board: Leaderboard, fmt: str) -> str:
+    """The leaderboard as text in one of FORMATS."""
+    if fmt in ("table", "markdown"):
+        text = tabulate([_cells(r, board.handshakes) for r in board.rows], headers=COLUMNS,
+                        tablefmt="github" if fmt == "markdown" else "simple")
+        title = f"## {board.title}\n\n" if fmt == "markdown" else f"{board.title}\n\n"
+        note = _note(board)
+        return title + text + (f"\n\n{note}" if note else "")
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow((*COLUMNS, "seeding"))  # every row says it: a csv file has no other place
+        for r in board.rows:
+            writer.writerow((*asdict(r).values(), board.seeding))
+        return out.getvalue().rstrip("\n")
+    if fmt == "json":
+        return json.dumps({"title": board.title, "seeding": "secret" if board.public_seed is None else "public",
+                           "public_seed": board.public_seed, "max_fault_rate": board.max_fault_rate,
+                           "ranking": [asdict(r) for r in board.rows],
+                           "withheld": [asdict(r) for r in board.withheld],
+                           "not_admitted": [r.to_dict() for r in board.not_admitted]}, indent=2)
+    raise ValueError(f"unknown leaderboard format {fmt!r}; formats: {', '.join(FORMATS)}")

@@ -1,0 +1,1 @@
+"""Tournaments: formats, the results store, workers, a Dask cluster, compare."""

@@ -1,0 +1,98 @@
+"""A tournament assembled from what an organiser chose: its entrants (bot commands and submission folders, admitted
+by a first game), its seats, the sample bots its format needs, and its rounds. `arena tournament` (and so a
+competition file, whose keys are its options) and the tests all go through `assemble`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from arena.bots.entrants import Entrant, Refusal, from_commands, survey
+from arena.bots.sandbox import Sandbox
+from arena.bots.submission import BuildWatch
+from arena.errors import ConfigError
+from arena.games import get_game
+from arena.tournament.formats import DEFAULT_FORMAT, TournamentFormat, get_format
+from arena.tournament.formats.gauntlet import Gauntlet
+from arena.tournament.run import DEFAULT_LEVEL, TournamentSpec, admit, check_options, check_spec, sample_opponents
+from protocol import TimeControl
+
+
+class NoEntrants(ConfigError):
+    """Neither a bot command nor a submission to play: what to give is a matter of the command's arguments."""
+
+
+@dataclass(frozen=True)
+class Assembly:
+    """A tournament ready to run: its spec, and the submissions not admitted, each with the reason."""
+
+    spec: TournamentSpec
+    refused: tuple[Refusal, ...] = ()
+
+
+def assemble(game: str, fmt: str = DEFAULT_FORMAT, bots: Sequence[str] = (), submissions: Path | None = None, *,
+             seats: int | None = None, rounds: int | None = None, samples: str = DEFAULT_LEVEL,
+             options: dict[str, Any] | None = None, time: TimeControl | None = None, sandbox: Sandbox | None = None,
+             strict: bool = False, time_limit: float | None = None, watch: BuildWatch | None = None,
+             on_refused: Callable[[Refusal], None] | None = None, **settings: Any) -> Assembly:
+    """The tournament of `bots` (command lines, NAME=COMMAND) and the folders under `submissions` at `game` in
+    format `fmt`, checked before anything is stored: ConfigError naming the problem (NoEntrants if there is
+    nothing to play).
+
+    `samples` is the strongest sample bot that fills a table (a level of arena.games.SAMPLE_LEVELS). A submission
+    plays a first game against the sample bots before it is admitted (`watch` is told of its build);
+    with `strict`, any submission not admitted is an error, else `on_refused` is told of each. `settings` are the
+    spec's other fields (duplicate, max_games, wave, seed, fresh_processes, rating, title, max_fault_rate).
+    """
+    time, sandbox = time or TimeControl(), sandbox or Sandbox()
+    entrants, refused = _entrants(bots, submissions)
+    if submissions is not None or any(e.cwd for e in entrants):
+        sandbox.check_strangers()
+    sandbox = sandbox.resolved()
+    check_options(game, options)
+    if strict and refused:
+        raise ConfigError(_refusals(refused))
+    if submissions is not None:
+        entrants, failed = admit(entrants, game, options, time, sandbox, only=lambda e: e.cwd is not None,
+                                 watch=watch)
+        refused += failed
+    if strict and refused:
+        raise ConfigError(_refusals(refused))
+    for refusal in refused if on_refused is not None else ():
+        on_refused(refusal)
+    spec = lineup(game, get_format(fmt), entrants, seats, rounds, samples, options=options, time=time, sandbox=sandbox,
+                  **settings)
+    check_spec(spec, time_limit)
+    return Assembly(spec, tuple(refused))
+
+
+def lineup(game: str, fmt: TournamentFormat, entrants: Sequence[Entrant], seats: int | None = None,
+           rounds: int | None = None, samples: str = DEFAULT_LEVEL, **settings: Any) -> TournamentSpec:
+    """The spec of a tournament of `entrants`, with the sample bots its format needs to fill its tables (the
+    strongest of level `samples`).
+
+    Seats default to as many as the game and the entrants allow (a gauntlet: the game's largest table); rounds to 1
+    (a gauntlet: enough to rate its challenger). `settings` are the spec's other fields."""
+    rules = get_game(game)
+    gauntlet = isinstance(fmt, Gauntlet)
+    if seats is None:
+        seats = rules.max_players if gauntlet else max(rules.min_players, min(rules.max_players, len(entrants)))
+    missing = fmt.missing_opponents(len(entrants), seats)
+    entrants = [*entrants, *sample_opponents(game, missing, taken={e.name for e in entrants}, level=samples)]
+    if rounds is None:
+        rounds = fmt.default_rounds(len(entrants), seats) if gauntlet else 1
+    return TournamentSpec(game=game, fmt=fmt, entrants=tuple(entrants), seats=seats, rounds=rounds, **settings)
+
+
+def _entrants(bots: Sequence[str], submissions: Path | None) -> tuple[list[Entrant], list[Refusal]]:
+    admitted, refused = survey(submissions) if submissions is not None else ([], [])
+    entrants = from_commands(bots, taken=[e.name for e in admitted]) + admitted
+    if not entrants and not refused:
+        raise NoEntrants("give at least one bot command or --submissions DIR")
+    return entrants, refused
+
+
+def _refusals(refused: list[Refusal]) -> str:
+    listed = "\n".join(f"  {r.reason}" for r in refused)
+    return f"{len(refused)} submission(s) not admitted (--strict):\n{listed}"

@@ -1,0 +1,89 @@
+"""`arena compare`: is NEW better than BASE? Paired duplicate games and a sequential test, stored and resumable."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Sequence
+
+from arena.bots.entrants import Entrant, from_command
+from arena.games import get_game
+from arena.ratings.pairing import GAMES_PER_PAIR
+from arena.ratings.sprt import DEFAULT_ELO0, DEFAULT_ELO1, PairCounts, SprtSettings, TestKind, Verdict, report
+from arena.tournament.formats.compare import Compare, verdict
+from arena.tournament.run import TournamentSpec, check_spec, sample_opponents
+from arena.tournament.store import Store, Tournament
+
+DEFAULT_MAX_GAMES = 4000  # the cap on a sequential test: 2,000 pairs
+
+
+def entrants(new: Entrant, base: Entrant, opponents: Sequence[Entrant]) -> tuple[Entrant, ...]:
+    """NEW, BASE and the opponents, renamed where names clash (BASE's name gets '-base', an opponent a number)."""
+    if base.name == new.name:
+        base = replace(base, name=f"{base.name}-base")
+    taken = {new.name, base.name}
+    seated = [new, base]
+    for opponent in opponents:
+        name, number = opponent.name, 1
+        while name in taken:
+            number += 1
+            name = f"{opponent.name}-{number}"
+        taken.add(name)
+        seated.append(replace(opponent, name=name))
+    return tuple(seated)
+
+
+def sequential_test(test: str | None, elo0: float | None, elo1: float | None, alpha: float,
+                    beta: float) -> SprtSettings:
+    """The test asked for: `test` if named, else the classic one if elo0 or elo1 is given, else the mixture."""
+    classic = elo0 is not None or elo1 is not None
+    kind = TestKind(test) if test else TestKind.CLASSIC if classic else TestKind.MIXTURE
+    return SprtSettings(DEFAULT_ELO0 if elo0 is None else elo0, DEFAULT_ELO1 if elo1 is None else elo1, alpha, beta,
+                        kind)
+
+
+def spec(game: str, players: tuple[Entrant, ...], seats: int, sprt: SprtSettings | None, max_games: int | None,
+         **settings: Any) -> TournamentSpec:
+    """The comparison as a tournament of the compare format (the other settings as TournamentSpec takes them)."""
+    return TournamentSpec(game=game, fmt=Compare(), entrants=players, seats=seats, sprt=sprt, max_games=max_games,
+                          **settings)
+
+
+def assemble(game: str, new: str, base: str, opponents: Sequence[str] = (), seats: int | None = None,
+             sprt: SprtSettings | None = None, max_games: int | None = None, **settings: Any) -> TournamentSpec:
+    """NEW against BASE (command lines, NAME=COMMAND or submission folders) at `game`, with `opponents` and as many
+    sample bots as fill a table of `seats` (default: the game's smallest), checked before anything is stored:
+    ConfigError naming the problem. `settings` are the spec's other fields."""
+    seats = seats or get_game(game).min_players
+    chosen = [from_command(o) for o in opponents]
+    new_bot, base_bot = from_command(new), from_command(base)
+    taken = {new_bot.name, base_bot.name, *(o.name for o in chosen)}
+    chosen += sample_opponents(game, max(0, seats - 1 - len(chosen)), taken)
+    found = spec(game, entrants(new_bot, base_bot, chosen), seats, sprt, max_games, **settings)
+    check_spec(found)
+    return found
+
+
+def deals_played(store: Store, tid: int) -> int:
+    """How many deals, from the first, have both their games stored (played or failed)."""
+    done = store.done_seqs(tid)
+    deals = 0
+    while GAMES_PER_PAIR * deals in done and GAMES_PER_PAIR * deals + 1 in done:
+        deals += 1
+    return deals
+
+
+def current(store: Store, tournament: Tournament, comparison: TournamentSpec) -> tuple[PairCounts, Verdict]:
+    """The counts and verdict of a comparison from what its store holds, pairs taken in deal order."""
+    counts, result, _ = verdict(comparison, store.outcomes(tournament.id), deals_played(store, tournament.id))
+    return counts, result
+
+
+def final_report(store: Store, tournament: Tournament, comparison: TournamentSpec) -> dict[str, Any]:
+    """The whole report as plain data: the `--json` object and what the text report shows."""
+    counts, result = current(store, tournament, comparison)
+    out = report(counts, comparison.sprt, result)
+    new, base = comparison.names()[:2]
+    out.update(new=new, base=base, opponents=comparison.names()[2:], game=comparison.game,
+               seats=comparison.seats, tournament=tournament.name,
+               failed_games=store.failed_count(tournament.id))
+    return out

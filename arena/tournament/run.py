@@ -1,0 +1,420 @@
+"""Tournaments: a schedule of tables played as matches (in parallel), stored game by game, rated in order."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from collections import deque
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Iterator, Protocol
+
+import zmq
+
+from arena.bots import leftovers
+from arena.bots.entrants import Entrant, Refusal, check_entrants
+from arena.bots.process import BotCommand
+from arena.bots.sandbox import Sandbox, cpu_sets
+from arena.bots.submission import BuildWatch
+from arena.errors import ArenaError, ConfigError, FaultKind
+from arena.games import SAMPLE_LEVELS, GameError, get_game, sample_modules
+from arena.match.play import MatchConfig, MatchResult, run_match
+from arena.match.record import GameRecord, Phase
+from arena.match.seeds import SecretSeed, derive_seed, public_seed
+from arena.ratings.trueskill import GameOutcome, Ratings, rate_all
+from arena.tournament.formats import Table, TournamentSpec
+from arena.tournament.formats.ladder import Ladder
+from arena.tournament.store import Store, StoredGame, Tournament
+from arena.tournament.worker import Failure, WorkerPool
+from protocol import TimeControl
+
+MATCH_FORMAT = "match"  # the format of a match's entry in the results store
+LIVING = ("entrants", "max_games")  # what may change from run to run of a ladder
+MAX_TRIES = 3  # times a table is tried on a fresh worker before it is stored as failed
+DEFAULT_LEVEL = "heuristic"  # the strongest sample bot that fills a table unless asked otherwise
+
+
+@dataclass(frozen=True)
+class TableJob:
+    """One table to play, as a worker process needs it (plain, picklable values only)."""
+
+    spec_game: str
+    options: dict[str, Any] | None
+    table: Table
+    bots: tuple[tuple[tuple[str, ...], str | None], ...]  # argv and working directory per participant
+    time: TimeControl
+    fresh_processes: bool
+    results_dir: Path
+    sandbox: Sandbox = field(default_factory=Sandbox)  # with the CPUs of the worker's slot, if pinned
+
+    def stored_game(self, record: GameRecord, directory: Path, seconds: float) -> StoredGame:
+        """One played game of the table as the store keeps it, numbered in the tournament's schedule."""
+        return StoredGame.from_record(record, self.table.bots, directory, self.results_dir, self.table.first_seq,
+                                      self.table.table, seconds)
+
+
+@dataclass(frozen=True)
+class TableResult:
+    """A played table: its stored games (failed ones say why)."""
+
+    table: Table
+    games: tuple[StoredGame, ...]
+
+
+def play_table(job: TableJob) -> TableResult:
+    """Play one table as a match; an infrastructure failure is recorded as failed games, not raised."""
+    start = time.perf_counter()
+    config = MatchConfig(
+        game=get_game(job.spec_game), bots=tuple(BotCommand(argv, cwd) for argv, cwd in job.bots),
+        games=job.table.games, seed=job.table.seed, options=job.options, time=job.time,
+        fresh_processes=job.fresh_processes, results_dir=job.results_dir, duplicate=job.table.duplicate,
+        sandbox=job.sandbox, mark_folder=True, seatings=job.table.plan, names=tuple(job.table.bots))
+    if job.sandbox.cpus:
+        os.sched_setaffinity(0, job.sandbox.cpus)  # the worker shares its match's CPUs, not its neighbours'
+    try:
+        result = run_match(config)
+    except (ArenaError, OSError, zmq.ZMQError) as exc:
+        return failed_table(job.table, f"the match could not be played: {type(exc).__name__}: {exc}",
+                       time.perf_counter() - start)
+    per_game = (time.perf_counter() - start) / max(1, len(result.records))
+    games = tuple(job.stored_game(record, result.directory, per_game) for record in result.records)
+    return TableResult(job.table, games)
+
+
+def failed_table(table: Table, reason: str, seconds: float = 0.0) -> TableResult:
+    """Every game of a table stored as failed, with the reason."""
+    return TableResult(table, tuple(StoredGame(seq, table.table, _failed_seed(table, i), table.seated(i), "failed",
+                                               reason, seconds=seconds) for i, seq in enumerate(table.seqs)))
+
+
+def _failed_seed(table: Table, game: int) -> int:
+    """The seed a failed game is stored with: its table's public seed (which replays the table), or the deal it
+    was dealt under a secret one."""
+    public = public_seed(table.seed)
+    return derive_seed(table.seed, "deal", table.deal(game)) if public is None else public
+
+
+def store_match(config: MatchConfig, result: MatchResult, db: Path) -> list[int]:
+    """Keep the match's games in the results store as an entry of format 'match', named by the match id, so that
+    `arena matches` and `arena show` browse them; returns the stored games' ids, in game order."""
+    names = config.entrant_names()
+    entrants = [Entrant(names[p], b.argv, b.cwd, version=s.version) for p, (b, s) in
+                enumerate(zip(config.bots, result.standings))]
+    settings = {"match": result.match_id, "seed": public_seed(config.seed), "games": config.games,
+                "options": config.options, "time": config.time.to_wire(), "bots": [str(b) for b in config.bots],
+                "names": list(names), "sandbox": config.sandbox.resolved().to_dict()}
+    with Store(db) as store:
+        t = store.open_tournament(result.match_id, config.game.name, MATCH_FORMAT, settings, entrants)
+        if isinstance(config.seed, SecretSeed):
+            store.secret(t.id, config.seed.key)  # kept where no bot reads it, as a tournament's is
+        ids = store.record_games(t.id, [StoredGame.from_record(record, names, result.directory, config.results_dir)
+                                        for record in result.records])
+        store.finish_tournament(t.id)
+    return ids
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What a progress display is told: games stored of the total (None: open-ended), how many of them this
+    run played since `started` (a monotonic time), failures, and the current ratings."""
+
+    done: int
+    total: int | None
+    done_now: int
+    started: float
+    ratings: Ratings
+    failed: int = 0
+
+
+class TablePlayer(Protocol):
+    """Somewhere else to play tables (a Dask cluster, arena/tournament/cluster.py) instead of the local process pool."""
+
+    def results(self, jobs: list[TableJob], out_of_time: Callable[[], bool]) -> Iterator[TableResult]: ...
+
+
+@dataclass
+class Runner:
+    """Plays a tournament into a store, resuming whatever the store already holds."""
+
+    spec: TournamentSpec
+    store: Store
+    results_dir: Path
+    jobs: int = 1
+    name: str | None = None
+    time_limit: float | None = None
+    on_progress: Callable[[Progress], None] | None = None
+    on_start: Callable[[Tournament], None] | None = None  # told once the tournament is open and held by this run
+    tournament: Tournament | None = None
+    player: TablePlayer | None = None  # None: the local worker processes
+    refused: tuple[Refusal, ...] = ()  # the submissions not admitted this run, stored with the tournament
+    _workers: WorkerPool[TableJob, TableResult] | None = field(default=None, init=False, repr=False)
+
+    def run(self) -> Ratings:
+        """Play every game not yet stored; returns the final ratings (also saved in the store).
+
+        ConfigError, before anything is stored, if the spec cannot be played or would never end.
+        """
+        try:
+            return self._run()
+        finally:
+            self.close()
+
+    def _run(self) -> Ratings:
+        spec = self.spec
+        check_spec(spec, self.time_limit)
+        living = LIVING if isinstance(spec.fmt, Ladder) else ()
+        with self.store.naming():  # the same command started twice at once: one tournament, the other refused
+            self.spec = spec = self._seed_of_old(spec, living)
+            self.tournament = self.store.open_tournament(self._name(living), spec.game, spec.fmt.name,
+                                                         spec.identity(), list(spec.entrants), living)
+        self.spec = spec = self._seeded(spec)
+        if living:
+            self.spec = spec = self._join(spec)
+        self.store.record_refusals(self.tournament.id, list(self.refused))
+        leftovers.sweep(self.results_dir, self.store.replays())  # what killed arenas left behind
+        if self.on_start is not None:
+            self.on_start(self.tournament)
+        self._deadline = None if self.time_limit is None else time.monotonic() + self.time_limit
+        self._started = time.monotonic()
+        self._played = 0
+        tid = self.tournament.id
+        self._total = spec.fmt.total_games(spec)
+        self._done_before = len(self.store.done_seqs(tid))
+        # Live ratings for the progress display follow finishing order; the final ones are rebuilt in schedule order.
+        self._live = rate_all(spec.rating, self.store.outcomes(tid)) if self.on_progress else Ratings(spec.rating)
+        self._play_waves()
+        ratings = rate_all(spec.rating, self.store.outcomes(tid))
+        self.store.save_ratings(tid, ratings)
+        self.store.finish_tournament(tid, self.complete())  # a ladder given more games is open again
+        return ratings
+
+    def _name(self, living: tuple[str, ...]) -> str:
+        """The name given, else that of the tournament this spec already started, else a new readable one."""
+        if self.name:
+            return self.name
+        spec = self.spec
+        found = self.store.find_tournament(spec.game, spec.fmt.name, spec.identity(), living)
+        return found or self.store.unused_name(spec.default_name())
+
+    def _seed_of_old(self, spec: TournamentSpec, living: tuple[str, ...]) -> TournamentSpec:
+        """A spec without a seed, as the same command gave before secret seeds, resumes the tournament an older
+        arena started with the same settings, with the seed 0 it had then: it stays public-seeded."""
+        if spec.seed is not None:
+            return spec
+        public = replace(spec, seed=0)
+        name = self.name
+        if name is None and self.store.find_tournament(spec.game, spec.fmt.name, spec.identity(), living) is None:
+            name = self.store.find_tournament(spec.game, spec.fmt.name, public.identity(), living)
+        old = self.store.older_tournament(name) if name else None
+        return public if old is not None and old.config.get("seed") == 0 else spec
+
+    def _seeded(self, spec: TournamentSpec) -> TournamentSpec:
+        """The spec with its root: its public seed, else the secret kept with the tournament (drawn if it is new)."""
+        if public_seed(spec.seed) is not None:
+            return spec
+        fresh = spec.seed if isinstance(spec.seed, SecretSeed) else SecretSeed.draw()
+        return replace(spec, seed=SecretSeed(self.store.secret(self.tournament.id, fresh.key) or fresh.key))
+
+    def _join(self, spec: TournamentSpec) -> TournamentSpec:
+        """A living ladder's entrants this run, by their keys in the tournament: a new bot joins (a new version of
+        a known one as NAME@VERSION), a bot no longer entered retires, a returning one comes back."""
+        tid = self.tournament.id
+        roster = self.store.roster(tid)
+        known = {(name, version): (key, retired) for key, name, version, retired in roster}
+        keys = {key for key, *_ in roster}
+        joined: dict[str, Entrant] = {}
+        back: list[str] = []
+        current: list[Entrant] = []
+        for entrant in spec.entrants:
+            key, retired = known.get((entrant.name, entrant.version), (None, False))
+            if key is None:
+                key = _new_key(entrant, keys)
+                keys.add(key)
+                joined[key] = entrant
+            elif retired:
+                back.append(key)
+            current.append(replace(entrant, name=key))
+        playing = {e.name for e in current}
+        gone = [key for key, _, _, retired in roster if not retired and key not in playing]
+        if joined or gone or back:
+            self.store.update_roster(tid, joined, gone, back)
+        return replace(spec, entrants=tuple(current))
+
+    def complete(self) -> bool:
+        """True once every scheduled game is stored (an open-ended format: its number of games reached)."""
+        done = len(self.store.done_seqs(self.tournament.id))
+        return self._total is not None and done >= self._total
+
+    def _out_of_time(self) -> bool:
+        return self._deadline is not None and time.monotonic() >= self._deadline
+
+    def _play_waves(self) -> None:
+        """The format's schedule wave by wave, each asked for once the one before it is stored, until the time
+        limit; tables already stored are skipped."""
+        tid = self.tournament.id
+        waves = self.spec.fmt.waves(self.spec, lambda first, below: self.store.outcomes(tid, first, below))
+        while not self._out_of_time():
+            wave = next(waves, None)
+            if wave is None:
+                return
+            done = self.store.done_seqs(tid)
+            self._play([t for t in wave if not set(t.seqs) <= done])
+
+    def _job(self, table: Table, cpus: tuple[int, ...] = ()) -> TableJob:
+        by_name = {e.name: e for e in self.spec.entrants}
+        bots = tuple((by_name[b].command, by_name[b].cwd) for b in table.bots)
+        return TableJob(self.spec.game, self.spec.options, table, bots, self.spec.time, self.spec.fresh_processes,
+                        self.results_dir, replace(self.spec.sandbox, cpus=cpus))
+
+    def _play(self, tables: list[Table]) -> None:
+        for result in self._results(tables):
+            self.store.record_games(self.tournament.id, list(result.games))
+            leftovers.release_replays(self.results_dir, (game.replay for game in result.games))
+            self._played += len(result.games)
+            self._report(result)
+
+    def _results(self, tables: list[Table]) -> Iterator[TableResult]:
+        """Results as tables finish; no new table starts once the time limit has passed."""
+        if self.player is not None:
+            yield from self.player.results([self._job(t) for t in tables], self._out_of_time)
+            return
+        if self._workers is None:
+            # Even one job runs in a worker: bots then see the worker as their parent and ARENA_PID, and whatever
+            # they do to it costs only its table, never the tournament.
+            self._workers = WorkerPool(self.jobs, play_table)
+        yield from self._pooled(self._workers, tables)
+
+    def _pooled(self, pool: WorkerPool[TableJob, TableResult], tables: list[Table]) -> Iterator[TableResult]:
+        """Play the tables in the pool's workers; a table whose worker failed is played again on a fresh one, and
+        after MAX_TRIES failed tries it is stored as failed, with the reason."""
+        queue = deque((table, 1) for table in tables)
+        tries: dict[int, int] = {}  # slot -> the try its table is on
+        cpus = cpu_sets(self.jobs)  # a slot per running table, with its own CPUs
+        while queue or pool.busy():
+            for slot in range(self.jobs):
+                if queue and slot not in pool.busy() and not self._out_of_time():
+                    table, tries[slot] = queue.popleft()
+                    pool.submit(slot, self._job(table, cpus[slot] if cpus else ()))
+            if not pool.busy():
+                return
+            for slot, job, outcome in pool.finished():
+                if not isinstance(outcome, Failure):
+                    yield outcome
+                elif tries[slot] < MAX_TRIES:
+                    queue.appendleft((job.table, tries[slot] + 1))
+                else:
+                    yield failed_table(job.table, f"{outcome.reason} (try {tries[slot]} of {MAX_TRIES})")
+
+    def close(self) -> None:
+        """Stop the workers (and their bots); the next run starts new ones."""
+        if self._workers is not None:
+            workers, self._workers = self._workers, None
+            workers.close()
+
+    def _report(self, result: TableResult) -> None:
+        """Tell the progress display, at a cost that does not grow with the games already stored."""
+        if self.on_progress is None:
+            return
+        for game in result.games:
+            if game.status == "done" and game.ranks is not None:
+                self._live = self._live.after(GameOutcome(game.seq, game.bots, game.ranks))
+        failed = self.store.failed_count(self.tournament.id)
+        self.on_progress(Progress(self._done_before + self._played, self._total, self._played, self._started,
+                                  self._live, failed))
+
+
+def check_options(game: str, options: dict[str, Any] | None) -> None:
+    """ConfigError naming the problem if the game does not take these options."""
+    try:
+        rules = get_game(game)
+        rules.new_state(rules.min_players, 0, options)
+    except (GameError, ValueError) as exc:
+        raise ConfigError(f"bad options for {game}: {exc}") from None
+
+
+def check_spec(spec: TournamentSpec, time_limit: float | None = None) -> None:
+    """ConfigError naming the problem, before any game starts (`time_limit`: the run's, if it has one)."""
+    try:
+        game = get_game(spec.game)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    if not game.min_players <= spec.seats <= game.max_players:
+        raise ConfigError(f"{game.name} is played by {game.min_players} to {game.max_players} seats, "
+                          f"not {spec.seats}")
+    check_entrants(spec.entrants, spec.fmt.min_entrants(spec.seats))
+    spec.fmt.check(spec, time_limit)
+    spec.sandbox.check()
+    spec.rating.validate()
+    try:
+        game.new_state(spec.seats, 0, spec.options)
+    except GameError as exc:
+        raise ConfigError(f"bad options for {game.name}: {exc}") from None
+
+
+def _new_key(entrant: Entrant, taken: set[str]) -> str:
+    """A new entrant's key: its name, else NAME@VERSION (a new version of a bot), numbered if that is taken too."""
+    key = entrant.name if entrant.name not in taken else f"{entrant.name}@{entrant.version}"
+    base, number = key, 1
+    while key in taken:
+        number += 1
+        key = f"{base}-{number}"
+    return key
+
+
+def sample_opponents(game: str, count: int, taken: set[str], level: str = DEFAULT_LEVEL) -> list[Entrant]:
+    """`count` sample bots as opponents, from the game's registry: its samples from `level` down, strongest first
+    (the search bot, the heuristic bot), then random bots; named by their module, numbered past the names in
+    `taken`."""
+    samples = sample_modules(game)
+    levels = [name for name in SAMPLE_LEVELS[:SAMPLE_LEVELS.index(level) + 1] if name in samples]
+    modules = [samples[name] for name in reversed(levels) if name != "random"] + [samples["random"]] * count
+    entrants: list[Entrant] = []
+    for module in modules[:count]:
+        stem = module.rsplit(".", 1)[1]
+        name, number = stem, 1
+        while name in taken:
+            number += 1
+            name = f"{stem}-{number}"
+        taken.add(name)
+        entrants.append(Entrant(name, (sys.executable, "-m", module), version="sample"))
+    return entrants
+
+
+def admit(entrants: list[Entrant], game: str, options: dict[str, Any] | None, clock: TimeControl,
+          sandbox: Sandbox, only: Callable[[Entrant], bool] = lambda _: True,
+          watch: BuildWatch | None = None) -> tuple[list[Entrant], list[Refusal]]:
+    """The entrants that play a first game against the sample bots through (those `only` leaves out are not
+    checked), and a refusal for each other one (a failed build, start, handshake or a disqualification in that
+    game), with the reason; watch is told of each build that runs."""
+    admitted, refused = [], []
+    for entrant in entrants:
+        reason = first_game(entrant, game, options, clock, sandbox, watch) if only(entrant) else None
+        if reason is None:
+            admitted.append(entrant)
+        else:
+            refused.append(Refusal(entrant.cwd or entrant.name, entrant.name, f"{entrant.cwd}: {reason}"))
+    return admitted, refused
+
+
+def first_game(entrant: Entrant, game: str, options: dict[str, Any] | None, clock: TimeControl,
+               sandbox: Sandbox, watch: BuildWatch | None = None) -> str | None:
+    """Why the entrant failed its first game against the sample bots, or None if it played it through."""
+    rules = get_game(game)
+    opponents = sample_opponents(game, rules.min_players - 1, {entrant.name})
+    bots = tuple(BotCommand(e.command, e.cwd) for e in (entrant, *opponents))
+    with tempfile.TemporaryDirectory(prefix="arena-admission-") as work:
+        config = MatchConfig(game=rules, bots=bots, games=1, options=options, time=clock, sandbox=sandbox,
+                             results_dir=Path(work), build_watch=watch)
+        try:
+            record = run_match(config).records[0]
+        except (ArenaError, OSError, zmq.ZMQError) as exc:
+            return f"its first game against the sample bots could not be played: {exc}"
+    # A bot that cannot take part is kept out; one that plays badly (illegal or late answers) plays, its faults
+    # counted against it in the tournament.
+    fault = next((f for f in record.faults if f.participant == 0 and (
+        f.phase in (Phase.HANDSHAKE, Phase.NEW_GAME) or f.kind in (FaultKind.BUILD, FaultKind.CRASH))), None)
+    if fault is None:
+        return None
+    return f"failed its first game against the sample bots ({fault.kind.value}: {fault.detail})"

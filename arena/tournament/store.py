@@ -1,0 +1,832 @@
+"""The results store: one SQLite file in WAL mode; every finished game is committed atomically.
+
+Every SQLite or file-system failure leaves this module as a StoreError whose one-line message names the file and
+what to do; one arena at a time plays a tournament (a lock file per tournament beside the database)."""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import functools
+import hashlib
+import json
+import os
+import re
+import shlex
+import sqlite3
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Iterator, TypeVar
+
+from arena.bots.entrants import Entrant, Refusal
+from arena.errors import ArenaError, ConfigError
+from arena.match.record import GameRecord
+from arena.match.seeds import seeding
+from arena.ratings.trueskill import GameOutcome, Ratings
+
+DEFAULT_DB_NAME = "arena.sqlite"
+SCHEMA_VERSION = 4
+_LOCK_WAIT = 2.0  # seconds to wait for a new lock holder to write who it is
+_MAX_COMMAND = 200  # characters of a lock holder's command line shown in a message
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE bots (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL, version TEXT NOT NULL, author TEXT NOT NULL, command TEXT NOT NULL, cwd TEXT,
+    UNIQUE (name, version, command, cwd));
+CREATE TABLE tournaments (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE, game TEXT NOT NULL, format TEXT NOT NULL, config TEXT NOT NULL,
+    created REAL NOT NULL, finished REAL);
+CREATE TABLE entrants (
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id), bot_id INTEGER NOT NULL REFERENCES bots(id),
+    name TEXT NOT NULL, retired REAL, PRIMARY KEY (tournament_id, name));
+CREATE TABLE games (
+    id INTEGER PRIMARY KEY,
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+    seq INTEGER NOT NULL, table_no INTEGER NOT NULL, seed INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('done', 'failed')), reason TEXT NOT NULL,
+    cut_short INTEGER NOT NULL, replay TEXT, seconds REAL NOT NULL, finished REAL NOT NULL,
+    UNIQUE (tournament_id, seq));
+CREATE TABLE seats (
+    game_id INTEGER NOT NULL REFERENCES games(id), seat INTEGER NOT NULL,
+    bot_id INTEGER NOT NULL REFERENCES bots(id), name TEXT NOT NULL,
+    score INTEGER, rank INTEGER, disqualified INTEGER NOT NULL, faults INTEGER NOT NULL,
+    PRIMARY KEY (game_id, seat));
+CREATE TABLE faults (
+    id INTEGER PRIMARY KEY,
+    game_id INTEGER NOT NULL REFERENCES games(id), seat INTEGER NOT NULL,
+    decision INTEGER, kind TEXT NOT NULL, detail TEXT NOT NULL, stderr_tail TEXT NOT NULL);
+CREATE TABLE ratings (
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id), name TEXT NOT NULL,
+    mu REAL NOT NULL, sigma REAL NOT NULL, PRIMARY KEY (tournament_id, name));
+CREATE TABLE refusals (
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id), folder TEXT NOT NULL, name TEXT NOT NULL,
+    reason TEXT NOT NULL, checked REAL NOT NULL, PRIMARY KEY (tournament_id, folder));
+CREATE TABLE secrets (tournament_id INTEGER PRIMARY KEY REFERENCES tournaments(id), secret TEXT NOT NULL);
+"""
+
+# MIGRATIONS[v] takes a store of schema v to v + 1; they run in one transaction, so a failure changes nothing.
+MIGRATIONS: dict[int, tuple[str, ...]] = {
+    # 0.1.0 called its table of single games `matches`, while a match is a series of games everywhere else.
+    1: ("ALTER TABLE matches RENAME TO games",
+        "ALTER TABLE seats RENAME COLUMN match_id TO game_id",
+        "ALTER TABLE faults RENAME COLUMN match_id TO game_id"),
+    # Submissions that fail their check are kept out of a tournament, and listed with the reason.
+    # A ladder's entrants come and go (a new version retires the old one, whose games stay).
+    2: ("CREATE TABLE refusals (tournament_id INTEGER NOT NULL REFERENCES tournaments(id), folder TEXT NOT NULL, "
+        "name TEXT NOT NULL, reason TEXT NOT NULL, checked REAL NOT NULL, PRIMARY KEY (tournament_id, folder))",
+        "ALTER TABLE entrants ADD COLUMN retired REAL"),
+    # A run's secret seed is kept here and nowhere else; the tournaments stored before were seeded by a public
+    # number (0 unless one was given), and `secrets_from` tells them from the public-seeded ones started since.
+    3: ("CREATE TABLE secrets (tournament_id INTEGER PRIMARY KEY REFERENCES tournaments(id), secret TEXT NOT NULL)",
+        "INSERT INTO meta VALUES ('secrets_from', (SELECT COALESCE(MAX(id), 0) + 1 FROM tournaments))"),
+}
+
+
+class StoreError(ArenaError):
+    """The results store cannot be opened, read or written; the message says which file and what to do."""
+
+
+class StoreBusy(StoreError):
+    """Another arena process is playing the same tournament from the same store."""
+
+
+@dataclass(frozen=True)
+class StoredFault:
+    """One fault of one seat in one game."""
+
+    seat: int
+    kind: str
+    detail: str
+    decision: int | None = None
+    stderr_tail: str = ""
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """A finished (or failed) scheduled game, as the store keeps it."""
+
+    seq: int
+    table: int
+    seed: int
+    bots: tuple[str, ...]
+    status: str  # "done" or "failed"
+    reason: str
+    scores: tuple[int, ...] | None = None
+    ranks: tuple[int, ...] | None = None
+    disqualified: tuple[int, ...] = ()  # seats
+    faults: tuple[StoredFault, ...] = ()
+    cut_short: bool = False
+    replay: str | None = None
+    seconds: float = 0.0
+
+    @classmethod
+    def from_record(cls, record: GameRecord, names: tuple[str, ...], directory: Path, results_dir: Path,
+                    first_seq: int = 0, table: int = 0, seconds: float = 0.0) -> StoredGame:
+        """A played game as the store keeps it: the seats' entrants (`names` by participant), ranks, faults, and its
+        replay's path in the match's `directory`, relative to the results folder where it lies under it (the
+        folder may move)."""
+        replay = directory / f"game-{record.game_index + 1:04d}.json"
+        try:
+            path = str(replay.relative_to(results_dir))
+        except ValueError:
+            path = str(replay)
+        faults = tuple(StoredFault(f.seat, f.kind.value, f"{f.phase.value}: {f.detail}", f.decision, f.stderr)
+                       for f in record.faults)
+        return cls(first_seq + record.game_index, table, record.seed, tuple(names[s.participant] for s in record.seats),
+                   "done", record.result.reason, tuple(record.result.scores), tuple(record.ranks),
+                   tuple(record.disqualified), faults, record.result.cut_short, path, seconds)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """A tournament at a glance: its entrants and games, the finishing times of its first and last game (None
+    before any), whether it is complete, and its seeding ('secret' or 'public (seed N)')."""
+
+    name: str
+    title: str
+    game: str
+    format: str
+    complete: bool
+    entrants: int
+    games: int
+    first: float | None
+    last: float | None
+    seeding: str
+
+
+@dataclass(frozen=True)
+class StoredSeat:
+    """One seat of a stored game as read back: its entrant, score and rank (None in a failed game), faults."""
+
+    seat: int
+    bot: str
+    score: int | None
+    rank: int | None
+    disqualified: bool
+    faults: int
+
+
+@dataclass(frozen=True)
+class StoredGameRow:
+    """A stored game as read back, with its seats; `game()` adds its faults and its tournament's name."""
+
+    id: int
+    seq: int
+    table: int
+    seed: int
+    status: str
+    reason: str
+    cut_short: bool
+    replay: str | None
+    seconds: float
+    seats: tuple[StoredSeat, ...]
+    faults: tuple[StoredFault, ...] = ()
+    tournament: str = ""
+
+
+@dataclass(frozen=True)
+class Tournament:
+    """A tournament row: its id, name and the configuration it was started with."""
+
+    id: int
+    name: str
+    game: str
+    format: str
+    config: dict[str, Any] = field(hash=False)
+    finished: float | None = None
+
+
+def explain(path: Path, exc: BaseException) -> str:
+    """One line for a failure of the store at path: what happened and what to do about it."""
+    where = shlex.quote(str(path))
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    number = getattr(exc, "errno", None)
+    if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
+        return _damaged(path, str(exc))
+    if name.startswith(("SQLITE_READONLY", "SQLITE_PERM", "SQLITE_AUTH")) or number in (errno.EROFS, errno.EACCES,
+                                                                                        errno.EPERM):
+        return (f"the results store {where} is read-only ({exc}): leaderboard, matches and show can read it; to "
+                "write to it, make the file and its directory writable, or copy it somewhere writable and give --db")
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        return (f"the results store {where} is locked by another process ({exc}): wait for it to finish, or stop "
+                "it, and run the command again")
+    if name.startswith("SQLITE_FULL") or number in (errno.ENOSPC, errno.EDQUOT):
+        return (f"no space left for the results store {where} ({exc}): free some space and run the same command "
+                "again; what was stored is kept")
+    if name.startswith("SQLITE_CANTOPEN"):
+        return (f"cannot open the results store {where} ({exc}): check that it exists and that its directory can "
+                "be read (and written, to write to it)")
+    if name.startswith("SQLITE_IOERR") or number is not None:
+        return f"cannot read or write the results store {where} ({exc}): check the disk and run the command again"
+    return f"the results store {where} failed: {exc}"
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _guarded(method: _F) -> _F:
+    """A Store method whose SQLite and file-system failures come out as one-line StoreErrors."""
+
+    @functools.wraps(method)
+    def guarded(self: "Store", *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(explain(self.path, exc)) from None
+
+    return guarded  # type: ignore[return-value]
+
+
+class Store:
+    """An open results database; `readonly` opens it for browsing only (it may then be on a read-only disk)."""
+
+    def __init__(self, path: Path, readonly: bool = False) -> None:
+        self.path = Path(path)
+        self.readonly = readonly
+        self._locks: list[_TournamentLock] = []
+        self._open()
+
+    @classmethod
+    def existing(cls, path: Path, readonly: bool = True) -> "Store":
+        """The store at path for browsing (or, readonly False, for writing); StoreError if there is none yet."""
+        if Path(path).is_dir():
+            raise StoreError(f"{str(path)!r} is a folder, not a results store: give --db the store's file")
+        if not Path(path).is_file():
+            raise StoreError(f"no results store at {str(path)!r}: run a tournament first, or give --db")
+        return cls(path, readonly=readonly)
+
+    @_guarded
+    def _open(self) -> None:
+        if self.readonly:
+            self.db = _connect_readonly(self.path)
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            _check_writable(self.path)
+            self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        try:
+            self._check_intact()
+            self._refuse_unknown()
+            if not self.readonly:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA foreign_keys=ON")
+            self._check_version()
+        except BaseException:
+            self.db.close()
+            raise
+
+    def close(self) -> None:
+        for lock in self._locks:
+            lock.release()
+        self._locks.clear()
+        self.db.close()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _check_intact(self) -> None:
+        """Before anything is written: refuse a damaged file rather than write into it."""
+        if self.readonly:
+            return  # reading a damaged page fails by itself; nothing is written
+        problems = [row[0] for row in self.db.execute("PRAGMA quick_check(3)")]
+        if problems != ["ok"]:
+            raise StoreError(_damaged(self.path, "; ".join(str(p) for p in problems)[:200]))
+
+    def _version(self) -> int | None:
+        """The schema version, or None for an empty database."""
+        tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not tables:
+            return None
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() if "meta" in tables else None
+        if row is None or not str(row[0]).isdigit():
+            raise StoreError(f"{shlex.quote(str(self.path))} is not an arena results store (it has no schema "
+                             "version): give --db the right file")
+        return int(row[0])
+
+    def _refuse_unknown(self) -> None:
+        """StoreError, before anything is written, for a store this arena cannot read or bring up to date."""
+        version = self._version()
+        if version is not None and version > SCHEMA_VERSION:
+            raise StoreError(f"the results store {shlex.quote(str(self.path))} has schema {version}, newer than "
+                             f"this arena's {SCHEMA_VERSION}: upgrade the arena to read it")
+        if version is not None and version < min(MIGRATIONS):
+            raise StoreError(f"the results store {shlex.quote(str(self.path))} has schema {version}, which no "
+                             "release of the arena wrote: give --db an arena results store")
+
+    def _check_version(self) -> None:
+        """Create the schema in a new store, or bring an older store up to date."""
+        version = self._version()
+        if version == SCHEMA_VERSION:
+            return
+        if self.readonly:
+            if version is None:
+                raise StoreError(f"the results store {shlex.quote(str(self.path))} is empty: run a tournament "
+                                 "first, or give --db")
+            self._upgrade_in_memory()
+            return
+        try:
+            with self._transaction():
+                self._upgrade(self._version())  # again, inside the write lock: another arena may have done it
+        except sqlite3.OperationalError as exc:
+            if version is None or getattr(exc, "sqlite_errorname", "") != "SQLITE_ERROR":
+                raise  # busy, read-only, full: said as such
+            raise StoreError(f"cannot bring the results store {shlex.quote(str(self.path))} from schema {version} "
+                             f"to {SCHEMA_VERSION} ({exc}); it is left as it was: an arena of its schema reads "
+                             "it") from None
+
+    def _upgrade(self, version: int | None) -> None:
+        if version == SCHEMA_VERSION:
+            return
+        if version is None:
+            for statement in filter(str.strip, _SCHEMA.split(";")):
+                self.db.execute(statement)
+            self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            return
+        for step in range(version, SCHEMA_VERSION):
+            for statement in MIGRATIONS[step]:
+                self.db.execute(statement)
+        self.db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
+
+    def _upgrade_in_memory(self) -> None:
+        """A read-only store of an older schema: read a migrated copy in memory, leaving the file as it is."""
+        copy = sqlite3.connect(":memory:", isolation_level=None)
+        self.db.backup(copy)
+        self.db.close()
+        self.db = copy
+        with self._transaction():
+            self._upgrade(self._version())
+
+    def _transaction(self) -> "_Transaction":
+        return _Transaction(self.db)
+
+    # --- tournaments ------------------------------------------------------------------------------------------------
+    @contextmanager
+    def naming(self) -> Iterator[None]:
+        """Held (for a moment) while a run finds or names its tournament and opens it: two runs of the same command
+        started at once then agree on one tournament, and the second finds it locked by the first."""
+        lock = self._naming_lock()
+        try:
+            yield
+        finally:
+            lock.release()
+
+    @_guarded
+    def _naming_lock(self) -> "_TournamentLock":
+        return _TournamentLock.wait_for(self.path.with_name(f"{self.path.name}.lock"))
+
+    @_guarded
+    def open_tournament(self, name: str, game: str, fmt: str, config: dict[str, Any],
+                        entrants: list[Entrant], living: tuple[str, ...] = ()) -> Tournament:
+        """The tournament of that name, created or resumed if its configuration is the same (but for the `living`
+        keys, which may change from run to run), and locked for this process until the store is closed; StoreBusy
+        if another arena plays it."""
+        if self.readonly:
+            raise StoreError(f"the results store {shlex.quote(str(self.path))} was opened read-only")
+        self._locks.append(_TournamentLock.acquire(self.path, name))
+        row = self.db.execute("SELECT id, config, finished FROM tournaments WHERE name = ?", (name,)).fetchone()
+        text = json.dumps(config, sort_keys=True)
+        if row is not None:
+            stored = json.loads(row[1])
+            if _comparable(stored, living) != _comparable(config, living):
+                raise ConfigError(_changed(name, self.path, fmt, stored, config))
+            if row[1] != text:  # only the title or a living key changed
+                self.db.execute("UPDATE tournaments SET config = ? WHERE id = ?", (text, row[0]))
+            return Tournament(row[0], name, game, fmt, config, row[2])
+        with self._transaction():
+            cur = self.db.execute("INSERT INTO tournaments (name, game, format, config, created) VALUES (?,?,?,?,?)",
+                                  (name, game, fmt, text, time.time()))
+            tid = cur.lastrowid
+            for entrant in entrants:
+                self.db.execute("INSERT INTO entrants (tournament_id, bot_id, name) VALUES (?,?,?)",
+                                (tid, self._bot_id(entrant), entrant.name))
+        return Tournament(tid, name, game, fmt, config)
+
+    def _bot_id(self, e: Entrant) -> int:
+        key = (e.name, e.version, json.dumps(list(e.command)), e.cwd)
+        self.db.execute("INSERT OR IGNORE INTO bots (name, version, author, command, cwd) VALUES (?,?,?,?,?)",
+                        (e.name, e.version, e.author, key[2], e.cwd))
+        return self.db.execute("SELECT id FROM bots WHERE name = ? AND version = ? AND command = ? AND cwd IS ?",
+                               key).fetchone()[0]
+
+    @_guarded
+    def tournament(self, name: str | None = None) -> Tournament:
+        """The named tournament, or the latest one; StoreError if there is none."""
+        query = "SELECT id, name, game, format, config, finished FROM tournaments "
+        row = (self.db.execute(query + "WHERE name = ?", (name,)).fetchone() if name
+               else self.db.execute(query + "ORDER BY id DESC LIMIT 1").fetchone())
+        if row is None and name:
+            known = [r[0] for r in self.db.execute("SELECT name FROM tournaments ORDER BY id")]
+            raise ConfigError(f"no tournament {name!r} in {str(self.path)!r}; the tournaments there: "
+                              f"{', '.join(known) or 'none'}")
+        if row is None:
+            raise StoreError(f"no tournament in {str(self.path)!r} yet")
+        return Tournament(row[0], row[1], row[2], row[3], json.loads(row[4]), row[5])
+
+    @_guarded
+    def find_tournament(self, game: str, fmt: str, config: dict[str, Any], living: tuple[str, ...] = ()) -> str | None:
+        """The name of the latest tournament started with this configuration (its title included, the `living`
+        keys aside), or None."""
+        rows = self.db.execute("SELECT name, config FROM tournaments WHERE game = ? AND format = ? ORDER BY id DESC",
+                               (game, fmt))
+        wanted = _comparable(config, living, title=True)
+        return next((name for name, text in rows if _comparable(json.loads(text), living, title=True) == wanted),
+                    None)
+
+    @_guarded
+    def secret(self, tid: int, fresh: str | None = None) -> str | None:
+        """The secret seed kept with a tournament (None: it has none); one without it yet keeps `fresh`, if given.
+        No command prints it: it would tell every deal."""
+        if fresh is not None:
+            self.db.execute("INSERT OR IGNORE INTO secrets VALUES (?, ?)", (tid, fresh))
+        row = self.db.execute("SELECT secret FROM secrets WHERE tournament_id = ?", (tid,)).fetchone()
+        return None if row is None else str(row[0])
+
+    @_guarded
+    def older_tournament(self, name: str) -> Tournament | None:
+        """The named tournament if an arena before secret seeds started it, else None."""
+        row = self.db.execute("SELECT t.id, t.name, t.game, t.format, t.config, t.finished FROM tournaments t "
+                              "JOIN meta m ON m.key = 'secrets_from' WHERE t.name = ? AND t.id < CAST(m.value AS "
+                              "INTEGER)", (name,)).fetchone()
+        return None if row is None else Tournament(row[0], row[1], row[2], row[3], json.loads(row[4]), row[5])
+
+    @_guarded
+    def roster(self, tid: int) -> list[tuple[str, str, str, bool]]:
+        """A tournament's entrants, oldest first: key (its name in the tournament), bot name, version, retired."""
+        rows = self.db.execute("SELECT e.name, b.name, b.version, e.retired IS NOT NULL FROM entrants e "
+                               "JOIN bots b ON b.id = e.bot_id WHERE e.tournament_id = ? ORDER BY e.rowid", (tid,))
+        return [(key, name, version, bool(retired)) for key, name, version, retired in rows]
+
+    @_guarded
+    def update_roster(self, tid: int, joined: dict[str, Entrant], retired: list[str], back: list[str]) -> None:
+        """New entrants by key, keys retired (their games and ratings kept), keys back from retirement."""
+        with self._transaction():
+            for key, entrant in joined.items():
+                self.db.execute("INSERT INTO entrants (tournament_id, bot_id, name) VALUES (?,?,?)",
+                                (tid, self._bot_id(entrant), key))
+            self.db.executemany("UPDATE entrants SET retired = ? WHERE tournament_id = ? AND name = ?",
+                                [(time.time(), tid, key) for key in retired])
+            self.db.executemany("UPDATE entrants SET retired = NULL WHERE tournament_id = ? AND name = ?",
+                                [(tid, key) for key in back])
+
+    @_guarded
+    def retired(self, tid: int) -> set[str]:
+        """The keys of a tournament's retired entrants."""
+        return {r[0] for r in self.db.execute("SELECT name FROM entrants WHERE tournament_id = ? AND retired "
+                                              "IS NOT NULL", (tid,))}
+
+    @_guarded
+    def unused_name(self, base: str) -> str:
+        """base, or base-2, base-3...: the first that names no tournament yet."""
+        taken = {r[0] for r in self.db.execute("SELECT name FROM tournaments WHERE name = ? OR name LIKE ?",
+                                               (base, base.replace("%", "_") + "-%"))}
+        name, number = base, 1
+        while name in taken:
+            number += 1
+            name = f"{base}-{number}"
+        return name
+
+    @_guarded
+    def summaries(self) -> list[Summary]:
+        """Every tournament, oldest first, at a glance."""
+        rows = self.db.execute(
+            "SELECT t.name, t.config, t.game, t.format, t.finished, "
+            "(SELECT COUNT(*) FROM entrants e WHERE e.tournament_id = t.id), "
+            "COUNT(g.id), MIN(g.finished), MAX(g.finished) "
+            "FROM tournaments t LEFT JOIN games g ON g.tournament_id = t.id GROUP BY t.id ORDER BY t.id")
+        return [Summary(name, settings.get("title") or "", game, fmt, finished is not None, *rest, seeding(settings))
+                for name, config, game, fmt, finished, *rest in rows for settings in [json.loads(config)]]
+
+    @_guarded
+    def tournaments(self) -> list[Tournament]:
+        """Every tournament, oldest first."""
+        rows = self.db.execute("SELECT id, name, game, format, config, finished FROM tournaments ORDER BY id")
+        return [Tournament(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5]) for r in rows]
+
+    @_guarded
+    def finish_tournament(self, tid: int, complete: bool = True) -> None:
+        """Mark a tournament as complete (once), or as not complete (a ladder given more games)."""
+        if complete:
+            self.db.execute("UPDATE tournaments SET finished = ? WHERE id = ? AND finished IS NULL", (time.time(), tid))
+        else:
+            self.db.execute("UPDATE tournaments SET finished = NULL WHERE id = ?", (tid,))
+
+    @_guarded
+    def entrant_ids(self, tid: int) -> dict[str, int]:
+        """Bot ids of a tournament's entrants, by name."""
+        return dict(self.db.execute("SELECT name, bot_id FROM entrants WHERE tournament_id = ?", (tid,)))
+
+    # --- games ------------------------------------------------------------------------------------------------------
+    @_guarded
+    def done_seqs(self, tid: int) -> set[int]:
+        """The schedule positions already recorded (finished or failed)."""
+        return {r[0] for r in self.db.execute("SELECT seq FROM games WHERE tournament_id = ?", (tid,))}
+
+    @_guarded
+    def replays(self) -> set[str]:
+        """The replay path of every stored game of every tournament, as stored (relative to the results folder)."""
+        return {r[0] for r in self.db.execute("SELECT DISTINCT replay FROM games WHERE replay IS NOT NULL")}
+
+    @_guarded
+    def record_games(self, tid: int, games: list[StoredGame]) -> list[int]:
+        """Commit the games of one table, with their seats and faults, in a single transaction."""
+        ids = self.entrant_ids(tid)
+        with self._transaction():
+            return [self._insert_game(tid, ids, game) for game in games]
+
+    def _insert_game(self, tid: int, ids: dict[str, int], rec: StoredGame) -> int:
+        cur = self.db.execute(
+            "INSERT INTO games (tournament_id, seq, table_no, seed, status, reason, cut_short, replay, seconds,"
+            " finished) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (tid, rec.seq, rec.table, rec.seed, rec.status, rec.reason, int(rec.cut_short), rec.replay,
+             rec.seconds, time.time()))
+        gid = cur.lastrowid
+        for seat, name in enumerate(rec.bots):
+            self.db.execute(
+                "INSERT INTO seats VALUES (?,?,?,?,?,?,?,?)",
+                (gid, seat, ids[name], name, rec.scores[seat] if rec.scores else None,
+                 rec.ranks[seat] if rec.ranks else None, int(seat in rec.disqualified),
+                 sum(1 for f in rec.faults if f.seat == seat)))
+        self.db.executemany(
+            "INSERT INTO faults (game_id, seat, decision, kind, detail, stderr_tail) VALUES (?,?,?,?,?,?)",
+            [(gid, f.seat, f.decision, f.kind, f.detail, f.stderr_tail) for f in rec.faults])
+        return gid
+
+    @_guarded
+    def outcomes(self, tid: int, first: int = 0, below: int | None = None) -> list[GameOutcome]:
+        """The finished games of a tournament with first <= seq < below, as rating input, in schedule order."""
+        rows = self.db.execute(
+            "SELECT g.seq, s.seat, s.name, s.rank FROM games g JOIN seats s ON s.game_id = g.id "
+            "WHERE g.tournament_id = ? AND g.status = 'done' AND g.seq >= ? AND g.seq < ? ORDER BY g.seq, s.seat",
+            (tid, first, (1 << 62) if below is None else below))
+        games: dict[int, list[tuple[str, int]]] = {}
+        for seq, _, name, rank in rows:
+            games.setdefault(seq, []).append((name, rank))
+        return [GameOutcome(seq, tuple(n for n, _ in s), tuple(r for _, r in s)) for seq, s in games.items()]
+
+    @_guarded
+    def failed_count(self, tid: int) -> int:
+        """How many games of a tournament are recorded as failed."""
+        return self.db.execute("SELECT COUNT(*) FROM games WHERE tournament_id = ? AND status = 'failed'",
+                               (tid,)).fetchone()[0]
+
+    @_guarded
+    def record_refusals(self, tid: int, refused: list[Refusal]) -> None:
+        """The submissions not admitted by this run's check (each run checks them again, so this replaces the
+        last run's list)."""
+        with self._transaction():
+            self.db.execute("DELETE FROM refusals WHERE tournament_id = ?", (tid,))
+            self.db.executemany("INSERT OR REPLACE INTO refusals VALUES (?,?,?,?,?)",
+                                [(tid, r.folder, r.name, r.reason, time.time()) for r in refused])
+
+    @_guarded
+    def refusals(self, tid: int) -> list[Refusal]:
+        """The submissions the last run did not admit: folder, name and reason."""
+        if not self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'refusals'").fetchone():
+            return []  # an older store read as it is
+        rows = self.db.execute("SELECT folder, name, reason FROM refusals WHERE tournament_id = ? ORDER BY folder",
+                               (tid,))
+        return [Refusal(f, n, r) for f, n, r in rows]
+
+    @_guarded
+    def save_ratings(self, tid: int, ratings: Ratings) -> None:
+        """Replace the stored ratings of a tournament (a cache: `arena rerate` rebuilds it)."""
+        with self._transaction():
+            self.db.execute("DELETE FROM ratings WHERE tournament_id = ?", (tid,))
+            self.db.executemany("INSERT INTO ratings VALUES (?,?,?,?)",
+                                [(tid, name, r.mu, r.sigma) for name, r in ratings.table.items()])
+
+    @_guarded
+    def stored_ratings(self, tid: int) -> dict[str, tuple[float, float]]:
+        """The stored ratings of a tournament by bot name: (mu, sigma)."""
+        rows = self.db.execute("SELECT name, mu, sigma FROM ratings WHERE tournament_id = ?", (tid,))
+        return {name: (mu, sigma) for name, mu, sigma in rows}
+
+    @_guarded
+    def bot_stats(self, tid: int) -> dict[str, dict[str, float]]:
+        """Per entrant: games, wins, mean score, mean rank and the share of games with a fault."""
+        rows = self.db.execute(
+            "SELECT e.name, COUNT(s.game_id), COALESCE(SUM(s.rank = 1), 0), AVG(s.score), AVG(s.rank), "
+            "COALESCE(SUM(s.faults > 0), 0) FROM entrants e "
+            "LEFT JOIN (SELECT s.* FROM seats s JOIN games g ON g.id = s.game_id "
+            "           WHERE g.tournament_id = ? AND g.status = 'done') s ON s.name = e.name "
+            "WHERE e.tournament_id = ? GROUP BY e.name", (tid, tid))
+        return {name: {"games": games, "wins": wins, "mean_score": score, "mean_rank": rank,
+                       "fault_rate": (faulty / games) if games else 0.0}
+                for name, games, wins, score, rank, faulty in rows}
+
+    @_guarded
+    def games(self, tid: int) -> list[StoredGameRow]:
+        """Every recorded game of a tournament, in schedule order, with its seats."""
+        rows = self.db.execute("SELECT id, seq, table_no, seed, status, reason, cut_short, replay, seconds "
+                               "FROM games WHERE tournament_id = ? ORDER BY seq", (tid,)).fetchall()
+        return [self._game_row(row) for row in rows]
+
+    @_guarded
+    def game(self, gid: int) -> StoredGameRow:
+        """One recorded game by its id, with seats and faults; StoreError if there is none."""
+        row = self.db.execute("SELECT id, seq, table_no, seed, status, reason, cut_short, replay, seconds "
+                              "FROM games WHERE id = ?", (gid,)).fetchone()
+        if row is None:
+            raise StoreError(f"no game {gid} in {str(self.path)!r}")
+        faults = tuple(StoredFault(seat, kind, detail, decision, tail) for seat, decision, kind, detail, tail in
+                       self.db.execute("SELECT seat, decision, kind, detail, stderr_tail FROM faults WHERE game_id = ? "
+                                       "ORDER BY id", (gid,)))
+        tournament = self.db.execute("SELECT t.name FROM tournaments t JOIN games g ON g.tournament_id = t.id "
+                                     "WHERE g.id = ?", (gid,)).fetchone()[0]
+        return replace(self._game_row(row), faults=faults, tournament=tournament)
+
+    @_guarded
+    def game_numbered(self, t: Tournament, number: int) -> StoredGameRow:
+        """Game `number` of a tournament (its place in the schedule, from 1), as game() gives it; ConfigError
+        naming the tournament's games if there is none."""
+        row = self.db.execute("SELECT id FROM games WHERE tournament_id = ? AND seq = ?", (t.id, number - 1)).fetchone()
+        if row is None:
+            count = self.db.execute("SELECT COUNT(*), MAX(seq) FROM games WHERE tournament_id = ?", (t.id,)).fetchone()
+            held = f"its games are numbered 1 to {count[1] + 1}" if count[0] else "it has no game yet"
+            raise ConfigError(f"no game {number} in {t.name!r} ({held}); arena matches -t {shlex.quote(t.name)} "
+                              "lists them")
+        return self.game(row[0])
+
+    def _game_row(self, row: tuple[Any, ...]) -> StoredGameRow:
+        gid, seq, table, seed, status, reason, cut_short, replay, seconds = row
+        rows = self.db.execute("SELECT seat, name, score, rank, disqualified, faults FROM seats WHERE game_id = ? "
+                               "ORDER BY seat", (gid,))
+        seats = tuple(StoredSeat(seat, name, score, rank, bool(dq), faults) for seat, name, score, rank, dq, faults
+                      in rows)
+        return StoredGameRow(gid, seq, table, seed, status, reason, bool(cut_short), replay, seconds, seats)
+
+
+SHOWN = ("max_fault_rate",)  # settings of how a tournament is shown, not of what it plays: they may change
+
+
+def _comparable(config: dict[str, Any], living: tuple[str, ...] = (), title: bool = False) -> dict[str, Any]:
+    """A tournament's configuration as compared on resume: its title and SHOWN settings are shown, not played, and
+    the living keys (a ladder's entrants and number of games) may change."""
+    return {k: v for k, v in config.items() if k not in living and k not in SHOWN and (title or k != "title")}
+
+
+def _changed(name: str, path: Path, fmt: str, stored: dict[str, Any], config: dict[str, Any]) -> str:
+    """Why a tournament cannot resume with this configuration, and what to do."""
+    if _comparable(stored, ("entrants",)) == _comparable(config, ("entrants",)):
+        before = {e["name"] for e in stored.get("entrants", [])}
+        after = {e["name"] for e in config.get("entrants", [])}
+        change = ", ".join([*(f"{n} added" for n in sorted(after - before)),
+                            *(f"{n} removed" for n in sorted(before - after))]) or "their versions or commands"
+        return (f"the entrants of {fmt} {name!r} in {str(path)!r} changed ({change}); a {fmt}'s schedule is fixed "
+                "by its entrants: start a new one with another --name (or name in the competition file), or run "
+                "a ladder, which entrants may join and leave")
+    return (f"tournament {name!r} already exists in {str(path)!r} with another configuration; choose another "
+            "--name or the same settings")
+
+
+def _damaged(path: Path, detail: str) -> str:
+    where = shlex.quote(str(path))
+    return (f"the results store {where} is damaged ({detail}); nothing was changed. Keep a copy, recover what is "
+            f"readable with: sqlite3 {where} \".recover\" | sqlite3 recovered.sqlite, and use --db recovered.sqlite")
+
+
+def _check_writable(path: Path) -> None:
+    """OSError (read-only) if the store, or the folder where SQLite keeps its journal, cannot be written."""
+    for place in (path, path.parent):
+        if place.exists() and not os.access(place, os.W_OK):
+            code = errno.EROFS if _read_only_mount(place) else errno.EACCES
+            raise OSError(code, os.strerror(code), str(place))
+
+
+def _read_only_mount(place: Path) -> bool:
+    try:
+        return bool(os.statvfs(place).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def _connect_readonly(path: Path) -> sqlite3.Connection:
+    """A connection that only reads. Where the store may be written, an ordinary one (query_only), which removes
+    the WAL files on closing as a read-only one cannot; else read-only, and `immutable` where the WAL's shared
+    memory cannot be made (a read-only folder)."""
+    if not path.is_file():
+        raise OSError(errno.ENOENT, "no such file", str(path))
+    uri = path.resolve().as_uri()
+    if os.access(path, os.W_OK) and os.access(path.parent, os.W_OK):
+        db = sqlite3.connect(f"{uri}?mode=rw", uri=True, timeout=30, isolation_level=None)
+        db.execute("PRAGMA query_only=ON")
+        return db
+    for query in ("mode=ro", "mode=ro&immutable=1"):
+        db = sqlite3.connect(f"{uri}?{query}", uri=True, timeout=30, isolation_level=None)
+        try:
+            db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            return db
+        except sqlite3.OperationalError as exc:
+            db.close()
+            if not getattr(exc, "sqlite_errorname", "").startswith("SQLITE_CANTOPEN") or "immutable" in query:
+                raise
+    raise AssertionError("unreachable")
+
+
+class _TournamentLock:
+    """An exclusive flock on `<db>.<tournament>.lock`, holding the holder's pid and command; the kernel releases
+    it when the holder dies, however it dies."""
+
+    def __init__(self, path: Path, fd: int) -> None:
+        self.path, self.fd = path, fd
+
+    @classmethod
+    def acquire(cls, db: Path, name: str) -> "_TournamentLock":
+        path = db.with_name(f"{db.name}.{_file_safe(name)}.lock")
+        while True:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = _holder(fd)
+                os.close(fd)
+                raise StoreBusy(f"tournament {name!r} is already being played from {shlex.quote(str(db))} by "
+                                f"{holder}: wait for it to finish, or stop it, then run the same command "
+                                "again") from None
+            except BaseException:
+                os.close(fd)
+                raise
+            if _same_file(fd, path):
+                break
+            os.close(fd)  # the last holder removed that file as we locked it: lock the new one
+        command = " ".join(sys.orig_argv)[:_MAX_COMMAND]
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps({"pid": os.getpid(), "command": command}).encode(), 0)
+        return cls(path, fd)
+
+    @classmethod
+    def wait_for(cls, path: Path) -> "_TournamentLock":
+        """An exclusive flock on path, waiting for it as long as another process holds it."""
+        while True:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except BaseException:
+                os.close(fd)
+                raise
+            if _same_file(fd, path):
+                return cls(path, fd)
+            os.close(fd)  # the last holder removed that file as we locked it: lock the new one
+
+    def release(self) -> None:
+        """Remove the lock file while still holding it (so that no one locks a file about to vanish), then unlock."""
+        try:
+            self.path.unlink(missing_ok=True)
+        finally:
+            os.close(self.fd)
+
+
+def _file_safe(name: str) -> str:
+    """A file-name form of a tournament name, distinct for distinct names."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:64]
+    if safe == name:
+        return name
+    return f"{safe}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        return os.fstat(fd).st_ino == os.stat(path).st_ino
+    except FileNotFoundError:
+        return False
+
+
+def _holder(fd: int) -> str:
+    """Who holds a lock, from what it wrote (waiting a moment for a holder that has only just locked)."""
+    deadline = time.monotonic() + _LOCK_WAIT
+    while True:
+        try:
+            info = json.loads(os.pread(fd, 4096, 0) or b"null")
+            command = "".join(c if c.isprintable() else "?" for c in str(info["command"])[:_MAX_COMMAND])
+            return f"another arena (pid {int(info['pid'])}: {command})"
+        except (ValueError, TypeError, KeyError):
+            if time.monotonic() > deadline:
+                return "another arena"
+            time.sleep(0.05)
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE ... COMMIT, rolled back on any error, so a game is stored whole or not at all."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: type | None, *rest: object) -> None:
+        try:
+            if exc_type is None:
+                self.db.execute("COMMIT")
+        finally:
+            if self.db.in_transaction:  # not after some errors (a full disk, for one): SQLite rolled back already
+                self.db.execute("ROLLBACK")
