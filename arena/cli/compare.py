@@ -163,6 +163,7 @@ def text_report(r: dict[str, Any]) -> str:
         f"elo: {_elo(r['estimate'])} [{_elo(low, '-inf')}, {_elo(high)}] (95%)",
         f"LOS: {100 * r['los']:.1f}%",
     ]
+    lines += _faults(r)
     if r["test"] is None:
         lines.append("verdict: none (a fixed number of games)")
         return "\n".join(lines)
@@ -174,6 +175,20 @@ def text_report(r: dict[str, Any]) -> str:
     lines.append(f"verdict: {r['verdict']} after {r['pairs']} pairs, elo {_elo(r['estimate'])} "
                  f"[{_elo(low, '-inf')}, {_elo(high)}]")
     return "\n".join(lines)
+
+
+def _faults(r: dict[str, Any]) -> list[str]:
+    """A line on the bots that faulted, and a warning when one faulted in most of its games: a bot that crashes
+    every game loses every pair, or draws it where BASE loses too, and the verdict is then about the crash."""
+    rates = r["fault_rates"]
+    if not any(rates.values()):
+        return []
+    lines = ["faults: " + ", ".join(f"{name} in {100 * rate:.0f}% of its games" for name, rate in rates.items())]
+    for name, rate in rates.items():
+        if rate >= 0.5:
+            lines.append(f"warning: {name} faulted in {100 * rate:.0f}% of its games; the verdict says more about "
+                         f"its faults than its play (arena matches -t {r['tournament']} --faults)")
+    return lines
 
 
 def _test(sprt: dict[str, Any]) -> str:

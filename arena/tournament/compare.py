@@ -83,7 +83,9 @@ def final_report(store: Store, tournament: Tournament, comparison: TournamentSpe
     counts, result = current(store, tournament, comparison)
     out = report(counts, comparison.sprt, result)
     new, base = comparison.names()[:2]
+    stats = store.bot_stats(tournament.id)
     out.update(new=new, base=base, opponents=comparison.names()[2:], game=comparison.game,
                seats=comparison.seats, tournament=tournament.name,
-               failed_games=store.failed_count(tournament.id))
+               failed_games=store.failed_count(tournament.id),
+               fault_rates={name: stats.get(name, {}).get("fault_rate", 0.0) for name in (new, base)})
     return out

@@ -35,6 +35,17 @@ def compare(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return arena("compare", *args, cwd=cwd, timeout=600)
 
 
+def test_a_bot_that_crashes_every_game_is_named_in_the_report_not_taken_for_a_draw(tmp_path: Path) -> None:
+    crash = f"crash={sys.executable} -c 'import sys; sys.exit(3)'"
+    run = compare(crash, f"r={RANDOM}", "--game", "bali-2017", "--games", "4", "--jobs", "1", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "faults: crash in 100% of its games, r in 0% of its games" in run.stdout
+    assert "warning: crash faulted in 100% of its games" in run.stdout and "--faults" in run.stdout
+    as_json = compare(crash, f"r={RANDOM}", "--game", "bali-2017", "--games", "4", "--jobs", "1", "--json",
+                      cwd=tmp_path)
+    assert json.loads(as_json.stdout)["fault_rates"] == {"crash": 1.0, "r": 0.0}
+
+
 def test_a_fixed_comparison_reports_pairs_and_its_games_can_be_shown(tmp_path: Path) -> None:
     run = compare(f"h={HEURISTIC}", f"r={RANDOM}", "--game", "bali-2017", "--games", "16", "--jobs", "1",
                   "--json", cwd=tmp_path)
