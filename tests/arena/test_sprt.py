@@ -9,7 +9,7 @@ import pytest
 
 from arena.ratings.sprt import (
     OUTCOME_SCORES,
-    SMALLEST_WEIGHT,
+    LADDER,
     PairCounts,
     SprtSettings,
     TestKind,
@@ -131,11 +131,12 @@ def test_the_mixture_ladder_weighs_one_in_all_on_each_side() -> None:
     for side in (Verdict.BETTER, Verdict.NOT_BETTER):
         rungs = MIXTURE.rungs(side)
         assert sum(r.weight for r in rungs) == pytest.approx(1.0)
-        assert rungs[0].weight == SMALLEST_WEIGHT
-    assert [r.towards for r in MIXTURE.rungs(Verdict.BETTER)] == [5, 10, 20, 40, 80, 160, 320]
-    assert [r.towards for r in MIXTURE.rungs(Verdict.NOT_BETTER)] == [0, -5, -15, -35, -75, -155, -315]
+        assert [r.weight for r in rungs] == [w for _, w in LADDER]
+    assert [r.towards for r in MIXTURE.rungs(Verdict.BETTER)] == [5, 30, 120]
+    assert [r.towards for r in MIXTURE.rungs(Verdict.NOT_BETTER)] == [0, -25, -115]
     assert {r.against for r in MIXTURE.rungs(Verdict.NOT_BETTER)} == {5.0}
-    assert [r.towards for r in SprtSettings(elo1=300).rungs(Verdict.BETTER)] == [300, 600]
+    far = SprtSettings(elo1=100).rungs(Verdict.BETTER)  # 2,400 Elo is past the reach: its weight goes to 600
+    assert [(r.towards, r.weight) for r in far] == [(100, 0.25), (600, pytest.approx(0.75))]
     assert len(CLASSIC.rungs(Verdict.BETTER)) == 1
 
 
@@ -158,7 +159,7 @@ def test_a_large_difference_decides_the_mixture_long_before_the_classic_test() -
 
 def test_a_report_carries_the_test_and_its_expected_pairs_model() -> None:
     out = report(PairCounts(9, 7, 1), MIXTURE, Verdict.UNDECIDED)
-    assert out["test"] == "mixture" and out["sprt"]["gains"][0] == [5.0, SMALLEST_WEIGHT]
+    assert out["test"] == "mixture" and out["sprt"]["gains"][0] == [5.0, LADDER[0][1]]
     assert out["expected_pairs"]["model"].startswith("wald") and out["expected_pairs"]["remaining"] > 0
     assert out["expected_pairs"]["shares"] == pytest.approx([9 / 17, 7 / 17, 1 / 17], abs=1e-3)
 
@@ -202,8 +203,9 @@ def test_a_real_gain_of_elo1_is_found_by_the_classic_test_with_power_one_minus_b
 
 
 @pytest.mark.slow
-def test_a_gain_of_100_elo_is_declared_better_within_40_pairs_in_the_median() -> None:
-    runs = simulate(MIXTURE, PairModel(0.5).shares(100), RUNS, np.random.default_rng(3), CAP)
+@pytest.mark.parametrize("deal_share", [0.0, 0.5])  # bali-2001's model (the fewest draws) and bali-2017's
+def test_a_gain_of_100_elo_is_declared_better_within_40_pairs_in_the_median(deal_share: float) -> None:
+    runs = simulate(MIXTURE, PairModel(deal_share).shares(100), RUNS, np.random.default_rng(3), CAP)
     assert runs.share(Verdict.BETTER) >= 0.99
     assert runs.quantile(0.5) <= 40
 
@@ -219,7 +221,9 @@ def test_the_mixture_decides_a_large_difference_in_a_fraction_of_the_classic_pai
     right = Verdict.BETTER if elo > 0 else Verdict.NOT_BETTER
     assert mixture.share(right) >= classic.share(right) - 3 * _sem(0.05, RUNS)
     limit = 0.7 if elo == 20 else 0.4  # the larger the difference, the larger the saving
-    assert mixture.mean() <= limit * classic.mean() and mixture.quantile(0.9) <= classic.quantile(0.9)
+    assert mixture.mean() <= limit * classic.mean()
+    # At +20 the slowest tenth of runs waits for the smallest rung, past the classic test's 90th percentile.
+    assert elo == 20 or mixture.quantile(0.9) <= classic.quantile(0.9)
     # Wald's approximation, the model the live line and --json use, is within reach of the simulated mean.
     assert 0.7 * mixture.mean() <= pairs_to_verdict(shares, MIXTURE) <= 1.5 * mixture.mean()
     assert 0.8 * classic.mean() <= pairs_to_verdict(shares, CLASSIC) <= 1.2 * classic.mean()
