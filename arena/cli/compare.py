@@ -53,8 +53,8 @@ from protocol import TimeControl
 @click.option("--seats", type=click.IntRange(min=1),
               help="Seats per table (default: the game's smallest table, where pairs cancel the most luck).")
 @click.option("--test", type=click.Choice([k.value for k in TestKind]),
-              help="The sequential test: mixture (a ladder of gains from elo1 - elo0 up, doubling, so that a large "
-                   "difference is decided in few pairs) or classic (one ratio, elo0 against elo1, as fishtest). "
+              help="The sequential test: mixture (a ladder of three gains, elo1 - elo0 times 1, 6 and 24, so that a "
+                   "large difference is decided in few pairs) or classic (one ratio, elo0 against elo1, as fishtest). "
                    "Default: classic if --elo0 or --elo1 is given, else mixture.")
 @click.option("--elo0", type=float, help=f"H0: NEW is at most this many Elo better than BASE [default: "
               f"{DEFAULT_ELO0:g}].")
@@ -196,5 +196,5 @@ def _test(sprt: dict[str, Any]) -> str:
     if sprt["test"] == TestKind.CLASSIC.value:
         return f"classic SPRT, elo0 {sprt['elo0']:g} against elo1 {sprt['elo1']:g}, {errors}"
     gains = ", ".join(f"{g:+g}" for g, _ in sprt["gains"])
-    return (f"mixture SPRT against elo0 {sprt['elo0']:g}, gains {gains} Elo (weight {sprt['gains'][0][1]:g} on the "
-            f"smallest), {errors}")
+    weights = ", ".join(f"{w:.3g}" for _, w in sprt["gains"])
+    return f"mixture SPRT against elo0 {sprt['elo0']:g}, gains {gains} Elo (weights {weights}), {errors}"

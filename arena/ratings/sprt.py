@@ -10,8 +10,9 @@ divergence of the observed frequencies from the closest distribution of score s_
 score s_b (fishtest's GSPRT). The classic test is one such ratio, elo0 against
 elo1, with Wald's bounds. The mixture test (the default) averages the ratios of a ladder of gains, elo0 against
 elo0 + g, g = (elo1 - elo0) x 1, 6 and 24, weighted 0.25, 0.3 and 0.45: a large difference crosses the bound on
-its own rung of the ladder in few pairs, a small one is still found by the first rung, and the weights sum to one, so the chance of a false "better" stays alpha (the average of likelihood ratios
-is itself a likelihood ratio, against the mixture). "Not better" mirrors it: the ladder of losses elo1 against
+its own rung of the ladder in few pairs, a small one is still found by the first rung, and the weights sum to one,
+so the chance of a false "better" stays alpha (the average of likelihood ratios is itself a likelihood ratio,
+against the mixture). "Not better" mirrors it: the ladder of losses elo1 against
 elo1 - g, weighted alike, against the bound for beta.
 """
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from arena.ratings.sprt import (
-    OUTCOME_SCORES,
     LADDER,
+    OUTCOME_SCORES,
     PairCounts,
     SprtSettings,
     TestKind,
