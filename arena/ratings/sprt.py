@@ -36,8 +36,8 @@ OUTCOME_SCORES = (1.0, 0.5, 0.0)  # a pair won, drawn, lost by NEW
 # The mixture's gains as multiples of elo1 - elo0, with their weights: a tweak (5 Elo at the defaults), a real
 # improvement (30) and a new idea (120). Three rungs, so that each keeps a large weight: a rung of weight w decides
 # once its ratio reaches the bound plus -log w, and a difference between two rungs is still seen by both. Chosen by
-# simulation (docs/compare.md): +100 Elo decided in about a third fewer pairs than a ladder of doublings, at the
-# price of a tenth more pairs at +5.
+# simulation (docs/compare.md): +100 Elo decided in about a quarter fewer pairs (median) than a ladder of
+# doublings, at the price of a tenth more pairs at +5.
 LADDER = ((1.0, 0.25), (6.0, 0.30), (24.0, 0.45))
 LADDER_REACH = 800.0  # no rung beyond this many Elo from elo0 (or elo1): a score that close to 0 or 1 says nothing
 # A count of zero is replaced by this much when fitting, so that a distribution seen only on one side of a
