@@ -138,3 +138,10 @@ def test_no_module_of_arena_is_in_an_import_cycle() -> None:
                     seen.add(target)
                     stack.append((target, path + (target,)))
     assert cycles == [], "\n".join(sorted(set(cycles))[:20])
+
+
+def test_the_ratings_import_nothing_of_the_arena_but_its_errors() -> None:
+    """The statistics stand below every layer that uses them: a leaderboard reads a store, so it is not among them."""
+    found = {target for module, targets in imports().items() if module.startswith("arena.ratings")
+             for target in targets if not target.startswith("arena.ratings")}
+    assert found == {"arena.errors"}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shlex
-from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -13,12 +12,9 @@ from arena.cli.params import db_option, results_option, store_path
 from arena.errors import ReplayError
 from arena.match.record import GameRecord, load_record
 from arena.match.replay import turn_lines
-from arena.match.seeds import stored_public_seed
-from arena.ratings.leaderboard import FORMATS, Leaderboard, board_title, build, handshake_names, render
-from arena.ratings.trueskill import Rating, RatingConfig, Ratings, rate_all
-from arena.site import leaderboard_page, tournament_data
-from arena.site.data import game_replays
-from arena.tournament.store import Store, StoredGameRow, Tournament
+from arena.ratings.trueskill import RatingConfig, rate_all
+from arena.site.boards import FORMATS, BoardRequest, render_leaderboard
+from arena.tournament.store import Store, StoredGameRow, replay_path
 from arena.viewer import write_replay
 
 _tournament_option = click.option("--tournament", "-t", "name",
@@ -29,16 +25,9 @@ def _open(results_dir: Path, db: Path | None, readonly: bool = True) -> Store:
     return Store.existing(store_path(results_dir, db), readonly)
 
 
-def _stored_ratings(store: Store, t: Tournament) -> Ratings:
-    """The ratings the store keeps; rated from the games when it keeps none (a match's entry is not rated)."""
-    config = RatingConfig.stored(t.game, t.config)
-    table = {name: Rating(mu, sigma) for name, (mu, sigma) in store.stored_ratings(t.id).items()}
-    return Ratings(config, table) if table else rate_all(config, store.outcomes(t.id))
-
-
 @click.command()
 @_tournament_option
-@click.option("--format", "fmt", type=click.Choice([*FORMATS, "html"]), default="table", show_default=True,
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
               help="Output format; html is one standalone page.")
 @click.option("--max-fault-rate", type=click.FloatRange(0, 1),
               help="Leave bots whose share of faulty games is above this off the ranking (they stay in the store).")
@@ -50,29 +39,13 @@ def leaderboard(name: str | None, fmt: str, max_fault_rate: float | None, output
                 results_dir: Path, db: Path | None) -> None:
     """Print a tournament's leaderboard, ranked by the conservative estimate mu - 3 sigma."""
     with _open(results_dir, db) as store:
-        t = store.tournament(name)
-        if max_fault_rate is None:  # the tournament's own, from its competition file or command
-            max_fault_rate = t.config.get("max_fault_rate")
-        if fmt == "html":  # the published site's leaderboard page, on its own
-            text = leaderboard_page(tournament_data(store, t, max_fault_rate))
-        else:
-            board = build(board_title(t.name, t.game, t.format, t.config), _stored_ratings(store, t),
-                          store.bot_stats(t.id), max_fault_rate, tuple(store.refusals(t.id)),
-                          frozenset(store.retired(t.id)), all_versions, stored_public_seed(t.config))
-            text = render(with_handshakes(board, store, t, results_dir) if fmt in ("table", "markdown") else board,
-                          fmt)
+        text = render_leaderboard(BoardRequest(store, store.tournament(name), results_dir, max_fault_rate,
+                                               all_versions), fmt)
     if output is None:
         click.echo(text)
     else:
         output.write_text(text + "\n", encoding="utf-8")
         click.echo(f"leaderboard written to {output}", err=True)
-
-
-def with_handshakes(board: Leaderboard, store: Store, t: Tournament, results_dir: Path) -> Leaderboard:
-    """The board with each bot's handshake name, read from its games' records, to show beside its entrant name."""
-    records = (replay_path(replay, results_dir) for _, replay in game_replays(store, t))
-    names = [r.bot for r in (*board.rows, *board.withheld)]
-    return replace(board, handshakes=handshake_names((p for p in records if p is not None), names))
 
 
 @click.command()
@@ -137,14 +110,6 @@ def _write_page(record: GameRecord, path: Path, seat: int | None) -> None:
         raise click.BadParameter(f"the game had seats 0 to {record.num_players - 1}", param_hint="'--seat'")
     write_replay(record, path, seat)
     click.echo(f"replay page written to {path}", err=True)
-
-
-def replay_path(stored: str | None, results_dir: Path) -> Path | None:
-    """A stored replay path as a path from here (the store keeps it relative to the results folder)."""
-    if not stored:
-        return None
-    path = Path(stored)
-    return path if path.is_absolute() else results_dir / path
 
 
 def _show_command(number: int, name: str, results_dir: Path, db: Path | None) -> str:

@@ -23,12 +23,10 @@ from arena.cli.params import (
     store_path,
     time_options,
 )
-from arena.cli.results import with_handshakes
 from arena.errors import ConfigError
 from arena.games import SAMPLE_LEVELS, Game
 from arena.interrupt import cleanup_on_termination
-from arena.match.seeds import PUBLIC_SEED_HELP, stored_public_seed
-from arena.ratings.leaderboard import board_title, build, render
+from arena.match.seeds import PUBLIC_SEED_HELP
 from arena.ratings.trueskill import DEFAULT_SIGMA, RatingConfig
 from arena.tournament import competition
 from arena.tournament.assembly import NoEntrants, assemble
@@ -36,6 +34,7 @@ from arena.tournament.cluster import ClusterPlayer
 from arena.tournament.formats import DEFAULT_FORMAT, FORMATS
 from arena.tournament.formats.gauntlet import CHALLENGER_GAMES, SIGMA_TARGET
 from arena.tournament.formats.ladder import DEFAULT_WAVE
+from arena.tournament.leaderboard import TEXT_FORMATS, tournament_board
 from arena.tournament.progress import BuildDisplay, Display
 from arena.tournament.run import DEFAULT_LEVEL, Runner
 from arena.tournament.store import Store
@@ -148,10 +147,8 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
             click.echo("\ninterrupted: finished games are stored; run the same command to resume", err=True)
             raise SystemExit(130) from None
         t = runner.tournament
-        board = build(board_title(t.name, game.name, fmt, spec.identity()), ratings,
-                      store.bot_stats(t.id), max_fault_rate, tuple(store.refusals(t.id)),
-                      frozenset(store.retired(t.id)), public_seed=stored_public_seed(t.config))
-        click.echo(render(with_handshakes(board, store, t, results_dir), "table"))
+        board = tournament_board(store, t, max_fault_rate, ratings=ratings, results_dir=results_dir)
+        click.echo(TEXT_FORMATS["table"].render(board))
         if not runner.complete():
             click.echo("\nthe tournament is not complete: run the same command to go on", err=True)
 

@@ -1,1 +1,1 @@
-"""Ratings and statistics: TrueSkill, leaderboards, the sequential test and pairing."""
+"""Ratings and statistics: TrueSkill, the sequential test and pairing; nothing of the arena but its errors."""

@@ -19,7 +19,7 @@ from arena import __version__
 from arena.errors import ArenaError, ConfigError
 from arena.interrupt import die_with
 from arena.match.seeds import PUBLIC_NOTE
-from arena.site.data import RECENT_GAMES, TournamentData, game_replays, slug, tournament_data, tournament_title
+from arena.site.data import RECENT_GAMES, TournamentData, slug, tournament_data, tournament_title
 from arena.tournament.store import Store, Tournament
 
 STATE_FILE = ".arena-publish.json"  # what each game page and game list was made from: each is made only once
@@ -275,7 +275,7 @@ def _pending_pages(store: Store, tournaments: list[Tournament], results_dir: Pat
     pending: list[tuple[GamePage, str]] = []
     for t in tournaments:
         title, folder = tournament_title(t), slug(t.name)
-        for number, replay in game_replays(store, t):
+        for number, replay in store.game_replays(t.id):
             source = Path(replay) if Path(replay).is_absolute() else results_dir / replay
             relative = f"{folder}/games/{number}.html"
             try:

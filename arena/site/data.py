@@ -9,9 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from arena.match.seeds import stored_public_seed
-from arena.ratings.leaderboard import Leaderboard, build
 from arena.ratings.trueskill import GameOutcome, Rating, RatingConfig, Ratings
+from arena.tournament.leaderboard import Leaderboard, tournament_board
 from arena.tournament.store import Store, Tournament
 
 RECENT_GAMES = 20  # games listed on a bot's page
@@ -194,23 +193,15 @@ def tournament_title(t: Tournament) -> str:
     return str(t.config.get("title") or t.name)
 
 
-def game_replays(store: Store, t: Tournament) -> list[tuple[int, str]]:
-    """(game number, replay file) of every game of the tournament that has a replay, in schedule order."""
-    return list(store.db.execute("SELECT seq + 1, replay FROM games WHERE tournament_id = ? AND replay IS NOT NULL "
-                                 "AND replay != '' ORDER BY seq", (t.id,)))
-
-
 def tournament_data(store: Store, t: Tournament, max_fault_rate: float | None = None,
                     cache_dir: Path | None = None) -> TournamentData:
     """Read one tournament's games, ratings (rebuilt in schedule order, continuing from cache_dir's if given),
     head-to-head counts and faults."""
     outcomes = store.outcomes(t.id)
-    max_fault_rate = t.config.get("max_fault_rate") if max_fault_rate is None else max_fault_rate
     cache = None if cache_dir is None else cache_dir / f"{slug(t.name)}.json"
     ratings, history = rating_history(RatingConfig.stored(t.game, t.config), outcomes, cache)
     title = tournament_title(t)
-    board = build(title, ratings, store.bot_stats(t.id), max_fault_rate, tuple(store.refusals(t.id)),
-                  frozenset(store.retired(t.id)), public_seed=stored_public_seed(t.config))
+    board = tournament_board(store, t, max_fault_rate, ratings=ratings, title=title)
     games = _games(store, t.id)
     done = [g.finished for g in games]
     return TournamentData(t, slug(t.name), title, board, _bots(store, t.id), games,

@@ -9,8 +9,8 @@ import matplotlib
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from arena.ratings.leaderboard import Row
 from arena.site.data import Point
+from arena.tournament.leaderboard import Row
 
 matplotlib.rcParams.update({
     "svg.hashsalt": "bali-arena",  # the same data gives the same bytes, so republishing rewrites nothing

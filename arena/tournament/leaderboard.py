@@ -1,4 +1,5 @@
-"""Leaderboards: ratings and per-bot statistics, ranked by the conservative estimate, in several formats."""
+"""Leaderboards: a tournament's ratings and per-bot statistics, read from its store and ranked by the conservative
+estimate, and their text formats."""
 
 from __future__ import annotations
 
@@ -7,17 +8,17 @@ import io
 import json
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from tabulate import tabulate
 
 from arena.bots.entrants import Refusal
 from arena.errors import ReplayError
 from arena.match.record import entrant_label, load_record
-from arena.match.seeds import PUBLIC_NOTE
-from arena.ratings.trueskill import Ratings
+from arena.match.seeds import PUBLIC_NOTE, stored_public_seed
+from arena.ratings.trueskill import Rating, RatingConfig, Ratings, rate_all
+from arena.tournament.store import Store, Tournament, replay_path
 
-FORMATS = ("table", "markdown", "csv", "json")  # text formats; the html page is arena.site.leaderboard_page
 COLUMNS = ("rank", "bot", "conservative", "mu", "sigma", "games", "wins", "mean_score", "mean_rank", "fault_rate")
 
 
@@ -82,10 +83,36 @@ def board_title(name: str, game: str, fmt: str, config: dict[str, Any]) -> str:
 RETIRED = " (retired)"  # marks a retired version in the all-versions view
 
 
-def build(title: str, ratings: Ratings, stats: Mapping[str, Mapping[str, float]],
-          max_fault_rate: float | None = None, not_admitted: tuple[Refusal, ...] = (),
-          retired: frozenset[str] = frozenset(), all_versions: bool = False,
-          public_seed: int | None = None) -> Leaderboard:
+def stored_ratings(store: Store, t: Tournament) -> Ratings:
+    """The ratings the store keeps; rated from the games when it keeps none (a match's entry is not rated)."""
+    config = RatingConfig.stored(t.game, t.config)
+    table = {name: Rating(mu, sigma) for name, (mu, sigma) in store.stored_ratings(t.id).items()}
+    return Ratings(config, table) if table else rate_all(config, store.outcomes(t.id))
+
+
+def tournament_board(store: Store, t: Tournament, max_fault_rate: float | None = None, all_versions: bool = False,
+                     ratings: Ratings | None = None, title: str | None = None,
+                     results_dir: Path | None = None) -> Leaderboard:
+    """A tournament's leaderboard from its store: its stored ratings (or `ratings`), statistics, refusals and retired
+    versions; withheld above max_fault_rate (default: the tournament's own); titled by board_title unless `title` is
+    given; with each bot's handshake name when the results folder its records lie in is given."""
+    if max_fault_rate is None:
+        max_fault_rate = t.config.get("max_fault_rate")
+    board = rank(board_title(t.name, t.game, t.format, t.config) if title is None else title,
+                 stored_ratings(store, t) if ratings is None else ratings, store.bot_stats(t.id), max_fault_rate,
+                 tuple(store.refusals(t.id)), frozenset(store.retired(t.id)), all_versions,
+                 stored_public_seed(t.config))
+    if results_dir is None:
+        return board
+    records = (replay_path(replay, results_dir) for _, replay in store.game_replays(t.id))
+    names = [r.bot for r in (*board.rows, *board.withheld)]
+    return replace(board, handshakes=handshake_names((p for p in records if p is not None), names))
+
+
+def rank(title: str, ratings: Ratings, stats: Mapping[str, Mapping[str, float]],
+         max_fault_rate: float | None = None, not_admitted: tuple[Refusal, ...] = (),
+         retired: frozenset[str] = frozenset(), all_versions: bool = False,
+         public_seed: int | None = None) -> Leaderboard:
     """Rank every entrant by mu - 3 sigma (ties by name); withhold those above max_fault_rate; leave retired
     versions out, or (all_versions) rank them too, marked."""
     def row(name: str) -> Row:
@@ -121,25 +148,43 @@ def _note(board: Leaderboard) -> str:
     return "\n".join(notes)
 
 
-def render(board: Leaderboard, fmt: str) -> str:
-    """The leaderboard as text in one of FORMATS."""
-    if fmt in ("table", "markdown"):
-        text = tabulate([_cells(r, board.handshakes) for r in board.rows], headers=COLUMNS,
-                        tablefmt="github" if fmt == "markdown" else "simple")
-        title = f"## {board.title}\n\n" if fmt == "markdown" else f"{board.title}\n\n"
-        note = _note(board)
-        return title + text + (f"\n\n{note}" if note else "")
-    if fmt == "csv":
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow((*COLUMNS, "seeding"))  # every row says it: a csv file has no other place
-        for r in board.rows:
-            writer.writerow((*asdict(r).values(), board.seeding))
-        return out.getvalue().rstrip("\n")
-    if fmt == "json":
-        return json.dumps({"title": board.title, "seeding": "secret" if board.public_seed is None else "public",
-                           "public_seed": board.public_seed, "max_fault_rate": board.max_fault_rate,
-                           "ranking": [asdict(r) for r in board.rows],
-                           "withheld": [asdict(r) for r in board.withheld],
-                           "not_admitted": [r.to_dict() for r in board.not_admitted]}, indent=2)
-    raise ValueError(f"unknown leaderboard format {fmt!r}; formats: {', '.join(FORMATS)}")
+def _text(board: Leaderboard, fmt: str) -> str:
+    text = tabulate([_cells(r, board.handshakes) for r in board.rows], headers=COLUMNS,
+                    tablefmt="github" if fmt == "markdown" else "simple")
+    title = f"## {board.title}\n\n" if fmt == "markdown" else f"{board.title}\n\n"
+    note = _note(board)
+    return title + text + (f"\n\n{note}" if note else "")
+
+
+def _csv(board: Leaderboard) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow((*COLUMNS, "seeding"))  # every row says it: a csv file has no other place
+    for r in board.rows:
+        writer.writerow((*asdict(r).values(), board.seeding))
+    return out.getvalue().rstrip("\n")
+
+
+def _json(board: Leaderboard) -> str:
+    return json.dumps({"title": board.title, "seeding": "secret" if board.public_seed is None else "public",
+                       "public_seed": board.public_seed, "max_fault_rate": board.max_fault_rate,
+                       "ranking": [asdict(r) for r in board.rows],
+                       "withheld": [asdict(r) for r in board.withheld],
+                       "not_admitted": [r.to_dict() for r in board.not_admitted]}, indent=2)
+
+
+@dataclass(frozen=True)
+class TextFormat:
+    """How a leaderboard is written as text in one format."""
+
+    render: Callable[[Leaderboard], str]
+    handshakes: bool = False  # shows each bot's handshake name (read from its games' records)
+
+
+# The text formats; arena.site.boards adds the html page.
+TEXT_FORMATS: dict[str, TextFormat] = {
+    "table": TextFormat(lambda board: _text(board, "table"), handshakes=True),
+    "markdown": TextFormat(lambda board: _text(board, "markdown"), handshakes=True),
+    "csv": TextFormat(_csv),
+    "json": TextFormat(_json),
+}

@@ -202,6 +202,14 @@ class Tournament:
     finished: float | None = None
 
 
+def replay_path(stored: str | None, results_dir: Path) -> Path | None:
+    """A stored replay path as a path from here (the store keeps it relative to the results folder)."""
+    if not stored:
+        return None
+    path = Path(stored)
+    return path if path.is_absolute() else results_dir / path
+
+
 def explain(path: Path, exc: BaseException) -> str:
     """One line for a failure of the store at path: what happened and what to do about it."""
     where = shlex.quote(str(path))
@@ -534,6 +542,13 @@ class Store:
     def replays(self) -> set[str]:
         """The replay path of every stored game of every tournament, as stored (relative to the results folder)."""
         return {r[0] for r in self.db.execute("SELECT DISTINCT replay FROM games WHERE replay IS NOT NULL")}
+
+    @_guarded
+    def game_replays(self, tid: int) -> list[tuple[int, str]]:
+        """(game number, replay file as stored) of every game of the tournament that has a replay, in schedule
+        order."""
+        return list(self.db.execute("SELECT seq + 1, replay FROM games WHERE tournament_id = ? AND replay IS NOT NULL "
+                                    "AND replay != '' ORDER BY seq", (tid,)))
 
     @_guarded
     def record_games(self, tid: int, games: list[StoredGame]) -> list[int]:

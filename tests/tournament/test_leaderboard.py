@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from arena.ratings.leaderboard import FORMATS, build, render
 from arena.ratings.trueskill import Rating, RatingConfig, Ratings
+from arena.tournament.leaderboard import TEXT_FORMATS, rank
 
 RATINGS = Ratings(RatingConfig(), {"steady": Rating(30, 1), "lucky": Rating(36, 5), "faulty": Rating(50, 1)})
 STATS = {
@@ -20,30 +20,29 @@ STATS = {
 
 
 def test_ranked_by_conservative_estimate() -> None:
-    board = build("t", RATINGS, STATS)
+    board = rank("t", RATINGS, STATS)
     assert [r.bot for r in board.rows] == ["faulty", "steady", "lucky"]
     assert [r.rank for r in board.rows] == [1, 2, 3]
 
 
 def test_max_fault_rate_withholds_a_bot_from_the_ranking() -> None:
-    board = build("t", RATINGS, STATS, max_fault_rate=0.2)
+    board = rank("t", RATINGS, STATS, max_fault_rate=0.2)
     assert [r.bot for r in board.rows] == ["steady", "lucky"]
     assert [r.bot for r in board.withheld] == ["faulty"]
-    assert "withheld" in render(board, "table") and "faulty (50.0%)" in render(board, "markdown")
+    assert "withheld" in TEXT_FORMATS["table"].render(board)
+    assert "faulty (50.0%)" in TEXT_FORMATS["markdown"].render(board)
 
 
 def test_csv_and_json_parse_back_to_the_same_ranking() -> None:
-    board = build("t", RATINGS, STATS, max_fault_rate=0.2)
-    rows = list(csv.DictReader(io.StringIO(render(board, "csv"))))
+    board = rank("t", RATINGS, STATS, max_fault_rate=0.2)
+    rows = list(csv.DictReader(io.StringIO(TEXT_FORMATS["csv"].render(board))))
     assert [(r["rank"], r["bot"]) for r in rows] == [("1", "steady"), ("2", "lucky")]
     assert float(rows[0]["conservative"]) == pytest.approx(27.0)
-    data = json.loads(render(board, "json"))
+    data = json.loads(TEXT_FORMATS["json"].render(board))
     assert [r["bot"] for r in data["ranking"]] == ["steady", "lucky"]
     assert data["withheld"][0]["bot"] == "faulty" and data["max_fault_rate"] == 0.2
 
 
 def test_every_format_renders() -> None:
-    for fmt in FORMATS:
-        assert render(build("t", RATINGS, STATS), fmt)
-    with pytest.raises(ValueError, match="xml"):
-        render(build("t", RATINGS, STATS), "xml")
+    for fmt in TEXT_FORMATS.values():
+        assert fmt.render(rank("t", RATINGS, STATS))
