@@ -26,7 +26,7 @@ import pytest
 from arena.errors import ReplayError
 from arena.match.record import FORMAT, GameRecord, load_record
 from arena.match.replay import resimulate
-from arena.viewer.tables import GAMES
+from arena.viewer.games import GAMES
 from tests.viewer.engine_traces import BATCH, check_all, record_trace
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,7 +72,7 @@ def _key(record: GameRecord) -> str:
 def fingerprint() -> str:
     """A digest of everything a check's outcome depends on: both engines, the facts, the checker and node."""
     files = [*sorted((ROOT / "arena" / "games").rglob("*.py")), *sorted(ENGINES.glob("*.js")),
-             *(ROOT / "arena" / "viewer" / name for name in ("facts.py", "tables.py")),
+             ROOT / "arena" / "viewer" / "facts.py", *sorted((ROOT / "arena" / "viewer" / "games").glob("*.py")),
              *(ROOT / "tests" / "viewer" / name for name in ("check_engines.js", "engine_traces.py")), Path(__file__)]
     digest = hashlib.sha256()
     for path in files:

@@ -145,3 +145,15 @@ def test_the_ratings_import_nothing_of_the_arena_but_its_errors() -> None:
     found = {target for module, targets in imports().items() if module.startswith("arena.ratings")
              for target in targets if not target.startswith("arena.ratings")}
     assert found == {"arena.errors"}
+
+
+def test_every_registered_game_has_every_file_adding_a_game_names() -> None:
+    from arena.games import available, get_game
+
+    section = DOC.read_text(encoding="utf-8").split("**Adding a game**", 1)[1].split("\n\n", 2)[:2]
+    named = sorted({p for p in re.findall(r"`([^`\s]*<game>[^`\s]*)`", "\n\n".join(section)) if "/" in p})
+    assert len(named) >= 6, named
+    for game in available():
+        package = type(get_game(game)).__module__.split(".")[2]
+        missing = [path for path in named if not (ROOT / path.replace("<game>", package)).exists()]
+        assert missing == [], f"{game} lacks what docs/ARCHITECTURE.md's 'Adding a game' names"

@@ -103,7 +103,7 @@ def bench_store(game: str, games: int, results_dir: Path, seed: int = 0) -> int:
     entrants = tuple(Entrant(f"random-{i + 1}", bot, author="bench") for i in range(BENCH_BOTS))
     seats = min(BENCH_SEATS, get_game(game).max_players)
     spec = TournamentSpec(game, Ladder(), entrants, seats, max_games=games, seed=seed,
-                          rating=RatingConfig.for_game(game), title=f"{game} publishing benchmark")
+                          rating=RatingConfig.for_game(get_game(game)), title=f"{game} publishing benchmark")
     with Store(results_dir / DEFAULT_DB_NAME) as store:
         runner = Runner(spec, store, results_dir, player=InProcessPlayer(flaky=entrants[-1].name))
         runner.run()

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from arena.bots.entrants import Entrant
+from arena.games import get_game
 from arena.ratings.trueskill import RatingConfig
 from arena.tournament.formats import RoundRobin
 from arena.tournament.run import Runner, TournamentSpec
@@ -48,7 +49,7 @@ def bench_tournament(game: str, seats: int, rounds: int, jobs: int, fresh: bool,
     entrants = tuple(Entrant(f"random-{i}", bot) for i in range(BENCH_ENTRANTS))
     # A public seed: every run of the benchmark plays the same deals.
     spec = TournamentSpec(game, RoundRobin(), entrants, seats, rounds=rounds, fresh_processes=fresh,
-                          rating=RatingConfig.for_game(game), seed=0)
+                          rating=RatingConfig.for_game(get_game(game)), seed=0)
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         with Store(Path(tmp) / DEFAULT_DB_NAME) as store, _player(cluster, jobs, Path(tmp)) as player:
             start = time.perf_counter()
@@ -87,7 +88,7 @@ def bench_compare(game: str, seats: int, pairs: int, jobs: int) -> CompareBench:
     bot = (sys.executable, "-m", "sample_bots.random_bot")
     players = entrants(Entrant("new", bot), Entrant("base", bot),
                        [Entrant(f"random-{i}", bot) for i in range(seats - 1)])
-    comparison = spec(game, players, seats, None, 2 * pairs, rating=RatingConfig.for_game(game))
+    comparison = spec(game, players, seats, None, 2 * pairs, rating=RatingConfig.for_game(get_game(game)))
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         with Store(Path(tmp) / DEFAULT_DB_NAME) as store:
             start = time.perf_counter()

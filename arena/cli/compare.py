@@ -94,7 +94,7 @@ def compare(new: str, base: str, game: Game, opponents: tuple[str, ...], seats: 
     sprt = None if fixed_games is not None else comparison.sequential_test(test, elo0, elo1, alpha, beta)
     spec = comparison.assemble(game.name, new, base, opponents, seats, sprt, fixed_games or max_games, options=options,
                                seed=seed, time=time, sandbox=sandbox.resolved(), wave=DEFAULT_WAVE,
-                               rating=RatingConfig.for_game(game.name))  # checked before the store is created
+                               rating=RatingConfig.for_game(game))  # checked before the store is created
     live = LiveLine(spec.sprt)
     with Store(store_path(results_dir, db)) as store:
         runner = Runner(spec, store, results_dir, jobs=jobs, name=name,

@@ -162,7 +162,7 @@ def rating_options(command: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(command)
     def gathered(*args: Any, mu: float | None, sigma: float | None, beta: float | None, tau: float | None,
                  draw_probability: float | None, **kwargs: Any) -> Any:
-        rating = RatingConfig.for_game(kwargs["game"].name, mu=mu, sigma=sigma, beta=beta, tau=tau,
+        rating = RatingConfig.for_game(kwargs["game"], mu=mu, sigma=sigma, beta=beta, tau=tau,
                                        draw_probability=draw_probability)
         return command(*args, rating=rating, **kwargs)
 

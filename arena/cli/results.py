@@ -10,6 +10,7 @@ from tabulate import tabulate
 
 from arena.cli.params import db_option, results_option, store_path
 from arena.errors import ReplayError
+from arena.games import get_game
 from arena.match.record import GameRecord, load_record
 from arena.match.replay import turn_lines
 from arena.ratings.trueskill import RatingConfig, rate_all
@@ -154,7 +155,7 @@ def rerate(name: str | None, every: bool, results_dir: Path, db: Path | None) ->
         targets = store.tournaments() if every else [store.tournament(name)]
         for t in targets:
             outcomes = store.outcomes(t.id)
-            ratings = rate_all(RatingConfig.stored(t.game, t.config), outcomes)
+            ratings = rate_all(RatingConfig.stored(get_game(t.game), t.config), outcomes)
             store.save_ratings(t.id, ratings)
             click.echo(f"{t.name}: {len(outcomes)} games rated, {len(ratings.table)} bots")
             rows = sorted(((n, r.conservative, r.mu, r.sigma) for n, r in ratings.table.items()),

@@ -139,6 +139,7 @@ class Game(Protocol):
     max_players: int
     variants: tuple[str, ...]  # the options that switch a variant on (NAME=true)
     game_clock: float  # the default game clock: seconds of thinking time per seat and game (README.md of the game)
+    draw_probability: float  # the share of seat pairs that tie in random play: TrueSkill's prior for a draw
 
     def default_options(self) -> dict[str, Any]: ...
     def parse_options(self, options: dict[str, Any] | None) -> OptionsLike: ...
@@ -340,6 +341,7 @@ class EngineGame(ABC):
     min_players: ClassVar[int]
     max_players: ClassVar[int]
     game_clock: ClassVar[float]
+    draw_probability: ClassVar[float]
     rules: ClassVar[Rules]
     views: ClassVar[Views]
     variants: ClassVar[tuple[str, ...]] = ()

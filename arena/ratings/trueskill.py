@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Protocol, Sequence
 
 import trueskill
 
@@ -14,11 +14,14 @@ DEFAULT_MU = 25.0
 DEFAULT_SIGMA = DEFAULT_MU / 3
 DEFAULT_BETA = DEFAULT_SIGMA / 2
 DEFAULT_TAU = DEFAULT_SIGMA / 100
-# The share of seat pairs that tie in random play (measured over 400 games per player count); a game without
-# an entry here gets DEFAULT_DRAW_PROBABILITY.
-DRAW_PROBABILITY = {"bali-2001": 0.03, "bali-2017": 0.01}
-DEFAULT_DRAW_PROBABILITY = 0.05
+DEFAULT_DRAW_PROBABILITY = 0.05  # trueskill's own default; each game states its own (RatedGame)
 CONSERVATIVE_K = 3
+
+
+class RatedGame(Protocol):
+    """What rating asks of a game: the share of seat pairs that tie in random play."""
+
+    draw_probability: float
 
 
 @dataclass(frozen=True)
@@ -32,16 +35,16 @@ class RatingConfig:
     draw_probability: float = DEFAULT_DRAW_PROBABILITY
 
     @classmethod
-    def for_game(cls, game: str, **overrides: float | None) -> "RatingConfig":
+    def for_game(cls, game: RatedGame, **overrides: float | None) -> "RatingConfig":
         """Defaults with the game's draw probability; None overrides are ignored."""
-        base = {"draw_probability": DRAW_PROBABILITY.get(game, DEFAULT_DRAW_PROBABILITY)}
+        base = {"draw_probability": game.draw_probability}
         base.update({k: float(v) for k, v in overrides.items() if v is not None})
         config = cls(**base)
         config.validate()
         return config
 
     @classmethod
-    def stored(cls, game: str, config: dict[str, object]) -> "RatingConfig":
+    def stored(cls, game: RatedGame, config: dict[str, object]) -> "RatingConfig":
         """The rating settings a store entry was started with; the game's defaults for one that keeps none (the
         entry of an `arena match` or `arena validate`, whose games are rated only when read)."""
         settings = config.get("rating")

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from arena.games import get_game
 from arena.ratings.trueskill import GameOutcome, Rating, RatingConfig, Ratings
 from arena.tournament.leaderboard import Leaderboard, tournament_board
 from arena.tournament.store import Store, Tournament
@@ -199,7 +200,7 @@ def tournament_data(store: Store, t: Tournament, max_fault_rate: float | None = 
     head-to-head counts and faults."""
     outcomes = store.outcomes(t.id)
     cache = None if cache_dir is None else cache_dir / f"{slug(t.name)}.json"
-    ratings, history = rating_history(RatingConfig.stored(t.game, t.config), outcomes, cache)
+    ratings, history = rating_history(RatingConfig.stored(get_game(t.game), t.config), outcomes, cache)
     title = tournament_title(t)
     board = tournament_board(store, t, max_fault_rate, ratings=ratings, title=title)
     games = _games(store, t.id)

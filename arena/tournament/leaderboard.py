@@ -14,6 +14,7 @@ from tabulate import tabulate
 
 from arena.bots.entrants import Refusal
 from arena.errors import ReplayError
+from arena.games import get_game
 from arena.match.record import entrant_label, load_record
 from arena.match.seeds import PUBLIC_NOTE, stored_public_seed
 from arena.ratings.trueskill import Rating, RatingConfig, Ratings, rate_all
@@ -85,7 +86,7 @@ RETIRED = " (retired)"  # marks a retired version in the all-versions view
 
 def stored_ratings(store: Store, t: Tournament) -> Ratings:
     """The ratings the store keeps; rated from the games when it keeps none (a match's entry is not rated)."""
-    config = RatingConfig.stored(t.game, t.config)
+    config = RatingConfig.stored(get_game(t.game), t.config)
     table = {name: Rating(mu, sigma) for name, (mu, sigma) in store.stored_ratings(t.id).items()}
     return Ratings(config, table) if table else rate_all(config, store.outcomes(t.id))
 

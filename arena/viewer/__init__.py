@@ -15,7 +15,7 @@ from arena.errors import ReplayError
 from arena.match.record import GameRecord
 from arena.viewer.data import RECORD, replay_data
 from arena.viewer.facts import facts_script
-from arena.viewer.tables import GAMES
+from arena.viewer.games import GAMES
 
 __all__ = ["assets", "engine_scripts", "render_page", "render_replay", "replay_data", "write_replay"]
 
@@ -30,7 +30,7 @@ def _environment() -> jinja2.Environment:
 def _static(name: str) -> str:
     """A file of static/, or a game's facts script, made from its Python modules."""
     for game, table in GAMES.items():
-        if name == f"engines/{table.facts_script}":
+        if name == table.facts_script:
             return facts_script(game, table.facts)
     return files("arena.viewer").joinpath("static", name).read_text(encoding="utf-8")
 
@@ -39,7 +39,7 @@ def engine_scripts(game: str) -> list[str]:
     """The scripts that re-play a game's records, in the order they load: the generator, the shared core, the
     game's fixed facts and its engine."""
     table = GAMES[game]
-    return ["engines/rng.js", "engines/base.js", f"engines/{table.facts_script}", f"engines/{table.engine}"]
+    return ["engines/rng.js", "engines/base.js", table.facts_script, table.engine]
 
 
 def script_json(data: Any) -> str:
@@ -49,15 +49,16 @@ def script_json(data: Any) -> str:
 
 
 def _scripts(data: dict[str, Any]) -> list[str]:
-    """The scripts a page runs, in order: a referee's page re-plays its record with the game's engine."""
-    if data["mode"] != RECORD:
-        return ["viewer.js"]
-    return [*engine_scripts(data["game"]), "viewer.js"]
+    """The scripts a page runs, in order: a referee's page re-plays its record with the game's engine; every page
+    draws with the game's board."""
+    engines = engine_scripts(data["game"]) if data["mode"] == RECORD else []
+    return [*engines, GAMES[data["game"]].board, "viewer.js"]
 
 
 def assets() -> dict[str, str]:
     """Every file a page may link to instead of holding it (a site's pages share one copy): path -> text."""
-    names = ["viewer.css", "viewer.js", *dict.fromkeys(name for game in GAMES for name in engine_scripts(game))]
+    names = ["viewer.css", "viewer.js", *dict.fromkeys(name for game in GAMES for name in engine_scripts(game)),
+             *(table.board for table in GAMES.values())]
     return {name: _static(name) for name in names}
 
 

@@ -11,11 +11,10 @@ from arena.games import Game, GameError, State
 from arena.match.record import DecisionRecord, GameRecord
 from arena.match.replay import Reproduction, record_game, resimulate
 from arena.viewer import patch
-from arena.viewer.legend import legend
-from arena.viewer.tables import GAMES
+from arena.viewer.games import GAMES
 
 STDERR_TAIL = 2000  # characters of a bot's stderr shown with a fault
-PAGE_VERSION = 5  # of the page data and the scripts a page loads: a site's game pages of another version are made again
+PAGE_VERSION = 6  # of the page data and the scripts a page loads: a site's game pages of another version are made again
 RECORD = "record"  # a page's mode: the browser re-plays the record with the game's engine
 FRAMES = "frames"  # a page's mode: the page holds every frame of its one view
 
@@ -100,7 +99,7 @@ def _common(record: GameRecord, game: Game, seat: int | None, bot_output: bool) 
         "num_players": record.num_players, "page_seat": seat,
         "seats": [{"seat": s.seat, "name": s.label, "version": s.version} for s in record.seats],  # entrant (handshake)
         "colours": list(GAMES[game.name].colours),
-        "legend": legend(game.name),
+        "legend": GAMES[game.name].legend(),
         "faults": [_fault(f, seat, bot_output) for f in record.faults],
         "result": {**record.result.to_dict(), "match_ranks": list(record.ranks),
                    "disqualified": list(record.disqualified)},

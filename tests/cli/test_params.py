@@ -10,8 +10,8 @@ from click.testing import CliRunner, Result
 
 from arena.cli import ArenaGroup
 from arena.cli.params import GAME, game_options, rating_options, time_options
-from arena.games import Game
-from arena.ratings.trueskill import DRAW_PROBABILITY, RatingConfig
+from arena.games import Game, get_game
+from arena.ratings.trueskill import RatingConfig
 from protocol import TimeControl
 
 seen: dict[str, Any] = {}
@@ -41,7 +41,7 @@ def test_the_defaults() -> None:
     assert invoke("bali-2017").exit_code == 0
     # The game clock defaults to the game's own (get_game("bali-2017").game_clock).
     assert seen["time"] == TimeControl(timeout=1.0, init=10.0, bank=0.0, increment=0.0, game_clock=20.0)
-    assert seen["rating"] == RatingConfig(draw_probability=DRAW_PROBABILITY["bali-2017"])
+    assert seen["rating"] == RatingConfig(draw_probability=get_game("bali-2017").draw_probability)
     assert seen["options"] is None
 
 

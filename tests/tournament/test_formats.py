@@ -13,6 +13,7 @@ import pytest
 
 from arena.bots.entrants import Entrant
 from arena.errors import ConfigError
+from arena.games import get_game
 from arena.match.seeds import derive_seed
 from arena.ratings.trueskill import GameOutcome, RatingConfig, rate_all
 from arena.tournament.formats import (
@@ -74,8 +75,8 @@ RANDOM = (sys.executable, "-m", "sample_bots.random_bot")
 
 def spec(fmt: str, names: list[str] = BOTS, seats: int = 3, **settings) -> TournamentSpec:
     entrants = tuple(Entrant(name, RANDOM) for name in names)
-    return TournamentSpec("bali-2001", get_format(fmt), entrants, seats, rating=RatingConfig.for_game("bali-2001"),
-                          **settings)
+    return TournamentSpec("bali-2001", get_format(fmt), entrants, seats,
+                          rating=RatingConfig.for_game(get_game("bali-2001")), **settings)
 
 
 def test_the_registry_names_every_format_and_refuses_unknown_ones() -> None:

@@ -8,6 +8,7 @@ import pytest
 import trueskill
 
 from arena.errors import ConfigError
+from arena.games import get_game
 from arena.ratings.trueskill import GameOutcome, Rating, RatingConfig, Ratings, rate_all
 
 
@@ -23,7 +24,7 @@ def outcomes(n: int, seed: int) -> list[GameOutcome]:
 
 
 def test_ratings_depend_on_schedule_order_not_on_finishing_order() -> None:
-    config = RatingConfig.for_game("bali-2001")
+    config = RatingConfig.for_game(get_game("bali-2001"))
     games = outcomes(60, 1)
     shuffled = games[:]
     random.Random(2).shuffle(shuffled)
@@ -54,10 +55,10 @@ def test_conservative_estimate_is_mu_minus_three_sigma() -> None:
 
 
 def test_game_specific_draw_probability_and_overrides() -> None:
-    assert RatingConfig.for_game("bali-2001").draw_probability == 0.03
-    assert RatingConfig.for_game("bali-2017").draw_probability == 0.01
-    assert RatingConfig.for_game("unknown-game").draw_probability == 0.05
-    config = RatingConfig.for_game("bali-2001", mu=10, sigma=None)
+    assert RatingConfig.for_game(get_game("bali-2001")).draw_probability == 0.03
+    assert RatingConfig.for_game(get_game("bali-2017")).draw_probability == 0.01
+    assert RatingConfig().draw_probability == 0.05
+    config = RatingConfig.for_game(get_game("bali-2001"), mu=10, sigma=None)
     assert config.mu == 10 and config.sigma == RatingConfig().sigma
 
 
@@ -65,7 +66,7 @@ def test_game_specific_draw_probability_and_overrides() -> None:
                                               ({"draw_probability": 1.0}, "draw_probability")])
 def test_bad_parameters_are_named(overrides: dict, field: str) -> None:
     with pytest.raises(ConfigError, match=field):
-        RatingConfig.for_game("bali-2001", **overrides)
+        RatingConfig.for_game(get_game("bali-2001"), **overrides)
 
 
 def test_match_quality_is_highest_for_equal_ratings() -> None:

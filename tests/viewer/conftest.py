@@ -18,7 +18,7 @@ from arena.match.local import player_rng
 from arena.match.record import DecisionRecord, GameRecord, SeatRecord, load_record
 from arena.match.replay import resimulate
 from arena.match.wire import match_ranks
-from arena.viewer.tables import GAMES
+from arena.viewer.games import GAMES
 from protocol import TimeControl
 from tests.browser import start_chromium
 

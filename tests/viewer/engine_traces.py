@@ -16,7 +16,7 @@ from arena.games import State, get_game
 from arena.match.local import player_rng
 from arena.match.record import GameRecord
 from arena.viewer import assets, engine_scripts
-from arena.viewer.tables import GAMES
+from arena.viewer.games import GAMES
 
 HERE = Path(__file__).resolve().parent
 CHECKER = HERE / "check_engines.js"

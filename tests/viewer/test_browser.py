@@ -13,7 +13,7 @@ import pytest
 
 from arena.match.record import GameRecord, load_record
 from arena.viewer import render_replay, write_replay
-from arena.viewer.legend import legend as legend_of
+from arena.viewer.games import GAMES
 from tests.browser import DESKTOP, PHONE, console_errors, screenshot, set_viewport
 from tests.helpers import quick_run
 from tests.viewer.conftest import (
@@ -262,7 +262,7 @@ def test_the_legend_explains_every_abbreviation_on_the_board(chromium: Any, page
 
     for name in ("bali-2001-referee", "bali-2017-referee"):
         page = pages[name]
-        legend = legend_of(page.record.game)
+        legend = GAMES[page.record.game].legend()
         open_page(chromium, page.url)
         listed = [[term.find_element(By.TAG_NAME, "dt").text, term.find_element(By.TAG_NAME, "dd").text]
                   for term in chromium.find_elements(By.CSS_SELECTOR, "#legend .term")]

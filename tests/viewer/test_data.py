@@ -14,7 +14,7 @@ from arena.errors import ReplayError
 from arena.games import get_game
 from arena.match.record import load_record
 from arena.viewer import patch, render_replay, replay_data
-from arena.viewer.tables import GAMES
+from arena.viewer.games import GAMES
 from tests.viewer.conftest import card_ids, page_data, seat_knowledge
 from tests.viewer.conftest import engine_record as play_record
 

@@ -21,9 +21,8 @@
   var LOG_WINDOW = 30;     // decisions shown in the log on either side of the current one
   var LOG_MARGIN = 8;      // how near the window's edge the current decision may come before the window moves
   var FRAGMENT_MS = 250;   // browsers throttle history updates: the fragment follows a fast stepper at this pace
-  // The short forms the board draws cards and islands with, and what each means: the game's facts, from the page.
+  // The short forms the board draws cards with, and what each means: the game's facts, from the page.
   var KIND_SHORT = DATA.legend.cards;
-  var ISLAND_SHORT = DATA.legend.islands;
 
   var cache = {};
   var REPLAYED = null;     // a record re-played: [public parts, own parts by view]
@@ -31,8 +30,7 @@
   var playing = null;      // while playing: { step, time: where and when it (re)started, timer }
   var stepTimes = [];
   var faultsByDecision = {};
-  // Each game's board drawing, by the game's registered name: a new game adds its own here.
-  var BOARDS = { "bali-2001": board2001, "bali-2017": board2017 };
+  var BOARD = null;        // the game's board: its script (static/boards/) registers it under the game's name
   DATA.faults.forEach(function (f) { if (f.decision !== null) { faultsByDecision[f.decision] = f; } });
 
   // --- data ------------------------------------------------------------------------------------------------------
@@ -170,19 +168,12 @@
       return '<span class="card k-' + esc(c) + '" title="' + esc(c.replace("_", " ")) + '">' +
         esc(KIND_SHORT[c] || c) + "</span>";
     }
-    if (c.kind === "dalang") {
-      var pair = c.islands.map(function (i) { return ISLAND_SHORT[i] || i; }).join("");
-      return '<span class="card k-dalang" title="Dalang ' + esc(c.islands.join("/")) + '">D ' + esc(pair) + "</span>";
-    }
     return '<span class="card k-' + esc(c.kind) + '" title="' + esc(c.kind) + '">' + esc(KIND_SHORT[c.kind] || c.kind) +
       "</span>";
   }
-  function offering(type) {
-    if (type === null) { return card(null); }
-    return '<span class="card k-' + esc(type) + '_farmer" title="' + esc(type) + ' offering">' + esc(type) + "</span>";
-  }
-  function cards(list) {
-    return list.length ? list.map(card).join("") : '<span class="none">none</span>';
+  // A list of cards, each drawn by draw (default: card).
+  function cards(list, draw) {
+    return list.length ? list.map(draw || card).join("") : '<span class="none">none</span>';
   }
   function box(title, body, extra) {
     return '<div class="box ' + (extra || "") + '"><h3>' + title + "</h3>" + body + "</div>";
@@ -191,112 +182,11 @@
     return '<span class="stat"><span class="label">' + esc(label) + "</span> " + value + "</span>";
   }
 
-  // --- bali-2001 -------------------------------------------------------------------------------------------------
-  function board2001(v, seat) {
-    var n = v.num_players;
-    var islands = Object.keys(v.chips);
-    var html = '<div class="stats">' + stat("turn", v.turn + " / " + v.max_turns) + stat("active", seatDot(v.active)) +
-      stat("Dalang on", esc(v.dalang)) + stat("draw pile", v.draw_pile) + stat("discard", v.discard.length) +
-      stat("masks left", v.masks_left.length ? esc(v.masks_left.join(" ")) : "none") + "</div>";
-    html += '<div class="islands">';
-    islands.forEach(function (name) {
-      var chips = v.chips[name];
-      var head = esc(name) + (v.dalang === name ? ' <span class="badge dalang">Dalang</span>' : "");
-      var body = '<div class="chips">' + stat("prince", seatDot(chips.prince)) + stat("priest", seatDot(chips.priest)) +
-        stat("seal", v.seals[name] === null ? "supply" : seatDot(v.seals[name])) + "</div>";
-      body += '<table class="piles"><tbody>';
-      for (var s = 0; s < n; s++) {
-        var size = v.pile_sizes[s][name];
-        var pile;
-        if (v.hands) { pile = v.piles[s][name]; } else if (s === seat) { pile = v.piles[name]; } else { pile = null; }
-        var village = [];
-        if (chips.prince === s) { village.push("prince"); }
-        if (chips.priest === s) { village.push("priest"); }
-        body += "<tr><th>" + seatDot(s) + '</th><td class="village">' + esc(village.join(" ")) +
-          '</td><td class="size">' + size + '</td><td class="pile">' +
-          (pile ? cards(pile) : (size ? '<span class="hidden-pile">' + size + " face down</span>" :
-            '<span class="none">none</span>')) + "</td></tr>";
-      }
-      body += "</tbody></table>";
-      html += box(head, body, "island" + (v.dalang === name ? " active-island" : ""));
-    });
-    html += "</div>";
-    html += '<div class="seat-boxes">';
-    for (var s = 0; s < n; s++) {
-      var hand = v.hands ? v.hands[s] : (s === seat ? v.hand : null);
-      var sealed = islands.filter(function (i) { return v.seals[i] === s; });
-      var body2 = '<div class="chips">' + stat("score", "<b>" + v.scores[s] + "</b>") +
-        stat("masks", v.masks[s].length ? esc(v.masks[s].join(" ")) : "none") +
-        stat("seals", sealed.length ? esc(sealed.join(", ")) : "none") + stat("start card", v.start_cards[s]) +
-        (v.fled.indexOf(s) >= 0 ? '<span class="badge fled">fled</span>' : "") + "</div>";
-      body2 += '<div class="hand">' + stat("hand", v.hand_sizes[s]) + " " +
-        (hand ? cards(hand) : '<span class="hidden-pile">hidden</span>') + "</div>";
-      html += seatBox(s, v, body2);
-    }
-    html += "</div>";
-    var top = v.discard.slice(-12).reverse();
-    html += box("Discard pile (" + v.discard.length + ", top first)", '<div class="hand">' + (top.length ? cards(top) : "empty") +
-      (v.discard.length > top.length ? ' <span class="none">… and ' + (v.discard.length - top.length) +
-        " below</span>" : "") + "</div>", "discard");
-    return html;
-  }
-
   function seatBox(s, v, body) {
     var marks = (v.active === s ? ' <span class="badge">active</span>' : "") +
       (v.decision && v.decision.seat === s ? ' <span class="badge deciding">deciding</span>' : "");
     return box(seatDot(s) + " " + esc(DATA.seats[s].name) + marks, body,
       "seat-box" + (v.decision && v.decision.seat === s ? " deciding-box" : ""));
-  }
-
-  // --- bali-2017 -------------------------------------------------------------------------------------------------
-  function board2017(v, seat) {
-    var n = v.num_players;
-    var variants = Object.keys(v.variants).filter(function (k) { return v.variants[k]; });
-    var html = '<div class="stats">' + stat("turn", v.turn) + stat("active", seatDot(v.active)) + stat("deck", v.deck) +
-      (v.variants.oracle ? stat("oracles in deck", v.oracles_in_deck) : "") +
-      (v.demon !== null ? stat("demon on row", v.demon) : "") +
-      stat("variants", variants.length ? esc(variants.join(", ")) : "none") + "</div>";
-    html += '<div class="rows">';
-    v.rows.forEach(function (row, i) {
-      var body = '<div class="column">' + row.map(function (c, j) {
-        return '<div class="slot' + (j === row.length - 1 ? " bottom" : "") + '">' + card(c) + "</div>";
-      }).join("") + (row.length ? "" : '<span class="none">empty</span>') + "</div>";
-      html += box("Row " + i + (v.demon === i ? ' <span class="badge demon">demon</span>' : ""), body, "row");
-    });
-    html += "</div>";
-    var supply = Object.keys(v.supply).map(function (t) { return stat(t, v.supply[t]); }).join("");
-    html += '<div class="pair">' + box("Supply", '<div class="chips">' + supply + "</div>", "supply");
-    var altar = v.altar.slice().reverse();
-    var faceUp = v.altar_face_up ? v.altar_face_up.slice().reverse() : null;
-    var altarBody = altar.length ? '<div class="hand">' + altar.map(function (c, i) {
-      var down = faceUp ? !faceUp[i] : (i === 0 && v.altar_top_face_up === false);
-      return '<span class="' + (down ? "face-down" : "") + '">' + offering(c) + "</span>";
-    }).join("") + "</div>" : '<span class="none">empty</span>';
-    html += box("Altar (" + v.altar.length + ", top first" +
-      (v.altar.length ? ", top " + (v.altar_top_face_up ? "face up" : "face down") : "") + ")", altarBody, "altar") +
-      "</div>";
-    html += '<div class="seat-boxes">';
-    for (var s = 0; s < n; s++) {
-      var hand = v.hands ? v.hands[s] : (s === seat ? v.hand : null);
-      var display = Object.keys(v.displays[s]).filter(function (k) { return v.displays[s][k]; }).map(function (k) {
-        return card(k) + '<span class="times">×' + v.displays[s][k] + "</span>";
-      }).join(" ");
-      var own = !v.hands && s === seat;
-      var known = own ? v.offerings : v.offerings_known[s];
-      var exact = own || v.hands || v.decision.kind === "game_over";  // every display is counted at the end
-      var offered = Object.keys(known).map(function (t) {
-        return stat(t, known[t]);
-      }).join("");
-      var body = '<div class="chips">' + stat("stones", v.stones[s]) + stat("points", v.points[s]) +
-        stat("offerings", v.offering_counts[s]) + "</div>" +
-        '<div class="chips">' + stat("offering display" + (exact ? "" : " (at least)"), "") + offered + "</div>" +
-        '<div class="hand">' + stat("display", "") + " " + (display || '<span class="none">empty</span>') + "</div>" +
-        '<div class="hand">' + stat("hand", v.hand_sizes[s]) + " " +
-        (hand ? cards(hand) : '<span class="hidden-pile">hidden</span>') + "</div>";
-      html += seatBox(s, v, body);
-    }
-    html += "</div>";
-    return html;
   }
 
   // --- the end ---------------------------------------------------------------------------------------------------
@@ -317,8 +207,7 @@
         scoring.columns.map(function (c) { return '<td class="part">' + parts[c] + "</td>"; }).join("") + "<td>" +
         (r.disqualified.indexOf(s) >= 0 ? '<span class="badge fault">disqualified</span>' : "") + "</td></tr>";
     }).join("");
-    var values = scoring.values ? '<p class="note">altar values per offering card: ' +
-      esc(Object.keys(scoring.values).map(function (t) { return t + " " + scoring.values[t]; }).join(", ")) + "</p>" : "";
+    var values = BOARD.scoringNote ? BOARD.scoringNote(scoring) : "";
     var other = DATA.faults.filter(function (f) { return f.decision === null; }).map(faultHtml).join("");
     return box("Game over: " + esc(r.reason) + (r.cut_short ? " (cut short)" : ""),
       '<div class="scroll"><table class="results"><thead>' + head + "</thead><tbody>" + rows +
@@ -418,7 +307,7 @@
     var view = current.view;
     var v = frames(view)[step];
     var seat = viewSeat(view);
-    var board = BOARDS[DATA.game](v, seat);
+    var board = BOARD.draw(v, seat);
     document.getElementById("board").innerHTML = (step >= N ? results(view) : "") + board;
     document.getElementById("decision").innerHTML = decisionPanel(step);
     document.getElementById("position").textContent = (step < N ? "decision #" + step + " of " + N : "the end, after " +
@@ -623,9 +512,18 @@
     marks.drawn = performance.now();
   }
 
+  // The game's board, given the drawing helpers it shares with the rest of the page.
+  function makeBoard() {
+    var make = (window.BaliBoards || {})[DATA.game];
+    if (!make) { throw new ReplayProblem("this page has no board for " + DATA.game); }
+    return make({ esc: esc, stat: stat, seatDot: seatDot, card: card, cards: cards, box: box, seatBox: seatBox,
+      legend: DATA.legend });
+  }
+
   // A record that does not re-play here gets a page that says so (and why) instead of a wrong game.
   function start() {
     try {
+      BOARD = makeBoard();
       if (DATA.mode === "record") { REPLAYED = replayRecord(); }
     } catch (err) {
       var reason = err instanceof ReplayProblem ? err.message : "the viewer failed: " + err;

@@ -1,6 +1,7 @@
 """Per-game knowledge the conformance suite needs: where the cards are and what a seat may not know.
 
-Every registered game must have an adapter here; the conformance suite fails for a game without one.
+Every registered game must have an adapter here, named as its package (tests/games/adapters/<game>.py); the
+conformance suite fails for a game without one.
 An adapter module offers:
   configs() -> list[(num_players, options)]          the configurations random playouts cover
   inventory(state) -> dict[str, list]                 every component id, by component set, over all places
@@ -12,16 +13,15 @@ An adapter module offers:
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from types import ModuleType
 
-_ADAPTERS = {
-    "bali-2001": "tests.games.adapters.bali2001",
-    "bali-2017": "tests.games.adapters.bali2017",
-}
+from arena.games import get_game
 
 
 def adapter_for(game_name: str) -> ModuleType:
     """The adapter module of a registered game."""
-    if game_name not in _ADAPTERS:
-        raise LookupError(f"no conformance adapter for {game_name!r}: add one to tests/games/adapters")
-    return importlib.import_module(_ADAPTERS[game_name])
+    package = type(get_game(game_name)).__module__.split(".")[2]  # arena.games.<package>.game
+    if not (Path(__file__).parent / f"{package}.py").is_file():
+        raise LookupError(f"no conformance adapter for {game_name!r}: add tests/games/adapters/{package}.py")
+    return importlib.import_module(f"tests.games.adapters.{package}")

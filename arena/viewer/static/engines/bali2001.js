@@ -1,5 +1,5 @@
 /* bali-2001 for the replay viewer: the rules and views of arena/games/bali2001, and the viewer's referee table and
-   scoring (arena/viewer/tables.py), ported step for step; base.js says how the engines are made and checked.
+   scoring (arena/viewer/games/bali2001.py), ported step for step; base.js says how the engines are made and checked.
    Rule numbers are those of the game's README. */
 globalThis.BaliCore.define("bali-2001", function (core, F) {
   "use strict";
@@ -678,7 +678,7 @@ globalThis.BaliCore.define("bali-2001", function (core, F) {
     }
   }
 
-  // --- the viewer's tables (arena/viewer/tables.py) -------------------------------------------------------------
+  // --- the viewer's tables (arena/viewer/games/bali2001.py) ------------------------------------------------------
   function refereePart(s, privates) {
     // Every card of every pile, including those no seat knows: the views only show a seat what it placed.
     return {

@@ -1,6 +1,6 @@
 /* bali-2017, with its Oracle and Demon variants, for the replay viewer: a step-for-step port of the rules and views
-   of arena/games/bali2017 and of the viewer's referee table and scoring (arena/viewer/tables.py); base.js says how
-   the engines are made and checked. Rule numbers are those of the game's README. */
+   of arena/games/bali2017 and of the viewer's referee table and scoring (arena/viewer/games/bali2017.py); base.js
+   says how the engines are made and checked. Rule numbers are those of the game's README. */
 globalThis.BaliCore.define("bali-2017", function (core, F) {
   "use strict";
 
@@ -725,7 +725,7 @@ globalThis.BaliCore.define("bali-2017", function (core, F) {
     }
   }
 
-  // --- the viewer's tables (arena/viewer/tables.py) -------------------------------------------------------------
+  // --- the viewer's tables (arena/viewer/games/bali2017.py) ------------------------------------------------------
   function refereePart(s, privates) {
     return {
       hands: privates.map(function (p) { return p.hand; }),
