@@ -76,11 +76,12 @@ def test_links_lead_from_the_index_to_a_bot_and_a_game(site: tuple[Path, Path], 
     browser.find_element("css selector", 'a[href^="../games/"]').click()
     assert re.search(r"/cup/games/\d+\.html$", browser.current_url)
     assert console_errors(browser) == []
-    # The page re-played its game with the site's own scripts and styles, and links to nothing else.
+    # The page re-played its game with the site's own scripts (the generator, the core, the facts, the engine, the
+    # board, the viewer) and styles, and links to nothing else.
     assert browser.execute_script("return !arenaViewer.problem && arenaViewer.position().last > 0")
     linked = browser.execute_script(
         "return [...document.querySelectorAll('script[src], link[href]')].map(e => e.src || e.href)")
-    assert len(linked) == 6 and all(u.startswith((site[0] / "assets").as_uri() + "/") for u in linked), linked
+    assert len(linked) == 7 and all(u.startswith((site[0] / "assets").as_uri() + "/") for u in linked), linked
     screenshot(browser, "site-game-desktop")
     browser.find_element("css selector", "a.back").click()  # the game page leads back to its tournament
     assert browser.current_url.endswith("/cup/index.html") and console_errors(browser) == []
