@@ -157,3 +157,20 @@ def test_every_registered_game_has_every_file_adding_a_game_names() -> None:
         package = type(get_game(game)).__module__.split(".")[2]
         missing = [path for path in named if not (ROOT / path.replace("<game>", package)).exists()]
         assert missing == [], f"{game} lacks what docs/ARCHITECTURE.md's 'Adding a game' names"
+
+
+def test_no_format_is_told_apart_by_its_class_outside_the_formats() -> None:
+    """A format answers its own questions (seats, rounds, whether its entrants change): nothing outside
+    arena/tournament/formats/ tests which format it holds."""
+    from arena.tournament.formats import FORMATS
+
+    classes = {type(f).__name__ for f in FORMATS.values()} | {"FixedFormat", "TournamentFormat"}
+    found = []
+    for name, path in modules().items():
+        if not name.startswith("arena.") or name.startswith("arena.tournament.formats"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance":
+                names = {n.id for n in ast.walk(node.args[1]) if isinstance(n, ast.Name)}
+                found += [f"{name}: isinstance(..., {c})" for c in names & classes]
+    assert found == []

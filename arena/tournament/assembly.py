@@ -13,9 +13,9 @@ from arena.bots.sandbox import Sandbox
 from arena.bots.submission import BuildWatch
 from arena.errors import ConfigError
 from arena.games import get_game
+from arena.tournament.admission import admit
 from arena.tournament.formats import DEFAULT_FORMAT, TournamentFormat, get_format
-from arena.tournament.formats.gauntlet import Gauntlet
-from arena.tournament.run import DEFAULT_LEVEL, TournamentSpec, admit, check_options, check_spec, sample_opponents
+from arena.tournament.run import DEFAULT_LEVEL, TournamentSpec, check_options, check_spec, sample_opponents
 from protocol import TimeControl
 
 
@@ -72,16 +72,14 @@ def lineup(game: str, fmt: TournamentFormat, entrants: Sequence[Entrant], seats:
     """The spec of a tournament of `entrants`, with the sample bots its format needs to fill its tables (the
     strongest of level `samples`).
 
-    Seats default to as many as the game and the entrants allow (a gauntlet: the game's largest table); rounds to 1
-    (a gauntlet: enough to rate its challenger). `settings` are the spec's other fields."""
-    rules = get_game(game)
-    gauntlet = isinstance(fmt, Gauntlet)
+    Seats and rounds default to the format's own (TournamentFormat.default_seats and default_rounds). `settings`
+    are the spec's other fields."""
     if seats is None:
-        seats = rules.max_players if gauntlet else max(rules.min_players, min(rules.max_players, len(entrants)))
+        seats = fmt.default_seats(get_game(game), len(entrants))
     missing = fmt.missing_opponents(len(entrants), seats)
     entrants = [*entrants, *sample_opponents(game, missing, taken={e.name for e in entrants}, level=samples)]
     if rounds is None:
-        rounds = fmt.default_rounds(len(entrants), seats) if gauntlet else 1
+        rounds = fmt.default_rounds(len(entrants), seats)
     return TournamentSpec(game=game, fmt=fmt, entrants=tuple(entrants), seats=seats, rounds=rounds, **settings)
 
 

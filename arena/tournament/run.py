@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 import time
 from collections import deque
 from dataclasses import dataclass, field, replace
@@ -17,21 +16,18 @@ from arena.bots import leftovers
 from arena.bots.entrants import Entrant, Refusal, check_entrants
 from arena.bots.process import BotCommand
 from arena.bots.sandbox import Sandbox, cpu_sets
-from arena.bots.submission import BuildWatch
-from arena.errors import ArenaError, ConfigError, FaultKind
+from arena.errors import ArenaError, ConfigError
 from arena.games import SAMPLE_LEVELS, GameError, get_game, sample_modules
 from arena.match.play import MatchConfig, MatchResult, run_match
-from arena.match.record import GameRecord, Phase
+from arena.match.record import GameRecord
 from arena.match.seeds import SecretSeed, derive_seed, public_seed
 from arena.ratings.trueskill import GameOutcome, Ratings, rate_all
 from arena.tournament.formats import Table, TournamentSpec
-from arena.tournament.formats.ladder import Ladder
 from arena.tournament.store import Store, StoredGame, Tournament
 from arena.tournament.worker import Failure, WorkerPool
 from protocol import TimeControl
 
 MATCH_FORMAT = "match"  # the format of a match's entry in the results store
-LIVING = ("entrants", "max_games")  # what may change from run to run of a ladder
 MAX_TRIES = 3  # times a table is tried on a fresh worker before it is stored as failed
 DEFAULT_LEVEL = "heuristic"  # the strongest sample bot that fills a table unless asked otherwise
 
@@ -164,13 +160,13 @@ class Runner:
     def _run(self) -> Ratings:
         spec = self.spec
         check_spec(spec, self.time_limit)
-        living = LIVING if isinstance(spec.fmt, Ladder) else ()
+        living = spec.fmt.living
         with self.store.naming():  # the same command started twice at once: one tournament, the other refused
             self.spec = spec = self._seed_of_old(spec, living)
             self.tournament = self.store.open_tournament(self._name(living), spec.game, spec.fmt.name,
                                                          spec.identity(), list(spec.entrants), living)
         self.spec = spec = self._seeded(spec)
-        if living:
+        if spec.fmt.entrants_change:
             self.spec = spec = self._join(spec)
         self.store.record_refusals(self.tournament.id, list(self.refused))
         leftovers.sweep(self.results_dir, self.store.replays())  # what killed arenas left behind
@@ -380,41 +376,3 @@ def sample_opponents(game: str, count: int, taken: set[str], level: str = DEFAUL
         taken.add(name)
         entrants.append(Entrant(name, (sys.executable, "-m", module), version="sample"))
     return entrants
-
-
-def admit(entrants: list[Entrant], game: str, options: dict[str, Any] | None, clock: TimeControl,
-          sandbox: Sandbox, only: Callable[[Entrant], bool] = lambda _: True,
-          watch: BuildWatch | None = None) -> tuple[list[Entrant], list[Refusal]]:
-    """The entrants that play a first game against the sample bots through (those `only` leaves out are not
-    checked), and a refusal for each other one (a failed build, start, handshake or a disqualification in that
-    game), with the reason; watch is told of each build that runs."""
-    admitted, refused = [], []
-    for entrant in entrants:
-        reason = first_game(entrant, game, options, clock, sandbox, watch) if only(entrant) else None
-        if reason is None:
-            admitted.append(entrant)
-        else:
-            refused.append(Refusal(entrant.cwd or entrant.name, entrant.name, f"{entrant.cwd}: {reason}"))
-    return admitted, refused
-
-
-def first_game(entrant: Entrant, game: str, options: dict[str, Any] | None, clock: TimeControl,
-               sandbox: Sandbox, watch: BuildWatch | None = None) -> str | None:
-    """Why the entrant failed its first game against the sample bots, or None if it played it through."""
-    rules = get_game(game)
-    opponents = sample_opponents(game, rules.min_players - 1, {entrant.name})
-    bots = tuple(BotCommand(e.command, e.cwd) for e in (entrant, *opponents))
-    with tempfile.TemporaryDirectory(prefix="arena-admission-") as work:
-        config = MatchConfig(game=rules, bots=bots, games=1, options=options, time=clock, sandbox=sandbox,
-                             results_dir=Path(work), build_watch=watch)
-        try:
-            record = run_match(config).records[0]
-        except (ArenaError, OSError, zmq.ZMQError) as exc:
-            return f"its first game against the sample bots could not be played: {exc}"
-    # A bot that cannot take part is kept out; one that plays badly (illegal or late answers) plays, its faults
-    # counted against it in the tournament.
-    fault = next((f for f in record.faults if f.participant == 0 and (
-        f.phase in (Phase.HANDSHAKE, Phase.NEW_GAME) or f.kind in (FaultKind.BUILD, FaultKind.CRASH))), None)
-    if fault is None:
-        return None
-    return f"failed its first game against the sample bots ({fault.kind.value}: {fault.detail})"

@@ -101,6 +101,15 @@ def test_only_a_lone_gauntlet_challenger_asks_for_opponents() -> None:
     assert RoundRobin().missing_opponents(1, 4) == 0 and Ladder().missing_opponents(1, 4) == 0
 
 
+def test_each_format_chooses_its_own_seats_and_rounds_and_says_whether_its_entrants_change() -> None:
+    game = get_game("bali-2001")  # 3 to 4 players
+    assert [f.default_seats(game, 3) for f in (RoundRobin(), Ladder(), Gauntlet())] == [3, 3, 4]
+    assert RoundRobin().default_seats(game, 9) == 4 and RoundRobin().default_seats(game, 1) == 3
+    assert RoundRobin().default_rounds(5, 4) == Ladder().default_rounds(5, 4) == 1
+    assert Gauntlet().default_rounds(4, 4) == 8  # one table of 4, every rotation: 4 games a round, 32 in all
+    assert [name for name, f in FORMATS.items() if f.entrants_change] == ["ladder"]
+
+
 def test_ladder_waves_stop_at_its_number_of_games() -> None:
     s = spec("ladder", seats=3, wave=2, max_games=10, seed=0)
     waves = list(s.fmt.waves(s, lambda first, below: []))

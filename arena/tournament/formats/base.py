@@ -12,6 +12,7 @@ from typing import Any, Callable, ClassVar, Iterator, Sequence
 from arena.bots.entrants import Entrant
 from arena.bots.sandbox import Sandbox
 from arena.errors import ConfigError
+from arena.games import Game
 from arena.match.play import Seating
 from arena.match.seeds import Seed, public_seed, table_seed
 from arena.match.wire import time_identity
@@ -71,6 +72,8 @@ class TournamentFormat(ABC):
     name: ClassVar[str]  # as the command line and the store spell it
     summary: ClassVar[str]  # what it plays, in a few words, for --help
     open_ended: ClassVar[bool] = False  # True: it plays until a number of games or a time limit
+    # The settings a run may change and still resume the same tournament ("entrants": bots may join and retire).
+    living: ClassVar[tuple[str, ...]] = ()
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self)  # stateless: one of a kind
@@ -85,9 +88,22 @@ class TournamentFormat(ABC):
         """The entrants a tournament with tables of `seats` needs."""
         return seats
 
+    @property
+    def entrants_change(self) -> bool:
+        """Whether bots may join and retire between the runs of one tournament."""
+        return "entrants" in self.living
+
     def missing_opponents(self, given: int, seats: int) -> int:
         """How many opponents a caller with `given` entrants should add (sample bots, say) to play at all."""
         return 0
+
+    def default_seats(self, game: Game, entrants: int) -> int:
+        """The seats per table when none are asked for: as many as the game and the entrants allow."""
+        return max(game.min_players, min(game.max_players, entrants))
+
+    def default_rounds(self, entrants: int, seats: int) -> int:
+        """The rounds when none are asked for."""
+        return 1
 
     def check(self, spec: TournamentSpec, time_limit: float | None) -> None:
         """ConfigError naming the problem if a tournament of this spec cannot be played (or would not end)."""

@@ -6,6 +6,7 @@ from itertools import combinations
 from math import ceil, comb
 from typing import Sequence
 
+from arena.games import Game
 from arena.tournament.formats.base import FixedFormat, Table, rounds_of
 
 # Games the challenger plays by default. Against the sample bots, a challenger's TrueSkill sigma (8.33 at the
@@ -24,6 +25,10 @@ class Gauntlet(FixedFormat):
 
     def missing_opponents(self, given: int, seats: int) -> int:
         return max(0, seats - given)
+
+    def default_seats(self, game: Game, entrants: int) -> int:
+        """The game's largest table: the challenger meets as many opponents at once as the game allows."""
+        return game.max_players
 
     def default_rounds(self, entrants: int, seats: int) -> int:
         """Rounds enough for the challenger to play at least CHALLENGER_GAMES games (each table plays every seat

@@ -22,6 +22,7 @@ class Ladder(TournamentFormat):
     name = "ladder"
     summary = "tables chosen by rating until --games or --time-limit"
     open_ended = True
+    living = ("entrants", "max_games")  # bots join and retire, and more games may be asked for, run after run
 
     def check(self, spec: TournamentSpec, time_limit: float | None) -> None:
         super().check(spec, time_limit)
