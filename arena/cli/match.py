@@ -22,13 +22,13 @@ from arena.cli.params import (
     store_path,
     time_options,
 )
+from arena.cli.progress import BuildDisplay
 from arena.errors import ArenaError
 from arena.games import Game
 from arena.interrupt import INTERRUPTED, cleanup_on_termination
 from arena.match.play import MatchConfig, MatchInterrupted, MatchResult, run_match
 from arena.match.record import GameRecord
 from arena.match.seeds import PUBLIC_SEED_HELP, chosen
-from arena.tournament.progress import BuildDisplay
 from arena.tournament.run import store_match as keep_in_store
 from protocol import DEFAULT_MAX_MESSAGE, TimeControl
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import IO
 
-from arena.tournament.progress import bar, clock
+from arena.cli.progress import bar, clock
 
 PLAIN_EVERY = 10.0  # seconds between two plain lines (and one at the end)
 

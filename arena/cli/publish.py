@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
+from arena.cli.page_progress import PageProgress
 from arena.cli.params import db_option, results_option, store_path
 from arena.site import publish as publish_site
-from arena.site.progress import PageProgress
 from arena.tournament.store import Store
 
 

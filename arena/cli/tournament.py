@@ -23,6 +23,7 @@ from arena.cli.params import (
     store_path,
     time_options,
 )
+from arena.cli.progress import BuildDisplay, Display
 from arena.errors import ConfigError
 from arena.games import SAMPLE_LEVELS, Game
 from arena.interrupt import cleanup_on_termination
@@ -35,7 +36,6 @@ from arena.tournament.formats import DEFAULT_FORMAT, FORMATS
 from arena.tournament.formats.gauntlet import CHALLENGER_GAMES, SIGMA_TARGET
 from arena.tournament.formats.ladder import DEFAULT_WAVE
 from arena.tournament.leaderboard import TEXT_FORMATS, tournament_board
-from arena.tournament.progress import BuildDisplay, Display
 from arena.tournament.run import DEFAULT_LEVEL, Runner
 from arena.tournament.store import Store
 from protocol import TimeControl

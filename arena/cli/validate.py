@@ -11,6 +11,7 @@ from arena.bots.process import BotCommand
 from arena.bots.sandbox import Sandbox
 from arena.cli.match import INTERRUPTED, report_interrupted, store_match, where_to_look
 from arena.cli.params import BOT, GAME, results_option, sandbox_options, time_options
+from arena.cli.progress import BuildDisplay
 from arena.errors import ReplayError
 from arena.games import SAMPLE_LEVELS, Game
 from arena.interrupt import cleanup_on_termination
@@ -18,7 +19,6 @@ from arena.match.play import MatchConfig, MatchInterrupted, MatchResult, run_mat
 from arena.match.record import DecisionRecord, FaultRecord, GameRecord, ordinal
 from arena.match.seeds import PUBLIC_SEED_HELP, chosen
 from arena.match.wire import charged
-from arena.tournament.progress import BuildDisplay
 from arena.tournament.run import sample_opponents
 from arena.viewer import write_replay
 from protocol import TimeControl

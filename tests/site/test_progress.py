@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from arena.site.progress import PageProgress, page_summary
+from arena.cli.page_progress import PageProgress, page_summary
 
 
 def test_plain_lines_come_at_the_start_now_and_then_and_at_the_end() -> None:

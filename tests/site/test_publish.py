@@ -130,12 +130,12 @@ def test_arena_publish_writes_the_site_with_a_replay_page_per_game(results: Path
     assert sorted(int(p.stem) for p in (out / "cup" / "games").glob("*.html")) == sorted(ids)
     board = (out / "cup" / "index.html").read_text()
     assert all(f'href="games/{i}.html"' in board for i in ids)
-    # Every game page links to one shared copy of the viewer and the engine that re-plays its record: the generator,
-    # the engines' core, the game's fixed facts (made from its Python modules) and its rules.
+    # Every game page links to one shared copy of the viewer, the engine that re-plays its record (the generator,
+    # the engines' core, the game's fixed facts, made from its Python modules, and its rules) and the game's board.
     page = (out / "cup" / "games" / f"{ids[0]}.html").read_text()
     linked = re.findall(r'(?:src|href)="\.\./\.\./assets/([^"]+)"', page)
     assert linked == ["viewer.css", "engines/rng.js", "engines/base.js", "engines/bali2017.facts.js",
-                      "engines/bali2017.js", "viewer.js"]
+                      "engines/bali2017.js", "boards/bali2017.js", "viewer.js"]
     assert all((out / "assets" / name).is_file() for name in linked)
     assert re.search(rf"game pages: {len(ids)}/{len(ids)} \(100%\)", done.stderr)  # progress, as plain lines
     again = subprocess.run([sys.executable, "-m", "arena", "publish", "-o", str(out), "--results", str(results),
