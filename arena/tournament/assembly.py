@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, Unpack
 
 from arena.bots.entrants import Entrant, Refusal, from_commands, survey
 from arena.bots.sandbox import Sandbox
@@ -15,6 +15,7 @@ from arena.errors import ConfigError
 from arena.games import get_game
 from arena.tournament.admission import admit
 from arena.tournament.formats import DEFAULT_FORMAT, TournamentFormat, get_format
+from arena.tournament.formats.base import PlaySettings
 from arena.tournament.run import DEFAULT_LEVEL, TournamentSpec, check_options, check_spec, sample_opponents
 from protocol import TimeControl
 
@@ -35,7 +36,7 @@ def assemble(game: str, fmt: str = DEFAULT_FORMAT, bots: Sequence[str] = (), sub
              seats: int | None = None, rounds: int | None = None, samples: str = DEFAULT_LEVEL,
              options: dict[str, Any] | None = None, time: TimeControl | None = None, sandbox: Sandbox | None = None,
              strict: bool = False, time_limit: float | None = None, watch: BuildWatch | None = None,
-             on_refused: Callable[[Refusal], None] | None = None, **settings: Any) -> Assembly:
+             on_refused: Callable[[Refusal], None] | None = None, **settings: Unpack[PlaySettings]) -> Assembly:
     """The tournament of `bots` (command lines, NAME=COMMAND) and the folders under `submissions` at `game` in
     format `fmt`, checked before anything is stored: ConfigError naming the problem (NoEntrants if there is
     nothing to play).
@@ -43,7 +44,7 @@ def assemble(game: str, fmt: str = DEFAULT_FORMAT, bots: Sequence[str] = (), sub
     `samples` is the strongest sample bot that fills a table (a level of arena.games.SAMPLE_LEVELS). A submission
     plays a first game against the sample bots before it is admitted (`watch` is told of its build);
     with `strict`, any submission not admitted is an error, else `on_refused` is told of each. `settings` are the
-    spec's other fields (duplicate, max_games, wave, seed, fresh_processes, rating, title, max_fault_rate).
+    spec's other fields (PlaySettings).
     """
     time, sandbox = time or TimeControl(), sandbox or Sandbox()
     entrants, refused = _entrants(bots, submissions)
@@ -68,19 +69,22 @@ def assemble(game: str, fmt: str = DEFAULT_FORMAT, bots: Sequence[str] = (), sub
 
 
 def lineup(game: str, fmt: TournamentFormat, entrants: Sequence[Entrant], seats: int | None = None,
-           rounds: int | None = None, samples: str = DEFAULT_LEVEL, **settings: Any) -> TournamentSpec:
+           rounds: int | None = None, samples: str = DEFAULT_LEVEL, *, options: dict[str, Any] | None = None,
+           time: TimeControl | None = None, sandbox: Sandbox | None = None,
+           **settings: Unpack[PlaySettings]) -> TournamentSpec:
     """The spec of a tournament of `entrants`, with the sample bots its format needs to fill its tables (the
     strongest of level `samples`).
 
     Seats and rounds default to the format's own (TournamentFormat.default_seats and default_rounds). `settings`
-    are the spec's other fields."""
+    are the spec's other fields (PlaySettings)."""
     if seats is None:
         seats = fmt.default_seats(get_game(game), len(entrants))
     missing = fmt.missing_opponents(len(entrants), seats)
     entrants = [*entrants, *sample_opponents(game, missing, taken={e.name for e in entrants}, level=samples)]
     if rounds is None:
         rounds = fmt.default_rounds(len(entrants), seats)
-    return TournamentSpec(game=game, fmt=fmt, entrants=tuple(entrants), seats=seats, rounds=rounds, **settings)
+    return TournamentSpec(game=game, fmt=fmt, entrants=tuple(entrants), seats=seats, rounds=rounds, options=options,
+                          time=time or TimeControl(), sandbox=sandbox or Sandbox(), **settings)
 
 
 def _entrants(bots: Sequence[str], submissions: Path | None) -> tuple[list[Entrant], list[Refusal]]:

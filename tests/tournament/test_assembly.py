@@ -7,6 +7,7 @@ import json
 import sqlite3
 from dataclasses import replace
 from pathlib import Path
+from typing import get_type_hints
 
 import pytest
 
@@ -16,7 +17,8 @@ from arena.errors import ConfigError
 from arena.tournament import compare as comparison
 from arena.tournament import competition
 from arena.tournament.assembly import NoEntrants, assemble
-from arena.tournament.formats import Gauntlet
+from arena.tournament.formats import Gauntlet, TournamentSpec
+from arena.tournament.formats.base import PlaySettings
 from tests.helpers import RANDOM, arena
 
 
@@ -95,3 +97,11 @@ def test_a_competition_file_assembles_the_same_tournament_in_the_library_as_thro
     chosen = ("format", "entrants", "seats", "rounds", "duplicate", "title", "game")
     assert {k: stored[k] for k in chosen} == {k: spec.identity()[k] for k in chosen}
     assert [e["name"] for e in stored["entrants"]] == ["mine", "heuristic_bot", "random_bot"]
+
+
+def test_the_play_settings_are_the_specs_own_fields_with_the_same_types() -> None:
+    """`assemble` passes its typed settings on to the spec: the two declare the same names with the same types, and
+    the spec's other fields are the ones assemble takes by name."""
+    settings, fields = get_type_hints(PlaySettings), get_type_hints(TournamentSpec)
+    assert settings.items() <= fields.items()
+    assert set(fields) - set(settings) == {"game", "fmt", "entrants", "seats", "rounds", "options", "time", "sandbox"}

@@ -7,7 +7,7 @@ import re
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Iterator, Sequence
+from typing import Any, Callable, ClassVar, Iterator, Sequence, TypedDict
 
 from arena.bots.entrants import Entrant
 from arena.bots.sandbox import Sandbox
@@ -197,3 +197,19 @@ class TournamentSpec:
     def names(self) -> list[str]:
         """The entrants' names, in order (a gauntlet's challenger first)."""
         return [e.name for e in self.entrants]
+
+
+class PlaySettings(TypedDict, total=False):
+    """What an organiser may set of a tournament besides its game, format, entrants, seats, rounds, options, time
+    control and sandbox: the keywords `assemble` passes on to TournamentSpec, which declares each with its default
+    (tests/tournament/test_assembly.py holds the two to the same names and types)."""
+
+    duplicate: bool
+    max_games: int | None
+    wave: int
+    seed: Seed | None
+    fresh_processes: bool
+    rating: RatingConfig
+    sprt: SprtSettings | None
+    title: str | None
+    max_fault_rate: float | None
