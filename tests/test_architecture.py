@@ -148,14 +148,13 @@ def test_the_ratings_import_nothing_of_the_arena_but_its_errors() -> None:
 
 
 def test_every_registered_game_has_every_file_adding_a_game_names() -> None:
-    from arena.games import available, get_game
+    from arena.games import available, package
 
     section = DOC.read_text(encoding="utf-8").split("**Adding a game**", 1)[1].split("\n\n", 2)[:2]
     named = sorted({p for p in re.findall(r"`([^`\s]*<game>[^`\s]*)`", "\n\n".join(section)) if "/" in p})
     assert len(named) >= 6, named
     for game in available():
-        package = type(get_game(game)).__module__.split(".")[2]
-        missing = [path for path in named if not (ROOT / path.replace("<game>", package)).exists()]
+        missing = [path for path in named if not (ROOT / path.replace("<game>", package(game))).exists()]
         assert missing == [], f"{game} lacks what docs/ARCHITECTURE.md's 'Adding a game' names"
 
 

@@ -7,7 +7,7 @@ import importlib
 from arena.games.base import Game, GameError, GameInvariantError, GameResult, State
 
 __all__ = ["Game", "GameError", "GameInvariantError", "GameResult", "SAMPLE_LEVELS", "State", "available",
-           "check_variants", "get_game", "sample_modules"]
+           "check_variants", "get_game", "package", "sample_modules"]
 
 # name -> module that defines GAME; imported on first use so that one game's import cost is not everyone's.
 _REGISTRY: dict[str, str] = {
@@ -44,6 +44,13 @@ def get_game(name: str) -> Game:
     except (KeyError, TypeError):
         raise GameError(f"unknown game {name!r}; available: {', '.join(available())}") from None
     return importlib.import_module(module).GAME
+
+
+def package(name: str) -> str:
+    """The name of a registered game's package (arena/games/<package>/), which names its files outside it too: its
+    viewer module, engine and board scripts, and conformance adapter; GameError for an unknown game."""
+    get_game(name)
+    return _REGISTRY[name].rsplit(".", 1)[1]
 
 
 def check_variants(game: Game, names: tuple[str, ...]) -> None:

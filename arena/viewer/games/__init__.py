@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import importlib
 
-from arena.games import available, get_game
+from arena.games import available, package
 from arena.viewer.games.base import REFEREE, GameTable
 
 __all__ = ["GAMES", "REFEREE", "GameTable", "viewer_module"]
@@ -13,8 +13,7 @@ __all__ = ["GAMES", "REFEREE", "GameTable", "viewer_module"]
 
 def viewer_module(game: str) -> str:
     """The module that holds a registered game's viewer side: arena.viewer.games.<the game's package>."""
-    package = type(get_game(game)).__module__.split(".")[2]  # arena.games.<package>.game
-    return f"arena.viewer.games.{package}"
+    return f"arena.viewer.games.{package(game)}"
 
 
 # How the viewer draws each registered game.

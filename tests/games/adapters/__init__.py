@@ -16,12 +16,12 @@ import importlib
 from pathlib import Path
 from types import ModuleType
 
-from arena.games import get_game
+from arena.games import package
 
 
 def adapter_for(game_name: str) -> ModuleType:
     """The adapter module of a registered game."""
-    package = type(get_game(game_name)).__module__.split(".")[2]  # arena.games.<package>.game
-    if not (Path(__file__).parent / f"{package}.py").is_file():
-        raise LookupError(f"no conformance adapter for {game_name!r}: add tests/games/adapters/{package}.py")
-    return importlib.import_module(f"tests.games.adapters.{package}")
+    name = package(game_name)
+    if not (Path(__file__).parent / f"{name}.py").is_file():
+        raise LookupError(f"no conformance adapter for {game_name!r}: add tests/games/adapters/{name}.py")
+    return importlib.import_module(f"tests.games.adapters.{name}")
