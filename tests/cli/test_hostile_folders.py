@@ -1,0 +1,129 @@
+"""Hostile submission folders, entered as a stranger would enter them, through `arena tournament` at the default
+sandbox level: each is refused with a one-line reason, and the store, the rivals' folders and the host are
+byte-for-byte as they were."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import arena
+
+RANDOM = [sys.executable, "-m", "sample_bots.random_bot"]
+
+
+def submission(folder: Path, name: str, build: list[str] | None = None, manifest: bool = True) -> Path:
+    """A submission folder of a random bot with a manifest (and a build step, if given)."""
+    folder.mkdir(parents=True)
+    if manifest:
+        text = f"name = {name!r}\nversion = '1'\ncommand = {json.dumps(RANDOM)}\n"
+        (folder / "manifest.toml").write_text(text + (f"build = {json.dumps(build)}\n" if build else ""))
+    return folder
+
+
+def snapshot(*roots: Path) -> dict[str, tuple[int, bytes]]:
+    """Every entry under roots, links not followed: its mode and its bytes (a link's target)."""
+    found: dict[str, tuple[int, bytes]] = {}
+    for root in roots:
+        for folder, dirs, files in os.walk(root):
+            for name in dirs + files:
+                path = Path(folder) / name
+                info = path.lstat()
+                data = os.readlink(path).encode() if path.is_symlink() else \
+                    path.read_bytes() if stat.S_ISREG(info.st_mode) else b""
+                found[str(path)] = (info.st_mode, data)
+    return found
+
+
+def deep(folder: Path, levels: int) -> None:
+    """levels nested folders under folder, made one at a time (their path is longer than the system allows)."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(levels):
+        os.mkdir("d", dir_fd=fd)
+        child = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+        os.close(fd)
+        fd = child
+    os.close(fd)
+
+
+def undeep(folder: Path) -> None:
+    """Remove the nested folders deep() made, from the bottom up (no recursion)."""
+    fds = [os.open(folder, os.O_RDONLY | os.O_DIRECTORY)]
+    while os.path.isdir(f"/proc/self/fd/{fds[-1]}/d"):
+        fds.append(os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fds[-1]))
+    for parent in reversed(fds[:-1]):
+        os.rmdir("d", dir_fd=parent)
+    for fd in fds:
+        os.close(fd)
+
+
+def refusals(stderr: str) -> dict[str, str]:
+    """The one-line reasons the tournament printed, by folder name."""
+    lines = [line.split("not admitted: ", 1)[1] for line in stderr.splitlines() if "not admitted: " in line]
+    return {line.split("subs/", 1)[1].split("/", 1)[0].split(":", 1)[0]: line for line in lines}
+
+
+@pytest.mark.slow
+def test_hostile_folders_are_refused_and_touch_nothing(tmp_path: Path) -> None:
+    subs = tmp_path / "subs"
+    for name in ("victim1", "victim2", "victim3"):
+        submission(subs / name, name)
+    (subs / "victim1" / "bot.py").write_text("print('the rival bot')\n")
+    first = arena("tournament", "bali-2017", "--submissions", "subs", "--jobs", "1", "--name", "cup",
+                  "--init-timeout", "20", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    (tmp_path / "outside.toml").write_text(f"name = 'leaked'\nversion = '1'\ncommand = {json.dumps(RANDOM)}\n")
+    true = ["true"]
+    (submission(subs / "h_stamp_store", "h1", true) / ".arena-build").symlink_to("../../results/arena.sqlite")
+    (submission(subs / "h_stamp_rival", "h2", true) / ".arena-build").symlink_to("../victim1/bot.py")
+    (submission(subs / "h_stamp_new", "h3", true) / ".arena-build").symlink_to("../../planted")
+    (submission(subs / "h_stamp_inside", "h4", true) / ".arena-build").symlink_to("manifest.toml")
+    (submission(subs / "h_lock_new", "h5", true) / ".arena-build.lock").symlink_to("../../planted-lock")
+    os.mkfifo(submission(subs / "h_fifo_stamp", "h6", true) / ".arena-build")
+    (submission(subs / "h_manifest_link", "h7", manifest=False) / "manifest.toml").symlink_to("../../outside.toml")
+    submission(subs / "h_setuid", "h8", ["sh", "-c", "cp /bin/true suid && chmod 4755 suid"])
+    submission(subs / "h_fifo_build", "h9", ["sh", "-c", "mkfifo .arena-build"])
+    link_build = submission(subs / "h_link_build", "h10", ["sh", "link.sh"])
+    (link_build / "link.sh").write_text("ln -s ../../results/arena.sqlite .arena-build\n")
+    deep(submission(subs / "h_deep", "h11", true), 1500)
+    try:
+        _attack(tmp_path, subs)
+    finally:
+        undeep(subs / "h_deep")
+
+
+def _attack(tmp_path: Path, subs: Path) -> None:
+    submission(subs / "h_sparse", "h12", ["truncate", "-s", "700M", "a", "b"])
+    submission(subs / "aaa", "victim2")  # squats a rival's name, and comes first in name order
+    before = snapshot(tmp_path / "results", *(subs / f"victim{i}" for i in (1, 2, 3)))
+    outside = sorted(p.name for p in tmp_path.iterdir())
+
+    r = arena("tournament", "bali-2017", "--submissions", "subs", "--jobs", "1", "--name", "cup2",
+              "--init-timeout", "20", "--results", "results2", cwd=tmp_path, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr
+    refused = refusals(r.stderr)
+    expected = {
+        "h_stamp_store": "symbolic link that leaves the folder", "h_stamp_rival": "symbolic link that leaves",
+        "h_stamp_new": "symbolic link that leaves", "h_stamp_inside": "'.arena-build' is no regular file",
+        "h_lock_new": "symbolic link that leaves", "h_fifo_stamp": "'.arena-build' is a FIFO",
+        "h_manifest_link": "symbolic link that leaves", "h_setuid": "setuid or setgid program",
+        "h_fifo_build": "'.arena-build' is a FIFO", "h_link_build": "symbolic link that leaves",
+        "h_deep": "more than 64 deep (the limit)", "h_sparse": "more than 1024 MiB (the limit)",
+        "aaa": "the name 'victim2' belongs to",
+    }
+    for folder, reason in expected.items():
+        assert reason in refused.get(folder, ""), (folder, r.stderr)
+    assert snapshot(tmp_path / "results", *(subs / f"victim{i}" for i in (1, 2, 3))) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*outside, "results2"])  # nothing planted
+    assert not any(info[0] & (stat.S_ISUID | stat.S_ISGID) and stat.S_ISREG(info[0])
+                   for info in snapshot(*(f for f in subs.iterdir() if f.name != "h_deep")).values())
+    assert "leaked" not in r.stdout + r.stderr
+    board = json.loads(arena("leaderboard", "--format", "json", "--results", "results2", cwd=tmp_path).stdout)
+    assert sorted(row["bot"] for row in board["ranking"]) == ["victim1", "victim2", "victim3"]
+    assert "leaked" not in json.dumps(board)
