@@ -1,6 +1,6 @@
-"""Hostile submission folders, entered as a stranger would enter them, through `arena tournament` at the default
-sandbox level: each is refused with a one-line reason, and the store, the rivals' folders and the host are
-byte-for-byte as they were."""
+"""Hostile submission folders, entered as a stranger would enter them, through `arena tournament` at every sandbox
+level (the arena's own checks, the same at each): each is refused with a one-line reason, and the store, the rivals'
+folders and the host are byte-for-byte as they were."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import arena
+from tests.helpers import arena, sandbox_levels
 
 RANDOM = [sys.executable, "-m", "sample_bots.random_bot"]
 
@@ -69,13 +69,14 @@ def refusals(stderr: str) -> dict[str, str]:
 
 
 @pytest.mark.slow
-def test_hostile_folders_are_refused_and_touch_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("level", sandbox_levels())
+def test_hostile_folders_are_refused_and_touch_nothing(level: str, tmp_path: Path) -> None:
     subs = tmp_path / "subs"
     for name in ("victim1", "victim2", "victim3"):
         submission(subs / name, name)
     (subs / "victim1" / "bot.py").write_text("print('the rival bot')\n")
     first = arena("tournament", "bali-2017", "--submissions", "subs", "--jobs", "1", "--name", "cup",
-                  "--init-timeout", "20", cwd=tmp_path)
+                  "--init-timeout", "20", "--sandbox", level, cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     (tmp_path / "outside.toml").write_text(f"name = 'leaked'\nversion = '1'\ncommand = {json.dumps(RANDOM)}\n")
     true = ["true"]
@@ -92,19 +93,19 @@ def test_hostile_folders_are_refused_and_touch_nothing(tmp_path: Path) -> None:
     (link_build / "link.sh").write_text("ln -s ../../results/arena.sqlite .arena-build\n")
     deep(submission(subs / "h_deep", "h11", true), 1500)
     try:
-        _attack(tmp_path, subs)
+        _attack(tmp_path, subs, level)
     finally:
         undeep(subs / "h_deep")
 
 
-def _attack(tmp_path: Path, subs: Path) -> None:
+def _attack(tmp_path: Path, subs: Path, level: str) -> None:
     submission(subs / "h_sparse", "h12", ["truncate", "-s", "700M", "a", "b"])
     submission(subs / "aaa", "victim2")  # squats a rival's name, and comes first in name order
     before = snapshot(tmp_path / "results", *(subs / f"victim{i}" for i in (1, 2, 3)))
     outside = sorted(p.name for p in tmp_path.iterdir())
 
     r = arena("tournament", "bali-2017", "--submissions", "subs", "--jobs", "1", "--name", "cup2",
-              "--init-timeout", "20", "--results", "results2", cwd=tmp_path, timeout=600)
+              "--init-timeout", "20", "--sandbox", level, "--results", "results2", cwd=tmp_path, timeout=600)
     assert r.returncode == 0, r.stderr
     assert "Traceback" not in r.stderr
     refused = refusals(r.stderr)
