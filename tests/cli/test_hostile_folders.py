@@ -6,13 +6,18 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import stat
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
-from tests.helpers import arena, sandbox_levels
+from arena.bots import folders
+from arena.cli import main
+from tests.helpers import PATIENCE, arena, processes_in, sandbox_levels, wait_until
 
 RANDOM = [sys.executable, "-m", "sample_bots.random_bot"]
 
@@ -128,3 +133,39 @@ def _attack(tmp_path: Path, subs: Path, level: str) -> None:
     board = json.loads(arena("leaderboard", "--format", "json", "--results", "results2", cwd=tmp_path).stdout)
     assert sorted(row["bot"] for row in board["ranking"]) == ["victim1", "victim2", "victim3"]
     assert "leaked" not in json.dumps(board)
+
+
+@pytest.mark.parametrize("limit, value, message", [
+    ("FILE_LIMIT", 10, "holds more than 10 files and folders (the limit)"),
+    ("TIME_LIMIT", 0.0, "took more than 0 s to read (the limit)"),
+    ("DEPTH_LIMIT", 3, "has folders more than 3 deep (the limit)"),
+])
+def test_a_folder_over_a_limit_is_a_usage_error_naming_it(limit: str, value: float, message: str, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = submission(tmp_path / "big", "big")
+    for i in range(20):
+        (folder / f"f{i}.txt").write_text("x")
+    deep(folder, 5)
+    monkeypatch.setattr(folders, limit, value)
+    r = CliRunner().invoke(main, ["match", "bali-2017", str(folder), str(folder), "--results", str(tmp_path / "r")])
+    assert r.exit_code == 2, r.output
+    assert f"{folder}: {message}; the submission is refused" in r.output and "Traceback" not in r.output
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_a_tournament_while_a_build_runs(tmp_path: Path) -> None:
+    submission(tmp_path / "subs" / "slow", "slow", ["sleep", "600"])
+    with (tmp_path / "err.txt").open("w") as err:
+        process = subprocess.Popen([sys.executable, "-m", "arena", "tournament", "bali-2017", "--submissions", "subs",
+                                    "--jobs", "1"], cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=err,
+                                   start_new_session=True)
+        try:
+            assert wait_until(lambda: "building subs/slow" in (tmp_path / "err.txt").read_text())
+            process.send_signal(signal.SIGINT)
+            assert process.wait(PATIENCE) == 130
+        finally:
+            process.kill()
+    text = (tmp_path / "err.txt").read_text()
+    assert "interrupted" in text and "Traceback" not in text
+    assert wait_until(lambda: not processes_in((tmp_path / "subs" / "slow").resolve()), 5.0)
