@@ -8,7 +8,7 @@ import shlex
 import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from arena.bots.folders import check_folder, read_regular
 from arena.bots.process import BotCommand, Transport
@@ -278,10 +278,10 @@ def _submission_folders(directory: Path) -> list[Path]:
     return folders
 
 
-def survey(directory: Path) -> tuple[list[Entrant], list[Refusal]]:
+def survey(directory: Path, holders: Mapping[str, str] | None = None) -> tuple[list[Entrant], list[Refusal]]:
     """Every submission folder in directory, in name order: those whose manifest and command are sound, and
-    every other one with its problem; a name two folders declare belongs to one of them (see holder), and the
-    others are refused, each told whose name it is."""
+    every other one with its problem; a name two folders declare belongs to one of them (see holder; `holders`:
+    the folder each name was first admitted with), and the others are refused, each told whose name it is."""
     entrants: list[tuple[Path, Entrant]] = []
     refused: list[Refusal] = []
     for folder in _submission_folders(directory):
@@ -294,7 +294,7 @@ def survey(directory: Path) -> tuple[list[Entrant], list[Refusal]]:
         by_name.setdefault(entrant.name, []).append(folder)
     kept = []
     for folder, entrant in entrants:
-        first, why = holder(entrant.name, by_name[entrant.name])
+        first, why = holder(entrant.name, by_name[entrant.name], (holders or {}).get(entrant.name))
         if first == folder:
             kept.append(entrant)
         else:
@@ -303,11 +303,14 @@ def survey(directory: Path) -> tuple[list[Entrant], list[Refusal]]:
     return kept, sorted(refused, key=lambda r: r.folder)
 
 
-def holder(name: str, folders: list[Path]) -> tuple[Path, str]:
-    """Which of the folders (in name order) declaring name holds it, and why: the one whose folder has the name,
-    else the first."""
+def holder(name: str, folders: list[Path], first: str | None = None) -> tuple[Path, str]:
+    """Which of the folders (in name order) declaring name holds it, and why: the one it was first admitted with
+    (the folder `first`), else the one whose folder has the name, else the first."""
     if len(folders) == 1:
         return folders[0], "its only folder"
+    admitted = [f for f in folders if first is not None and str(f.resolve()) == first]
+    if admitted:
+        return admitted[0], "admitted under it first"
     named = [f for f in folders if f.name == name]
     return (named[0], "its folder has that name") if named else (folders[0], "first of its folders in name order")
 

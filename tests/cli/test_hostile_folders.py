@@ -169,3 +169,17 @@ def test_ctrl_c_stops_a_tournament_while_a_build_runs(tmp_path: Path) -> None:
     text = (tmp_path / "err.txt").read_text()
     assert "interrupted" in text and "Traceback" not in text
     assert wait_until(lambda: not processes_in((tmp_path / "subs" / "slow").resolve()), 5.0)
+
+
+@pytest.mark.slow
+def test_a_name_belongs_to_the_folder_first_admitted_under_it(tmp_path: Path) -> None:
+    subs = tmp_path / "subs"
+    for folder, name in (("zzz", "alice"), ("b", "bob"), ("c", "carol")):
+        submission(subs / folder, name)
+    args = ("tournament", "bali-2017", "--submissions", "subs", "--jobs", "1", "--init-timeout", "20")
+    assert arena(*args, "--name", "cup", cwd=tmp_path).returncode == 0
+    submission(subs / "aaa", "alice")  # first in name order, and its folder is not named after the name either
+    r = arena(*args, "--name", "cup2", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "subs/aaa/manifest.toml: the name 'alice' belongs to subs/zzz (admitted under it first)" in r.stderr
+    assert "not admitted: subs/zzz" not in r.stderr and r.stderr.count("not admitted: ") == 1
