@@ -135,13 +135,14 @@ def check_folder(folder: Path) -> None:
     for entry in walk(folder):
         why = problem(folder, entry)
         if why is not None and stat.S_ISREG(entry.info.st_mode):
-            _clear_special_bits(entry)
+            clear_special_bits(entry)
         found = found or why
     if found is not None:
         raise _refuse(folder, found)
 
 
-def _clear_special_bits(entry: Entry) -> None:
+def clear_special_bits(entry: Entry) -> None:
+    """Clear the setuid and setgid bits of the entry (a regular file), without following a link."""
     fd = os.open(entry.name, os.O_RDONLY | _OPEN, dir_fd=entry.parent)
     try:
         os.fchmod(fd, stat.S_IMODE(os.fstat(fd).st_mode) & ~(stat.S_ISUID | stat.S_ISGID))

@@ -24,7 +24,17 @@ from typing import IO, Callable, ContextManager, Iterator
 
 from arena.bots.cgroups import new_cgroup
 from arena.bots.entrants import MANIFEST, build_step, install_hint, transport
-from arena.bots.folders import SIZE_LIMIT, Entry, FolderRefused, check_folder, open_regular, problem, read_regular, walk
+from arena.bots.folders import (
+    SIZE_LIMIT,
+    Entry,
+    FolderRefused,
+    check_folder,
+    clear_special_bits,
+    open_regular,
+    problem,
+    read_regular,
+    walk,
+)
 from arena.bots.process import Transport
 from arena.bots.sandbox import (
     BUILD_GROWTH,
@@ -166,18 +176,21 @@ class BuildRun:
             except subprocess.TimeoutExpired:
                 if time.monotonic() > deadline:
                     return None, f"its {BUILD_TIMEOUT:g} s"
-                if self.limited and self._grown():
-                    return None, f"its limit of {BUILD_GROWTH // MIB} MiB of new files in its folder"
+                over = self._look() if self.limited else None
+                if over is not None:
+                    return None, over
         if self.limit_hit is not None:
             return status, f"its limit of {limit_text(self.limit_hit, BUILD_LIMITS)}"
         return status, None
 
-    def _grown(self) -> bool:
-        """True if the folder grew past BUILD_GROWTH, or past a limit of what the arena reads of it."""
+    def _look(self) -> str | None:
+        """What the build went over so far (None: nothing): BUILD_GROWTH, a limit of what the arena reads of a
+        folder, or no setuid or setgid file (its bits are cleared at once: such a program lives a second at most)."""
         try:
-            return _disk_use(self.folder) - self.size > BUILD_GROWTH
-        except FolderRefused:
-            return True
+            grown = _disk_use(self.folder, clear=True) - self.size > BUILD_GROWTH
+        except FolderRefused as exc:
+            return f"what its folder may hold ({exc})"
+        return f"its limit of {BUILD_GROWTH // MIB} MiB of new files in its folder" if grown else None
 
     def end(self) -> None:
         """Kill whatever of the build is left (its daemons too), and release its cgroup and watchdog."""
@@ -196,13 +209,17 @@ class BuildRun:
             self.cgroup.remove()
 
 
-def _disk_use(folder: Path) -> int:
+def _disk_use(folder: Path, clear: bool = False) -> int:
     """Bytes the folder's files take: on disk, or by their apparent size where that is more (a sparse file);
-    FolderRefused past a limit of arena.bots.folders."""
+    FolderRefused past a limit of arena.bots.folders, and with `clear` (its setuid and setgid bits cleared) for a
+    setuid or setgid file."""
     used = 0
     for entry in walk(folder):
         info = entry.info
         used += max(info.st_blocks * 512, info.st_size if stat.S_ISREG(info.st_mode) else 0)
+        if clear and stat.S_ISREG(info.st_mode) and info.st_mode & (stat.S_ISUID | stat.S_ISGID):
+            clear_special_bits(entry)
+            raise FolderRefused(f"{folder}: {entry.relative!r} is a setuid or setgid program")
     return used
 
 

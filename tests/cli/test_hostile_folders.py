@@ -106,6 +106,8 @@ def test_hostile_folders_are_refused_and_touch_nothing(level: str, tmp_path: Pat
 def _attack(tmp_path: Path, subs: Path, level: str) -> None:
     submission(subs / "h_sparse", "h12", ["truncate", "-s", "700M", "a", "b"])
     submission(subs / "aaa", "victim2")  # squats a rival's name, and comes first in name order
+    if level != "none":  # a build's folder is watched while it runs wherever builds are limited
+        submission(subs / "h_setuid_running", "h13", ["sh", "-c", "cp /bin/true suid && chmod 4755 suid && sleep 600"])
     before = snapshot(tmp_path / "results", *(subs / f"victim{i}" for i in (1, 2, 3)))
     outside = sorted(p.name for p in tmp_path.iterdir())
 
@@ -122,6 +124,7 @@ def _attack(tmp_path: Path, subs: Path, level: str) -> None:
         "h_fifo_build": "'.arena-build' is a FIFO", "h_link_build": "symbolic link that leaves",
         "h_deep": "more than 64 deep (the limit)", "h_sparse": "more than 1024 MiB (the limit)",
         "aaa": "the name 'victim2' belongs to",
+        **({} if level == "none" else {"h_setuid_running": "setuid or setgid program) and was stopped"}),
     }
     for folder, reason in expected.items():
         assert reason in refused.get(folder, ""), (folder, r.stderr)
