@@ -23,6 +23,7 @@ DEPTH_LIMIT = 64  # directories deep: more than any toolchain's output needs
 FILE_LIMIT = 200_000  # entries of every kind in the whole folder (node_modules included)
 SIZE_LIMIT = 1024 * MIB  # apparent bytes of the files the digest reads (a sparse file counts by its size)
 TIME_LIMIT = 120.0  # seconds one walk of a folder may take
+SHOWN = 200  # characters of a name from a folder quoted in a message
 _OPEN = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | _OPEN
 _SPECIAL = {stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device"}
@@ -112,19 +113,29 @@ class _Budget:
         return sorted(found)
 
 
+def shown(name: str) -> str:
+    """A name from a folder as a message quotes it: escaped, and cut to SHOWN characters."""
+    text = repr(name)
+    return text if len(text) <= SHOWN else text[:SHOWN] + "...'"
+
+
 def problem(folder: Path, entry: Entry) -> str | None:
     """What makes the entry one the arena refuses, or None."""
     mode = entry.info.st_mode
     kind = _SPECIAL.get(stat.S_IFMT(mode))
     if kind is not None:
-        return f"{entry.relative!r} is {kind}"
+        return f"{shown(entry.relative)} is {kind}"
     if stat.S_ISREG(mode) and mode & (stat.S_ISUID | stat.S_ISGID):
-        return f"{entry.relative!r} is a setuid or setgid program"
+        return f"{shown(entry.relative)} is a setuid or setgid program"
     if stat.S_ISLNK(mode):
-        target = os.readlink(entry.name, dir_fd=entry.parent)
-        where = os.path.realpath(folder / entry.relative)
-        if not Path(where).is_relative_to(os.path.realpath(folder)) and not in_runtime(Path(where)):
-            return f"{entry.relative!r} is a symbolic link that leaves the folder (to {target[:200]!r})"
+        try:
+            target = os.readlink(entry.name, dir_fd=entry.parent)
+            where = Path(os.path.realpath(folder / entry.relative))
+            inside = where.is_relative_to(os.path.realpath(folder)) or in_runtime(where)
+        except (OSError, ValueError):
+            target, inside = "?", False  # a path too long to resolve is as good as one that leaves
+        if not inside:
+            return f"{shown(entry.relative)} is a symbolic link that leaves the folder (to {shown(target)})"
     return None
 
 
@@ -160,14 +171,14 @@ def open_regular(folder: Path, name: str, flags: int = os.O_RDONLY, mode: int = 
         return None
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EISDIR):
-            raise _refuse(folder, f"{name!r} is no regular file") from None
+            raise _refuse(folder, f"{shown(name)} is no regular file") from None
         raise
     finally:
         os.close(root)
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
         os.close(fd)
-        raise _refuse(folder, f"{name!r} is no regular file of its own")
+        raise _refuse(folder, f"{shown(name)} is no regular file of its own")
     return fd
 
 
@@ -180,5 +191,5 @@ def read_regular(folder: Path, name: str, limit: int) -> bytes | None:
     with os.fdopen(fd, "rb") as f:
         data = f.read(limit + 1)
     if len(data) > limit:
-        raise _refuse(folder, f"{name!r} is larger than {limit} bytes (the limit)")
+        raise _refuse(folder, f"{shown(name)} is larger than {limit} bytes (the limit)")
     return data

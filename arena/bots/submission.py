@@ -33,6 +33,7 @@ from arena.bots.folders import (
     open_regular,
     problem,
     read_regular,
+    shown,
     walk,
 )
 from arena.bots.process import Transport
@@ -219,7 +220,7 @@ def _disk_use(folder: Path, clear: bool = False) -> int:
         used += max(info.st_blocks * 512, info.st_size if stat.S_ISREG(info.st_mode) else 0)
         if clear and stat.S_ISREG(info.st_mode) and info.st_mode & (stat.S_ISUID | stat.S_ISGID):
             clear_special_bits(entry)
-            raise FolderRefused(f"{folder}: {entry.relative!r} is a setuid or setgid program")
+            raise FolderRefused(f"{folder}: {shown(entry.relative)} is a setuid or setgid program")
     return used
 
 
@@ -246,7 +247,7 @@ def folder_digest(folder: Path) -> str:
         found = found or problem(folder, entry)
         if found is not None or not _source(entry):
             continue
-        digest.update(entry.relative.encode() + b"\0")
+        digest.update(os.fsencode(entry.relative) + b"\0")
         if stat.S_ISLNK(entry.info.st_mode):
             digest.update(b"\2" + os.fsencode(os.readlink(entry.name, dir_fd=entry.parent)))
         elif stat.S_ISREG(entry.info.st_mode):
@@ -265,7 +266,8 @@ def _source(entry: Entry) -> bool:
     """True if the entry is one of the submission's own files (a regular file or a link): no build output, log
     or stamp."""
     parts = entry.relative.split("/")
-    if parts[0] in BUILD_OUTPUTS or "__pycache__" in parts[:-1] or stat.S_ISDIR(entry.info.st_mode):
+    if (len(parts) > 1 and parts[0] in BUILD_OUTPUTS) or "__pycache__" in parts[:-1] or \
+            stat.S_ISDIR(entry.info.st_mode):
         return False
     return entry.name not in (STAMP, LOCK) and not entry.name.endswith(".log") and entry.name != "__pycache__"
 

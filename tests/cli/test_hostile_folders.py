@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -106,6 +107,11 @@ def test_hostile_folders_are_refused_and_touch_nothing(level: str, tmp_path: Pat
 def _attack(tmp_path: Path, subs: Path, level: str) -> None:
     submission(subs / "h_sparse", "h12", ["truncate", "-s", "700M", "a", "b"])
     submission(subs / "aaa", "victim2")  # squats a rival's name, and comes first in name order
+    listening = socket.socket(socket.AF_UNIX)
+    listening.bind(str(submission(subs / "h_socket", "h14") / "s"))
+    listening.close()
+    named = submission(subs / "h_long_name", "h15", ["true"])
+    os.mkfifo(named / ("x\n" * 100))  # a name of 200 characters, newlines included, quoted short on one line
     if level != "none":  # a build's folder is watched while it runs wherever builds are limited
         submission(subs / "h_setuid_running", "h13", ["sh", "-c", "cp /bin/true suid && chmod 4755 suid && sleep 600"])
     before = snapshot(tmp_path / "results", *(subs / f"victim{i}" for i in (1, 2, 3)))
@@ -124,6 +130,7 @@ def _attack(tmp_path: Path, subs: Path, level: str) -> None:
         "h_fifo_build": "'.arena-build' is a FIFO", "h_link_build": "symbolic link that leaves",
         "h_deep": "more than 64 deep (the limit)", "h_sparse": "more than 1024 MiB (the limit)",
         "aaa": "the name 'victim2' belongs to",
+        "h_socket": "'s' is a socket", "h_long_name": "\\nx\\nx...' is a FIFO",
         **({} if level == "none" else {"h_setuid_running": "setuid or setgid program) and was stopped"}),
     }
     for folder, reason in expected.items():
