@@ -232,7 +232,6 @@ def install_hint(program: str) -> str:
 def from_folder(folder: Path) -> Entrant:
     """An entrant from a submission folder holding manifest.toml (name, version, author, command, build,
     transport)."""
-    check_folder(folder)
     where = str(folder / MANIFEST)
     data = read_manifest(folder)
     name = _field(data, "name", where)
@@ -254,6 +253,7 @@ def from_folder(folder: Path) -> Entrant:
             BotCommand(build, cwd).check()
         except ConfigError as exc:
             raise ConfigError(f"{where}: build: {exc}{install_hint(build[0])}") from None
+    check_folder(folder)  # the manifest is read without following a link; the rest of the folder is walked now
     return Entrant(name, command.argv, cwd, _field(data, "version", where), _field(data, "author", where, False))
 
 

@@ -126,7 +126,7 @@ def _attack(tmp_path: Path, subs: Path, level: str) -> None:
         "h_stamp_store": "symbolic link that leaves the folder", "h_stamp_rival": "symbolic link that leaves",
         "h_stamp_new": "symbolic link that leaves", "h_stamp_inside": "'.arena-build' is no regular file",
         "h_lock_new": "symbolic link that leaves", "h_fifo_stamp": "'.arena-build' is a FIFO",
-        "h_manifest_link": "symbolic link that leaves", "h_setuid": "setuid or setgid program",
+        "h_manifest_link": "'manifest.toml' is no regular file", "h_setuid": "setuid or setgid program",
         "h_fifo_build": "'.arena-build' is a FIFO", "h_link_build": "symbolic link that leaves",
         "h_deep": "more than 64 deep (the limit)", "h_sparse": "more than 1024 MiB (the limit)",
         "aaa": "the name 'victim2' belongs to",
