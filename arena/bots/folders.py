@@ -49,9 +49,10 @@ def _refuse(folder: Path, what: str) -> FolderRefused:
 
 
 def open_folder(folder: Path) -> int:
-    """A descriptor of the folder itself (FolderRefused if it is a link, or no directory)."""
+    """A descriptor of the folder itself (FolderRefused if it is no directory). Its own path is the organiser's
+    (a link there is followed); nothing below it is."""
     try:
-        return os.open(folder, _DIRECTORY)
+        return os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
         raise _refuse(folder, f"cannot be opened as a folder ({exc.strerror or exc})") from None
 
