@@ -107,6 +107,8 @@ def test_hostile_folders_are_refused_and_touch_nothing(level: str, tmp_path: Pat
 def _attack(tmp_path: Path, subs: Path, level: str) -> None:
     submission(subs / "h_sparse", "h12", ["truncate", "-s", "700M", "a", "b"])
     submission(subs / "aaa", "victim2")  # squats a rival's name, and comes first in name order
+    (tmp_path / "precious.txt").write_text("the organiser's own file\n")
+    os.link(tmp_path / "precious.txt", submission(subs / "h_stamp_hardlink", "h16", ["true"]) / ".arena-build")
     listening = socket.socket(socket.AF_UNIX)
     listening.bind(str(submission(subs / "h_socket", "h14") / "s"))
     listening.close()
@@ -130,7 +132,8 @@ def _attack(tmp_path: Path, subs: Path, level: str) -> None:
         "h_fifo_build": "'.arena-build' is a FIFO", "h_link_build": "symbolic link that leaves",
         "h_deep": "more than 64 deep (the limit)", "h_sparse": "more than 1024 MiB (the limit)",
         "aaa": "the name 'victim2' belongs to",
-        "h_socket": "'s' is a socket", "h_long_name": "\\nx\\nx...' is a FIFO",
+        "h_socket": "'s' is a socket", "h_stamp_hardlink": "'.arena-build' is no regular file of its own",
+        "h_long_name": "\\nx\\nx...' is a FIFO",
         **({} if level == "none" else {"h_setuid_running": "setuid or setgid program) and was stopped"}),
     }
     for folder, reason in expected.items():
@@ -140,6 +143,7 @@ def _attack(tmp_path: Path, subs: Path, level: str) -> None:
     assert not any(info[0] & (stat.S_ISUID | stat.S_ISGID) and stat.S_ISREG(info[0])
                    for info in snapshot(*(f for f in subs.iterdir() if f.name != "h_deep")).values())
     assert "leaked" not in r.stdout + r.stderr
+    assert (tmp_path / "precious.txt").read_text() == "the organiser's own file\n"
     board = json.loads(arena("leaderboard", "--format", "json", "--results", "results2", cwd=tmp_path).stdout)
     assert sorted(row["bot"] for row in board["ranking"]) == ["victim1", "victim2", "victim3"]
     assert "leaked" not in json.dumps(board)
