@@ -44,9 +44,9 @@ SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/li
 # Files and folders of /etc that hold secrets: out of sight in every sandbox.
 HIDDEN_SYSTEM = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers", "/etc/sudoers.d",
                  "/etc/ssh")
+OWNER_ONLY_SCAN = 20_000  # entries of /etc looked at for files only their owner may read
 # What a bot given as a command line may import from the arena: the SDK, the sample bots, and the rules engines
 # (pure code, no seed and no state in them) that the search bot simulates with.
-OWNER_ONLY_SCAN = 20_000  # entries of /etc looked at for files only their owner may read
 ARENA_PACKAGES = ("protocol", "sample_bots", "arena.games")
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".ts", ".rb", ".pl", ".php", ".jl", ".lua", ".sh", ".jar")
 # What runtimes print when a limit refuses them; stderr is the only trace the kernel leaves of some limits.

@@ -259,6 +259,7 @@ def folder_digest(folder: Path) -> str:
         digest.update(b"\0")
     if found is not None:
         check_folder(folder)  # clears what setuid or setgid bits there are, and refuses the folder
+        raise FolderRefused(f"{folder}: {found}; the submission is refused")
     return digest.hexdigest()
 
 
