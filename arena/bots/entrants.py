@@ -8,13 +8,15 @@ import shlex
 import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
+from arena.bots.folders import check_folder, read_regular
 from arena.bots.process import BotCommand, Transport
 from arena.bots.sandbox import in_runtime
 from arena.errors import ConfigError
 
 MANIFEST = "manifest.toml"
+MANIFEST_LIMIT = 1 << 16  # bytes a manifest may hold
 FIELDS = ("name", "version", "author", "command", "build", "transport")
 TRANSPORTS = tuple(t.value for t in Transport)
 # What to install where a build's program is missing (Debian packages).
@@ -146,9 +148,10 @@ def read_manifest(folder: Path) -> dict[str, Any]:
     """The parsed manifest of a submission folder, with only known fields; ConfigError naming what is wrong."""
     where = str(folder / MANIFEST)
     try:
-        data = tomllib.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{where}: no manifest in this submission folder") from None
+        text = read_regular(folder, MANIFEST, MANIFEST_LIMIT)
+        if text is None:
+            raise ConfigError(f"{where}: no manifest in this submission folder")
+        data = tomllib.loads(text.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{where}: not valid TOML: {exc}") from None
     except OSError as exc:
@@ -250,6 +253,7 @@ def from_folder(folder: Path) -> Entrant:
             BotCommand(build, cwd).check()
         except ConfigError as exc:
             raise ConfigError(f"{where}: build: {exc}{install_hint(build[0])}") from None
+    check_folder(folder)  # the manifest is read without following a link; the rest of the folder is walked now
     return Entrant(name, command.argv, cwd, _field(data, "version", where), _field(data, "author", where, False))
 
 
@@ -274,9 +278,10 @@ def _submission_folders(directory: Path) -> list[Path]:
     return folders
 
 
-def survey(directory: Path) -> tuple[list[Entrant], list[Refusal]]:
+def survey(directory: Path, holders: Mapping[str, str] | None = None) -> tuple[list[Entrant], list[Refusal]]:
     """Every submission folder in directory, in name order: those whose manifest and command are sound, and
-    every other one with its problem; all the folders sharing a name are refused, each naming the others."""
+    every other one with its problem; a name two folders declare belongs to one of them (see holder; `holders`:
+    the folder each name was first admitted with), and the others are refused, each told whose name it is."""
     entrants: list[tuple[Path, Entrant]] = []
     refused: list[Refusal] = []
     for folder in _submission_folders(directory):
@@ -287,12 +292,27 @@ def survey(directory: Path) -> tuple[list[Entrant], list[Refusal]]:
     by_name: dict[str, list[Path]] = {}
     for folder, entrant in entrants:
         by_name.setdefault(entrant.name, []).append(folder)
-    for name, folders in by_name.items():
-        if len(folders) > 1:
-            refused += [Refusal(str(f), name, f"{f / MANIFEST}: duplicate name {name!r}, also in: "
-                                f"{', '.join(str(o) for o in folders if o != f)}") for f in folders]
-    kept = [e for _, e in entrants if len(by_name[e.name]) == 1]
+    kept = []
+    for folder, entrant in entrants:
+        first, why = holder(entrant.name, by_name[entrant.name], (holders or {}).get(entrant.name))
+        if first == folder:
+            kept.append(entrant)
+        else:
+            refused.append(Refusal(str(folder), entrant.name, f"{folder / MANIFEST}: the name {entrant.name!r} "
+                                   f"belongs to {first} ({why}): give this bot a name of its own"))
     return kept, sorted(refused, key=lambda r: r.folder)
+
+
+def holder(name: str, folders: list[Path], first: str | None = None) -> tuple[Path, str]:
+    """Which of the folders (in name order) declaring name holds it, and why: the one it was first admitted with
+    (the folder `first`), else the one whose folder has the name, else the first."""
+    if len(folders) == 1:
+        return folders[0], "its only folder"
+    admitted = [f for f in folders if first is not None and str(f.resolve()) == first]
+    if admitted:
+        return admitted[0], "admitted under it first"
+    named = [f for f in folders if f.name == name]
+    return (named[0], "its folder has that name") if named else (folders[0], "first of its folders in name order")
 
 
 def _name_of(folder: Path) -> str:

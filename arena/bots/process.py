@@ -603,9 +603,10 @@ class BotProcess:
         self.cpu_base = None
         self._drains[1].new_game()
 
-    def handshake(self, arena: str, init_timeout: float) -> Ready:
-        """Hello and ready, within init_timeout of the start; a BotFault if that fails."""
-        remaining = self.started + init_timeout - time.monotonic()
+    def handshake(self, arena: str, init_timeout: float, turn: float = 0.0) -> Ready:
+        """Hello and ready, within init_timeout of the start or of `turn` (the monotonic time its handshake's turn
+        came), whichever is later: a table-mate's slow handshake costs this bot nothing; a BotFault if it fails."""
+        remaining = max(self.started, turn) + init_timeout - time.monotonic()
         reply = self.channel.ask(Hello(id=0, arena=arena, max_message=self.channel.max_message), max(remaining, 0))
         self.ready = cast(Ready, reply.message)  # the channel only returns the reply type the request asks for
         return self.ready

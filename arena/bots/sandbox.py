@@ -15,6 +15,7 @@ import os
 import shlex
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -43,6 +44,7 @@ SYSTEM_DIRS = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/li
 # Files and folders of /etc that hold secrets: out of sight in every sandbox.
 HIDDEN_SYSTEM = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers", "/etc/sudoers.d",
                  "/etc/ssh")
+OWNER_ONLY_SCAN = 20_000  # entries of /etc looked at for files only their owner may read
 # What a bot given as a command line may import from the arena: the SDK, the sample bots, and the rules engines
 # (pure code, no seed and no state in them) that the search bot simulates with.
 ARENA_PACKAGES = ("protocol", "sample_bots", "arena.games")
@@ -295,7 +297,10 @@ def _bwrap(cwd: str | None, private: Path, hidden: tuple[str, ...], argv: tuple[
 
 
 def _isolation(network: bool = False) -> list[str]:
-    return ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY), "--unshare-pid", "--unshare-ipc",
+    # The in-memory root and /dev go read-only once every mount is made: only the sized /tmp (and /dev/shm) and
+    # what is bound writable can be written, not the directories bubblewrap made on the root for the binds.
+    return ["--remount-ro", "/dev", "--remount-ro", "/",
+            "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY), "--unshare-pid", "--unshare-ipc",
             "--unshare-uts", *([] if network else ["--unshare-net"]), "--unshare-cgroup-try", "--cap-drop", "ALL",
             "--new-session", "--die-with-parent"]
 
@@ -314,16 +319,40 @@ def filesystem(disk: int, shown: list[Path], covered: tuple[Path, ...], own: Pat
     bound = _outermost(sorted({*runtime_roots(), *(p.resolve() for p in shown)}))
     for path in bound:
         args += ["--ro-bind", str(path), str(path)]
-    for secret in HIDDEN_SYSTEM:
+    for secret in (*HIDDEN_SYSTEM, *owner_only()):
         if Path(secret).is_dir():
-            args += ["--tmpfs", secret]
+            args += ["--tmpfs", secret, "--remount-ro", secret]  # empty, and nothing to write to
         elif Path(secret).exists():
             args += ["--ro-bind", "/dev/null", secret]
     for path in sorted(hidden):
         if (own is not None and own.is_relative_to(path)) or not any(path.is_relative_to(b) for b in bound):
             continue  # a directory that holds the bot's own cannot be covered: the bot would lose its own too
-        args += ["--tmpfs", str(path)] if path.is_dir() else ["--ro-bind", "/dev/null", str(path)]
+        args += ["--tmpfs", str(path), "--remount-ro", str(path)] if path.is_dir() else \
+            ["--ro-bind", "/dev/null", str(path)]
     return args
+
+
+@functools.cache
+def owner_only() -> tuple[str, ...]:
+    """The files and folders under /etc that not everyone may read on the host (beside HIDDEN_SYSTEM): hidden in
+    every sandbox, since root's files are the bot's own inside its user namespace. At most OWNER_ONLY_SCAN entries
+    are looked at."""
+    found: list[str] = []
+    looked = 0
+    for root, dirs, files in os.walk("/etc"):
+        for name in [*dirs, *files]:
+            looked += 1
+            path = os.path.join(root, name)
+            try:
+                info = os.lstat(path)
+            except OSError:
+                continue
+            if not stat.S_ISLNK(info.st_mode) and not info.st_mode & stat.S_IROTH and path not in HIDDEN_SYSTEM:
+                found.append(path)
+        dirs[:] = [d for d in dirs if os.path.join(root, d) not in found]
+        if looked > OWNER_ONLY_SCAN:
+            break
+    return tuple(found)
 
 
 def _outermost(paths: list[Path]) -> list[Path]:

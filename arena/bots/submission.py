@@ -13,6 +13,7 @@ import json
 import os
 import shlex
 import signal
+import stat
 import subprocess
 import tempfile
 import threading
@@ -23,6 +24,18 @@ from typing import IO, Callable, ContextManager, Iterator
 
 from arena.bots.cgroups import new_cgroup
 from arena.bots.entrants import MANIFEST, build_step, install_hint, transport
+from arena.bots.folders import (
+    SIZE_LIMIT,
+    Entry,
+    FolderRefused,
+    check_folder,
+    clear_special_bits,
+    open_regular,
+    problem,
+    read_regular,
+    shown,
+    walk,
+)
 from arena.bots.process import Transport
 from arena.bots.sandbox import (
     BUILD_GROWTH,
@@ -45,6 +58,7 @@ BUILD_TIMEOUT = 900.0  # seconds a build may take: a first Rust or npm build on 
 BUILD_OUTPUTS = frozenset({"target", "node_modules", "build", "results", "logs", "__pycache__", ".git"})
 TAIL_LINES = 20  # lines of a failed build's output shown with its fault
 _TAIL_BYTES = 1 << 16  # how much of the end of a build log is read for those lines
+_STAMP_LIMIT = 1 << 16  # bytes of a build stamp read at most
 _GROWTH_LOOK = 1.0  # seconds between two looks at how much a build's folder grew
 
 _lock = threading.Lock()
@@ -69,8 +83,11 @@ def ensure_built(cwd: str | None, log: Path, sandbox: Sandbox = Sandbox(), watch
             build = build_step(folder)
         except ConfigError as exc:
             raise BuildFailed(f"cannot read the build step: {exc}") from None
-        if build is not None:
-            _build_if_changed(folder, build, log, sandbox.resolved(), watch)
+        try:
+            if build is not None:
+                _build_if_changed(folder, build, log, sandbox.resolved(), watch)
+        except FolderRefused as exc:
+            raise BuildFailed(str(exc)) from None
         _built.add(cwd)
 
 
@@ -160,11 +177,21 @@ class BuildRun:
             except subprocess.TimeoutExpired:
                 if time.monotonic() > deadline:
                     return None, f"its {BUILD_TIMEOUT:g} s"
-                if self.limited and _disk_use(self.folder) - self.size > BUILD_GROWTH:
-                    return None, f"its limit of {BUILD_GROWTH // MIB} MiB of new files in its folder"
+                over = self._look() if self.limited else None
+                if over is not None:
+                    return None, over
         if self.limit_hit is not None:
             return status, f"its limit of {limit_text(self.limit_hit, BUILD_LIMITS)}"
         return status, None
+
+    def _look(self) -> str | None:
+        """What the build went over so far (None: nothing): BUILD_GROWTH, a limit of what the arena reads of a
+        folder, or no setuid or setgid file (its bits are cleared at once: such a program lives a second at most)."""
+        try:
+            grown = _disk_use(self.folder, clear=True) - self.size > BUILD_GROWTH
+        except FolderRefused as exc:
+            return f"what its folder may hold ({exc})"
+        return f"its limit of {BUILD_GROWTH // MIB} MiB of new files in its folder" if grown else None
 
     def end(self) -> None:
         """Kill whatever of the build is left (its daemons too), and release its cgroup and watchdog."""
@@ -183,15 +210,17 @@ class BuildRun:
             self.cgroup.remove()
 
 
-def _disk_use(folder: Path) -> int:
-    """Bytes the folder's files take on disk."""
+def _disk_use(folder: Path, clear: bool = False) -> int:
+    """Bytes the folder's files take: on disk, or by their apparent size where that is more (a sparse file);
+    FolderRefused past a limit of arena.bots.folders, and with `clear` (its setuid and setgid bits cleared) for a
+    setuid or setgid file."""
     used = 0
-    for root, _, files in os.walk(folder):
-        for name in files:
-            try:
-                used += os.lstat(os.path.join(root, name)).st_blocks * 512
-            except OSError:
-                continue
+    for entry in walk(folder):
+        info = entry.info
+        used += max(info.st_blocks * 512, info.st_size if stat.S_ISREG(info.st_mode) else 0)
+        if clear and stat.S_ISREG(info.st_mode) and info.st_mode & (stat.S_ISUID | stat.S_ISGID):
+            clear_special_bits(entry)
+            raise FolderRefused(f"{folder}: {shown(entry.relative)} is a setuid or setgid program")
     return used
 
 
@@ -209,38 +238,60 @@ def wants_tcp(cwd: str | None) -> bool:
 
 
 def folder_digest(folder: Path) -> str:
-    """A digest of the submission's files: their paths and contents, without build outputs, logs and stamps."""
+    """A digest of the submission's files: their paths and contents (a link's target, never followed), without
+    build outputs, logs and stamps; FolderRefused if the folder holds what the arena refuses (arena.bots.folders)
+    anywhere, build outputs included, or goes over a limit."""
     digest = hashlib.sha256()
-    for path in sorted(_sources(folder)):
-        relative = path.relative_to(folder).as_posix()
-        digest.update(relative.encode() + b"\0")
-        try:
-            with path.open("rb") as f:
-                for block in iter(lambda: f.read(1 << 16), b""):
-                    digest.update(block)
-        except OSError:
-            digest.update(b"\1unreadable")
+    found, size = None, 0
+    for entry in walk(folder):
+        found = found or problem(folder, entry)
+        if found is not None or not _source(entry):
+            continue
+        digest.update(os.fsencode(entry.relative) + b"\0")
+        if stat.S_ISLNK(entry.info.st_mode):
+            digest.update(b"\2" + os.fsencode(os.readlink(entry.name, dir_fd=entry.parent)))
+        elif stat.S_ISREG(entry.info.st_mode):
+            size += entry.info.st_size
+            if size > SIZE_LIMIT:
+                raise FolderRefused(f"{folder}: its files hold more than {SIZE_LIMIT // MIB} MiB (the limit); the "
+                                    "submission is refused")
+            _digest_file(entry, digest)
         digest.update(b"\0")
+    if found is not None:
+        check_folder(folder)  # clears what setuid or setgid bits there are, and refuses the folder
+        raise FolderRefused(f"{folder}: {found}; the submission is refused")
     return digest.hexdigest()
 
 
-def _sources(folder: Path) -> Iterator[Path]:
-    for root, dirs, files in os.walk(folder):
-        if Path(root) == folder:
-            dirs[:] = [d for d in dirs if d not in BUILD_OUTPUTS]
-        dirs[:] = [d for d in dirs if d != "__pycache__"]
-        for name in files:
-            if name in (STAMP, LOCK) or name.endswith(".log"):
-                continue
-            path = Path(root) / name
-            if path.is_file():
-                yield path
+def _source(entry: Entry) -> bool:
+    """True if the entry is one of the submission's own files (a regular file or a link): no build output, log
+    or stamp."""
+    parts = entry.relative.split("/")
+    if (len(parts) > 1 and parts[0] in BUILD_OUTPUTS) or "__pycache__" in parts[:-1] or \
+            stat.S_ISDIR(entry.info.st_mode):
+        return False
+    return entry.name not in (STAMP, LOCK) and not entry.name.endswith(".log") and entry.name != "__pycache__"
+
+
+def _digest_file(entry: Entry, digest: "hashlib._Hash") -> None:
+    try:
+        fd = os.open(entry.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=entry.parent)
+    except OSError:
+        digest.update(b"\1unreadable")
+        return
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            digest.update(b"\1unreadable")
+            return
+        for block in iter(lambda: f.read(1 << 16), b""):
+            digest.update(block)
 
 
 def read_stamp(folder: Path) -> str | None:
-    """The digest of the folder's files after its last successful build, or None."""
+    """The digest of the folder's files after its last successful build, or None (FolderRefused if the stamp is
+    no regular file)."""
     try:
-        data = json.loads((folder / STAMP).read_text(encoding="utf-8"))
+        data = json.loads(read_regular(folder, STAMP, _STAMP_LIMIT) or b"")
     except (OSError, ValueError):
         return None
     digest = data.get("digest") if isinstance(data, dict) else None
@@ -249,20 +300,27 @@ def read_stamp(folder: Path) -> str | None:
 
 def _write_stamp(folder: Path, digest: str, build: tuple[str, ...]) -> None:
     try:
-        (folder / STAMP).write_text(json.dumps({"digest": digest, "build": list(build)}) + "\n", encoding="utf-8")
+        fd = open_regular(folder, STAMP, os.O_WRONLY | os.O_CREAT)
     except OSError:
-        pass  # a read-only folder is built again next time, nothing worse
+        return  # a read-only folder is built again next time, nothing worse
+    if fd is None:
+        return
+    with os.fdopen(fd, "wb") as f:
+        f.truncate(0)
+        f.write((json.dumps({"digest": digest, "build": list(build)}) + "\n").encode())
 
 
 @contextmanager
 def _folder_lock(folder: Path) -> Iterator[None]:
     """An exclusive lock on the folder's lock file while building; no lock where the folder is read-only."""
     try:
-        handle = (folder / LOCK).open("a")
+        fd = open_regular(folder, LOCK, os.O_WRONLY | os.O_CREAT)
     except OSError:
+        fd = None
+    if fd is None:
         yield
         return
-    with handle:
+    with os.fdopen(fd, "wb") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield

@@ -37,7 +37,7 @@ from arena.tournament.formats.gauntlet import CHALLENGER_GAMES, SIGMA_TARGET
 from arena.tournament.formats.ladder import DEFAULT_WAVE
 from arena.tournament.leaderboard import TEXT_FORMATS, tournament_board
 from arena.tournament.run import DEFAULT_LEVEL, Runner
-from arena.tournament.store import Store
+from arena.tournament.store import Store, name_holders
 from protocol import TimeControl
 
 
@@ -130,7 +130,7 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
             sandbox=sandbox, strict=strict, time_limit=time_limit, watch=BuildDisplay(sys.stderr, sys.stderr.isatty()),
             on_refused=lambda r: click.echo(f"not admitted: {r.reason}", err=True), duplicate=duplicate,
             max_games=max_games, wave=wave, seed=seed, fresh_processes=fresh_processes, rating=rating, title=title,
-            max_fault_rate=max_fault_rate)
+            max_fault_rate=max_fault_rate, holders=name_holders(store_path(results_dir, db)))
     except NoEntrants as exc:
         raise click.UsageError(str(exc)) from None
     spec, refused = assembly.spec, assembly.refused

@@ -250,7 +250,7 @@ class BotPool:
         for p in started:
             bot = self._bots[p]
             try:
-                self.identities[p] = bot.handshake(ARENA_NAME, self.config.time.init)
+                self.identities[p] = bot.handshake(ARENA_NAME, self.config.time.init, time.monotonic())
                 bots[p] = bot
             except BotFault as fault:
                 bots[p] = StartFailure(fault, bot.stderr_tail(_LAST_WORDS))

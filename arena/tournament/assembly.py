@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence, Unpack
+from typing import Any, Callable, Mapping, Sequence, Unpack
 
 from arena.bots.entrants import Entrant, Refusal, from_commands, survey
 from arena.bots.sandbox import Sandbox
@@ -36,18 +36,20 @@ def assemble(game: str, fmt: str = DEFAULT_FORMAT, bots: Sequence[str] = (), sub
              seats: int | None = None, rounds: int | None = None, samples: str = DEFAULT_LEVEL,
              options: dict[str, Any] | None = None, time: TimeControl | None = None, sandbox: Sandbox | None = None,
              strict: bool = False, time_limit: float | None = None, watch: BuildWatch | None = None,
-             on_refused: Callable[[Refusal], None] | None = None, **settings: Unpack[PlaySettings]) -> Assembly:
+             on_refused: Callable[[Refusal], None] | None = None, holders: Mapping[str, str] | None = None,
+             **settings: Unpack[PlaySettings]) -> Assembly:
     """The tournament of `bots` (command lines, NAME=COMMAND) and the folders under `submissions` at `game` in
     format `fmt`, checked before anything is stored: ConfigError naming the problem (NoEntrants if there is
     nothing to play).
 
     `samples` is the strongest sample bot that fills a table (a level of arena.games.SAMPLE_LEVELS). A submission
     plays a first game against the sample bots before it is admitted (`watch` is told of its build);
-    with `strict`, any submission not admitted is an error, else `on_refused` is told of each. `settings` are the
+    with `strict`, any submission not admitted is an error, else `on_refused` is told of each. `holders` (name ->
+    folder, as a store's name_holders()) says which folder a name two folders declare belongs to. `settings` are the
     spec's other fields (PlaySettings).
     """
     time, sandbox = time or TimeControl(), sandbox or Sandbox()
-    entrants, refused = _entrants(bots, submissions)
+    entrants, refused = _entrants(bots, submissions, holders or {})
     if submissions is not None or any(e.cwd for e in entrants):
         sandbox.check_strangers()
     sandbox = sandbox.resolved()
@@ -87,8 +89,9 @@ def lineup(game: str, fmt: TournamentFormat, entrants: Sequence[Entrant], seats:
                           time=time or TimeControl(), sandbox=sandbox or Sandbox(), **settings)
 
 
-def _entrants(bots: Sequence[str], submissions: Path | None) -> tuple[list[Entrant], list[Refusal]]:
-    admitted, refused = survey(submissions) if submissions is not None else ([], [])
+def _entrants(bots: Sequence[str], submissions: Path | None,
+              holders: Mapping[str, str]) -> tuple[list[Entrant], list[Refusal]]:
+    admitted, refused = survey(submissions, holders) if submissions is not None else ([], [])
     entrants = from_commands(bots, taken=[e.name for e in admitted]) + admitted
     if not entrants and not refused:
         raise NoEntrants("give at least one bot command or --submissions DIR")

@@ -251,6 +251,18 @@ def _guarded(method: _F) -> _F:
     return guarded  # type: ignore[return-value]
 
 
+def name_holders(path: Path) -> dict[str, str]:
+    """The folder each submission's name was first stored with in the store at path ({} where there is no store,
+    or it cannot be read: opening it for the tournament then says why)."""
+    if not Path(path).is_file():
+        return {}
+    try:
+        with Store(path, readonly=True) as store:
+            return store.name_holders()
+    except StoreError:
+        return {}
+
+
 class Store:
     """An open results database; `readonly` opens it for browsing only (it may then be on a read-only disk)."""
 
@@ -601,6 +613,14 @@ class Store:
             self.db.execute("DELETE FROM refusals WHERE tournament_id = ?", (tid,))
             self.db.executemany("INSERT OR REPLACE INTO refusals VALUES (?,?,?,?,?)",
                                 [(tid, r.folder, r.name, r.reason, time.time()) for r in refused])
+
+    @_guarded
+    def name_holders(self) -> dict[str, str]:
+        """The folder each submission's name was first stored with (name -> folder)."""
+        holders: dict[str, str] = {}
+        for name, cwd in self.db.execute("SELECT name, cwd FROM bots WHERE cwd IS NOT NULL ORDER BY id"):
+            holders.setdefault(name, cwd)
+        return holders
 
     @_guarded
     def refusals(self, tid: int) -> list[Refusal]:
