@@ -815,6 +815,17 @@ class Store:
                                               (author.id,))]
 
     @_guarded
+    def games_of(self, tid: int, bot: str, limit: int) -> list[StoredGameRow]:
+        """A bot's latest `limit` games in a tournament (any of its versions, whose keys are NAME@VERSION), newest
+        first."""
+        rows = self.db.execute(
+            "SELECT id, seq, table_no, seed, status, reason, cut_short, replay, seconds FROM games WHERE id IN "
+            "(SELECT s.game_id FROM seats s JOIN games g ON g.id = s.game_id WHERE g.tournament_id = ? AND "
+            "(s.name = ? OR substr(s.name, 1, ?) = ?)) ORDER BY seq DESC LIMIT ?",
+            (tid, bot, len(bot) + 1, bot + "@", limit)).fetchall()
+        return [self._game_row(row) for row in rows]
+
+    @_guarded
     def requeue_unfinished(self) -> int:
         """Submissions a stopped server left building or validating are queued again; returns how many."""
         return self.db.execute("UPDATE submissions SET status = 'queued', updated = ? WHERE status IN ('building', "
