@@ -24,6 +24,7 @@ from arena.cli.params import (
 from arena.errors import ConfigError
 from arena.games import SAMPLE_LEVELS, Game
 from arena.ratings.trueskill import RatingConfig
+from arena.server.limits import BODY_SECONDS
 from arena.server.uploads import MIB, UploadLimits
 from arena.tournament import competition
 from arena.tournament.formats.ladder import DEFAULT_WAVE
@@ -82,6 +83,9 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
               show_default=True, metavar="MIB", help="The most an archive may unpack to, in MiB.")
 @click.option("--max-members", type=click.IntRange(min=1), default=DEFAULTS.max_members, show_default=True,
               help="The most files and folders an archive may hold.")
+@click.option("--body-timeout", type=click.FloatRange(min=0, min_open=True), default=BODY_SECONDS, show_default=True,
+              metavar="SECONDS", help="A request's body must arrive whole within this (a slow or endless body is "
+              "cut off with 408).")
 @click.option("--no-play", is_flag=True, help="Serve only: admit no upload and play no game (the pages and the "
               "API over the store as it is).")
 @time_options
@@ -92,7 +96,7 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
 @db_option
 def serve(game: Game, host: str, port: int, name: str | None, title: str | None, seats: int | None, samples: str,
           wave: int, jobs: int, seed: int | None, uploads_per_day: int, active_bots: int, max_upload: int,
-          max_unpacked: int, max_members: int, no_play: bool, time: TimeControl, sandbox: Sandbox,
+          max_unpacked: int, max_members: int, body_timeout: float, no_play: bool, time: TimeControl, sandbox: Sandbox,
           options: dict[str, Any] | None, rating: RatingConfig, results_dir: Path, db: Path | None) -> None:
     """Host a competition at GAME: authors (added with `arena authors add`) upload bots in the browser or with
     their API token, follow their admission, and see their own bots' games with their logs; everyone sees the
@@ -114,4 +118,4 @@ def serve(game: Game, host: str, port: int, name: str | None, title: str | None,
     limits = UploadLimits(max_upload=max_upload * MIB, max_unpacked=max_unpacked * MIB, max_members=max_members,
                           uploads_per_day=uploads_per_day, active_bots=active_bots)
     announce_sandbox(settings.sandbox)
-    run_server(Hosting(settings, limits), host, port, play=not no_play)
+    run_server(Hosting(settings, limits, body_timeout), host, port, play=not no_play)

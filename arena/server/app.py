@@ -51,7 +51,7 @@ def make_app(hosting: Hosting) -> BoundedRequests:
     routes.append(Mount("/site", StaticFiles(directory=site, html=True)))
     app = Starlette(routes=routes, exception_handlers={HTTPException: _error, UploadRefused: _refused})
     cap = hosting.limits.max_upload + SMALL_BODY  # the multipart envelope around the archive
-    return BoundedRequests(app, lambda path: cap if path in UPLOAD_PATHS else SMALL_BODY)
+    return BoundedRequests(app, lambda path: cap if path in UPLOAD_PATHS else SMALL_BODY, hosting.body_seconds)
 
 
 def _wants_json(request: Request) -> bool:

@@ -15,6 +15,7 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.games import get_game
 from arena.match.record import load_record
+from arena.server.limits import BODY_SECONDS
 from arena.server.season import SeasonSettings
 from arena.server.uploads import UploadLimits, UploadRefused, receive
 from arena.tournament.accounts import Author, Submission
@@ -29,9 +30,11 @@ MAX_GAMES_LISTED = 200  # a bot's most recent games in a list
 class Hosting:
     """A served competition: its settings, upload limits, and a store connection per serving thread."""
 
-    def __init__(self, settings: SeasonSettings, limits: UploadLimits = UploadLimits()) -> None:
+    def __init__(self, settings: SeasonSettings, limits: UploadLimits = UploadLimits(),
+                 body_seconds: float = BODY_SECONDS) -> None:
         self.settings = settings
         self.limits = limits
+        self.body_seconds = body_seconds
         self._local = threading.local()
         self._submitting = threading.Lock()  # one upload's limit checks and naming at a time
         self._tokens: dict[bytes, int] = {}  # sha256 of a token checked once -> its author's id

@@ -103,7 +103,8 @@ class Season:
             runner._deadline = time.monotonic()  # no new table; the ones under way finish
         deadline = time.monotonic() + wait
         for thread in self.threads:
-            thread.join(max(0.0, deadline - time.monotonic()))
+            if thread.ident is not None:  # started
+                thread.join(max(0.0, deadline - time.monotonic()))
 
     def _guard(self, loop: Callable[[], None]) -> None:
         while not self.stopping.is_set():

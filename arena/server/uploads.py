@@ -146,7 +146,7 @@ def _tar_members(archive: Path, limits: UploadLimits) -> Iterator[Member]:
             for info in tar:
                 if not (info.isfile() or info.isdir()):
                     what = ("symbolic link" if info.issym() else "hard link" if info.islnk() else
-                            "device" if info.isdev() else "special file")
+                            "pipe" if info.isfifo() else "device" if info.isdev() else "special file")
                     raise UploadRefused(f"member {_shown(info.name)!r} is a {what}: only files and folders are "
                                         "taken")
                 yield Member(safe_path(info.name), info.size, info.isdir(), bool(info.mode & 0o100))
