@@ -21,6 +21,8 @@ import pytest
 from tests.helpers import PATIENCE
 from tests.server.conftest import Server, kit_bot, start, stop, tarred, upload, zipped
 
+pytestmark = pytest.mark.slow  # a real server and its real requests, some of them of seconds
+
 MANIFEST = 'name = "{name}"\nversion = "1"\ncommand = "python3 bot.py"\n'
 
 
