@@ -695,7 +695,11 @@ class Store:
     @_guarded
     def hold_server(self) -> None:
         """Hold this store's server lock until the store is closed: StoreBusy if another `arena serve` holds it."""
-        self._locks.append(_TournamentLock.acquire(self.path, SERVER_LOCK))
+        try:
+            self._locks.append(_TournamentLock.acquire(self.path, SERVER_LOCK))
+        except StoreBusy:
+            raise StoreBusy(f"the results store {shlex.quote(str(self.path))} is already served by another arena "
+                            "serve: stop it first, or give this one another --results or --db") from None
 
     @_guarded
     def server_key(self) -> bytes:

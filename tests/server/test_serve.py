@@ -3,12 +3,15 @@ it ranked, lists its games and reads its own log; nobody else can."""
 
 from __future__ import annotations
 
+import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import wait_until
-from tests.server.conftest import STDERR_LINE, Server, admitted, kit_bot, tarred, upload, zipped
+from tests.helpers import PATIENCE, wait_until
+from tests.server.conftest import ENV, STDERR_LINE, Server, admitted, kit_bot, start, stop, tarred, upload, zipped
 
 pytestmark = pytest.mark.slow
 
@@ -31,6 +34,13 @@ def test_an_uploaded_kit_bot_is_admitted_ranked_and_its_log_is_its_authors_only(
         assert games and all("id" in g for g in games)
         gid = games[0]["id"]
         assert c.get(f"/api/games/{gid}/log", params={"bot": "alicebot"}).status_code == 404  # not signed in
+        # The public pages, as `arena publish` makes them: the bot ranked, its games replayed, no bot's output.
+        assert wait_until(lambda: "alicebot" in c.get("/site/bali-2001-ladder/index.html").text, 120)
+        assert wait_until(lambda: c.get("/site/bali-2001-ladder/bots/alicebot.html").status_code == 200)
+        assert "alicebot" in c.get("/").text
+        assert wait_until(lambda: c.get("/site/bali-2001-ladder/games/1.html").status_code == 200)
+        pages = list((server.results / "site").rglob("*.html"))
+        assert not any("thinking about" in p.read_text() for p in pages)
     with server.client(alice) as c:
         log = c.get(f"/api/games/{gid}/log", params={"bot": "alicebot"})
         assert log.status_code == 200
@@ -61,3 +71,32 @@ def test_a_new_version_replaces_the_old_one_in_the_ladder(server: Server, tmp_pa
         wait_until(lambda: not any(r["name"] == "alicebot" for r in c.get("/api/leaderboard").json()), 60)
         names = [r["name"] for r in c.get("/api/leaderboard").json()]
     assert "alicebot" not in names and sum(n.startswith("alicebot") for n in names) == 1
+
+
+def test_one_server_per_store_and_a_restart_loses_and_doubles_nothing(server: Server, tmp_path: Path) -> None:
+    _, alice = server.author("alice")
+    sid = upload(server, alice, zipped(kit_bot(tmp_path / "alicebot"))).json()["id"]
+    second = subprocess.run([sys.executable, "-m", "arena", "serve", "bali-2001", "--port", "0", "--results",
+                             str(server.results)], env=ENV, capture_output=True, text=True, timeout=PATIENCE)
+    assert second.returncode == 1 and "already served by another arena serve" in second.stderr
+    assert second.stdout == "" and "Traceback" not in second.stderr
+    assert admitted(server, alice, sid)
+    assert wait_until(lambda: _games(server) >= 3, 120)
+    assert stop(server.process) == 130  # Ctrl-C in the middle of the season
+    before = _games(server)
+    process, url = start(server.results)
+    try:
+        restarted = Server(url, server.results, process)
+        assert restarted.status(alice, sid)["status"] == "admitted"
+        assert wait_until(lambda: _games(restarted) > before, 120)
+        with sqlite3.connect(server.results / "arena.sqlite") as db:
+            seqs = [r[0] for r in db.execute("SELECT seq FROM games ORDER BY seq")]
+            assert len(seqs) == len(set(seqs))  # none played twice
+            assert db.execute("SELECT COUNT(*) FROM submissions").fetchone()[0] == 1
+    finally:
+        stop(process)
+
+
+def _games(server: Server) -> int:
+    with sqlite3.connect(server.results / "arena.sqlite") as db:
+        return db.execute("SELECT COUNT(*) FROM games WHERE status = 'done'").fetchone()[0]
