@@ -40,6 +40,7 @@ def serve(hosting: Hosting, host: str, port: int, out: IO[str] = sys.stdout, pla
     with Store(hosting.settings.db) as lock:
         lock.hold_server()
         season = Season(hosting.settings, on_wave=lambda: publish_site(hosting))
+        hosting.playing = lambda: season.playing if season.runner is not None else ()
         config = uvicorn.Config(make_app(hosting), host=host, port=port, log_config=_log_config(), access_log=True,
                                 limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=KEEP_ALIVE,
                                 h11_max_incomplete_event_size=MAX_HEADERS, proxy_headers=True,

@@ -130,7 +130,7 @@ class _Web:
         author, _ = self.who(request)
         site = "/site/" if (self.h.settings.site / "index.html").is_file() else None
         return _page("board.html.j2", f"{self.h.settings.name}: leaderboard", author, self.csrf(request),
-                     rows=self.h.leaderboard(), site=site, playing=())
+                     rows=self.h.leaderboard(), site=site, playing=self.h.playing())
 
     def api_leaderboard(self, request: Request) -> Response:
         return JSONResponse(self.h.leaderboard())

@@ -10,7 +10,7 @@ import shutil
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from arena.errors import ArenaError
 from arena.games import get_game
@@ -18,6 +18,7 @@ from arena.match.record import load_record
 from arena.server.limits import BODY_SECONDS
 from arena.server.season import SeasonSettings
 from arena.server.uploads import UploadLimits, UploadRefused, receive
+from arena.site.build import ASSETS
 from arena.tournament.accounts import Author, Submission
 from arena.tournament.run import sample_opponents
 from arena.tournament.store import Store, StoredGameRow, Tournament
@@ -38,6 +39,7 @@ class Hosting:
         self._local = threading.local()
         self._submitting = threading.Lock()  # one upload's limit checks and naming at a time
         self._tokens: dict[bytes, int] = {}  # sha256 of a token checked once -> its author's id
+        self.playing: Callable[[], tuple[str, ...]] = tuple  # the bots of the wave under way (set by the server)
         self.key = self.store().server_key()
         self.reserved = {e.name for e in sample_opponents(settings.game, get_game(settings.game).max_players, set())}
 
@@ -204,7 +206,9 @@ class Hosting:
         data["logs"] = {k: v for k, v in data["logs"].items() if data["decisions"][int(k)][0] in seats}
         data["faults"] = [f if f["seat"] in seats else {k: v for k, v in f.items() if k not in ("detail", "stderr")}
                           for f in data["faults"]]
+        assets = self.settings.site / ASSETS  # the published site's scripts, once it has game pages
         return render_page(data, back=(f"/me/bots/{bot}", f"{bot}: your bot"),
+                           linked="/site/assets/" if (assets / "viewer.js").is_file() else None,
                            heading=f"game {game.seq + 1} of {game.tournament}")
 
     def _replay_path(self, game: StoredGameRow) -> Path:
