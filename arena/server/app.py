@@ -217,7 +217,7 @@ class _Web:
         rows = [r for r in self.h.leaderboard() if r["bot"] == bot]
         submissions = [s for s in self.h.submissions(author) if s.bot == bot]  # type: ignore[arg-type]
         return _page("bot.html.j2", bot, author, self.csrf(request), bot=bot, rows=rows, submissions=submissions,
-                     games=self.h.games_of(bot))
+                     games=self.h.games_of(bot), paused=self.h.paused(bot) and self.h.settings.pause_after)
 
     def my_game(self, request: Request) -> Response:
         author, _ = self.who(request)

@@ -16,7 +16,7 @@ from arena.errors import ArenaError
 from arena.games import get_game
 from arena.match.record import load_record
 from arena.server.limits import BODY_SECONDS
-from arena.server.season import SeasonSettings
+from arena.server.season import SeasonSettings, paused
 from arena.server.uploads import UploadLimits, UploadRefused, receive
 from arena.site.build import ASSETS
 from arena.tournament.accounts import Author, Submission
@@ -156,6 +156,11 @@ class Hosting:
         return [{"id": g.id, "number": g.seq + 1, "status": g.status, "reason": g.reason,
                  "seats": [{"seat": s.seat, "bot": s.bot, "rank": s.rank, "score": s.score, "faults": s.faults}
                            for s in g.seats]} for g in rows]
+
+    def paused(self, bot: str) -> bool:
+        """True if the bot's current version sits out for faulting in every one of its last games."""
+        current = [s for s in self.store().current_versions() if s.bot == bot]
+        return bool(current) and paused(self.settings, current[0])
 
     def may_see(self, author: Author | None, bot: str) -> bool:
         """True if author may see the bot's private pages and logs: its owner, or the organiser."""

@@ -27,6 +27,7 @@ from protocol import TimeControl
 log = logging.getLogger("arena.serve")
 IDLE = 0.5  # seconds between two looks for work when there is none
 BUILD_LOG = 20_000  # characters of a build's log kept with its submission
+PAUSE_AFTER = 5  # games in a row with a fault of its own after which a bot sits out until its next version
 WAVE_SECONDS = 60.0  # no new table of a wave starts after this long, so that a stop is quick
 
 
@@ -47,6 +48,7 @@ class SeasonSettings:
     sandbox: Sandbox = field(default_factory=Sandbox)
     rating: RatingConfig | None = None
     seed: int | None = None
+    pause_after: int = PAUSE_AFTER
 
     @property
     def table_seats(self) -> int:
@@ -153,6 +155,8 @@ class Season:
             current = store.current_versions()
         entrants = []
         for submission in current:
+            if paused(self.settings, submission):
+                continue
             try:
                 entrants.append(entrant_of(submission))
             except ArenaError as exc:  # its folder was removed or damaged since: it sits out
@@ -183,6 +187,20 @@ class Season:
                 self.runner = None
             self.games = _stored_games(store, s.name)
         self.on_wave()
+
+
+def paused(settings: SeasonSettings, submission: Submission) -> bool:
+    """True if the submission's last `pause_after` ladder games each had a fault of its own: it sits out (its
+    author's page says so) until a new version is admitted."""
+    with Store(settings.db) as store:
+        found = [t for t in store.tournaments() if t.name == settings.name]
+        if not found:
+            return False
+        version = f"{submission.version}#{submission.id}"
+        key = next((k for k, name, v, _ in store.roster(found[0].id) if name == submission.bot and v == version),
+                   None)
+        return key is not None and store.faulty_streak(found[0].id, key, settings.pause_after) >= \
+            settings.pause_after
 
 
 def _stored_games(store: Store, name: str) -> int:

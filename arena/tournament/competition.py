@@ -30,7 +30,7 @@ TABLES = {
     # arena serve's limits on uploads (arena tournament takes none of them)
     "serve": {"uploads_per_day": "uploads_per_day", "active_bots": "active_bots", "max_upload": "max_upload",
               "max_unpacked": "max_unpacked", "max_members": "max_members", "body_timeout": "body_timeout",
-              "host": "host", "port": "port"},
+              "pause_after": "pause_after", "host": "host", "port": "port"},
     "rating": {"mu": "mu", "sigma": "sigma", "beta": "beta", "tau": "tau", "draw_probability": "draw_probability"},
 }
 SERVE_ONLY = frozenset(TABLES["serve"].values())  # what only arena serve reads from a shared competition file

@@ -830,6 +830,17 @@ class Store:
         return [self._game_row(row) for row in rows]
 
     @_guarded
+    def faulty_streak(self, tid: int, key: str, games: int) -> int:
+        """How many of an entrant's last `games` games in a row, the latest first, had a fault of its seat."""
+        rows = self.db.execute("SELECT s.faults > 0 OR s.disqualified FROM seats s JOIN games g ON g.id = s.game_id "
+                               "WHERE g.tournament_id = ? AND s.name = ? AND g.status = 'done' ORDER BY g.seq DESC "
+                               "LIMIT ?", (tid, key, games)).fetchall()
+        streak = 0
+        while streak < len(rows) and rows[streak][0]:
+            streak += 1
+        return streak
+
+    @_guarded
     def requeue_unfinished(self) -> int:
         """Submissions a stopped server left building or validating are queued again; returns how many."""
         return self.db.execute("UPDATE submissions SET status = 'queued', updated = ? WHERE status IN ('building', "

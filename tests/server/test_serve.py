@@ -100,3 +100,35 @@ def test_one_server_per_store_and_a_restart_loses_and_doubles_nothing(server: Se
 def _games(server: Server) -> int:
     with sqlite3.connect(server.results / "arena.sqlite") as db:
         return db.execute("SELECT COUNT(*) FROM games WHERE status = 'done'").fetchone()[0]
+
+
+def test_a_bot_that_faults_game_after_game_sits_out_with_a_notice(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    process, url = start(results, "--pause-after", "2", "--wave", "1")
+    server = Server(url, results, process)
+    try:
+        _, alice = server.author("alice")
+        _, bob = server.author("bob")
+        faulty = kit_bot(tmp_path / "faulty")
+        bot = faulty / "bot.py"
+        bot.write_text(bot.read_text().replace('reply(request, "action", index=index)',
+                                               'reply(request, "action", index=len(options) + 7)'))
+        assert admitted(server, alice, upload(server, alice, zipped(faulty)).json()["id"])
+        assert admitted(server, bob, upload(server, bob, zipped(kit_bot(tmp_path / "steady"))).json()["id"])
+        with server.client(alice) as c:
+            assert wait_until(lambda: 'id="paused"' in c.get("/me/bots/faulty").text, 180)
+            assert "each of its last 2 games had a fault" in c.get("/me/bots/faulty").text
+        with server.client(bob) as c:
+            assert 'id="paused"' not in c.get("/me/bots/steady").text
+
+        def played(bot: str) -> int:
+            return len(server.client().get("/api/games", params={"bot": bot}).json())
+
+        counts = []
+        for _ in range(2):  # past two wave boundaries: the one under way at the notice may still seat it
+            steady = played("steady")
+            assert wait_until(lambda: played("steady") >= steady + 4, 180)
+            counts.append(played("faulty"))
+        assert counts[0] == counts[1]
+    finally:
+        stop(process)
