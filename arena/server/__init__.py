@@ -6,12 +6,15 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
+import signal
 import sys
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 from typing import IO, Any
 
 from arena.errors import ArenaError
 from arena.server.hosting import Hosting
-from arena.server.season import Season
+from arena.server.season import Season, SeasonSettings
 from arena.tournament.store import Store
 
 log = logging.getLogger("arena.serve")
@@ -20,11 +23,10 @@ KEEP_ALIVE = 5  # seconds an idle connection is kept
 MAX_HEADERS = 16 * 1024  # bytes of a request's line and headers
 
 
-def publish_site(hosting: Hosting) -> None:
+def publish_site(s: SeasonSettings) -> None:
     """Bring the public pages (leaderboard, bot pages, replay pages without bot output) up to date."""
     from arena.site.build import publish
 
-    s = hosting.settings
     with Store(s.db) as store:
         if any(t.name == s.name for t in store.tournaments()):
             publish(store, s.results_dir, s.site, names=[s.name], title=s.name, game_pages=True, jobs=1)
@@ -39,7 +41,11 @@ def serve(hosting: Hosting, host: str, port: int, out: IO[str] = sys.stdout, pla
 
     with Store(hosting.settings.db) as lock:
         lock.hold_server()
-        season = Season(hosting.settings, on_wave=lambda: publish_site(hosting))
+        # The pages are made in a process of their own, so that drawing them never holds up a request.
+        # A Ctrl-C reaches it too: the server stops it, not the signal.
+        publisher = ProcessPoolExecutor(1, mp_context=get_context("spawn"), initializer=signal.signal,
+                                        initargs=(signal.SIGINT, signal.SIG_IGN))
+        season = Season(hosting.settings, on_wave=lambda: _publish(publisher, hosting.settings))
         hosting.playing = lambda: season.playing if season.runner is not None else ()
         config = uvicorn.Config(make_app(hosting), host=host, port=port, log_config=_log_config(), access_log=True,
                                 limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=KEEP_ALIVE,
@@ -52,6 +58,14 @@ def serve(hosting: Hosting, host: str, port: int, out: IO[str] = sys.stdout, pla
             asyncio.run(_serve(server, out, f"{host}:{port}"))
         finally:
             season.stop()
+            publisher.shutdown(wait=False, cancel_futures=True)
+
+
+def _publish(publisher: ProcessPoolExecutor, settings: SeasonSettings) -> None:
+    try:
+        publisher.submit(publish_site, settings).result()
+    except Exception as exc:  # the pages stay as they were; the season goes on
+        log.error("the public pages could not be brought up to date: %s: %s", type(exc).__name__, exc)
 
 
 async def _serve(server: Any, out: IO[str], address: str) -> None:

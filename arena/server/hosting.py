@@ -39,6 +39,7 @@ class Hosting:
         self._local = threading.local()
         self._submitting = threading.Lock()  # one upload's limit checks and naming at a time
         self._tokens: dict[bytes, int] = {}  # sha256 of a token checked once -> its author's id
+        self._board: tuple[tuple[int, int, int], list[dict[str, Any]]] | None = None  # the last ranking, and when
         self.playing: Callable[[], tuple[str, ...]] = tuple  # the bots of the wave under way (set by the server)
         self.key = self.store().server_key()
         self.reserved = {e.name for e in sample_opponents(settings.game, get_game(settings.game).max_players, set())}
@@ -138,6 +139,15 @@ class Hosting:
         if t is None:
             return []
         store = self.store()
+        mark = (t.id, store.latest_game(t.id), len(store.stored_ratings(t.id)))
+        cached = self._board
+        if cached is not None and cached[0] == mark:
+            return cached[1]
+        rows = self._ranking(store, t)
+        self._board = (mark, rows)
+        return rows
+
+    def _ranking(self, store: Store, t: Tournament) -> list[dict[str, Any]]:
         ratings, stats, retired = store.stored_ratings(t.id), store.bot_stats(t.id), store.retired(t.id)
         rows = []
         for name, (mu, sigma) in ratings.items():

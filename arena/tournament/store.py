@@ -830,6 +830,11 @@ class Store:
         return [self._game_row(row) for row in rows]
 
     @_guarded
+    def latest_game(self, tid: int) -> int:
+        """The id of a tournament's latest stored game (0 before any): whether anything changed since a look."""
+        return self.db.execute("SELECT COALESCE(MAX(id), 0) FROM games WHERE tournament_id = ?", (tid,)).fetchone()[0]
+
+    @_guarded
     def faulty_streak(self, tid: int, key: str, games: int) -> int:
         """How many of an entrant's last `games` games in a row, the latest first, had a fault of its seat."""
         rows = self.db.execute("SELECT s.faults > 0 OR s.disqualified FROM seats s JOIN games g ON g.id = s.game_id "

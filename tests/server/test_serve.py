@@ -38,6 +38,7 @@ def test_an_uploaded_kit_bot_is_admitted_ranked_and_its_log_is_its_authors_only(
         assert wait_until(lambda: "alicebot" in c.get("/site/bali-2001-ladder/index.html").text, 120)
         assert wait_until(lambda: c.get("/site/bali-2001-ladder/bots/alicebot.html").status_code == 200)
         assert "alicebot" in c.get("/").text
+        assert wait_until(lambda: "Playing now: " in c.get("/").text and "alicebot" in c.get("/").text)
         assert wait_until(lambda: c.get("/site/bali-2001-ladder/games/1.html").status_code == 200)
         pages = list((server.results / "site").rglob("*.html"))
         assert not any("thinking about" in p.read_text() for p in pages)
