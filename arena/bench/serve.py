@@ -176,7 +176,8 @@ def _read_pages(client: object, token: str, seconds: float) -> tuple[PageTimes, 
         while time.monotonic() < deadline:
             for name, (path, headers) in pages.items():
                 start = time.perf_counter()
-                get(path, headers=headers)
+                answer = get(path, headers=headers)
+                answer.raise_for_status()
                 with lock:
                     samples[name].append(1000 * (time.perf_counter() - start))
 

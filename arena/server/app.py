@@ -5,6 +5,7 @@ organiser, so that whether a bot or game exists does not leak."""
 from __future__ import annotations
 
 import hmac
+import mimetypes
 import shutil
 import tempfile
 import time
@@ -18,8 +19,7 @@ from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
+from starlette.routing import Route
 
 from arena import __version__
 from arena.server.hosting import Hosting
@@ -46,9 +46,8 @@ def make_app(hosting: Hosting) -> BoundedRequests:
         Route("/me/upload", web.upload, methods=["POST"]), Route("/me/bots/{bot}", web.my_bot),
         Route("/me/games/{gid:int}", web.my_game), Route("/me/submissions/{sid:int}", web.my_submission),
     ]
-    site = hosting.settings.site
-    site.mkdir(parents=True, exist_ok=True)
-    routes.append(Mount("/site", StaticFiles(directory=site, html=True)))
+    hosting.settings.site.mkdir(parents=True, exist_ok=True)
+    routes.append(Route("/site/{path:path}", web.published))
     app = Starlette(routes=routes, exception_handlers={HTTPException: _error, UploadRefused: _refused})
     cap = hosting.limits.max_upload + SMALL_BODY  # the multipart envelope around the archive
     return BoundedRequests(app, lambda path: cap if path in UPLOAD_PATHS else SMALL_BODY, hosting.body_seconds)
@@ -140,6 +139,22 @@ class _Web:
         if not bot:
             raise HTTPException(400, "name the bot: /api/games?bot=NAME")
         return JSONResponse(self.h.games_of(bot))
+
+    def published(self, request: Request) -> Response:
+        """A page or asset of the published site, read whole at once: the publisher replaces pages while they are
+        read (a file served by size, then read, could change between the two)."""
+        root = self.h.settings.site.resolve()
+        path = (root / request.path_params["path"]).resolve()
+        if path.is_dir():
+            path = path / "index.html"
+        if not path.is_relative_to(root) or path.name.endswith(".partial"):
+            raise _not_found()
+        try:
+            data = path.read_bytes()
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            raise _not_found() from None
+        kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        return Response(data, media_type=kind, headers={"Cache-Control": "no-cache"})
 
     # --- private: an author's own, else 404 ---------------------------------------------------------------------
     def api_game_log(self, request: Request) -> Response:

@@ -294,3 +294,11 @@ def test_health_answers(quiet: Server) -> None:
     with quiet.client() as c:
         assert c.get("/health").json()["status"] == "ok"
         assert c.get("/api/leaderboard").json() == []
+
+
+@pytest.mark.parametrize("path", ["/site/../arena.sqlite", "/site/%2e%2e/arena.sqlite", "/site/..%2farena.sqlite",
+                                  "/site/%2e%2e/%2e%2e/etc/passwd"])
+def test_the_published_pages_give_nothing_beside_them(quiet: Server, path: str) -> None:
+    answer = _raw(quiet, f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode(), iter(()))
+    assert answer.startswith(b"HTTP/1.1 404"), answer[:200]
+    assert b"SQLite" not in answer and b"root:" not in answer
