@@ -231,8 +231,10 @@ class _Web:
             raise _not_found()
         rows = [r for r in self.h.leaderboard() if r["bot"] == bot]
         submissions = [s for s in self.h.submissions(author) if s.bot == bot]  # type: ignore[arg-type]
+        games = self.h.games_of(bot)
         return _page("bot.html.j2", bot, author, self.csrf(request), bot=bot, rows=rows, submissions=submissions,
-                     games=self.h.games_of(bot), paused=self.h.paused(bot) and self.h.settings.pause_after)
+                     games=games, faults=self.h.faults_of(bot, games),
+                     paused=self.h.paused(bot) and self.h.settings.pause_after)
 
     def my_game(self, request: Request) -> Response:
         author, _ = self.who(request)

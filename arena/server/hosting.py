@@ -26,6 +26,7 @@ from arena.tournament.store import Store, StoredGameRow, Tournament
 SESSION_SECONDS = 14 * 24 * 3600
 DAY = 24 * 3600.0
 MAX_GAMES_LISTED = 200  # a bot's most recent games in a list
+MAX_FAULTY_GAMES = 50  # of those, the games whose faults are listed
 
 
 class Hosting:
@@ -166,6 +167,16 @@ class Hosting:
         return [{"id": g.id, "number": g.seq + 1, "status": g.status, "reason": g.reason,
                  "seats": [{"seat": s.seat, "bot": s.bot, "rank": s.rank, "score": s.score, "faults": s.faults}
                            for s in g.seats]} for g in rows]
+
+    def faults_of(self, bot: str, games: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The bot's faults in these games (of games_of), newest first: game, seat, decision and kind."""
+        found = []
+        for game in games[:MAX_FAULTY_GAMES]:
+            seats = {s["seat"] for s in game["seats"] if bot_of(s["bot"]) == bot and s["faults"]}
+            if seats:
+                found += [{"game": game["id"], "number": game["number"], "seat": f.seat, "decision": f.decision,
+                           "kind": f.kind} for f in self.store().game(game["id"]).faults if f.seat in seats]
+        return found
 
     def paused(self, bot: str) -> bool:
         """True if the bot's current version sits out for faulting in every one of its last games."""

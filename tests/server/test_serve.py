@@ -118,7 +118,12 @@ def test_a_bot_that_faults_game_after_game_sits_out_with_a_notice(tmp_path: Path
         assert admitted(server, bob, upload(server, bob, zipped(kit_bot(tmp_path / "steady"))).json()["id"])
         with server.client(alice) as c:
             assert wait_until(lambda: 'id="paused"' in c.get("/me/bots/faulty").text, 180)
-            assert "each of its last 2 games had a fault" in c.get("/me/bots/faulty").text
+            page = c.get("/me/bots/faulty").text
+            assert "each of its last 2 games had a fault" in page
+            link = page.split('class="fault"\nhref="', 1)[1].split('"', 1)[0].replace("&amp;", "&")
+            assert "#step=" in link and c.get(link.split("#")[0]).status_code == 200  # a link to the moment
+            log = page.split('class="log" href="', 1)[1].split('"', 1)[0].replace("&amp;", "&")
+            assert any(d["fault"] == "illegal" for d in c.get(log).json()["decisions"])
         with server.client(bob) as c:
             assert 'id="paused"' not in c.get("/me/bots/steady").text
 
