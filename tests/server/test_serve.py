@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -138,3 +139,25 @@ def test_a_bot_that_faults_game_after_game_sits_out_with_a_notice(tmp_path: Path
         assert counts[0] == counts[1]
     finally:
         stop(process)
+
+
+def test_twenty_authors_upload_at_once_while_games_play(server: Server, tmp_path: Path) -> None:
+    _, first = server.author("first")
+    assert admitted(server, first, upload(server, first, zipped(kit_bot(tmp_path / "firstbot"))).json()["id"])
+    assert wait_until(lambda: _games(server) >= 1, 120)
+    tokens = [server.author(f"author{i}")[1] for i in range(20)]
+    archives = [zipped(kit_bot(tmp_path / f"bot{i}")) for i in range(20)]
+    before = _games(server)
+    with ThreadPoolExecutor(20) as pool:
+        answers = list(pool.map(lambda i: upload(server, tokens[i], archives[i]), range(20)))
+    assert [a.status_code for a in answers] == [202] * 20
+    ids = [a.json()["id"] for a in answers]
+    assert len(set(ids)) == 20
+    with sqlite3.connect(server.results / "arena.sqlite") as db:
+        rows = db.execute("SELECT a.name, s.bot, s.folder FROM submissions s JOIN authors a ON a.id = s.author_id "
+                          "WHERE s.id IN (%s)" % ",".join("?" * 20), ids).fetchall()
+    assert sorted((a, b) for a, b, _ in rows) == sorted((f"author{i}", f"bot{i}") for i in range(20))
+    assert len({folder for *_, folder in rows}) == 20
+    assert all((Path(folder) / "manifest.toml").is_file() for *_, folder in rows)
+    assert wait_until(lambda: _games(server) > before, 120)  # the ladder plays on
+    assert admitted(server, tokens[0], ids[0])
