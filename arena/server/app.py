@@ -229,7 +229,7 @@ class _Web:
         bot = request.path_params["bot"]
         if not self.h.may_see(author, bot):
             raise _not_found()
-        rows = [r for r in self.h.leaderboard() if r["bot"] == bot]
+        rows = [{**r, "page": self.h.public_page(r["name"])} for r in self.h.leaderboard() if r["bot"] == bot]
         submissions = [s for s in self.h.submissions(author) if s.bot == bot]  # type: ignore[arg-type]
         games = self.h.games_of(bot)
         return _page("bot.html.j2", bot, author, self.csrf(request), bot=bot, rows=rows, submissions=submissions,

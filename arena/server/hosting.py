@@ -19,6 +19,7 @@ from arena.server.limits import BODY_SECONDS
 from arena.server.season import SeasonSettings, paused
 from arena.server.uploads import UploadLimits, UploadRefused, receive
 from arena.site.build import ASSETS
+from arena.site.data import slug
 from arena.tournament.accounts import Author, Submission
 from arena.tournament.run import sample_opponents
 from arena.tournament.store import Store, StoredGameRow, Tournament
@@ -177,6 +178,14 @@ class Hosting:
                 found += [{"game": game["id"], "number": game["number"], "seat": f.seat, "decision": f.decision,
                            "kind": f.kind} for f in self.store().game(game["id"]).faults if f.seat in seats]
         return found
+
+    def public_page(self, key: str) -> str | None:
+        """The published page of a ladder entrant (its rating's history, head to head), once there is one."""
+        t = self.tournament()
+        if t is None:
+            return None
+        relative = f"{slug(t.name)}/bots/{slug(key)}.html"
+        return f"/site/{relative}" if (self.settings.site / relative).is_file() else None
 
     def paused(self, bot: str) -> bool:
         """True if the bot's current version sits out for faulting in every one of its last games."""

@@ -48,6 +48,8 @@ def test_an_uploaded_kit_bot_is_admitted_ranked_and_its_log_is_its_authors_only(
         assert log.status_code == 200
         assert any("thinking about" in d["log"] for d in log.json()["decisions"])
         assert c.get(f"/me/games/{gid}", params={"bot": "alicebot"}).status_code == 200
+        page = c.get("/me/bots/alicebot").text  # with a link to its public page: its rating's history
+        assert 'class="public" href="/site/bali-2001-ladder/bots/alicebot.html"' in page
     with server.client(boss) as c:  # the organiser sees everything
         assert c.get(f"/api/games/{gid}/log", params={"bot": "alicebot"}).status_code == 200
         assert c.get(f"/api/submissions/{sid}").json()["status"] == "admitted"
