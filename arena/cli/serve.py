@@ -67,7 +67,8 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
 @click.option("--title", help="Same as --name, as competition files have it.", hidden=True)
 @click.option("--seats", type=click.IntRange(min=1), help="Seats per table (default: the game's fewest).")
 @click.option("--samples", type=click.Choice(SAMPLE_LEVELS), default=DEFAULT_LEVEL, show_default=True,
-              help="The strongest sample bot that fills a table the uploaded bots cannot.")
+              help="The strongest of the sample bots that always play in the ladder (seats - 1 of them, strongest "
+              "first, then random bots): the bar every upload is measured against.")
 @click.option("--wave", type=click.IntRange(min=1), default=DEFAULT_WAVE, show_default=True,
               help="Ladder tables chosen at a time from the ratings so far.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True,

@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Any, Iterator
 
 from arena.bots.entrants import FIELDS, MANIFEST, NAME_PATTERN, from_folder
-from arena.errors import ArenaError, ConfigError
+from arena.errors import ArenaError, ConfigError, bounded
 
 MIB = 1 << 20
 MAX_NAME = 255  # characters of a member's path
@@ -31,7 +31,8 @@ class UploadRefused(ArenaError):
     """An upload the competition does not take; the message is one line for its author, `status` the HTTP code."""
 
     def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
+        # One printable line of bounded length, whatever of the upload it quotes.
+        super().__init__(bounded("".join(c if c.isprintable() else "?" for c in message)))
         self.status = status
 
 

@@ -79,7 +79,7 @@ def _refused(server: Server, data: bytes, said: str, status: int = 400, filename
     answer = upload(server, token or _author(server), data, filename)
     assert answer.status_code == status, answer.text
     error = answer.json()["error"]
-    assert said in error and "\n" not in error and all(c.isprintable() for c in error)
+    assert said in error and "\n" not in error and all(c.isprintable() for c in error) and len(error) <= 400
     after = sorted(p.name for p in (server.results / "uploads").glob("*")) if (server.results / "uploads").exists() \
         else []
     assert after == before  # nothing left on disk
@@ -127,6 +127,8 @@ def test_an_oversized_upload_is_refused_before_it_is_read(quiet: Server) -> None
     ('name = "b"\nversion = "1"\nauthor = "<img src=x onerror=alert(1)>"\ncommand = "python3 bot.py"\n',
      "field 'author'"),
     ('name = "b"\nversion = "1"\ncommand = "python3 bot.py"\nevil = 1\n', "unknown field 'evil'"),
+    ('name = "b"\nversion = "1"\ncommand = "python3 ../' + "x" * 5000 + '\\u0007\\u001b[2J"\n',
+     "manifest.toml: command: '../xxx"),
 ])
 def test_markup_and_control_characters_in_the_manifest_are_refused(quiet: Server, manifest: str, said: str) -> None:
     _refused(quiet, _zip({"manifest.toml": manifest.encode(), "bot.py": b""}), said)
