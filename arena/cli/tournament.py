@@ -48,6 +48,8 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
     settings = competition.load(value)
     params = {p.name: p for p in ctx.command.params}
     for option, setting in settings.items():
+        if option in competition.SERVE_ONLY:
+            continue  # the same file hosts the competition with arena serve
         if option not in params:
             raise ConfigError(f"{value}: {competition.key_of(option)!r} is not a setting of arena tournament")
         try:

@@ -27,8 +27,13 @@ TABLES = {
                 "max_processes": "max_processes", "max_file_size": "max_file_size",
                 "max_open_files": "max_open_files", "disk_limit": "disk_limit",
                 "build_network": "build_network"},
+    # arena serve's limits on uploads (arena tournament takes none of them)
+    "serve": {"uploads_per_day": "uploads_per_day", "active_bots": "active_bots", "max_upload": "max_upload",
+              "max_unpacked": "max_unpacked", "max_members": "max_members", "body_timeout": "body_timeout",
+              "pause_after": "pause_after", "host": "host", "port": "port"},
     "rating": {"mu": "mu", "sigma": "sigma", "beta": "beta", "tau": "tau", "draw_probability": "draw_probability"},
 }
+SERVE_ONLY = frozenset(TABLES["serve"].values())  # what only arena serve reads from a shared competition file
 PATH_KEYS = frozenset({"submissions", "results_dir"})
 OPTIONS_TABLE = "options"  # the game's options, key = value, as --option KEY=VALUE
 OPTIONS_PARAM = "option_pairs"

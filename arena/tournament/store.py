@@ -26,10 +26,22 @@ from arena.errors import ArenaError, ConfigError
 from arena.match.record import GameRecord
 from arena.match.seeds import seeding
 from arena.ratings.trueskill import GameOutcome, Ratings
+from arena.tournament.accounts import (
+    SIGN_IN_SECONDS,
+    Author,
+    Status,
+    Submission,
+    author_id_of,
+    check_author_name,
+    matches,
+    new_secret,
+    salted_hash,
+)
 
 DEFAULT_DB_NAME = "arena.sqlite"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 _LOCK_WAIT = 2.0  # seconds to wait for a new lock holder to write who it is
+SERVER_LOCK = "(server)"  # the lock `arena serve` holds, beside the tournaments' (no tournament name is a file name)
 _MAX_COMMAND = 200  # characters of a lock holder's command line shown in a message
 
 _SCHEMA = """
@@ -69,6 +81,19 @@ CREATE TABLE refusals (
     reason TEXT NOT NULL, checked REAL NOT NULL, PRIMARY KEY (tournament_id, folder));
 CREATE TABLE secrets (tournament_id INTEGER PRIMARY KEY REFERENCES tournaments(id), secret TEXT NOT NULL);
 """
+# A hosted competition's authors (their token and sign-in link only as salted scrypt hashes), the bot names each
+# owns, and every uploaded version of a bot with where it is on its way into the ladder.
+_ACCOUNTS = (
+    "CREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, organiser INTEGER NOT NULL, "
+    "token_salt BLOB, token_hash BLOB, link_salt BLOB, link_hash BLOB, link_expires REAL, created REAL NOT NULL, "
+    "revoked REAL)",
+    "CREATE TABLE owners (bot TEXT PRIMARY KEY, author_id INTEGER NOT NULL REFERENCES authors(id))",
+    "CREATE TABLE submissions (id INTEGER PRIMARY KEY, author_id INTEGER NOT NULL REFERENCES authors(id), "
+    "bot TEXT NOT NULL, version TEXT NOT NULL, folder TEXT NOT NULL, status TEXT NOT NULL CHECK (status IN "
+    "('queued', 'building', 'validating', 'admitted', 'refused')), reason TEXT NOT NULL, created REAL NOT NULL, "
+    "updated REAL NOT NULL, build_log TEXT NOT NULL DEFAULT '')",
+    "CREATE INDEX submissions_by_author ON submissions (author_id, created)",
+)
 
 # MIGRATIONS[v] takes a store of schema v to v + 1; they run in one transaction, so a failure changes nothing.
 MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -85,6 +110,8 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     # number (0 unless one was given), and `secrets_from` tells them from the public-seeded ones started since.
     3: ("CREATE TABLE secrets (tournament_id INTEGER PRIMARY KEY REFERENCES tournaments(id), secret TEXT NOT NULL)",
         "INSERT INTO meta VALUES ('secrets_from', (SELECT COALESCE(MAX(id), 0) + 1 FROM tournaments))"),
+    # `arena serve` hosts a competition: its authors and their uploaded submissions.
+    4: _ACCOUNTS,
 }
 
 
@@ -367,7 +394,7 @@ class Store:
         if version == SCHEMA_VERSION:
             return
         if version is None:
-            for statement in filter(str.strip, _SCHEMA.split(";")):
+            for statement in [*filter(str.strip, _SCHEMA.split(";")), *_ACCOUNTS]:
                 self.db.execute(statement)
             self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             return
@@ -699,6 +726,173 @@ class Store:
                       in rows)
         return StoredGameRow(gid, seq, table, seed, status, reason, bool(cut_short), replay, seconds, seats)
 
+    # --- a hosted competition: authors and submissions --------------------------------------------------------------
+    @_guarded
+    def hold_server(self) -> None:
+        """Hold this store's server lock until the store is closed: StoreBusy if another `arena serve` holds it."""
+        try:
+            self._locks.append(_TournamentLock.acquire(self.path, SERVER_LOCK))
+        except StoreBusy:
+            raise StoreBusy(f"the results store {shlex.quote(str(self.path))} is already served by another arena "
+                            "serve: stop it first, or give this one another --results or --db") from None
+
+    @_guarded
+    def server_key(self) -> bytes:
+        """The key that signs this store's session cookies, made on first use (kept where no bot reads it)."""
+        self.db.execute("INSERT OR IGNORE INTO meta VALUES ('session_key', ?)", (os.urandom(32).hex(),))
+        return bytes.fromhex(self.db.execute("SELECT value FROM meta WHERE key = 'session_key'").fetchone()[0])
+
+    @_guarded
+    def add_author(self, name: str, organiser: bool = False) -> tuple[Author, str, str]:
+        """A new author: (the author, their API token, their sign-in code), the secrets shown only this once;
+        ConfigError if the name is taken or not a name."""
+        check_author_name(name)
+        with self._transaction():
+            if self.db.execute("SELECT 1 FROM authors WHERE name = ?", (name,)).fetchone():
+                raise ConfigError(f"there is already an author {name!r}: choose another name, or revoke that one")
+            now = time.time()
+            aid = self.db.execute("INSERT INTO authors (name, organiser, created) VALUES (?,?,?)",
+                                  (name, int(organiser), now)).lastrowid
+            token, code = new_secret(aid), new_secret(aid)
+            self.db.execute("UPDATE authors SET token_salt = ?, token_hash = ?, link_salt = ?, link_hash = ?, "
+                            "link_expires = ? WHERE id = ?",
+                            (*salted_hash(token), *salted_hash(code), now + SIGN_IN_SECONDS, aid))
+        return Author(aid, name, organiser, now), token, code
+
+    @_guarded
+    def authors(self) -> list[Author]:
+        """Every author, oldest first (revoked ones included)."""
+        rows = self.db.execute("SELECT id, name, organiser, created, revoked FROM authors ORDER BY id")
+        return [Author(i, n, bool(o), c, r) for i, n, o, c, r in rows]
+
+    @_guarded
+    def author(self, aid: int) -> Author | None:
+        """The author with that id, if they exist and are not revoked."""
+        row = self.db.execute("SELECT id, name, organiser, created, revoked FROM authors WHERE id = ? AND revoked "
+                              "IS NULL", (aid,)).fetchone()
+        return None if row is None else Author(row[0], row[1], bool(row[2]), row[3], row[4])
+
+    @_guarded
+    def revoke_author(self, name: str) -> Author:
+        """Revoke an author: their token, sign-in link and sessions stop working; ConfigError if there is none."""
+        cur = self.db.execute("UPDATE authors SET revoked = ?, token_hash = NULL, link_hash = NULL WHERE name = ? "
+                              "AND revoked IS NULL", (time.time(), name))
+        if cur.rowcount == 0:
+            raise ConfigError(f"no author {name!r} to revoke; arena authors list shows them")
+        return next(a for a in self.authors() if a.name == name)
+
+    @_guarded
+    def author_by_token(self, token: str) -> Author | None:
+        """The (not revoked) author whose API token this is, else None."""
+        aid = author_id_of(token)
+        row = None if aid is None else self.db.execute(
+            "SELECT token_salt, token_hash FROM authors WHERE id = ? AND revoked IS NULL", (aid,)).fetchone()
+        return self.author(aid) if row is not None and aid is not None and matches(token, *row) else None
+
+    @_guarded
+    def sign_in(self, code: str) -> Author | None:
+        """The author whose unused, unexpired sign-in code this is (it is then used up), else None."""
+        aid = author_id_of(code)
+        row = None if aid is None else self.db.execute(
+            "SELECT link_salt, link_hash, link_expires FROM authors WHERE id = ? AND revoked IS NULL",
+            (aid,)).fetchone()
+        if row is None or (row[2] or 0) < time.time() or not matches(code, row[0], row[1]):
+            return None
+        self.db.execute("UPDATE authors SET link_hash = NULL WHERE id = ?", (aid,))
+        return self.author(aid)  # type: ignore[arg-type]
+
+    @_guarded
+    def bot_owner(self, bot: str) -> str | None:
+        """The name of the author who owns a bot name, or None if nobody does yet."""
+        row = self.db.execute("SELECT a.name FROM owners o JOIN authors a ON a.id = o.author_id WHERE o.bot = ?",
+                              (bot,)).fetchone()
+        return None if row is None else row[0]
+
+    @_guarded
+    def add_submission(self, author: Author, bot: str, version: str, folder: str) -> Submission:
+        """A new queued submission of `bot` by `author`, who owns the name from then on (checked by the caller)."""
+        now = time.time()
+        with self._transaction():
+            self.db.execute("INSERT OR IGNORE INTO owners VALUES (?, ?)", (bot, author.id))
+            sid = self.db.execute("INSERT INTO submissions (author_id, bot, version, folder, status, reason, created, "
+                                  "updated) VALUES (?,?,?,?,?,?,?,?)",
+                                  (author.id, bot, version, folder, Status.QUEUED.value, "", now, now)).lastrowid
+        return self.submission(sid)  # type: ignore[return-value]
+
+    @_guarded
+    def set_status(self, sid: int, status: Status, reason: str = "", build_log: str | None = None) -> None:
+        """Move a submission on (with the reason of a refusal, and the build's log once there is one)."""
+        self.db.execute("UPDATE submissions SET status = ?, reason = ?, updated = ?, build_log = COALESCE(?, "
+                        "build_log) WHERE id = ?", (status.value, reason, time.time(), build_log, sid))
+
+    _SUBMISSION = ("SELECT s.id, a.name, s.bot, s.version, s.folder, s.status, s.reason, s.created, s.updated, "
+                   "s.build_log FROM submissions s JOIN authors a ON a.id = s.author_id ")
+
+    @_guarded
+    def submission(self, sid: int) -> Submission | None:
+        """One submission by id, or None."""
+        row = self.db.execute(self._SUBMISSION + "WHERE s.id = ?", (sid,)).fetchone()
+        return None if row is None else _submission(row)
+
+    @_guarded
+    def submissions(self, author: str | None = None, status: Status | None = None) -> list[Submission]:
+        """Submissions, oldest first: an author's (None: everyone's), in one status (None: any)."""
+        rows = self.db.execute(self._SUBMISSION + "WHERE (? IS NULL OR a.name = ?) AND (? IS NULL OR s.status = ?) "
+                               "ORDER BY s.id", (author, author, status, status))
+        return [_submission(row) for row in rows]
+
+    @_guarded
+    def uploads_since(self, author: Author, since: float) -> int:
+        """How many submissions an author uploaded since a time."""
+        return self.db.execute("SELECT COUNT(*) FROM submissions WHERE author_id = ? AND created >= ?",
+                               (author.id, since)).fetchone()[0]
+
+    @_guarded
+    def owned_bots(self, author: Author) -> list[str]:
+        """The bot names an author owns."""
+        return [r[0] for r in self.db.execute("SELECT bot FROM owners WHERE author_id = ? ORDER BY bot",
+                                              (author.id,))]
+
+    @_guarded
+    def games_of(self, tid: int, bot: str, limit: int) -> list[StoredGameRow]:
+        """A bot's latest `limit` games in a tournament (any of its versions, whose keys are NAME@VERSION), newest
+        first."""
+        rows = self.db.execute(
+            "SELECT id, seq, table_no, seed, status, reason, cut_short, replay, seconds FROM games WHERE id IN "
+            "(SELECT s.game_id FROM seats s JOIN games g ON g.id = s.game_id WHERE g.tournament_id = ? AND "
+            "(s.name = ? OR substr(s.name, 1, ?) = ?)) ORDER BY seq DESC LIMIT ?",
+            (tid, bot, len(bot) + 1, bot + "@", limit)).fetchall()
+        return [self._game_row(row) for row in rows]
+
+    @_guarded
+    def latest_game(self, tid: int) -> int:
+        """The id of a tournament's latest stored game (0 before any): whether anything changed since a look."""
+        return self.db.execute("SELECT COALESCE(MAX(id), 0) FROM games WHERE tournament_id = ?", (tid,)).fetchone()[0]
+
+    @_guarded
+    def faulty_streak(self, tid: int, key: str, games: int) -> int:
+        """How many of an entrant's last `games` games in a row, the latest first, had a fault of its seat."""
+        rows = self.db.execute("SELECT s.faults > 0 OR s.disqualified FROM seats s JOIN games g ON g.id = s.game_id "
+                               "WHERE g.tournament_id = ? AND s.name = ? AND g.status = 'done' ORDER BY g.seq DESC "
+                               "LIMIT ?", (tid, key, games)).fetchall()
+        streak = 0
+        while streak < len(rows) and rows[streak][0]:
+            streak += 1
+        return streak
+
+    @_guarded
+    def requeue_unfinished(self) -> int:
+        """Submissions a stopped server left building or validating are queued again; returns how many."""
+        return self.db.execute("UPDATE submissions SET status = 'queued', updated = ? WHERE status IN ('building', "
+                               "'validating')", (time.time(),)).rowcount
+
+    @_guarded
+    def current_versions(self) -> list[Submission]:
+        """Per bot name, its latest admitted submission: what plays in the ladder."""
+        rows = self.db.execute(self._SUBMISSION + "WHERE s.id IN (SELECT MAX(id) FROM submissions WHERE status = "
+                               "'admitted' GROUP BY bot) ORDER BY s.bot")
+        return [_submission(row) for row in rows]
+
 
 SHOWN = ("max_fault_rate",)  # settings of how a tournament is shown, not of what it plays: they may change
 
@@ -721,6 +915,11 @@ def _changed(name: str, path: Path, fmt: str, stored: dict[str, Any], config: di
                 "a ladder, which entrants may join and leave")
     return (f"tournament {name!r} already exists in {str(path)!r} with another configuration; choose another "
             "--name or the same settings")
+
+
+def _submission(row: tuple[Any, ...]) -> Submission:
+    sid, author, bot, version, folder, status, reason, created, updated, log = row
+    return Submission(sid, author, bot, version, folder, Status(status), reason, created, updated, log)
 
 
 def _damaged(path: Path, detail: str) -> str:

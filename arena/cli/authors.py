@@ -1,0 +1,64 @@
+"""`arena authors`: the competitors (and organisers) of a competition hosted by `arena serve`."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+from tabulate import tabulate
+
+from arena.cli.params import db_option, results_option, store_path
+from arena.tournament.store import Store
+
+DEFAULT_URL = "http://127.0.0.1:8000"
+
+
+@click.group()
+def authors() -> None:
+    """Add, list and revoke the authors who may upload bots to `arena serve`."""
+
+
+@authors.command()
+@click.argument("name")
+@click.option("--organiser", is_flag=True, help="An organiser, who sees every author's bots, games and logs.")
+@click.option("--url", default=DEFAULT_URL, show_default=True,
+              help="The address the competition is reached at, for the sign-in link.")
+@results_option
+@db_option
+def add(name: str, organiser: bool, url: str, results_dir: Path, db: Path | None) -> None:
+    """Add an author NAME: prints their one-time sign-in link, then their API token alone on the last line. Neither
+    is stored (only a slow hash of each), so send them now."""
+    with Store(store_path(results_dir, db)) as store:
+        author, token, code = store.add_author(name, organiser)
+    click.echo(f"sign-in link for {author.name} (one use, within a week): {url.rstrip('/')}/signin/{code}")
+    click.echo(token)
+
+
+@authors.command(name="list")
+@results_option
+@db_option
+def list_(results_dir: Path, db: Path | None) -> None:
+    """List the authors: name, role, when added, and whether revoked."""
+    with Store(store_path(results_dir, db)) as store:
+        rows = [(a.name, "organiser" if a.organiser else "author", _when(a.created), _when(a.revoked) or "")
+                for a in store.authors()]
+    if not rows:
+        click.echo("no author yet: arena authors add NAME")
+        return
+    click.echo(tabulate(rows, headers=("name", "role", "added", "revoked")))
+
+
+@authors.command()
+@click.argument("name")
+@results_option
+@db_option
+def revoke(name: str, results_dir: Path, db: Path | None) -> None:
+    """Revoke author NAME: their token, sign-in link and sessions stop working; their bots and games are kept."""
+    with Store(store_path(results_dir, db)) as store:
+        store.revoke_author(name)
+    click.echo(f"revoked {name}")
+
+
+def _when(stamp: float | None) -> str:
+    return "" if stamp is None else time.strftime("%Y-%m-%d %H:%M", time.gmtime(stamp))

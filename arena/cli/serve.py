@@ -1,0 +1,127 @@
+"""`arena serve`: host a competition from one command: uploads, statuses, private logs and a live leaderboard
+over the results store, while the uploaded bots are admitted and the ladder is played."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import click
+
+from arena.bots.sandbox import Sandbox
+from arena.cli.params import (
+    GAME,
+    announce_sandbox,
+    db_option,
+    game_options,
+    rating_options,
+    results_option,
+    sandbox_options,
+    store_path,
+    time_options,
+)
+from arena.errors import ConfigError
+from arena.games import SAMPLE_LEVELS, Game
+from arena.ratings.trueskill import RatingConfig
+from arena.server.limits import BODY_SECONDS
+from arena.server.season import PAUSE_AFTER
+from arena.server.uploads import MIB, UploadLimits
+from arena.tournament import competition
+from arena.tournament.formats.ladder import DEFAULT_WAVE
+from arena.tournament.run import DEFAULT_LEVEL
+from protocol import TimeControl
+
+DEFAULTS = UploadLimits()
+
+
+def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | None) -> None:
+    """Eager: the competition file's settings become the command's defaults; options given on the command line
+    win. A ladder is what a server plays: another format, or a setting of a fixed schedule, is refused."""
+    if value is None or ctx.resilient_parsing:
+        return
+    settings = competition.load(value)
+    if settings.pop("fmt", "ladder") != "ladder":
+        raise ConfigError(f"{value}: arena serve plays a ladder: remove 'format' or make it \"ladder\"")
+    params = {p.name: p for p in ctx.command.params}
+    for option, setting in settings.items():
+        if option not in params:
+            raise ConfigError(f"{value}: {competition.key_of(option)!r} is not a setting of arena serve")
+        try:
+            params[option].type_cast_value(ctx, setting)
+        except click.BadParameter as exc:
+            raise ConfigError(f"{value}: bad value for {competition.key_of(option)!r}: {exc.message}") from None
+    ctx.default_map = {**(ctx.default_map or {}), **settings}
+
+
+@click.command()
+@click.option("--config", type=click.Path(dir_okay=False, path_type=Path), is_eager=True, expose_value=False,
+              callback=_competition_file, help="A competition file (TOML) holding the settings, its [serve] table "
+              "the upload limits; options given on the command line override it.")
+@click.argument("game", type=GAME)
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="The address to listen on (behind a reverse proxy, keep the default).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="The port to listen on; 0 picks a free one (printed).")
+@click.option("--name", help="The ladder's name in the store (default: GAME-ladder).")
+@click.option("--title", help="Same as --name, as competition files have it.", hidden=True)
+@click.option("--seats", type=click.IntRange(min=1), help="Seats per table (default: the game's fewest).")
+@click.option("--samples", type=click.Choice(SAMPLE_LEVELS), default=DEFAULT_LEVEL, show_default=True,
+              help="The strongest of the sample bots that always play in the ladder (seats - 1 of them, strongest "
+              "first, then random bots): the bar every upload is measured against.")
+@click.option("--wave", type=click.IntRange(min=1), default=DEFAULT_WAVE, show_default=True,
+              help="Ladder tables chosen at a time from the ratings so far.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True,
+              help="Ladder tables played at once, each in its own worker process.")
+@click.option("--seed", "-s", type=int, default=None, help="A public seed for the ladder's deals (default: a "
+              "secret one the store keeps).")
+@click.option("--uploads-per-day", type=click.IntRange(min=1), default=DEFAULTS.uploads_per_day, show_default=True,
+              help="Uploads an author may make in 24 hours.")
+@click.option("--active-bots", type=click.IntRange(min=1), default=DEFAULTS.active_bots, show_default=True,
+              help="Bot names an author may own.")
+@click.option("--max-upload", type=click.IntRange(min=1), default=DEFAULTS.max_upload // MIB, show_default=True,
+              metavar="MIB", help="The largest archive taken, in MiB.")
+@click.option("--max-unpacked", type=click.IntRange(min=1), default=DEFAULTS.max_unpacked // MIB,
+              show_default=True, metavar="MIB", help="The most an archive may unpack to, in MiB.")
+@click.option("--max-members", type=click.IntRange(min=1), default=DEFAULTS.max_members, show_default=True,
+              help="The most files and folders an archive may hold.")
+@click.option("--body-timeout", type=click.FloatRange(min=0, min_open=True), default=BODY_SECONDS, show_default=True,
+              metavar="SECONDS", help="A request's body must arrive whole within this (a slow or endless body is "
+              "cut off with 408).")
+@click.option("--pause-after", type=click.IntRange(min=1), default=PAUSE_AFTER, show_default=True,
+              metavar="GAMES", help="A bot whose last GAMES games each had a fault of its own sits out, with a "
+              "notice on its author's page, until a new version is admitted.")
+@click.option("--no-play", is_flag=True, help="Serve only: admit no upload and play no game (the pages and the "
+              "API over the store as it is).")
+@time_options
+@sandbox_options
+@game_options
+@rating_options
+@results_option
+@db_option
+def serve(game: Game, host: str, port: int, name: str | None, title: str | None, seats: int | None, samples: str,
+          wave: int, jobs: int, seed: int | None, uploads_per_day: int, active_bots: int, max_upload: int,
+          max_unpacked: int, max_members: int, body_timeout: float, pause_after: int, no_play: bool, time: TimeControl,
+          sandbox: Sandbox,
+          options: dict[str, Any] | None, rating: RatingConfig, results_dir: Path, db: Path | None) -> None:
+    """Host a competition at GAME: authors (added with `arena authors add`) upload bots in the browser or with
+    their API token, follow their admission, and see their own bots' games with their logs; everyone sees the
+    leaderboard and the games. The ladder of the admitted bots is played all the while.
+
+    \b
+    arena authors add alice        # prints her sign-in link and API token
+    arena serve bali-2001 --port 8000
+    curl -H "Authorization: Bearer TOKEN" -F file=@bot.zip http://127.0.0.1:8000/api/submissions
+    """
+    from arena.server import serve as run_server
+    from arena.server.hosting import Hosting
+    from arena.server.season import SeasonSettings
+
+    sandbox.check_strangers()
+    settings = SeasonSettings(game.name, name or title or f"{game.name}-ladder", results_dir,
+                              store_path(results_dir, db), seats, wave, jobs, samples, options, time,
+                              sandbox.resolved(), rating, seed, pause_after)
+    limits = UploadLimits(max_upload=max_upload * MIB, max_unpacked=max_unpacked * MIB, max_members=max_members,
+                          uploads_per_day=uploads_per_day, active_bots=active_bots)
+    announce_sandbox(settings.sandbox)
+    run_server(Hosting(settings, limits, body_timeout), host, port, play=not no_play)

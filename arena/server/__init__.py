@@ -1,0 +1,94 @@
+"""`arena serve`: one process that hosts a competition: a web site (uploads, statuses, private logs, the live
+leaderboard) over the results store, while it admits uploads and plays the ladder."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import logging
+import signal
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from typing import IO, Any
+
+from arena.errors import ArenaError
+from arena.server.hosting import Hosting
+from arena.server.season import Season, SeasonSettings
+from arena.tournament.store import Store
+
+log = logging.getLogger("arena.serve")
+MAX_CONNECTIONS = 200  # at once; more are answered 503 by the server itself
+KEEP_ALIVE = 5  # seconds an idle connection is kept
+MAX_HEADERS = 16 * 1024  # bytes of a request's line and headers
+
+
+def publish_site(s: SeasonSettings) -> None:
+    """Bring the public pages (leaderboard, bot pages, replay pages without bot output) up to date."""
+    from arena.site.build import publish
+
+    with Store(s.db) as store:
+        if any(t.name == s.name for t in store.tournaments()):
+            publish(store, s.results_dir, s.site, names=[s.name], title=s.name, game_pages=True, jobs=1)
+
+
+def serve(hosting: Hosting, host: str, port: int, out: IO[str] = sys.stdout, play: bool = True) -> None:
+    """Serve the competition until Ctrl-C (or SIGTERM): StoreBusy if another server holds the store. Prints
+    `serving on http://HOST:PORT` to out once requests are answered."""
+    import uvicorn
+
+    from arena.server.app import make_app
+
+    with Store(hosting.settings.db) as lock:
+        lock.hold_server()
+        # The pages are made in a process of their own, so that drawing them never holds up a request.
+        # A Ctrl-C reaches it too: the server stops it, not the signal.
+        publisher = ProcessPoolExecutor(1, mp_context=get_context("spawn"), initializer=signal.signal,
+                                        initargs=(signal.SIGINT, signal.SIG_IGN))
+        season = Season(hosting.settings, on_wave=lambda: _publish(publisher, hosting.settings))
+        hosting.playing = lambda: season.playing if season.runner is not None else ()
+        config = uvicorn.Config(make_app(hosting), host=host, port=port, log_config=_log_config(), access_log=True,
+                                limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=KEEP_ALIVE,
+                                h11_max_incomplete_event_size=MAX_HEADERS, proxy_headers=True,
+                                timeout_graceful_shutdown=5)
+        server = uvicorn.Server(config)
+        if play:
+            season.start()
+        try:
+            asyncio.run(_serve(server, out, f"{host}:{port}"))
+        finally:
+            season.stop()
+            publisher.shutdown(wait=False, cancel_futures=True)
+
+
+def _publish(publisher: ProcessPoolExecutor, settings: SeasonSettings) -> None:
+    try:
+        publisher.submit(publish_site, settings).result()
+    except Exception as exc:  # the pages stay as they were; the season goes on
+        log.error("the public pages could not be brought up to date: %s: %s", type(exc).__name__, exc)
+
+
+async def _serve(server: Any, out: IO[str], address: str) -> None:
+    task = asyncio.create_task(server.serve())
+    while not server.started and not task.done():
+        await asyncio.sleep(0.02)
+    if server.started:
+        host, port = server.servers[0].sockets[0].getsockname()[:2]
+        out.write(f"serving on http://{host}:{port}\n")
+        out.flush()
+    try:
+        await task
+    except SystemExit:  # uvicorn could not start (it has logged why)
+        raise ArenaError(f"cannot serve on {address}: is the port taken, or the address not this machine's?") \
+            from None
+
+
+def _log_config() -> dict[str, object]:
+    """uvicorn's logging, every line (requests included) on stderr: stdout holds only the address."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    for handler in config["handlers"].values():  # type: ignore[union-attr]
+        handler["stream"] = "ext://sys.stderr"
+    config["loggers"]["arena"] = {"handlers": ["default"], "level": "INFO", "propagate": False}  # type: ignore[index]
+    return config

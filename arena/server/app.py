@@ -1,0 +1,253 @@
+"""The web layer of `arena serve`: routes that turn requests into calls of the hosting library (hosting.py) and
+their results into JSON or pages. Private pages answer 404, never 403, to anyone but their author and the
+organiser, so that whether a bot or game exists does not leak."""
+
+from __future__ import annotations
+
+import hmac
+import mimetypes
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from arena import __version__
+from arena.server.hosting import Hosting
+from arena.server.limits import SMALL_BODY, BoundedRequests
+from arena.server.uploads import UploadRefused
+from arena.tournament.accounts import Author
+
+COOKIE = "arena_session"
+UPLOAD_PATHS = ("/api/submissions", "/me/upload")
+NOT_FOUND = "not found"
+_env = jinja2.Environment(loader=jinja2.PackageLoader("arena.server", "templates"), autoescape=True)
+
+
+def make_app(hosting: Hosting) -> BoundedRequests:
+    """The served competition as an ASGI app, every request bounded in size and time."""
+    web = _Web(hosting)
+    routes = [
+        Route("/health", web.health), Route("/", web.board), Route("/api/leaderboard", web.api_leaderboard),
+        Route("/api/games", web.api_games), Route("/api/games/{gid:int}/log", web.api_game_log),
+        Route("/api/submissions", web.api_submit, methods=["POST"]),
+        Route("/api/submissions/{sid:int}", web.api_submission),
+        Route("/signin/{code}", web.signin_page), Route("/signin", web.signin, methods=["POST"]),
+        Route("/signout", web.signout, methods=["POST"]), Route("/me", web.me),
+        Route("/me/upload", web.upload, methods=["POST"]), Route("/me/bots/{bot}", web.my_bot),
+        Route("/me/games/{gid:int}", web.my_game), Route("/me/submissions/{sid:int}", web.my_submission),
+    ]
+    hosting.settings.site.mkdir(parents=True, exist_ok=True)
+    routes.append(Route("/site/{path:path}", web.published))
+    app = Starlette(routes=routes, exception_handlers={HTTPException: _error, UploadRefused: _refused})
+    cap = hosting.limits.max_upload + SMALL_BODY  # the multipart envelope around the archive
+    return BoundedRequests(app, lambda path: cap if path in UPLOAD_PATHS else SMALL_BODY, hosting.body_seconds)
+
+
+def _wants_json(request: Request) -> bool:
+    return request.url.path.startswith("/api/") or request.url.path == "/health"
+
+
+async def _error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    if _wants_json(request):
+        return JSONResponse({"error": exc.detail}, exc.status_code)
+    return _page("message.html.j2", exc.detail, None, status=exc.status_code, message=exc.detail)
+
+
+async def _refused(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, UploadRefused)
+    if _wants_json(request):
+        return JSONResponse({"error": str(exc)}, exc.status)
+    return _page("message.html.j2", "upload refused", None, status=exc.status, message=str(exc))
+
+
+def _page(template: str, title: str, author: Author | None, csrf: str = "", status: int = 200,
+          **values: Any) -> HTMLResponse:
+    text = _env.get_template(template).render(title=title, author=author, csrf=csrf, when=_when, now=time.time(),
+                                              version=__version__, **values)
+    return HTMLResponse(text, status, headers={"Cache-Control": "no-store", "X-Frame-Options": "DENY",
+                                               "X-Content-Type-Options": "nosniff"})
+
+
+def _when(stamp: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.gmtime(stamp))
+
+
+def _not_found() -> HTTPException:
+    return HTTPException(404, NOT_FOUND)
+
+
+class _Web:
+    """The route handlers, over one Hosting."""
+
+    def __init__(self, hosting: Hosting) -> None:
+        self.h = hosting
+
+    # --- who is asking ------------------------------------------------------------------------------------------
+    def who(self, request: Request) -> tuple[Author | None, bool]:
+        """(the author, whether by a session cookie): a bearer token wins over a cookie; a bad token is a 401."""
+        header = request.headers.get("authorization", "")
+        if header:
+            scheme, _, token = header.partition(" ")
+            author = self.h.by_token(token.strip()) if scheme.lower() == "bearer" else None
+            if author is None:
+                raise HTTPException(401, "the API token is not valid (revoked, mistyped, or not a token)")
+            return author, False
+        cookie = request.cookies.get(COOKIE, "")
+        return (self.h.by_session(cookie) if cookie else None), True
+
+    def signed_in(self, request: Request) -> Author:
+        author, _ = self.who(request)
+        if author is None:
+            raise HTTPException(401, "sign in first: open the sign-in link the organiser sent you")
+        return author
+
+    def csrf(self, request: Request) -> str:
+        return self.h.csrf_for(request.cookies.get(COOKIE, ""))
+
+    def check_csrf(self, request: Request, sent: Any) -> None:
+        """A change made with a session cookie must carry the session's CSRF token (a form's hidden field)."""
+        if not isinstance(sent, str) or not hmac.compare_digest(sent, self.csrf(request)):
+            raise HTTPException(403, "the form has no valid CSRF token: reload the page and send it again")
+
+    # --- public -------------------------------------------------------------------------------------------------
+    def health(self, request: Request) -> Response:
+        t = self.h.tournament()
+        return JSONResponse({"status": "ok", "version": __version__, "tournament": t.name if t else None})
+
+    def board(self, request: Request) -> Response:
+        author, _ = self.who(request)
+        site = "/site/" if (self.h.settings.site / "index.html").is_file() else None
+        return _page("board.html.j2", f"{self.h.settings.name}: leaderboard", author, self.csrf(request),
+                     rows=self.h.leaderboard(), site=site, playing=self.h.playing())
+
+    def api_leaderboard(self, request: Request) -> Response:
+        return JSONResponse(self.h.leaderboard())
+
+    def api_games(self, request: Request) -> Response:
+        bot = request.query_params.get("bot", "")
+        if not bot:
+            raise HTTPException(400, "name the bot: /api/games?bot=NAME")
+        return JSONResponse(self.h.games_of(bot))
+
+    def published(self, request: Request) -> Response:
+        """A page or asset of the published site, read whole at once: the publisher replaces pages while they are
+        read (a file served by size, then read, could change between the two)."""
+        root = self.h.settings.site.resolve()
+        path = (root / request.path_params["path"]).resolve()
+        if path.is_dir():
+            path = path / "index.html"
+        if not path.is_relative_to(root) or path.name.endswith(".partial"):
+            raise _not_found()
+        try:
+            data = path.read_bytes()
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            raise _not_found() from None
+        kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        return Response(data, media_type=kind, headers={"Cache-Control": "no-cache"})
+
+    # --- private: an author's own, else 404 ---------------------------------------------------------------------
+    def api_game_log(self, request: Request) -> Response:
+        author, _ = self.who(request)
+        found = self.h.game_log(author, request.path_params["gid"], request.query_params.get("bot", ""))
+        if found is None:
+            raise _not_found()
+        return JSONResponse(found)
+
+    def api_submission(self, request: Request) -> Response:
+        author, _ = self.who(request)
+        found = None if author is None else self.h.submission(author, request.path_params["sid"])
+        if found is None:
+            raise _not_found()
+        return JSONResponse(found.to_dict())
+
+    async def api_submit(self, request: Request) -> Response:
+        submission = await self._submit(request)
+        return JSONResponse({"id": submission.id, "status": submission.status.value}, 202)
+
+    async def upload(self, request: Request) -> Response:
+        submission = await self._submit(request)
+        return RedirectResponse(f"/me/submissions/{submission.id}", 303)
+
+    async def _submit(self, request: Request) -> Any:
+        author, by_session = await run_in_threadpool(self.who, request)
+        if author is None:
+            raise HTTPException(401, "sign in, or send your API token as: Authorization: Bearer TOKEN")
+        async with request.form(max_files=1, max_fields=4) as form:
+            if by_session:
+                self.check_csrf(request, form.get("csrf"))
+            upload = form.get("file")
+            if not isinstance(upload, UploadFile) or not upload.filename:
+                raise HTTPException(400, "send the archive as the multipart field 'file'")
+            with tempfile.TemporaryDirectory(prefix="arena-upload-") as work:
+                archive = Path(work) / "upload"
+                with open(archive, "wb") as out:
+                    await run_in_threadpool(shutil.copyfileobj, upload.file, out)
+                return await run_in_threadpool(self.h.submit, author, archive, upload.filename)
+
+    def signin_page(self, request: Request) -> Response:
+        return _page("signin.html.j2", "sign in", None, code=request.path_params["code"][:200])
+
+    async def signin(self, request: Request) -> Response:
+        async with request.form(max_files=0, max_fields=2) as form:
+            code = form.get("code")
+        author = await run_in_threadpool(self.h.sign_in, code) if isinstance(code, str) else None
+        if author is None:
+            raise HTTPException(403, "this sign-in link is not valid: it was used already, has expired or was "
+                                "revoked; ask the organiser for a new one")
+        response = RedirectResponse("/me", 303)
+        response.set_cookie(COOKIE, self.h.session_for(author), max_age=14 * 24 * 3600, httponly=True,
+                            samesite="lax", secure=request.url.scheme == "https")
+        return response
+
+    async def signout(self, request: Request) -> Response:
+        async with request.form(max_files=0, max_fields=2) as form:
+            self.check_csrf(request, form.get("csrf"))
+        response = RedirectResponse("/", 303)
+        response.delete_cookie(COOKIE)
+        return response
+
+    def me(self, request: Request) -> Response:
+        author = self.signed_in(request)
+        store = self.h.store()
+        bots = store.owned_bots(author) if not author.organiser else sorted({s.bot for s in store.submissions()})
+        return _page("me.html.j2", f"{author.name}: your bots", author, self.csrf(request), bots=bots,
+                     submissions=self.h.submissions(author))
+
+    def my_bot(self, request: Request) -> Response:
+        author, _ = self.who(request)
+        bot = request.path_params["bot"]
+        if not self.h.may_see(author, bot):
+            raise _not_found()
+        rows = [{**r, "page": self.h.public_page(r["name"])} for r in self.h.leaderboard() if r["bot"] == bot]
+        submissions = [s for s in self.h.submissions(author) if s.bot == bot]  # type: ignore[arg-type]
+        games = self.h.games_of(bot)
+        return _page("bot.html.j2", bot, author, self.csrf(request), bot=bot, rows=rows, submissions=submissions,
+                     games=games, faults=self.h.faults_of(bot, games),
+                     paused=self.h.paused(bot) and self.h.settings.pause_after)
+
+    def my_game(self, request: Request) -> Response:
+        author, _ = self.who(request)
+        page = self.h.private_replay(author, request.path_params["gid"], request.query_params.get("bot", ""))
+        if page is None:
+            raise _not_found()
+        return HTMLResponse(page, headers={"Cache-Control": "no-store", "X-Frame-Options": "DENY"})
+
+    def my_submission(self, request: Request) -> Response:
+        author, _ = self.who(request)
+        found = None if author is None else self.h.submission(author, request.path_params["sid"])
+        if found is None:
+            raise _not_found()
+        return _page("submission.html.j2", f"submission {found.id}: {found.bot}", author, self.csrf(request),
+                     s=found)
+

@@ -1,0 +1,258 @@
+"""What `arena serve` answers, as a library: who is asking (a token or a signed session), uploads, statuses, the
+leaderboard, a bot's games, and a game's log or replay page for its author and the organiser only. The web layer
+(arena/server/app.py) only turns requests into these calls and their results into responses."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import shutil
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from arena.errors import ArenaError
+from arena.games import get_game
+from arena.match.record import load_record
+from arena.server.limits import BODY_SECONDS
+from arena.server.season import SeasonSettings, paused
+from arena.server.uploads import UploadLimits, UploadRefused, receive
+from arena.site.build import ASSETS
+from arena.site.data import slug
+from arena.tournament.accounts import Author, Submission
+from arena.tournament.run import sample_opponents
+from arena.tournament.store import Store, StoredGameRow, Tournament, replay_path
+
+SESSION_SECONDS = 14 * 24 * 3600
+DAY = 24 * 3600.0
+MAX_GAMES_LISTED = 200  # a bot's most recent games in a list
+MAX_FAULTY_GAMES = 50  # of those, the games whose faults are listed
+
+
+class Hosting:
+    """A served competition: its settings, upload limits, and a store connection per serving thread."""
+
+    def __init__(self, settings: SeasonSettings, limits: UploadLimits = UploadLimits(),
+                 body_seconds: float = BODY_SECONDS) -> None:
+        self.settings = settings
+        self.limits = limits
+        self.body_seconds = body_seconds
+        self._local = threading.local()
+        self._submitting = threading.Lock()  # one upload's limit checks and naming at a time
+        self._tokens: dict[bytes, int] = {}  # sha256 of a token checked once -> its author's id
+        self._board: tuple[tuple[int, int, int], list[dict[str, Any]]] | None = None  # the last ranking, and when
+        self.playing: Callable[[], tuple[str, ...]] = tuple  # the bots of the wave under way (set by the server)
+        self.key = self.store().server_key()
+        self.reserved = {e.name for e in sample_opponents(settings.game, get_game(settings.game).max_players, set())}
+
+    def store(self) -> Store:
+        """This thread's connection to the store (each thread keeps its own: SQLite connections are not shared)."""
+        store = getattr(self._local, "store", None)
+        if store is None:
+            store = self._local.store = Store(self.settings.db)
+        return store
+
+    # --- who is asking ------------------------------------------------------------------------------------------
+    def by_token(self, token: str) -> Author | None:
+        """The author whose API token this is; the slow hash is checked once per token and process, and whether
+        the author was revoked at every request."""
+        digest = hashlib.sha256(token.encode()).digest()
+        aid = self._tokens.get(digest)
+        if aid is not None:
+            return self.store().author(aid)
+        author = self.store().author_by_token(token)
+        if author is not None:
+            self._tokens[digest] = author.id
+        return author
+
+    def session_for(self, author: Author) -> str:
+        """A signed session value for an author, valid for SESSION_SECONDS."""
+        body = f"{author.id}.{int(time.time() + SESSION_SECONDS)}"
+        return f"{body}.{self._sign('session.' + body)}"
+
+    def by_session(self, value: str) -> Author | None:
+        """The author a session value names, if its signature holds, it has not expired and they are not
+        revoked."""
+        parts = value.split(".")
+        if len(parts) != 3 or not parts[0].isdigit() or not parts[1].isdigit() or len(value) > 200:
+            return None
+        body = f"{parts[0]}.{parts[1]}"
+        if not hmac.compare_digest(parts[2], self._sign("session." + body)) or int(parts[1]) < time.time():
+            return None
+        return self.store().author(int(parts[0]))
+
+    def csrf_for(self, session: str) -> str:
+        """The CSRF token of a session: the forms of its pages carry it, and a change without it is refused."""
+        return self._sign("csrf." + session)
+
+    def _sign(self, text: str) -> str:
+        return hmac.new(self.key, text.encode(), hashlib.sha256).hexdigest()
+
+    def sign_in(self, code: str) -> Author | None:
+        """The author whose one-time sign-in code this is (then used up)."""
+        return self.store().sign_in(code)
+
+    # --- uploads ------------------------------------------------------------------------------------------------
+    def submit(self, author: Author, archive: Path, filename: str) -> Submission:
+        """Check and unpack an uploaded archive and queue it for admission: UploadRefused (one line, with its HTTP
+        status) for anything the competition does not take."""
+        store = self.store()
+        with self._submitting:
+            if store.uploads_since(author, time.time() - DAY) >= self.limits.uploads_per_day:
+                raise UploadRefused(f"you have uploaded {self.limits.uploads_per_day} times in the last 24 hours, "
+                                    "the limit: try again later", 429)
+            manifest, unpacked, folder = receive(archive, filename, self.settings.uploads, self.limits)
+            try:
+                self._check_name(store, author, manifest.name)
+                return store.add_submission(author, manifest.name, manifest.version, str(folder))
+            except BaseException:
+                shutil.rmtree(unpacked, ignore_errors=True)
+                raise
+
+    def _check_name(self, store: Store, author: Author, name: str) -> None:
+        owner = store.bot_owner(name)
+        if name in self.reserved or (owner is not None and owner != author.name):
+            raise UploadRefused(f"the bot name {name!r} belongs to someone else: choose another name in "
+                                "manifest.toml", 409)
+        owned = store.owned_bots(author)
+        if owner is None and len(owned) >= self.limits.active_bots:
+            raise UploadRefused(f"you have {len(owned)} bots ({', '.join(owned)}), the limit: upload a new version "
+                                "of one of them instead", 429)
+
+    def submission(self, author: Author, sid: int) -> Submission | None:
+        """A submission its author (or the organiser) may see, else None (as if there were none)."""
+        found = self.store().submission(sid)
+        return found if found is not None and (author.organiser or found.author == author.name) else None
+
+    def submissions(self, author: Author) -> list[Submission]:
+        """An author's submissions, newest first (the organiser's: everyone's)."""
+        return self.store().submissions(None if author.organiser else author.name)[::-1]
+
+    # --- the ladder ---------------------------------------------------------------------------------------------
+    def tournament(self) -> Tournament | None:
+        """The served ladder's tournament, once its first wave has started."""
+        return next((t for t in self.store().tournaments() if t.name == self.settings.name), None)
+
+    def leaderboard(self) -> list[dict[str, Any]]:
+        """The current ranking as plain rows (name, bot, mu, sigma, conservative, games), best first; retired
+        versions left out."""
+        t = self.tournament()
+        if t is None:
+            return []
+        store = self.store()
+        mark = (t.id, store.latest_game(t.id), len(store.stored_ratings(t.id)))
+        cached = self._board
+        if cached is not None and cached[0] == mark:
+            return cached[1]
+        rows = self._ranking(store, t)
+        self._board = (mark, rows)
+        return rows
+
+    def _ranking(self, store: Store, t: Tournament) -> list[dict[str, Any]]:
+        ratings, stats, retired = store.stored_ratings(t.id), store.bot_stats(t.id), store.retired(t.id)
+        rows = []
+        for name, (mu, sigma) in ratings.items():
+            if name in retired or name not in stats:
+                continue
+            rows.append({"name": name, "bot": bot_of(name), "mu": round(mu, 3), "sigma": round(sigma, 3),
+                         "conservative": round(mu - 3 * sigma, 3), "games": int(stats[name]["games"])})
+        return sorted(rows, key=lambda r: (-r["conservative"], r["name"]))
+
+    def games_of(self, bot: str) -> list[dict[str, Any]]:
+        """A bot's stored games (every version's), newest first, as plain rows."""
+        t = self.tournament()
+        if t is None:
+            return []
+        rows = self.store().games_of(t.id, bot, MAX_GAMES_LISTED)
+        return [{"id": g.id, "number": g.seq + 1, "status": g.status, "reason": g.reason,
+                 "seats": [{"seat": s.seat, "bot": s.bot, "rank": s.rank, "score": s.score, "faults": s.faults}
+                           for s in g.seats]} for g in rows]
+
+    def faults_of(self, bot: str, games: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The bot's faults in these games (of games_of), newest first: game, seat, decision and kind."""
+        found = []
+        for game in games[:MAX_FAULTY_GAMES]:
+            seats = {s["seat"] for s in game["seats"] if bot_of(s["bot"]) == bot and s["faults"]}
+            if seats:
+                found += [{"game": game["id"], "number": game["number"], "seat": f.seat, "decision": f.decision,
+                           "kind": f.kind} for f in self.store().game(game["id"]).faults if f.seat in seats]
+        return found
+
+    def public_page(self, key: str) -> str | None:
+        """The published page of a ladder entrant (its rating's history, head to head), once there is one."""
+        t = self.tournament()
+        if t is None:
+            return None
+        relative = f"{slug(t.name)}/bots/{slug(key)}.html"
+        return f"/site/{relative}" if (self.settings.site / relative).is_file() else None
+
+    def paused(self, bot: str) -> bool:
+        """True if the bot's current version sits out for faulting in every one of its last games."""
+        current = [s for s in self.store().current_versions() if s.bot == bot]
+        return bool(current) and paused(self.settings, current[0])
+
+    def may_see(self, author: Author | None, bot: str) -> bool:
+        """True if author may see the bot's private pages and logs: its owner, or the organiser."""
+        if author is None:
+            return False
+        return author.organiser or self.store().bot_owner(bot) == author.name
+
+    def own_game(self, author: Author | None, gid: int, bot: str) -> tuple[StoredGameRow, set[int]] | None:
+        """A game of the bot that author may see, with the bot's seats in it; None (a 404) for anyone else, or if
+        the bot did not play it."""
+        if not self.may_see(author, bot):
+            return None
+        try:
+            game = self.store().game(gid)
+        except ArenaError:
+            return None
+        t = self.tournament()
+        seats = {s.seat for s in game.seats if bot_of(s.bot) == bot}
+        if t is None or game.tournament != t.name or not seats or game.replay is None:
+            return None
+        return game, seats
+
+    def game_log(self, author: Author | None, gid: int, bot: str) -> dict[str, Any] | None:
+        """The bot's own per-decision log of a game (what it wrote to stderr, its times, its faults with their
+        stderr tails), for its author and the organiser; None for anyone else."""
+        found = self.own_game(author, gid, bot)
+        if found is None:
+            return None
+        game, seats = found
+        record = load_record(self._replay_path(game))
+        decisions = [{"decision": n, "seat": d.seat, "time": d.time, "cpu": d.cpu,
+                      "fault": d.fault.value if d.fault else None, "log": d.log, "log_dropped": d.log_dropped}
+                     for n, d in enumerate(record.decisions) if d.seat in seats]
+        faults = [{"seat": f.seat, "decision": f.decision, "kind": f.kind.value, "detail": f.detail,
+                   "stderr": f.stderr} for f in record.faults if f.seat in seats]
+        return {"game": gid, "bot": bot, "seats": sorted(seats), "decisions": decisions, "faults": faults}
+
+    def private_replay(self, author: Author | None, gid: int, bot: str) -> str | None:
+        """The game's replay page with the bot's own stderr and times beside its decisions (the other seats' logs
+        left out), for its author and the organiser; None for anyone else."""
+        found = self.own_game(author, gid, bot)
+        if found is None:
+            return None
+        from arena.viewer import render_page, replay_data  # the viewer is only needed for a game page
+
+        game, seats = found
+        data = replay_data(load_record(self._replay_path(game)), None, check=False, bot_output=True)
+        data["logs"] = {k: v for k, v in data["logs"].items() if data["decisions"][int(k)][0] in seats}
+        data["faults"] = [f if f["seat"] in seats else {k: v for k, v in f.items() if k not in ("detail", "stderr")}
+                          for f in data["faults"]]
+        assets = self.settings.site / ASSETS  # the published site's scripts, once it has game pages
+        return render_page(data, back=(f"/me/bots/{bot}", f"{bot}: your bot"),
+                           linked="/site/assets/" if (assets / "viewer.js").is_file() else None,
+                           heading=f"game {game.seq + 1} of {game.tournament}")
+
+    def _replay_path(self, game: StoredGameRow) -> Path:
+        return replay_path(game.replay or "", self.settings.results_dir) or self.settings.results_dir
+
+
+def bot_of(key: str) -> str:
+    """The bot name of a ladder entrant's key (a later version's key is NAME@VERSION)."""
+    return key.split("@", 1)[0]
+
+
+__all__ = ["Hosting", "UploadRefused", "bot_of"]

@@ -1,0 +1,218 @@
+"""The competition `arena serve` plays while it serves: uploads admitted one by one (built in the sandbox, then a
+first game against the sample bots), and the ladder of the admitted bots' latest versions played wave after wave,
+its public pages published after each wave."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable
+
+from arena.bots.entrants import Entrant, from_folder
+from arena.bots.sandbox import Sandbox
+from arena.bots.submission import ensure_built
+from arena.errors import ArenaError, BuildFailed
+from arena.games import get_game
+from arena.ratings.trueskill import RatingConfig
+from arena.tournament.accounts import Status, Submission
+from arena.tournament.admission import first_game
+from arena.tournament.assembly import lineup
+from arena.tournament.formats.ladder import DEFAULT_WAVE, Ladder
+from arena.tournament.run import DEFAULT_LEVEL, Runner, sample_opponents
+from arena.tournament.store import Store
+from protocol import TimeControl
+
+log = logging.getLogger("arena.serve")
+IDLE = 0.5  # seconds between two looks for work when there is none
+BUILD_LOG = 20_000  # characters of a build's log kept with its submission
+PAUSE_AFTER = 5  # games in a row with a fault of its own after which a bot sits out until its next version
+WAVE_SECONDS = 60.0  # no new table of a wave starts after this long, so that a stop is quick
+
+
+@dataclass(frozen=True)
+class SeasonSettings:
+    """What the hosted ladder plays: the game, its table, clocks, sandbox and ratings, and how many at once."""
+
+    game: str
+    name: str
+    results_dir: Path
+    db: Path
+    seats: int | None = None
+    wave: int = DEFAULT_WAVE
+    jobs: int = 1
+    samples: str = DEFAULT_LEVEL
+    options: dict[str, Any] | None = None
+    time: TimeControl = field(default_factory=TimeControl)
+    sandbox: Sandbox = field(default_factory=Sandbox)
+    rating: RatingConfig | None = None
+    seed: int | None = None
+    pause_after: int = PAUSE_AFTER
+
+    @property
+    def table_seats(self) -> int:
+        """The seats of every table: given, else the game's fewest (a fixed number: the ladder's tables never
+        change size as bots join)."""
+        return self.seats or get_game(self.game).min_players
+
+    @property
+    def site(self) -> Path:
+        """Where the public pages are published."""
+        return self.results_dir / "site"
+
+    @property
+    def uploads(self) -> Path:
+        """Where uploaded submissions are unpacked, one folder each."""
+        return self.results_dir / "uploads"
+
+
+def entrant_of(submission: Submission) -> Entrant:
+    """The ladder entrant of an admitted submission: its bot's name, its folder, and a version that tells two
+    uploads apart even when their manifests say the same."""
+    entrant = from_folder(Path(submission.folder))
+    return replace(entrant, name=submission.bot, version=f"{submission.version}#{submission.id}",
+                   author=submission.author)
+
+
+class Season:
+    """The admission and ladder threads of a server; `stop()` ends them (a game cut off is played again on the
+    next start, as the store holds only finished games)."""
+
+    def __init__(self, settings: SeasonSettings, on_wave: Callable[[], None] = lambda: None) -> None:
+        self.settings = settings
+        self.on_wave = on_wave
+        self.stopping = threading.Event()
+        self.runner: Runner | None = None
+        self.playing: tuple[str, ...] = ()
+        self.games = 0  # stored in the ladder by this server
+        self.threads = [threading.Thread(target=self._guard, args=(self._admissions,), name="admissions", daemon=True),
+                        threading.Thread(target=self._guard, args=(self._ladder,), name="ladder", daemon=True)]
+
+    def start(self) -> None:
+        with Store(self.settings.db) as store:
+            requeued = store.requeue_unfinished()
+        if requeued:
+            log.info("%d submission(s) cut off by the last stop are queued again", requeued)
+        for thread in self.threads:
+            thread.start()
+
+    def stop(self, wait: float = 10.0) -> None:
+        """Start no new game or admission, and wait a while for those under way."""
+        self.stopping.set()
+        runner = self.runner
+        if runner is not None:
+            runner._deadline = time.monotonic()  # no new table; the ones under way finish
+        deadline = time.monotonic() + wait
+        for thread in self.threads:
+            if thread.ident is not None:  # started
+                thread.join(max(0.0, deadline - time.monotonic()))
+
+    def _guard(self, loop: Callable[[], None]) -> None:
+        while not self.stopping.is_set():
+            try:
+                loop()
+            except ArenaError as exc:
+                log.error("%s", exc)
+                self.stopping.wait(5 * IDLE)
+
+    # --- admissions ---------------------------------------------------------------------------------------------
+    def _admissions(self) -> None:
+        with Store(self.settings.db) as store:
+            while not self.stopping.is_set():
+                queued = store.submissions(status=Status.QUEUED)
+                if not queued:
+                    self.stopping.wait(IDLE)
+                    continue
+                self.admit(store, queued[0])
+
+    def admit(self, store: Store, submission: Submission) -> None:
+        """Build a submission in the sandbox and play its first game against the sample bots: admitted, or
+        refused with the reason."""
+        s = self.settings
+        folder = Path(submission.folder)
+        build_log = folder.parent / f"{folder.name}-build.log"
+        store.set_status(submission.id, Status.BUILDING)
+        try:
+            ensure_built(str(folder), build_log, s.sandbox.resolved())
+        except BuildFailed as exc:
+            store.set_status(submission.id, Status.REFUSED, f"the build failed: {exc}", _tail(build_log))
+            return
+        store.set_status(submission.id, Status.VALIDATING, build_log=_tail(build_log))
+        try:
+            reason = first_game(entrant_of(submission), s.game, s.options, s.time, s.sandbox.resolved())
+        except ArenaError as exc:
+            reason = str(exc)
+        if reason is None:
+            store.set_status(submission.id, Status.ADMITTED)
+            log.info("admitted %s %s", submission.bot, submission.version)
+        else:
+            store.set_status(submission.id, Status.REFUSED, reason.replace(str(folder), "."))
+
+    # --- the ladder ---------------------------------------------------------------------------------------------
+    def _ladder(self) -> None:
+        with Store(self.settings.db) as store:
+            current = store.current_versions()
+        entrants = []
+        for submission in current:
+            if paused(self.settings, submission):
+                continue
+            try:
+                entrants.append(entrant_of(submission))
+            except ArenaError as exc:  # its folder was removed or damaged since: it sits out
+                log.error("%s sits out: %s", submission.bot, exc)
+        if not entrants:
+            self.stopping.wait(IDLE)
+            return
+        self.play_wave(entrants)
+
+    def play_wave(self, entrants: list[Entrant]) -> None:
+        """One wave of ladder tables among these entrants (the latest version of each bot) and the sample bots."""
+        s = self.settings
+        seats = s.table_seats
+        per_wave = max(s.wave, s.jobs) * seats
+        with Store(s.db) as store:
+            done = _stored_games(store, s.name)
+            # The sample bots always play: a bar every bot is measured against, and tables filled from the start.
+            samples = sample_opponents(s.game, seats - 1, {e.name for e in entrants}, s.samples)
+            spec = lineup(s.game, Ladder(), [*entrants, *samples], seats, samples=s.samples, options=s.options,
+                          time=s.time, sandbox=s.sandbox.resolved(), rating=s.rating or RatingConfig.for_game(s.game),
+                          wave=max(s.wave, s.jobs), max_games=done + per_wave, seed=s.seed, title=s.name)
+            self.runner = Runner(spec, store, s.results_dir, jobs=s.jobs, name=s.name, time_limit=WAVE_SECONDS)
+            self.playing = tuple(e.name for e in entrants)
+            try:
+                if not self.stopping.is_set():
+                    self.runner.run()
+            finally:
+                self.runner = None
+            self.games = _stored_games(store, s.name)
+        self.on_wave()
+
+
+def paused(settings: SeasonSettings, submission: Submission) -> bool:
+    """True if the submission's last `pause_after` ladder games each had a fault of its own: it sits out (its
+    author's page says so) until a new version is admitted."""
+    with Store(settings.db) as store:
+        found = [t for t in store.tournaments() if t.name == settings.name]
+        if not found:
+            return False
+        version = f"{submission.version}#{submission.id}"
+        key = next((k for k, name, v, _ in store.roster(found[0].id) if name == submission.bot and v == version),
+                   None)
+        return key is not None and store.faulty_streak(found[0].id, key, settings.pause_after) >= \
+            settings.pause_after
+
+
+def _stored_games(store: Store, name: str) -> int:
+    """How many games the named tournament has stored (0 before it exists)."""
+    found = [t for t in store.tournaments() if t.name == name]
+    return len(store.done_seqs(found[0].id)) if found else 0
+
+
+def _tail(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")[-BUILD_LOG:]
+    except OSError:
+        return ""
+

@@ -1,0 +1,104 @@
+"""Authors and their submissions as a hosted competition keeps them: typed rows, statuses, and the secrets (API
+tokens, sign-in links) that are stored only as slow salted hashes and compared in constant time."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+from dataclasses import dataclass
+from enum import StrEnum
+
+from arena.errors import ConfigError
+
+AUTHOR_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+# scrypt's cost: about 16 MiB and some tens of milliseconds per check, so that a stolen store's hashes are slow to
+# guess, while a token (32 random bytes) is never guessable in the first place.
+SCRYPT_N, SCRYPT_R, SCRYPT_P = 1 << 14, 8, 1
+SALT_BYTES = 16
+SECRET_BYTES = 32
+SIGN_IN_SECONDS = 7 * 24 * 3600  # how long a sign-in link may wait for its first use
+
+
+class Status(StrEnum):
+    """Where a submission is on its way into the ladder."""
+
+    QUEUED = "queued"
+    BUILDING = "building"
+    VALIDATING = "validating"
+    ADMITTED = "admitted"
+    REFUSED = "refused"
+
+
+ACTIVE = (Status.QUEUED, Status.BUILDING, Status.VALIDATING)  # not yet decided
+
+
+@dataclass(frozen=True)
+class Author:
+    """A competitor (or the organiser) as stored: never their secrets, only whether they may still sign in."""
+
+    id: int
+    name: str
+    organiser: bool
+    created: float
+    revoked: float | None = None
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One uploaded version of a bot, with where it is on its way into the ladder."""
+
+    id: int
+    author: str
+    bot: str
+    version: str
+    folder: str
+    status: Status
+    reason: str
+    created: float
+    updated: float
+    build_log: str = ""
+
+    def to_dict(self) -> dict[str, object]:
+        """The plain form the API answers with."""
+        plain: dict[str, object] = {"id": self.id, "bot": self.bot, "version": self.version,
+                                    "status": self.status.value, "created": self.created, "updated": self.updated}
+        if self.status == Status.REFUSED:
+            plain["reason"] = self.reason
+        return plain
+
+
+def check_author_name(name: str) -> str:
+    """name, if it can name an author: ConfigError saying what a name may hold."""
+    if not AUTHOR_PATTERN.match(name):
+        raise ConfigError(f"author name {name!r} must be 1-64 letters, digits, '_', '.' or '-', starting with a "
+                          "letter or digit")
+    return name
+
+
+def new_secret(author_id: int) -> str:
+    """A fresh secret for an author: their id (which row to check it against) and 32 random bytes."""
+    return f"{author_id}.{secrets.token_urlsafe(SECRET_BYTES)}"
+
+
+def salted_hash(secret: str, salt: bytes | None = None) -> tuple[bytes, bytes]:
+    """(salt, scrypt hash) of a secret; a fresh random salt unless one is given."""
+    salt = salt if salt is not None else secrets.token_bytes(SALT_BYTES)
+    digest = hashlib.scrypt(secret.encode(), salt=salt, n=SCRYPT_N, r=SCRYPT_R, p=SCRYPT_P, dklen=32)
+    return salt, digest
+
+
+def matches(secret: str, salt: bytes | None, digest: bytes | None) -> bool:
+    """True if secret is the one hashed as digest with salt (compared in constant time)."""
+    if not salt or not digest:
+        return False
+    return hmac.compare_digest(salted_hash(secret, salt)[1], digest)
+
+
+def author_id_of(secret: str) -> int | None:
+    """The author id a secret names (its part before the dot), or None for anything not shaped like one."""
+    head, _, tail = secret.partition(".")
+    if not head.isdigit() or len(head) > 12 or not tail or len(secret) > 200:
+        return None
+    return int(head)

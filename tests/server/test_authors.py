@@ -1,0 +1,45 @@
+"""`arena authors`: secrets shown once and stored only as slow hashes; a revoked author's secrets stop working."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.tournament.store import Store
+
+
+def _add(tmp_path: Path, *args: str) -> tuple[str, str]:
+    r = CliRunner().invoke(main, ["authors", "add", *args, "--results", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    lines = r.output.strip().splitlines()
+    return lines[-2].rsplit("/signin/", 1)[1], lines[-1]
+
+
+def test_a_token_is_shown_once_stored_as_a_hash_and_works_until_revoked(tmp_path: Path) -> None:
+    code, token = _add(tmp_path, "alice", "--url", "https://bali.example.org/")
+    assert "." in token and " " not in token
+    raw = (tmp_path / "arena.sqlite").read_bytes() + b"".join(p.read_bytes() for p in tmp_path.glob("arena.sqlite-*"))
+    assert token.split(".")[1].encode() not in raw and code.split(".")[1].encode() not in raw
+    with Store(tmp_path / "arena.sqlite") as store:
+        assert store.author_by_token(token).name == "alice"
+        assert store.author_by_token(token[:-1] + ("A" if token[-1] != "A" else "B")) is None
+        assert store.author_by_token(code) is None  # the sign-in code is no token
+        assert store.sign_in(code).name == "alice"
+        assert store.sign_in(code) is None  # one use
+    r = CliRunner().invoke(main, ["authors", "revoke", "alice", "--results", str(tmp_path)])
+    assert r.exit_code == 0 and "revoked alice" in r.output
+    with Store(tmp_path / "arena.sqlite") as store:
+        assert store.author_by_token(token) is None
+    listed = CliRunner().invoke(main, ["authors", "list", "--results", str(tmp_path)]).output
+    assert "alice" in listed and "revoked" in listed
+
+
+def test_a_taken_or_bad_author_name_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    _add(tmp_path, "alice")
+    for name, said in (("alice", "already an author 'alice'"), ("<b>", "must be 1-64 letters")):
+        r = CliRunner().invoke(main, ["authors", "add", name, "--results", str(tmp_path)])
+        assert r.exit_code == 2 and said in r.output and "Traceback" not in r.output
+    r = CliRunner().invoke(main, ["authors", "revoke", "nobody", "--results", str(tmp_path)])
+    assert r.exit_code == 2 and "no author 'nobody'" in r.output

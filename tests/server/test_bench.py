@@ -1,0 +1,28 @@
+"""`arena bench --serve` as an organiser runs it: a real server under uploads and readers, its figures printed."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import arena
+
+pytestmark = pytest.mark.slow
+
+
+def test_bench_serve_reports_each_page_s_latency_and_the_server_s_memory(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    r = arena("bench", "--game", "bali-2001", "--count", "1", "--serve", "2", "--serve-seconds", "2",
+              "--serve-jobs", "1", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    rows = {line.split("  ")[0]: line.split() for line in r.stdout.splitlines() if "ms" not in line}
+    for page in ("upload (POST /api/submissions)", "leaderboard (GET /)", "bot page (published)",
+                 "author's game page (GET /me/games/ID)"):
+        row = rows[page]
+        requests, p50, p95 = int(row[-4]), float(row[-3]), float(row[-2])
+        assert requests >= 1 and 0 < p50 <= p95
+    assert "2 authors, 2 admitted" in r.stdout and "the server's memory" in r.stdout

@@ -1,0 +1,69 @@
+"""A competitor in Chromium: signs in with the link the organiser sent, uploads a kit bot as a zip, watches it
+get admitted, opens one of its games and sees its own stderr beside a decision, and not another author's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from tests.browser import start_chromium
+from tests.helpers import wait_until
+from tests.server.conftest import Server, admitted, kit_bot, upload, zipped
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def driver() -> Iterator[Any]:
+    yield from start_chromium()
+
+
+def test_a_competitor_uploads_in_the_browser_and_reads_only_their_own_log(server: Server, tmp_path: Path,
+                                                                           driver: Any) -> None:
+    from selenium.webdriver.common.by import By
+
+    code, _ = server.author("alice")
+    _, bob = server.author("bob")
+    rival = kit_bot(tmp_path / "bobbot")
+    (rival / "bot.py").write_text((rival / "bot.py").read_text().replace("thinking about", "BOB-SECRET"))
+    assert admitted(server, bob, upload(server, bob, zipped(rival)).json()["id"])
+    archive = tmp_path / "alicebot.zip"
+    archive.write_bytes(zipped(kit_bot(tmp_path / "alicebot"), top=True))
+
+    driver.get(f"{server.url}/signin/{code}")
+    driver.find_element(By.ID, "sign-in").click()
+    assert wait_until(lambda: driver.current_url.endswith("/me"))
+    driver.find_element(By.ID, "file").send_keys(str(archive))
+    driver.find_element(By.ID, "upload").click()
+    assert wait_until(lambda: "/me/submissions/" in driver.current_url)
+    assert wait_until(lambda: _text(driver, "status") in ("admitted", "refused"), 120)  # the page refreshes itself
+    assert _text(driver, "status") == "admitted", driver.page_source[-2000:]
+
+    with server.client() as c:  # a game both bots played
+        assert wait_until(lambda: _shared_game(c), 180)
+        gid = _shared_game(c)
+    driver.get(f"{server.url}/me/bots/alicebot")
+    driver.find_element(By.CSS_SELECTOR, f'a.game[href^="/me/games/{gid}?"]').click()
+    assert wait_until(lambda: driver.find_elements(By.CSS_SELECTOR, ".said-line"))
+    said = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".said-line")]
+    assert any("thinking about" in text for text in said)
+    assert "BOB-SECRET" not in driver.page_source and not any("BOB-SECRET" in text for text in said)
+
+
+def _text(driver: Any, element: str) -> str:
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.common.by import By
+
+    try:
+        return driver.find_element(By.ID, element).text
+    except WebDriverException:  # the page is reloading
+        return ""
+
+
+def _shared_game(client: Any) -> int | None:
+    for game in client.get("/api/games", params={"bot": "alicebot"}).json():
+        if {"alicebot", "bobbot"} <= {s["bot"] for s in game["seats"]}:
+            return game["id"]
+    return None

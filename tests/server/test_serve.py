@@ -1,0 +1,165 @@
+"""`arena serve` end to end over HTTP: an author uploads a kit bot with their token, follows it to admission, sees
+it ranked, lists its games and reads its own log; nobody else can."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import PATIENCE, wait_until
+from tests.server.conftest import ENV, STDERR_LINE, Server, admitted, kit_bot, start, stop, tarred, upload, zipped
+
+pytestmark = pytest.mark.slow
+
+
+def test_an_uploaded_kit_bot_is_admitted_ranked_and_its_log_is_its_authors_only(server: Server,
+                                                                                  tmp_path: Path) -> None:
+    _, alice = server.author("alice")
+    _, bob = server.author("bob")
+    _, boss = server.author("boss", organiser=True)
+    sent = upload(server, alice, zipped(kit_bot(tmp_path / "alicebot")))
+    assert sent.status_code == 202, sent.text
+    sid = sent.json()["id"]
+    assert sent.json()["status"] == "queued"
+    assert admitted(server, alice, sid), server.status(alice, sid)
+    with server.client() as c:
+        assert wait_until(lambda: any(r["name"] == "alicebot" for r in c.get("/api/leaderboard").json()), 120)
+        row = next(r for r in c.get("/api/leaderboard").json() if r["name"] == "alicebot")
+        assert row["games"] >= 1 and row["sigma"] > 0 and isinstance(row["mu"], float)
+        games = c.get("/api/games", params={"bot": "alicebot"}).json()
+        assert games and all("id" in g for g in games)
+        gid = games[0]["id"]
+        assert c.get(f"/api/games/{gid}/log", params={"bot": "alicebot"}).status_code == 404  # not signed in
+        # The public pages, as `arena publish` makes them: the bot ranked, its games replayed, no bot's output.
+        assert wait_until(lambda: "alicebot" in c.get("/site/bali-2001-ladder/index.html").text, 120)
+        assert wait_until(lambda: c.get("/site/bali-2001-ladder/bots/alicebot.html").status_code == 200)
+        assert "alicebot" in c.get("/").text
+        assert wait_until(lambda: "Playing now: " in c.get("/").text and "alicebot" in c.get("/").text)
+        assert wait_until(lambda: c.get("/site/bali-2001-ladder/games/1.html").status_code == 200)
+        pages = list((server.results / "site").rglob("*.html"))
+        assert not any("thinking about" in p.read_text() for p in pages)
+    with server.client(alice) as c:
+        log = c.get(f"/api/games/{gid}/log", params={"bot": "alicebot"})
+        assert log.status_code == 200
+        assert any("thinking about" in d["log"] for d in log.json()["decisions"])
+        assert c.get(f"/me/games/{gid}", params={"bot": "alicebot"}).status_code == 200
+        page = c.get("/me/bots/alicebot").text  # with a link to its public page: its rating's history
+        assert 'class="public" href="/site/bali-2001-ladder/bots/alicebot.html"' in page
+    with server.client(boss) as c:  # the organiser sees everything
+        assert c.get(f"/api/games/{gid}/log", params={"bot": "alicebot"}).status_code == 200
+        assert c.get(f"/api/submissions/{sid}").json()["status"] == "admitted"
+    with server.client(bob) as c:  # another author: as if there were nothing
+        for path in (f"/api/games/{gid}/log?bot=alicebot", f"/me/games/{gid}?bot=alicebot", "/me/bots/alicebot",
+                     f"/api/submissions/{sid}", f"/me/submissions/{sid}"):
+            answer = c.get(path)
+            assert answer.status_code == 404 and "thinking" not in answer.text and STDERR_LINE not in answer.text
+    assert server.process.poll() is None
+
+
+def test_a_new_version_replaces_the_old_one_in_the_ladder(server: Server, tmp_path: Path) -> None:
+    _, alice = server.author("alice")
+    first = upload(server, alice, tarred(kit_bot(tmp_path / "alicebot")), "bot.tar.gz").json()["id"]
+    assert admitted(server, alice, first)
+    manifest = tmp_path / "alicebot" / "manifest.toml"
+    manifest.write_text(manifest.read_text().replace('version = "0.1"', 'version = "0.2"'))
+    second = upload(server, alice, zipped(tmp_path / "alicebot", top=True)).json()["id"]
+    assert admitted(server, alice, second)
+    with server.client() as c:
+        assert wait_until(lambda: any(r["name"].startswith("alicebot@0.2") for r in c.get("/api/leaderboard")
+                                      .json()), 120)
+        wait_until(lambda: not any(r["name"] == "alicebot" for r in c.get("/api/leaderboard").json()), 60)
+        names = [r["name"] for r in c.get("/api/leaderboard").json()]
+    assert "alicebot" not in names and sum(n.startswith("alicebot") for n in names) == 1
+
+
+def test_one_server_per_store_and_a_restart_loses_and_doubles_nothing(server: Server, tmp_path: Path) -> None:
+    _, alice = server.author("alice")
+    sid = upload(server, alice, zipped(kit_bot(tmp_path / "alicebot"))).json()["id"]
+    second = subprocess.run([sys.executable, "-m", "arena", "serve", "bali-2001", "--port", "0", "--results",
+                             str(server.results)], env=ENV, capture_output=True, text=True, timeout=PATIENCE)
+    assert second.returncode == 1 and "already served by another arena serve" in second.stderr
+    assert second.stdout == "" and "Traceback" not in second.stderr
+    assert admitted(server, alice, sid)
+    assert wait_until(lambda: _games(server) >= 3, 120)
+    assert stop(server.process) == 130  # Ctrl-C in the middle of the season
+    before = _games(server)
+    process, url = start(server.results)
+    try:
+        restarted = Server(url, server.results, process)
+        assert restarted.status(alice, sid)["status"] == "admitted"
+        assert wait_until(lambda: _games(restarted) > before, 120)
+        with sqlite3.connect(server.results / "arena.sqlite") as db:
+            seqs = [r[0] for r in db.execute("SELECT seq FROM games ORDER BY seq")]
+            assert len(seqs) == len(set(seqs))  # none played twice
+            assert db.execute("SELECT COUNT(*) FROM submissions").fetchone()[0] == 1
+    finally:
+        stop(process)
+
+
+def _games(server: Server) -> int:
+    with sqlite3.connect(server.results / "arena.sqlite") as db:
+        return db.execute("SELECT COUNT(*) FROM games WHERE status = 'done'").fetchone()[0]
+
+
+def test_a_bot_that_faults_game_after_game_sits_out_with_a_notice(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    process, url = start(results, "--pause-after", "2", "--wave", "1")
+    server = Server(url, results, process)
+    try:
+        _, alice = server.author("alice")
+        _, bob = server.author("bob")
+        faulty = kit_bot(tmp_path / "faulty")
+        bot = faulty / "bot.py"
+        bot.write_text(bot.read_text().replace('reply(request, "action", index=index)',
+                                               'reply(request, "action", index=len(options) + 7)'))
+        assert admitted(server, alice, upload(server, alice, zipped(faulty)).json()["id"])
+        assert admitted(server, bob, upload(server, bob, zipped(kit_bot(tmp_path / "steady"))).json()["id"])
+        with server.client(alice) as c:
+            assert wait_until(lambda: 'id="paused"' in c.get("/me/bots/faulty").text, 180)
+            page = c.get("/me/bots/faulty").text
+            assert "each of its last 2 games had a fault" in page
+            link = page.split('class="fault"\nhref="', 1)[1].split('"', 1)[0].replace("&amp;", "&")
+            assert "#step=" in link and c.get(link.split("#")[0]).status_code == 200  # a link to the moment
+            log = page.split('class="log" href="', 1)[1].split('"', 1)[0].replace("&amp;", "&")
+            assert any(d["fault"] == "illegal" for d in c.get(log).json()["decisions"])
+        with server.client(bob) as c:
+            assert 'id="paused"' not in c.get("/me/bots/steady").text
+
+        def played(bot: str) -> int:
+            return len(server.client().get("/api/games", params={"bot": bot}).json())
+
+        counts = []
+        for _ in range(2):  # past two wave boundaries: the one under way at the notice may still seat it
+            steady = played("steady")
+            assert wait_until(lambda: played("steady") >= steady + 4, 180)
+            counts.append(played("faulty"))
+        assert counts[0] == counts[1]
+    finally:
+        stop(process)
+
+
+def test_twenty_authors_upload_at_once_while_games_play(server: Server, tmp_path: Path) -> None:
+    _, first = server.author("first")
+    assert admitted(server, first, upload(server, first, zipped(kit_bot(tmp_path / "firstbot"))).json()["id"])
+    assert wait_until(lambda: _games(server) >= 1, 120)
+    tokens = [server.author(f"author{i}")[1] for i in range(20)]
+    archives = [zipped(kit_bot(tmp_path / f"bot{i}")) for i in range(20)]
+    before = _games(server)
+    with ThreadPoolExecutor(20) as pool:
+        answers = list(pool.map(lambda i: upload(server, tokens[i], archives[i]), range(20)))
+    assert [a.status_code for a in answers] == [202] * 20
+    ids = [a.json()["id"] for a in answers]
+    assert len(set(ids)) == 20
+    with sqlite3.connect(server.results / "arena.sqlite") as db:
+        rows = db.execute("SELECT a.name, s.bot, s.folder FROM submissions s JOIN authors a ON a.id = s.author_id "
+                          "WHERE s.id IN (%s)" % ",".join("?" * 20), ids).fetchall()
+    assert sorted((a, b) for a, b, _ in rows) == sorted((f"author{i}", f"bot{i}") for i in range(20))
+    assert len({folder for *_, folder in rows}) == 20
+    assert all((Path(folder) / "manifest.toml").is_file() for *_, folder in rows)
+    assert wait_until(lambda: _games(server) > before, 120)  # the ladder plays on
+    assert admitted(server, tokens[0], ids[0])
