@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
+import numpy as np
 import trueskill
 
 from arena.errors import ConfigError
@@ -122,3 +123,17 @@ def rate_all(config: RatingConfig, outcomes: Iterable[GameOutcome]) -> Ratings:
     for outcome in sorted(outcomes, key=lambda o: o.seq):
         ratings = ratings.after(outcome, env)
     return ratings
+
+
+def match_quality(mu: np.ndarray, sigma: np.ndarray, beta: float) -> np.ndarray:
+    """TrueSkill's match quality of many free-for-all tables at once, one a row of `mu` and `sigma` (tables x
+    seats): the value `trueskill.TrueSkill.quality` gives for each, without its per-table matrix objects."""
+    seats = mu.shape[1]
+    a = np.zeros((seats, seats - 1))  # each column compares one seat with the next, as the library's matrix does
+    a[np.arange(seats - 1), np.arange(seats - 1)] = 1.0
+    a[np.arange(1, seats), np.arange(seats - 1)] = -1.0
+    ata = beta ** 2 * a.T @ a
+    middle = ata + np.einsum("ik,ti,il->tkl", a, sigma ** 2, a)
+    diff = mu @ a
+    spread = np.einsum("tk,tk->t", diff, np.linalg.solve(middle, diff[..., None])[..., 0])
+    return np.exp(-0.5 * spread) * np.sqrt(np.linalg.det(ata) / np.linalg.det(middle))
