@@ -29,11 +29,11 @@ TOP = 10  # the board's top places whose precision is reported
 TOP_LEVEL = 0.9  # the top-10 precision a row reports the games to
 FIELDS = ((50, 4, 1.0), (50, 4, 2.0), (200, 4, 1.0), (200, 4, 2.0),
           (50, 2, 1.0), (50, 2, 2.0), (200, 2, 1.0), (200, 2, 2.0))  # bots, seats, skill spread in beta
-HORIZON = {4: 100, 2: 60}  # games a bot (an even share) played per field, by seats
+HORIZON = {4: 60, 2: 40}  # games a bot (an even share) played per field, by seats
 QUICK_HORIZON = 2
 SEEDS, QUICK_SEEDS = 20, 2
 CONFIG = RatingConfig.for_game("bali-2017")
-PRECISION_AT = (10, 30, 60, 100)  # games a bot at which the top-10 precision is shown
+PRECISION_AT = (10, 20, 40, 60)  # games a bot at which the top-10 precision is shown
 
 
 def random_wave(ratings: Ratings, games_played: dict[str, int], names: Sequence[str], seats: int, tables: int,

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from scipy.stats import norm
 from tabulate import tabulate
 
 from arena.bots.entrants import Refusal
@@ -18,7 +19,8 @@ from arena.match.seeds import PUBLIC_NOTE
 from arena.ratings.trueskill import Ratings
 
 FORMATS = ("table", "markdown", "csv", "json")  # text formats; the html page is arena.site.leaderboard_page
-COLUMNS = ("rank", "bot", "conservative", "mu", "sigma", "games", "wins", "mean_score", "mean_rank", "fault_rate")
+COLUMNS = ("rank", "bot", "conservative", "mu", "sigma", "games", "wins", "mean_score", "mean_rank", "fault_rate",
+           "p_above_next")
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,7 @@ class Row:
     mean_score: float | None
     mean_rank: float | None
     fault_rate: float
+    p_above_next: float | None = None  # the chance its true skill is above the next ranked bot's (None: the last)
 
 
 @dataclass(frozen=True)
@@ -97,8 +100,15 @@ def build(title: str, ratings: Ratings, stats: Mapping[str, Mapping[str, float]]
     everyone = sorted((row(name) for name in shown), key=lambda r: (-r.conservative, r.bot))
     ranked = [r for r in everyone if max_fault_rate is None or r.fault_rate <= max_fault_rate]
     withheld = [r for r in everyone if r not in ranked]
-    return Leaderboard(title, tuple(replace(r, rank=i) for i, r in enumerate(ranked, start=1)), tuple(withheld),
-                       max_fault_rate, tuple(not_admitted), public_seed)
+    rows = [replace(r, rank=i, p_above_next=None if below is None else
+                    above_next(r.mu, r.sigma, below.mu, below.sigma))
+            for i, (r, below) in enumerate(zip(ranked, [*ranked[1:], None]), start=1)]
+    return Leaderboard(title, tuple(rows), tuple(withheld), max_fault_rate, tuple(not_admitted), public_seed)
+
+
+def above_next(mu: float, sigma: float, next_mu: float, next_sigma: float) -> float:
+    """The chance that a bot's true skill is above the next bot's: the normal difference of their two ratings."""
+    return float(norm.cdf((mu - next_mu) / (sigma ** 2 + next_sigma ** 2) ** 0.5))
 
 
 def _cells(r: Row, handshakes: Mapping[str, str]) -> list[object]:
@@ -106,7 +116,7 @@ def _cells(r: Row, handshakes: Mapping[str, str]) -> list[object]:
         return "" if x is None else round(x, digits)
     bot = entrant_label(r.bot, handshakes.get(r.bot, ""))
     return [r.rank or "-", bot, num(r.conservative), num(r.mu), num(r.sigma), r.games, r.wins,
-            num(r.mean_score), num(r.mean_rank), f"{100 * r.fault_rate:.1f}%"]
+            num(r.mean_score), num(r.mean_rank), f"{100 * r.fault_rate:.1f}%", num(r.p_above_next)]
 
 
 def _note(board: Leaderboard) -> str:

@@ -102,13 +102,18 @@ class Ratings:
 
     def after(self, outcome: GameOutcome, env: trueskill.TrueSkill | None = None) -> "Ratings":
         """New ratings after one free-for-all game (each seat a team of one, ties as shared ranks)."""
-        env = env or self.config.environment()
+        rated = Ratings(self.config, dict(self.table))
+        rated.update(outcome, env or self.config.environment())
+        return rated
+
+    def update(self, outcome: GameOutcome, env: trueskill.TrueSkill) -> None:
+        """Rate one game into this table in place (rebuilding many games, a copy per game would cost more)."""
         groups = [(env.create_rating(r.mu, r.sigma),) for r in map(self.get, outcome.bots)]
         rated = env.rate(groups, ranks=list(outcome.ranks))
-        table = dict(self.table)
+        table = self.table
+        assert isinstance(table, dict)  # a table built here; one handed in as a read-only mapping is not updated
         for bot, (new,) in zip(outcome.bots, rated):
             table[bot] = Rating(new.mu, new.sigma)
-        return Ratings(self.config, table)
 
     def quality(self, bots: Sequence[str], env: trueskill.TrueSkill | None = None) -> float:
         """TrueSkill's match quality (draw chance) of a table of these bots."""
@@ -119,9 +124,9 @@ class Ratings:
 def rate_all(config: RatingConfig, outcomes: Iterable[GameOutcome]) -> Ratings:
     """Ratings rebuilt from outcomes in schedule order (seq), whatever order they finished in."""
     env = config.environment()
-    ratings = Ratings(config)
+    ratings = Ratings(config, {})
     for outcome in sorted(outcomes, key=lambda o: o.seq):
-        ratings = ratings.after(outcome, env)
+        ratings.update(outcome, env)
     return ratings
 
 
