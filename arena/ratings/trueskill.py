@@ -102,18 +102,9 @@ class Ratings:
 
     def after(self, outcome: GameOutcome, env: trueskill.TrueSkill | None = None) -> "Ratings":
         """New ratings after one free-for-all game (each seat a team of one, ties as shared ranks)."""
-        rated = Ratings(self.config, dict(self.table))
-        rated.update(outcome, env or self.config.environment())
-        return rated
-
-    def update(self, outcome: GameOutcome, env: trueskill.TrueSkill) -> None:
-        """Rate one game into this table in place (rebuilding many games, a copy per game would cost more)."""
-        groups = [(env.create_rating(r.mu, r.sigma),) for r in map(self.get, outcome.bots)]
-        rated = env.rate(groups, ranks=list(outcome.ranks))
-        table = self.table
-        assert isinstance(table, dict)  # a table built here; one handed in as a read-only mapping is not updated
-        for bot, (new,) in zip(outcome.bots, rated):
-            table[bot] = Rating(new.mu, new.sigma)
+        table = dict(self.table)
+        _rate_into(table, self.config, outcome, env or self.config.environment())
+        return Ratings(self.config, table)
 
     def quality(self, bots: Sequence[str], env: trueskill.TrueSkill | None = None) -> float:
         """TrueSkill's match quality (draw chance) of a table of these bots."""
@@ -124,10 +115,19 @@ class Ratings:
 def rate_all(config: RatingConfig, outcomes: Iterable[GameOutcome]) -> Ratings:
     """Ratings rebuilt from outcomes in schedule order (seq), whatever order they finished in."""
     env = config.environment()
-    ratings = Ratings(config, {})
+    table: dict[str, Rating] = {}
     for outcome in sorted(outcomes, key=lambda o: o.seq):
-        ratings.update(outcome, env)
-    return ratings
+        _rate_into(table, config, outcome, env)  # one table updated in place: a copy per game costs more
+    return Ratings(config, table)
+
+
+def _rate_into(table: dict[str, Rating], config: RatingConfig, outcome: GameOutcome, env: trueskill.TrueSkill) -> None:
+    """Rate one free-for-all game into `table` (each seat a team of one, ties as shared ranks)."""
+    prior = Rating(config.mu, config.sigma)
+    groups = [(env.create_rating(r.mu, r.sigma),) for r in (table.get(b) or prior for b in outcome.bots)]
+    rated = env.rate(groups, ranks=list(outcome.ranks))
+    for bot, (new,) in zip(outcome.bots, rated):
+        table[bot] = Rating(new.mu, new.sigma)
 
 
 def match_quality(mu: np.ndarray, sigma: np.ndarray, beta: float) -> np.ndarray:
