@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 import click
 from tabulate import tabulate
 
 from arena.bench.protocol import bench_protocol, bench_sandboxes
 from arena.bench.publish import bench_publish
+from arena.bench.ranking import PRECISION_AT, TAUS, RankingRow, bench_ranking
+from arena.bench.season import bench_season
 from arena.bench.tournament import bench_compare, bench_tournament
 from arena.cli.params import GAME
 from arena.games import Game, available, get_game
@@ -48,13 +52,37 @@ from arena.match.local import bench_engine
               help="How long the pages are read while the ladder plays, with --serve.")
 @click.option("--serve-jobs", type=click.IntRange(min=1), default=2, show_default=True,
               help="The server's --jobs, with --serve.")
+@click.option("--ranking", is_flag=True, help="Instead, measure how fast the ladder's matchmaking ranks a field of "
+              "known strength (simulated games, the arena's own matchmaking and ratings) against random tables and "
+              "the previous rule.")
+@click.option("--json", "as_json", is_flag=True, help="With --ranking: print one JSON object with a list 'rows'.")
+@click.option("--quick", is_flag=True, help="With --ranking: 2 seeds and a few games a bot (a check of the "
+              "benchmark, not figures).")
+@click.option("--season", "season_games", type=click.IntRange(min=1), multiple=True, metavar="GAMES",
+              help="Instead, measure a season: a ladder's wave chosen at --entrants, and arena rerate and arena "
+                   "leaderboard on a store of GAMES games filled through the store's API (repeatable).")
+@click.option("--entrants", type=click.IntRange(min=4), default=1000, show_default=True,
+              help="Entrants of a --season.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="With --ranking: simulate in this many processes.")
 def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, starts: int, round_trips: int,
           match_games: int, tournament: bool, cluster: bool, tournament_rounds: int,
           compare_pairs: int | None, publish_games: int | None, serve_authors: int | None, serve_seconds: float,
-          serve_jobs: int) -> None:
+          serve_jobs: int, ranking: bool, as_json: bool, quick: bool, season_games: tuple[int, ...], entrants: int,
+          jobs: int) -> None:
     """Measure random-play games and decisions per second, in-process on one core; with --protocol, also the
     bot protocol's round trip against raw ZeroMQ and games per second with subprocess bots; with --tournament,
-    games per minute of whole tournaments; with --sandbox, what each sandbox level costs."""
+    games per minute of whole tournaments; with --sandbox, what each sandbox level costs; with --ranking, only
+    how many games the ladder needs to rank a field right."""
+    if (as_json or quick) and not ranking:
+        raise click.UsageError("--json and --quick go with --ranking")
+    if ranking:
+        rows = bench_ranking(quick, jobs, progress=lambda line: click.echo(line, err=True))
+        click.echo(json.dumps({"rows": [r.to_dict() for r in rows]}, indent=1) if as_json else _ranking_table(rows))
+        return
+    if season_games:
+        click.echo(_season_table(entrants, season_games))
+        return
     chosen = games or tuple(get_game(name) for name in available())
     click.echo(_engine_table(chosen, count))
     if protocol:
@@ -87,6 +115,33 @@ def _serve_table(game: Game, authors: int, seconds: float, jobs: int) -> str:
                               f"while the pages were read ({r.seconds:.0f} s, server --jobs {r.jobs}); the server's "
                               f"memory {r.rss_start:.0f} MiB at game {r.rss_games[0]:,}, {r.rss_end:.0f} MiB at "
                               f"game {r.rss_games[1]:,}"])
+
+
+def _ranking_table(rows: list[RankingRow]) -> str:
+    def games(n: int | None) -> str:
+        return "-" if n is None else f"{n:,}"
+    table = [(r.bots, r.seats, f"{r.spread:g}", r.strategy, *(games(r.games_to_tau[str(t)]) for t in TAUS),
+              games(r.games_to_top10), *(f"{r.top10_precision[str(k)]:.2f}" if str(k) in r.top10_precision else ""
+                                         for k in PRECISION_AT),
+              f"{r.busiest:,.0f} / {r.even_share:,.0f}") for r in rows]
+    headers = ("bots", "seats", "spread (beta)", "matchmaking", *(f"games to tau {t}" for t in TAUS),
+               "games to top-10 0.9", *(f"top-10 at {k}/bot" for k in PRECISION_AT), "busiest / even share")
+    seeds = {r.seeds for r in rows}
+    note = (f"mean over {', '.join(map(str, sorted(seeds)))} seeds of each field; '-': not reached in "
+            f"{', '.join(f'{g:,}' for g in sorted({r.games for r in rows}))} games")
+    return tabulate(table, headers=headers) + "\n" + note
+
+
+def _season_table(entrants: int, counts: tuple[int, ...]) -> str:
+    rows = []
+    for games in counts:
+        click.echo(f"filling a store of {games:,} games of {entrants:,} entrants ...", err=True)
+        s = bench_season(entrants, games)
+        rows.append((f"{s.entrants:,}", f"{s.games:,}", f"{s.wave_ms:.1f}", f"{s.fill_seconds:.0f}",
+                     f"{s.store_mb:.1f}", *(f"{x:.1f}" for x in (*s.rerate, *s.leaderboard, *s.startup))))
+    return tabulate(rows, headers=("entrants", "games stored", "ms a wave", "fill s", "store MB", "rerate s",
+                                   "rerate CPU s", "leaderboard s", "leaderboard CPU s", "start-up s",
+                                   "start-up CPU s"))
 
 
 def _publish_table(games: tuple[Game, ...], count: int) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -13,8 +14,9 @@ from arena.errors import ReplayError
 from arena.games import get_game
 from arena.match.record import GameRecord, load_record
 from arena.match.replay import turn_lines
-from arena.ratings.trueskill import RatingConfig, rate_all
+from arena.ratings.trueskill import RatingConfig, Ratings, rate_all
 from arena.site.boards import FORMATS, BoardRequest, render_leaderboard
+from arena.tournament.leaderboard import above_next
 from arena.tournament.store import Store, StoredGameRow, replay_path
 from arena.viewer import write_replay
 
@@ -147,17 +149,29 @@ def _tail(stderr: str) -> str:
 @click.command()
 @_tournament_option
 @click.option("--all", "every", is_flag=True, help="Rerate every tournament in the store.")
+@click.option("--final", is_flag=True, help="Rate with the dynamics factor off (tau 0): the final ranking of bots "
+              "that no longer change, at a season's end. Kept until the tournament's next run or rerate.")
 @results_option
 @db_option
-def rerate(name: str | None, every: bool, results_dir: Path, db: Path | None) -> None:
-    """Recompute ratings from the stored results, in schedule order, and store them."""
+def rerate(name: str | None, every: bool, final: bool, results_dir: Path, db: Path | None) -> None:
+    """Recompute ratings from the stored results, in schedule order, and store them; print each bot's rating and
+    the chance that it is truly above the next bot."""
     with _open(results_dir, db, readonly=False) as store:
         targets = store.tournaments() if every else [store.tournament(name)]
         for t in targets:
             outcomes = store.outcomes(t.id)
-            ratings = rate_all(RatingConfig.stored(get_game(t.game), t.config), outcomes)
+            config = RatingConfig.stored(get_game(t.game), t.config)
+            ratings = rate_all(replace(config, tau=0.0) if final else config, outcomes)
             store.save_ratings(t.id, ratings)
-            click.echo(f"{t.name}: {len(outcomes)} games rated, {len(ratings.table)} bots")
-            rows = sorted(((n, r.conservative, r.mu, r.sigma) for n, r in ratings.table.items()),
-                          key=lambda row: (-row[1], row[0]))
-            click.echo(tabulate(rows, headers=("bot", "conservative", "mu", "sigma"), floatfmt=".4f") + "\n")
+            click.echo(f"{t.name}: {len(outcomes)} games rated{' with tau 0 (final)' if final else ''}, "
+                       f"{len(ratings.table)} bots")
+            click.echo(_rating_table(ratings) + "\n")
+
+
+def _rating_table(ratings: Ratings) -> str:
+    """The ratings ranked as the leaderboard ranks them, each with the chance it is truly above the next."""
+    rows = sorted(((n, r.conservative, r.mu, r.sigma) for n, r in ratings.table.items()),
+                  key=lambda row: (-row[1], row[0]))
+    p = [above_next(a[2], a[3], b[2], b[3]) for a, b in zip(rows, rows[1:])]
+    return tabulate([(*row, q) for row, q in zip(rows, [*p, None])],
+                    headers=("bot", "conservative", "mu", "sigma", "p_above_next"), floatfmt=".4f")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Protocol, Sequence
 
+import numpy as np
 import trueskill
 
 from arena.errors import ConfigError
@@ -104,12 +105,8 @@ class Ratings:
 
     def after(self, outcome: GameOutcome, env: trueskill.TrueSkill | None = None) -> "Ratings":
         """New ratings after one free-for-all game (each seat a team of one, ties as shared ranks)."""
-        env = env or self.config.environment()
-        groups = [(env.create_rating(r.mu, r.sigma),) for r in map(self.get, outcome.bots)]
-        rated = env.rate(groups, ranks=list(outcome.ranks))
         table = dict(self.table)
-        for bot, (new,) in zip(outcome.bots, rated):
-            table[bot] = Rating(new.mu, new.sigma)
+        _rate_into(table, self.config, outcome, env or self.config.environment())
         return Ratings(self.config, table)
 
     def quality(self, bots: Sequence[str], env: trueskill.TrueSkill | None = None) -> float:
@@ -121,7 +118,30 @@ class Ratings:
 def rate_all(config: RatingConfig, outcomes: Iterable[GameOutcome]) -> Ratings:
     """Ratings rebuilt from outcomes in schedule order (seq), whatever order they finished in."""
     env = config.environment()
-    ratings = Ratings(config)
+    table: dict[str, Rating] = {}
     for outcome in sorted(outcomes, key=lambda o: o.seq):
-        ratings = ratings.after(outcome, env)
-    return ratings
+        _rate_into(table, config, outcome, env)  # one table updated in place: a copy per game costs more
+    return Ratings(config, table)
+
+
+def _rate_into(table: dict[str, Rating], config: RatingConfig, outcome: GameOutcome, env: trueskill.TrueSkill) -> None:
+    """Rate one free-for-all game into `table` (each seat a team of one, ties as shared ranks)."""
+    prior = Rating(config.mu, config.sigma)
+    groups = [(env.create_rating(r.mu, r.sigma),) for r in (table.get(b) or prior for b in outcome.bots)]
+    rated = env.rate(groups, ranks=list(outcome.ranks))
+    for bot, (new,) in zip(outcome.bots, rated):
+        table[bot] = Rating(new.mu, new.sigma)
+
+
+def match_quality(mu: np.ndarray, sigma: np.ndarray, beta: float) -> np.ndarray:
+    """TrueSkill's match quality of many free-for-all tables at once, one a row of `mu` and `sigma` (tables x
+    seats): the value `trueskill.TrueSkill.quality` gives for each, without its per-table matrix objects."""
+    seats = mu.shape[1]
+    a = np.zeros((seats, seats - 1))  # each column compares one seat with the next, as the library's matrix does
+    a[np.arange(seats - 1), np.arange(seats - 1)] = 1.0
+    a[np.arange(1, seats), np.arange(seats - 1)] = -1.0
+    ata = beta ** 2 * a.T @ a
+    middle = ata + np.einsum("ik,ti,il->tkl", a, sigma ** 2, a)
+    diff = mu @ a
+    spread = np.einsum("tk,tk->t", diff, np.linalg.solve(middle, diff[..., None])[..., 0])
+    return np.exp(-0.5 * spread) * np.sqrt(np.linalg.det(ata) / np.linalg.det(middle))

@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
+from scipy.stats import norm
 from tabulate import tabulate
 
 from arena.bots.entrants import Refusal
@@ -20,7 +21,8 @@ from arena.match.seeds import PUBLIC_NOTE, stored_public_seed
 from arena.ratings.trueskill import Rating, RatingConfig, Ratings, rate_all
 from arena.tournament.store import Store, Tournament, replay_path
 
-COLUMNS = ("rank", "bot", "conservative", "mu", "sigma", "games", "wins", "mean_score", "mean_rank", "fault_rate")
+COLUMNS = ("rank", "bot", "conservative", "mu", "sigma", "games", "wins", "mean_score", "mean_rank", "fault_rate",
+           "p_above_next")
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,7 @@ class Row:
     mean_score: float | None
     mean_rank: float | None
     fault_rate: float
+    p_above_next: float | None = None  # the chance its true skill is above the next ranked bot's (None: the last)
 
 
 @dataclass(frozen=True)
@@ -125,8 +128,15 @@ def rank(title: str, ratings: Ratings, stats: Mapping[str, Mapping[str, float]],
     everyone = sorted((row(name) for name in shown), key=lambda r: (-r.conservative, r.bot))
     ranked = [r for r in everyone if max_fault_rate is None or r.fault_rate <= max_fault_rate]
     withheld = [r for r in everyone if r not in ranked]
-    return Leaderboard(title, tuple(replace(r, rank=i) for i, r in enumerate(ranked, start=1)), tuple(withheld),
-                       max_fault_rate, tuple(not_admitted), public_seed)
+    rows = [replace(r, rank=i, p_above_next=None if below is None else
+                    above_next(r.mu, r.sigma, below.mu, below.sigma))
+            for i, (r, below) in enumerate(zip(ranked, [*ranked[1:], None]), start=1)]
+    return Leaderboard(title, tuple(rows), tuple(withheld), max_fault_rate, tuple(not_admitted), public_seed)
+
+
+def above_next(mu: float, sigma: float, next_mu: float, next_sigma: float) -> float:
+    """The chance that a bot's true skill is above the next bot's: the normal difference of their two ratings."""
+    return float(norm.cdf((mu - next_mu) / (sigma ** 2 + next_sigma ** 2) ** 0.5))
 
 
 def _cells(r: Row, handshakes: Mapping[str, str]) -> list[object]:
@@ -134,7 +144,7 @@ def _cells(r: Row, handshakes: Mapping[str, str]) -> list[object]:
         return "" if x is None else round(x, digits)
     bot = entrant_label(r.bot, handshakes.get(r.bot, ""))
     return [r.rank or "-", bot, num(r.conservative), num(r.mu), num(r.sigma), r.games, r.wins,
-            num(r.mean_score), num(r.mean_rank), f"{100 * r.fault_rate:.1f}%"]
+            num(r.mean_score), num(r.mean_rank), f"{100 * r.fault_rate:.1f}%", num(r.p_above_next)]
 
 
 def _note(board: Leaderboard) -> str:

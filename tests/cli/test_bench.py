@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import pytest
+
+from arena.tournament.formats.ladder import EXPOSURE
 from tests.cli.conftest import run
+from tests.helpers import arena
 
 
 def test_bench_reports_every_player_count() -> None:
@@ -33,3 +40,25 @@ def test_bench_sandbox_reports_start_up_and_round_trip_per_level() -> None:
             if line.startswith("bali-2017") and len(line.split()) >= 5 and not line.split()[1].isdigit()}
     assert {"none", "rlimit", "auto"} <= set(rows)
     assert float(rows["none"][-1]) == 1.0 and all(float(row[-3]) > 0 for row in rows.values())  # start-up ms
+
+
+@pytest.mark.slow
+def test_bench_ranking_json_has_a_row_per_field_and_rule(tmp_path: Path) -> None:
+    r = arena("bench", "--ranking", "--json", "--quick", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)["rows"]  # stdout is the one JSON object; progress goes to stderr
+    assert {(row["bots"], row["seats"], row["spread"]) for row in rows} == {
+        (bots, seats, spread) for bots in (50, 200) for seats in (2, 4) for spread in (1.0, 2.0)}
+    assert {row["strategy"] for row in rows} == {"arena", "random", "previous"} and len(rows) == 24
+    for row in rows:
+        assert set(row["games_to_tau"]) == {"0.8", "0.9", "0.95"}
+        assert all(v is None or (isinstance(v, int) and 0 < v <= row["games"]) for v in row["games_to_tau"].values())
+        assert row["games_to_top10"] is None or 0 < row["games_to_top10"] <= row["games"]
+        assert row["busiest"] >= row["even_share"] > 0
+    arena_rows = [row for row in rows if row["strategy"] == "arena"]
+    assert all(row["busiest"] <= EXPOSURE * row["even_share"] + 1 + row["seats"] for row in arena_rows)
+
+
+def test_bench_json_goes_with_ranking() -> None:
+    r = run("bench", "--json")
+    assert r.exit_code == 2 and "--json and --quick go with --ranking" in r.output

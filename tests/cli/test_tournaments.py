@@ -49,7 +49,7 @@ def test_rerate_prints_a_table_ranked_like_the_leaderboard(tmp_path: Path) -> No
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0] == "cup: 3 games rated, 3 bots"
-    assert lines[1].split() == ["bot", "conservative", "mu", "sigma"]
+    assert lines[1].split() == ["bot", "conservative", "mu", "sigma", "p_above_next"]
     rows = [line.split() for line in lines[3:6]]
     assert sorted(row[0] for row in rows) == ["r0", "r1", "r2"]
     conservative = [float(row[1]) for row in rows]

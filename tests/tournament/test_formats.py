@@ -124,6 +124,8 @@ def test_ladder_waves_stop_at_its_number_of_games() -> None:
     (spec("gauntlet", names=["me", "you"]), "2 entrants cannot fill a table of 3 seats"),
     (spec("round-robin", seats=5), "played by 3 to 4 seats, not 5"),
     (spec("round-robin", options={"max_turns": -1}), "bad options for bali-2001"),
+    (spec("round-robin", names=[f"b{i}" for i in range(60)], seats=4),
+     "60 entrants at 4 seats is 487,635 tables, 1,950,540 games: more than the 1,000,000 .* --format ladder"),
 ])
 def test_check_spec_names_what_cannot_be_played(bad: TournamentSpec, message: str) -> None:
     with pytest.raises(ConfigError, match=message):

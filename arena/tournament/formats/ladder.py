@@ -6,18 +6,23 @@ import random
 from itertools import count
 from typing import Iterator, Sequence
 
+import numpy as np
+
 from arena.errors import ConfigError
 from arena.match.seeds import Seed, derive_seed, table_seed
-from arena.ratings.trueskill import Ratings
+from arena.ratings.trueskill import Ratings, match_quality
 from arena.tournament.formats.base import DEFAULT_WAVE, Outcomes, Table, TournamentFormat, TournamentSpec
 
-__all__ = ["DEFAULT_WAVE", "Ladder", "ladder_wave"]
+__all__ = ["DEFAULT_WAVE", "EXPOSURE", "Ladder", "ladder_wave", "quality_wave"]
 UNSETTLED = 1.5  # a sigma this many times the median marks a bot to be matched more often
+# A bot that has played more than EXPOSURE times the mean number of games, plus one, neither anchors nor fills a
+# table while enough others can: no entrant plays more than that plus one table (the bound on its exposure).
+EXPOSURE = 1.5
 
 
 class Ladder(TournamentFormat):
-    """`wave` tables at a time, each anchored on the most uncertain bot and filled by match quality, until
-    `max_games` or the time limit."""
+    """`wave` tables at a time, each anchored on the most uncertain bot and filled by its neighbours in a sampled
+    skill, until `max_games` or the time limit."""
 
     name = "ladder"
     summary = "tables chosen by rating until --games or --time-limit"
@@ -52,12 +57,51 @@ class Ladder(TournamentFormat):
 
 def ladder_wave(ratings: Ratings, games_played: dict[str, int], names: Sequence[str], seats: int, tables: int,
                 first_seq: int, first_table: int, seed: Seed) -> list[Table]:
-    """The next `tables` ladder tables: each anchored on the most uncertain bot, filled by match quality.
+    """The next `tables` ladder tables: each anchored on the most uncertain free bot and filled with its nearest
+    neighbours in one draw of every bot's skill from its rating (Thompson sampling), no bot at two tables.
 
-    The wave depends only on the ratings so far and the seed, so a resumed or parallel run chooses the same.
+    A bot sits at a second table of a wave only when the wave has more seats than there are bots. The wave depends
+    only on the ratings so far and the seed, so a resumed or parallel run chooses the same.
     """
+    rng = np.random.default_rng(derive_seed(seed, "ladder", first_table))
+    mu = np.array([ratings.get(b).mu for b in names])
+    sigma = np.array([ratings.get(b).sigma for b in names])
+    played = np.array([games_played.get(b, 0) for b in names], dtype=float)
+    order = np.lexsort((rng.random(len(names)), played, -sigma))  # most uncertain first, then least played
+    over = played > EXPOSURE * played.mean() + 1
+    unsure = order[(sigma[order] > UNSETTLED * np.median(sigma)) & ~over[order]]
+    anchors = unsure if len(unsure) else order[~over[order]]
+    skill = rng.normal(mu, sigma)
+    free = np.ones(len(names), dtype=bool)
+    wave: list[Table] = []
+    for t in range(tables):
+        if free.sum() < seats:  # more seats in the wave than bots: a second table each, in the same order
+            free[:] = True
+        anchor = next((a for a in np.roll(anchors, -t) if free[a]), None)
+        anchor = order[free[order]][0] if anchor is None else anchor
+        free[anchor] = False
+        fill = _neighbours(skill, skill[anchor], free & ~over, free, seats - 1)
+        free[fill] = False
+        bots = (names[anchor], *(names[i] for i in fill))
+        wave.append(Table(first_table + t, first_seq + t * seats, bots, table_seed(seed, first_table + t),
+                          duplicate=False))
+    return wave
+
+
+def _neighbours(skill: np.ndarray, centre: float, preferred: np.ndarray, allowed: np.ndarray, k: int) -> np.ndarray:
+    """The `k` bots nearest `centre` in `skill`, from `preferred` when it holds enough, else from `allowed`."""
+    pool = np.flatnonzero(preferred if preferred.sum() >= k else allowed)
+    distance = np.abs(skill[pool] - centre)
+    nearest = np.argpartition(distance, k - 1)[:k] if k < len(pool) else np.arange(len(pool))
+    return pool[nearest[np.argsort(distance[nearest], kind="stable")]]
+
+
+def quality_wave(ratings: Ratings, games_played: dict[str, int], names: Sequence[str], seats: int, tables: int,
+                 first_seq: int, first_table: int, seed: Seed) -> list[Table]:
+    """The ladder's earlier rule, kept for the ranking benchmark to measure against: each table anchored on the
+    most uncertain bot (in turn), the other seats filled one by one by TrueSkill match quality."""
     rng = random.Random(derive_seed(seed, "ladder", first_table))
-    env = ratings.config.environment()
+    beta, rating = ratings.config.beta, {b: ratings.get(b) for b in names}
     order = sorted(names, key=lambda b: (-ratings.get(b).sigma, games_played.get(b, 0), rng.random()))
     anchors = unsettled(ratings, order) or order
     wave: list[Table] = []
@@ -68,9 +112,13 @@ def ladder_wave(ratings: Ratings, games_played: dict[str, int], names: Sequence[
         while len(table) < seats:
             candidates = [b for b in names if b not in table]
             rng.shuffle(candidates)  # equal qualities are broken at random, not by name
-            table.append(max(candidates, key=lambda b: ratings.quality([*table, b], env)))
+            seated = [rating[b] for b in table]
+            quality = match_quality(np.array([[*(r.mu for r in seated), rating[c].mu] for c in candidates]),
+                                    np.array([[*(r.sigma for r in seated), rating[c].sigma] for c in candidates]),
+                                    beta)
+            table.append(candidates[int(np.argmax(quality))])
         wave.append(Table(first_table + t, seq, tuple(table), table_seed(seed, first_table + t),
-                           duplicate=False))
+                          duplicate=False))
         seq += seats
     return wave
 

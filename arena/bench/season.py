@@ -1,0 +1,99 @@
+"""A season at scale: the ladder's matchmaking time per wave at many entrants, and `arena rerate` and `arena
+leaderboard` on a store of many games (filled through the store's own API, outcomes drawn from the rating model)."""
+
+from __future__ import annotations
+
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from arena.bench.ranking import CONFIG, random_wave
+from arena.bots.entrants import Entrant
+from arena.ratings.trueskill import Rating, Ratings
+from arena.tournament.formats.base import DEFAULT_WAVE
+from arena.tournament.formats.ladder import ladder_wave
+from arena.tournament.store import Store, StoredGame
+
+SEASON_SEATS = 4
+NAME = "season"
+
+
+@dataclass(frozen=True)
+class Season:
+    """The figures of one season: entrants, stored games, and what each step took."""
+
+    entrants: int
+    games: int
+    wave_ms: float  # the median time the ladder takes to choose a wave of DEFAULT_WAVE tables
+    fill_seconds: float
+    store_mb: float
+    rerate: tuple[float, float]  # seconds and CPU seconds of `arena rerate`
+    leaderboard: tuple[float, float]  # seconds and CPU seconds of `arena leaderboard --format json`
+    startup: tuple[float, float]  # seconds and CPU seconds of `arena --help`: what every command costs to start
+
+
+def wave_time(entrants: int, waves: int = 30) -> float:
+    """The median milliseconds the ladder takes to choose a wave from a settled field of `entrants` bots."""
+    rng = np.random.default_rng(entrants)
+    names = [f"bot{i:05d}" for i in range(entrants)]
+    ratings = Ratings(CONFIG, {n: Rating(float(m), float(s)) for n, m, s in
+                               zip(names, rng.normal(25, 8, entrants), rng.uniform(0.7, 3, entrants))})
+    counts = {n: int(c) for n, c in zip(names, rng.integers(50, 150, entrants))}
+    times = []
+    for w in range(waves):
+        start = time.perf_counter()
+        ladder_wave(ratings, counts, names, SEASON_SEATS, DEFAULT_WAVE, w * 16, w * DEFAULT_WAVE, 1)
+        times.append(time.perf_counter() - start)
+    return 1000 * float(np.median(times))
+
+
+def fill(db: Path, entrants: int, games: int) -> None:
+    """A ladder of `entrants` bots and `games` games in the store at `db`, written table by table as a run
+    writes them (random tables, outcomes drawn from the rating model)."""
+    rng = np.random.default_rng(games)
+    names = [f"bot{i:05d}" for i in range(entrants)]
+    skill = dict(zip(names, rng.normal(CONFIG.mu, 2 * CONFIG.beta, entrants)))
+    config = {"rating": CONFIG.to_dict(), "sandbox": {"level": "none"}, "seats": SEASON_SEATS}
+    with Store(db) as store:
+        t = store.open_tournament(NAME, "bali-2017", "ladder", config,
+                                  [Entrant(n, ("python3", "-m", "sample_bots.random_bot")) for n in names])
+        seq = table = 0
+        while seq < games:
+            for tab in random_wave(Ratings(CONFIG), {}, names, SEASON_SEATS, DEFAULT_WAVE, seq, table, table):
+                perf = [skill[b] + rng.normal(0, CONFIG.beta) for b in tab.bots]
+                ranks = tuple(int(r) + 1 for r in np.argsort(np.argsort(-np.array(perf))))
+                store.record_games(t.id, [StoredGame(seq + g, tab.table, 0, tab.seated(g), "done", "finished",
+                                                     scores=tuple(10 - r for r in ranks), ranks=ranks)
+                                          for g in range(tab.games)])
+                seq += tab.games
+            table += DEFAULT_WAVE
+        store.finish_tournament(t.id, complete=False)
+
+
+def _timed(*args: str) -> tuple[float, float]:
+    """Seconds and CPU seconds of `arena ARGS` in a subprocess (CPU time tells on a busy machine)."""
+    def cpu() -> float:
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return used.ru_utime + used.ru_stime
+    start, start_cpu = time.perf_counter(), cpu()
+    subprocess.run([sys.executable, "-m", "arena", *args], check=True, capture_output=True)
+    return time.perf_counter() - start, cpu() - start_cpu
+
+
+def bench_season(entrants: int, games: int) -> Season:
+    """Fill a store, then time `arena rerate` and `arena leaderboard` on it as a user runs them."""
+    with tempfile.TemporaryDirectory(prefix="arena-season-") as tmp:
+        db = Path(tmp) / "arena.sqlite"
+        start = time.perf_counter()
+        fill(db, entrants, games)
+        filled = time.perf_counter() - start
+        rerate = _timed("rerate", "--db", str(db))
+        board = _timed("leaderboard", "--db", str(db), "--format", "json")
+        size = sum(p.stat().st_size for p in Path(tmp).glob("arena.sqlite*")) / 1e6
+    return Season(entrants, games, wave_time(entrants), filled, size, rerate, board, _timed("--help"))
