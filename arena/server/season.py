@@ -176,8 +176,9 @@ class Season:
             done = _stored_games(store, s.name)
             # The sample bots always play: a bar every bot is measured against, and tables filled from the start.
             samples = sample_opponents(s.game, seats - 1, {e.name for e in entrants}, s.samples)
+            rating = s.rating or RatingConfig.for_game(get_game(s.game))
             spec = lineup(s.game, Ladder(), [*entrants, *samples], seats, samples=s.samples, options=s.options,
-                          time=s.time, sandbox=s.sandbox.resolved(), rating=s.rating or RatingConfig.for_game(get_game(s.game)),
+                          time=s.time, sandbox=s.sandbox.resolved(), rating=rating,
                           wave=max(s.wave, s.jobs), max_games=done + per_wave, seed=s.seed, title=s.name)
             self.runner = Runner(spec, store, s.results_dir, jobs=s.jobs, name=s.name, time_limit=WAVE_SECONDS)
             self.playing = tuple(e.name for e in entrants)
