@@ -48,6 +48,7 @@ class TableJob:
     fresh_processes: bool
     results_dir: Path
     sandbox: Sandbox = field(default_factory=Sandbox)  # with the CPUs of the worker's slot, if pinned
+    store: Path | None = None  # the results store, which the sandbox covers wherever it is
 
     def stored_game(self, record: GameRecord, directory: Path, seconds: float) -> StoredGame:
         """One played game of the table as the store keeps it, numbered in the tournament's schedule."""
@@ -70,7 +71,7 @@ def play_table(job: TableJob) -> TableResult:
         game=get_game(job.spec_game), bots=tuple(BotCommand(argv, cwd) for argv, cwd in job.bots),
         games=job.table.games, seed=job.table.seed, options=job.options, time=job.time,
         fresh_processes=job.fresh_processes, results_dir=job.results_dir, duplicate=job.table.duplicate,
-        sandbox=job.sandbox, mark_folder=True, seatings=job.table.plan, names=tuple(job.table.bots))
+        sandbox=job.sandbox, mark_folder=True, seatings=job.table.plan, names=tuple(job.table.bots), store=job.store)
     if job.sandbox.cpus:
         os.sched_setaffinity(0, job.sandbox.cpus)  # the worker shares its match's CPUs, not its neighbours'
     try:
@@ -266,7 +267,7 @@ class Runner:
         by_name = {e.name: e for e in self.spec.entrants}
         bots = tuple((by_name[b].command, by_name[b].cwd) for b in table.bots)
         return TableJob(self.spec.game, self.spec.options, table, bots, self.spec.time, self.spec.fresh_processes,
-                        self.results_dir, replace(self.spec.sandbox, cpus=cpus))
+                        self.results_dir, replace(self.spec.sandbox, cpus=cpus), self.store.path)
 
     def _play(self, tables: list[Table]) -> None:
         for result in self._results(tables):
