@@ -397,6 +397,11 @@ def arena_packages() -> tuple[Path, ...]:
         spec = importlib.util.find_spec(name)
         if spec is not None and spec.submodule_search_locations:
             found.append(Path(next(iter(spec.submodule_search_locations))).resolve())
+        # A subpackage imports through its parents: `arena/__init__.py` is shown too (alone, not the rest of the
+        # arena), wherever the installation is (an editable one finds a package by its __init__.py).
+        parent = importlib.util.find_spec(name.rpartition(".")[0]) if "." in name else None
+        if parent is not None and parent.origin and parent.origin.endswith("__init__.py"):
+            found.append(Path(parent.origin).resolve())
     return tuple(found)
 
 

@@ -37,7 +37,7 @@ from arena.tournament.formats import DEFAULT_FORMAT, FORMATS
 from arena.tournament.formats.gauntlet import CHALLENGER_GAMES, SIGMA_TARGET
 from arena.tournament.formats.ladder import DEFAULT_WAVE
 from arena.tournament.progress import BuildDisplay, Display
-from arena.tournament.run import DEFAULT_LEVEL, Runner
+from arena.tournament.run import DEFAULT_LEVEL, SAMPLE_VERSION, Runner, faulty_samples
 from arena.tournament.store import Store
 from protocol import TimeControl
 
@@ -152,6 +152,13 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
                       store.bot_stats(t.id), max_fault_rate, tuple(store.refusals(t.id)),
                       frozenset(store.retired(t.id)), public_seed=stored_public_seed(t.config))
         click.echo(render(with_handshakes(board, store, t, results_dir), "table"))
+        samples = {e.name for e in spec.entrants if e.version == SAMPLE_VERSION}
+        broken = faulty_samples({name: (round(s["fault_rate"] * s["games"]), int(s["games"]))
+                                 for name, s in store.bot_stats(t.id).items() if name in samples})
         if not runner.complete():
             click.echo("\nthe tournament is not complete: run the same command to go on", err=True)
+        if broken:
+            click.echo("\n".join(broken), err=True)
+            raise click.ClickException("a sample bot faulted in most of its games: the ratings against it say "
+                                       "nothing")
 

@@ -19,7 +19,7 @@ from arena.match.record import DecisionRecord, FaultRecord, GameRecord, ordinal
 from arena.match.seeds import PUBLIC_SEED_HELP, chosen
 from arena.match.wire import charged
 from arena.tournament.progress import BuildDisplay
-from arena.tournament.run import sample_opponents
+from arena.tournament.run import faulty_samples, sample_opponents
 from arena.viewer import write_replay
 from protocol import TimeControl
 
@@ -72,11 +72,15 @@ def validate(bot: BotCommand, game: Game, players: int | None, games: int | None
     faults = sum(1 for r in result.records for f in r.faults if f.participant == 0)
     for line in repeated_faults(shown, len(result.records)):
         click.echo(line)
-    click.echo(summary(result, faults))
-    click.echo(against_samples(result, samples))
+    broken = faulty_samples({s.name: (s.disqualified, s.games) for s in result.standings[1:]})
+    if faults or not broken:
+        click.echo(summary(result, faults))
+    click.echo("\n".join(broken) if broken else against_samples(result, samples))
     click.echo(where_to_look(result, store_match(result, config), results_dir))
     if faults:
         raise click.ClickException(f"validation failed: {faults} fault(s); see above")
+    if broken:
+        raise click.ClickException("no verdict: a sample bot faulted in most of its games; see above")
 
 
 def fault_key(fault: FaultRecord) -> tuple[object, ...]:

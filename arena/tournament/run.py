@@ -34,6 +34,8 @@ MATCH_FORMAT = "match"  # the format of a match's entry in the results store
 LIVING = ("entrants", "max_games")  # what may change from run to run of a ladder
 MAX_TRIES = 3  # times a table is tried on a fresh worker before it is stored as failed
 DEFAULT_LEVEL = "heuristic"  # the strongest sample bot that fills a table unless asked otherwise
+SAMPLE_VERSION = "sample"  # the version of the sample bots that fill a table
+SAMPLE_FAULT_SHARE = 0.5  # a sample bot that faults in more than this share of its games spoils a run
 
 
 @dataclass(frozen=True)
@@ -379,8 +381,16 @@ def sample_opponents(game: str, count: int, taken: set[str], level: str = DEFAUL
             number += 1
             name = f"{stem}-{number}"
         taken.add(name)
-        entrants.append(Entrant(name, (sys.executable, "-m", module), version="sample"))
+        entrants.append(Entrant(name, (sys.executable, "-m", module), version=SAMPLE_VERSION))
     return entrants
+
+
+def faulty_samples(counts: dict[str, tuple[int, int]]) -> list[str]:
+    """A line for each sample bot (name -> games with a fault, games played) that faulted in most of its games:
+    results against it say nothing of the other bots."""
+    return [f"the sample bot {name} faulted in {bad} of its {games} games: results against it say nothing (its "
+            f"logs say why; a sample bot should run wherever the arena runs)"
+            for name, (bad, games) in counts.items() if games and bad > SAMPLE_FAULT_SHARE * games]
 
 
 def admit(entrants: list[Entrant], game: str, options: dict[str, Any] | None, clock: TimeControl,
