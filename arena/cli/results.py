@@ -161,8 +161,9 @@ def _describe(m: StoredGameRow, replay: Path | None, command: str) -> str:
                       for s in m.seats], headers=("seat", "bot", "score", "rank", "disqualified", "faults"))
     page = f"game-{m.seq + 1}.html"
     faults = "\n".join(f"  seat {f.seat}{_at(f.decision)}: {f.kind}: {f.detail}" + _tail(f.stderr_tail)
-                       + (f"\n      see it: {command} --html {page}, then open {page}#step={f.decision}&seat="
-                          f"{f.seat}" if f.decision is not None and replay else "")
+                       + (f"\n      see it: {command} --html {page}, then open "
+                          f"{shlex.quote(f'{(Path.cwd() / page).as_uri()}#step={f.decision}&seat={f.seat}')}"
+                          if f.decision is not None and replay else "")
                        for f in m.faults)
     where = f"arena replay {shlex.quote(str(replay))}" if replay else "none"
     return head + "\n" + seats + (f"\nfaults:\n{faults}" if faults else "") + f"\nreplay: {where}\n"

@@ -122,7 +122,7 @@ def game_report(record: GameRecord, timeout: float, shown: dict[tuple[object, ..
             lines.extend(f"    stderr| {line}" for line in f.stderr.strip().splitlines()[-10:])
         page = _replay_page(record, folder) if f.anchor() else None
         if page is not None:
-            lines.append(f"    see it: {page}{f.anchor()}")
+            lines.append(f"    see it: {page.resolve().as_uri()}{f.anchor()}")  # a browser opens it as it is
     return lines
 
 

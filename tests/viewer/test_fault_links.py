@@ -36,10 +36,11 @@ def test_the_link_validate_prints_opens_the_fault_in_the_bots_seat(tmp_path: Pat
                  cwd=tmp_path)
     assert done.returncode == 1, done.stderr
     fault = re.search(r"^  fault: game 1, decision #(\d+) \(its 3rd\): crash", done.stdout, re.M)
-    page, step, seat = re.search(r"^    see it: (\S+)#step=(\d+)&seat=(\d+)$", done.stdout, re.M).groups()
+    link = re.search(r"^    see it: (file:///\S+#step=(\d+)&seat=(\d+))$", done.stdout, re.M)
+    _, step, seat = link.groups()
     assert fault and fault.group(1) == step
     set_viewport(chromium, DESKTOP)
-    assert _open(chromium, f"{(tmp_path / page).as_uri()}#step={step}&seat={seat}")["step"] == int(step)
+    assert _open(chromium, link.group(1))["step"] == int(step)  # the printed URL, pasted as it is
     assert chromium.execute_script("return arenaViewer.position().view") == seat
     assert f"Decision #{step}:" in chromium.find_element("id", "decision").text
     assert _title(chromium).endswith(f", seat {seat}'s view (faulty_bot (faulty-die_mid_game))"), _title(chromium)
