@@ -10,7 +10,7 @@ import click
 from tabulate import tabulate
 
 from arena.cli.params import db_option, results_option, store_path
-from arena.errors import ReplayError
+from arena.errors import ArenaError, ReplayError
 from arena.match.record import GameRecord, load_record
 from arena.match.replay import turn_lines
 from arena.match.seeds import stored_public_seed
@@ -64,7 +64,10 @@ def leaderboard(name: str | None, fmt: str, max_fault_rate: float | None, output
     if output is None:
         click.echo(text)
     else:
-        output.write_text(text + "\n", encoding="utf-8")
+        try:
+            output.write_text(text + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise ArenaError(f"cannot write the leaderboard to {str(output)!r}: {exc.strerror or exc}") from None
         click.echo(f"leaderboard written to {output}", err=True)
 
 
