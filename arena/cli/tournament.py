@@ -37,7 +37,7 @@ from arena.tournament.formats import DEFAULT_FORMAT, FORMATS
 from arena.tournament.formats.gauntlet import CHALLENGER_GAMES, SIGMA_TARGET
 from arena.tournament.formats.ladder import DEFAULT_WAVE
 from arena.tournament.progress import BuildDisplay, Display
-from arena.tournament.run import DEFAULT_LEVEL, SAMPLE_VERSION, Runner, faulty_samples
+from arena.tournament.run import ADMISSION_LOGS, DEFAULT_LEVEL, SAMPLE_VERSION, Runner, faulty_samples
 from arena.tournament.store import Store
 from protocol import TimeControl
 
@@ -129,7 +129,9 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
         assembly = assemble(
             game.name, fmt, bots, submissions, seats=seats, rounds=rounds, samples=samples, options=options, time=time,
             sandbox=sandbox, strict=strict, time_limit=time_limit, watch=BuildDisplay(sys.stderr, sys.stderr.isatty()),
-            on_refused=lambda r: click.echo(f"not admitted: {r.reason}", err=True), duplicate=duplicate,
+            on_refused=lambda r: click.echo(f"not admitted: {r.reason}" + (f"\n  its stderr ended: {r.said}"
+                                                                          if r.said else ""), err=True),
+            logs=results_dir / ADMISSION_LOGS, duplicate=duplicate,
             max_games=max_games, wave=wave, seed=seed, fresh_processes=fresh_processes, rating=rating, title=title,
             max_fault_rate=max_fault_rate)
     except NoEntrants as exc:

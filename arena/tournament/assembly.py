@@ -35,13 +35,15 @@ def assemble(game: str, fmt: str = DEFAULT_FORMAT, bots: Sequence[str] = (), sub
              seats: int | None = None, rounds: int | None = None, samples: str = DEFAULT_LEVEL,
              options: dict[str, Any] | None = None, time: TimeControl | None = None, sandbox: Sandbox | None = None,
              strict: bool = False, time_limit: float | None = None, watch: BuildWatch | None = None,
-             on_refused: Callable[[Refusal], None] | None = None, **settings: Any) -> Assembly:
+             on_refused: Callable[[Refusal], None] | None = None, logs: Path | None = None,
+             **settings: Any) -> Assembly:
     """The tournament of `bots` (command lines, NAME=COMMAND) and the folders under `submissions` at `game` in
     format `fmt`, checked before anything is stored: ConfigError naming the problem (NoEntrants if there is
     nothing to play).
 
     `samples` is the strongest sample bot that fills a table (a level of arena.games.SAMPLE_LEVELS). A submission
-    plays a first game against the sample bots before it is admitted (`watch` is told of its build);
+    plays a first game against the sample bots before it is admitted (`watch` is told of its build; the logs of
+    one refused are kept in `logs`);
     with `strict`, any submission not admitted is an error, else `on_refused` is told of each. `settings` are the
     spec's other fields (duplicate, max_games, wave, seed, fresh_processes, rating, title, max_fault_rate).
     """
@@ -55,7 +57,7 @@ def assemble(game: str, fmt: str = DEFAULT_FORMAT, bots: Sequence[str] = (), sub
         raise ConfigError(_refusals(refused))
     if submissions is not None:
         entrants, failed = admit(entrants, game, options, time, sandbox, only=lambda e: e.cwd is not None,
-                                 watch=watch)
+                                 watch=watch, logs=logs)
         refused += failed
     if strict and refused:
         raise ConfigError(_refusals(refused))
