@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
 from arena.bots.process import BotCommand
 from arena.bots.sandbox import Sandbox
 from arena.cli.match import INTERRUPTED, report_interrupted, store_match, where_to_look
-from arena.cli.params import BOT, GAME, results_option, sandbox_options, time_options
+from arena.cli.params import BOT, GAME, game_options, results_option, sandbox_options, time_options
 from arena.errors import ReplayError
 from arena.games import SAMPLE_LEVELS, Game
 from arena.interrupt import cleanup_on_termination
@@ -39,16 +40,17 @@ SLOW_SHARE = 0.5  # warn when a decision used more than this share of its time
                    "search bot and the heuristic bot), to see how the bot does against the next bar.")
 @time_options
 @sandbox_options
+@game_options
 @results_option
 def validate(bot: BotCommand, game: Game, players: int | None, games: int | None, seed: int | None, samples: str,
-             time: TimeControl, results_dir: Path, sandbox: Sandbox) -> None:
+             time: TimeControl, results_dir: Path, sandbox: Sandbox, options: dict[str, Any] | None) -> None:
     """Check that BOT (a command line, quoted) speaks the protocol: handshake, then a few games of GAME
     against random bots (or stronger sample bots), with a pass/fail report that lists every fault and how the bot
     did against each sample bot. Exits 1 on failure."""
     players = game.max_players if players is None else players
     opponents = sample_opponents(game.name, players - 1, {bot.label}, level=samples)
     config = MatchConfig(game=game, bots=(bot, *(BotCommand(o.command) for o in opponents)), games=games or players,
-                         seed=chosen(seed), time=time, results_dir=results_dir, sandbox=sandbox,
+                         seed=chosen(seed), options=options, time=time, results_dir=results_dir, sandbox=sandbox,
                          build_watch=BuildDisplay(sys.stderr, sys.stderr.isatty()))
     config.check()
     clock = f", a {time.game_clock:g} s game clock" if time.game_clock else ""
