@@ -155,6 +155,12 @@ CASES = [
     ("st_sound", ["leaderboard", "-o", "../a_file/board.md"], 1, ["cannot write the leaderboard", "Not a directory"]),
     ("st_sound", ["show", "2", "--html", "/proc/x.html"], 1, ["cannot write /proc/x.html"]),
     (".", ["new", "/proc/bot", "--lang", "python"], 2, ["cannot create '/proc/bot'"]),
+    # validate's game options
+    (".", ["validate", BOT, "-g", "bali-2017", "--variant", "nosuch"], 2, ["bali-2017 has no variant 'nosuch'",
+                                                                             "the variants oracle and demon"]),
+    (".", ["validate", BOT, "-g", "bali-2017", "--option", "nonsense"], 2, ["'--option'", "expected KEY=VALUE"]),
+    (".", ["validate", BOT, "-g", "bali-2017", "--option", "max_turns=50"], 2, ["bad options for bali-2017",
+                                                                                 "max_turns"]),
     # a command line's script in the results folder, which the sandbox would hide from it
     (".", ["validate", BOT, "-g", "bali-2017", "--results", "."], 2, ["my_bot.py lies in the results folder",
                                                                        "give --results another folder"]),
