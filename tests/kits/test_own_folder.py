@@ -4,7 +4,10 @@ script lives in (a helper module beside it, node_modules beside package.json), a
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Callable
 
@@ -85,3 +88,21 @@ def test_a_command_line_bot_shown_its_folder_reads_neither_the_results_nor_the_s
     records = [json.loads(p.read_text()) for p in results.rglob("game-*.json")]
     assert records and not [f for r in records for f in r["faults"]], run.stdout + run.stderr
     assert not (results / "x").exists()
+
+
+def test_a_bot_run_by_a_virtual_environments_python_sees_that_environments_packages(tmp_path: Path) -> None:
+    venv = tmp_path / "envs" / "bot-env"
+    made = subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    site = next(venv.glob("lib/python3*/site-packages"))
+    (site / "helper.py").write_text(TWO_FILES["helper.py"])
+    bot = tmp_path / "my-bot"
+    bot.mkdir()
+    (bot / "my_bot.py").write_text(TWO_FILES["my_bot.py"])
+    # The SDK and its packages from the arena's installation; the helper only from the bot's environment.
+    arena_site = next(Path(sys.prefix).glob("lib/python3*/site-packages"))
+    env = {"PYTHONPATH": f"{ROOT}{os.pathsep}{arena_site}"}
+    run = arena("validate", f"{venv}/bin/python my_bot.py", "--game", "bali-2017", "--players", "2", "--games",
+                "1", cwd=bot, env=env)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert ": 1 games without a fault" in run.stdout
