@@ -37,7 +37,7 @@ from arena.tournament.formats import DEFAULT_FORMAT, FORMATS
 from arena.tournament.formats.gauntlet import CHALLENGER_GAMES, SIGMA_TARGET
 from arena.tournament.formats.ladder import DEFAULT_WAVE
 from arena.tournament.progress import BuildDisplay, Display
-from arena.tournament.run import ADMISSION_LOGS, DEFAULT_LEVEL, SAMPLE_VERSION, Runner, faulty_samples
+from arena.tournament.run import DEFAULT_LEVEL, SAMPLE_VERSION, Runner, faulty_samples
 from arena.tournament.store import Store
 from protocol import TimeControl
 
@@ -131,7 +131,7 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
             sandbox=sandbox, strict=strict, time_limit=time_limit, watch=BuildDisplay(sys.stderr, sys.stderr.isatty()),
             on_refused=lambda r: click.echo(f"not admitted: {r.reason}" + (f"\n  its stderr ended: {r.said}"
                                                                           if r.said else ""), err=True),
-            logs=results_dir / ADMISSION_LOGS, duplicate=duplicate,
+            results_dir=results_dir, duplicate=duplicate,
             max_games=max_games, wave=wave, seed=seed, fresh_processes=fresh_processes, rating=rating, title=title,
             max_fault_rate=max_fault_rate)
     except NoEntrants as exc:

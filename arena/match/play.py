@@ -120,21 +120,7 @@ class MatchConfig:
             raise ConfigError(f"bad options for {game.name}: {exc}") from None
 
     def _check_folders(self) -> None:
-        """ConfigError if the sandbox would hide a command line's own script from it (it lies in the results or
-        another entrant's folder)."""
-        if self.sandbox.resolved().level != Isolation.BWRAP:
-            return
-        others = tuple(Path(b.cwd) for b in self.bots if b.cwd)
-        for bot in (b for b in self.bots if b.cwd is None):
-            script = hidden_script(Path.cwd(), bot.argv, (self.results_dir,))
-            if script is not None:
-                raise ConfigError(f"bot command {bot}: {script} lies in the results folder "
-                                  f"{self.results_dir.resolve()}, which the sandbox hides from every bot: give "
-                                  f"--results another folder, or move the bot to a folder of its own")
-            script = hidden_script(Path.cwd(), bot.argv, others)
-            if script is not None:
-                raise ConfigError(f"bot command {bot}: {script} lies in another entrant's folder, which the "
-                                  f"sandbox hides from every other bot: move the bot to a folder of its own")
+        check_folders(self.bots, self.results_dir, self.sandbox)
 
     def _check_plan(self) -> None:
         seatings = self.seatings or ()
@@ -144,6 +130,24 @@ class MatchConfig:
             if len(seating.participants) != self.seats or len(set(seating.participants)) != self.seats or \
                     not all(0 <= p < len(self.bots) for p in seating.participants):
                 raise ConfigError(f"game {g + 1} of the plan does not seat {self.seats} distinct participants")
+
+
+def check_folders(bots: tuple[BotCommand, ...], results_dir: Path, sandbox: Sandbox) -> None:
+    """ConfigError if the sandbox would hide a command line's own script from it (it lies in the results or
+    another entrant's folder)."""
+    if sandbox.resolved().level != Isolation.BWRAP:
+        return
+    others = tuple(Path(b.cwd) for b in bots if b.cwd)
+    for bot in (b for b in bots if b.cwd is None):
+        script = hidden_script(Path.cwd(), bot.argv, (results_dir,))
+        if script is not None:
+            raise ConfigError(f"bot command {bot}: {script} lies in the results folder "
+                              f"{results_dir.resolve()}, which the sandbox hides from every bot: give "
+                              f"--results another folder, or move the bot to a folder of its own")
+        script = hidden_script(Path.cwd(), bot.argv, others)
+        if script is not None:
+            raise ConfigError(f"bot command {bot}: {script} lies in another entrant's folder, which the "
+                              f"sandbox hides from every other bot: move the bot to a folder of its own")
 
 
 def file_safe(name: str) -> str:

@@ -9,13 +9,23 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from arena.bots.entrants import Entrant, Refusal, from_commands, survey
+from arena.bots.process import BotCommand
 from arena.bots.sandbox import Sandbox
 from arena.bots.submission import BuildWatch
 from arena.errors import ConfigError
 from arena.games import get_game
+from arena.match.play import check_folders
 from arena.tournament.formats import DEFAULT_FORMAT, TournamentFormat, get_format
 from arena.tournament.formats.gauntlet import Gauntlet
-from arena.tournament.run import DEFAULT_LEVEL, TournamentSpec, admit, check_options, check_spec, sample_opponents
+from arena.tournament.run import (
+    ADMISSION_LOGS,
+    DEFAULT_LEVEL,
+    TournamentSpec,
+    admit,
+    check_options,
+    check_spec,
+    sample_opponents,
+)
 from protocol import TimeControl
 
 
@@ -35,7 +45,7 @@ def assemble(game: str, fmt: str = DEFAULT_FORMAT, bots: Sequence[str] = (), sub
              seats: int | None = None, rounds: int | None = None, samples: str = DEFAULT_LEVEL,
              options: dict[str, Any] | None = None, time: TimeControl | None = None, sandbox: Sandbox | None = None,
              strict: bool = False, time_limit: float | None = None, watch: BuildWatch | None = None,
-             on_refused: Callable[[Refusal], None] | None = None, logs: Path | None = None,
+             on_refused: Callable[[Refusal], None] | None = None, results_dir: Path | None = None,
              **settings: Any) -> Assembly:
     """The tournament of `bots` (command lines, NAME=COMMAND) and the folders under `submissions` at `game` in
     format `fmt`, checked before anything is stored: ConfigError naming the problem (NoEntrants if there is
@@ -43,7 +53,7 @@ def assemble(game: str, fmt: str = DEFAULT_FORMAT, bots: Sequence[str] = (), sub
 
     `samples` is the strongest sample bot that fills a table (a level of arena.games.SAMPLE_LEVELS). A submission
     plays a first game against the sample bots before it is admitted (`watch` is told of its build; the logs of
-    one refused are kept in `logs`);
+    one refused are kept in `results_dir`'s ADMISSION_LOGS);
     with `strict`, any submission not admitted is an error, else `on_refused` is told of each. `settings` are the
     spec's other fields (duplicate, max_games, wave, seed, fresh_processes, rating, title, max_fault_rate).
     """
@@ -57,7 +67,7 @@ def assemble(game: str, fmt: str = DEFAULT_FORMAT, bots: Sequence[str] = (), sub
         raise ConfigError(_refusals(refused))
     if submissions is not None:
         entrants, failed = admit(entrants, game, options, time, sandbox, only=lambda e: e.cwd is not None,
-                                 watch=watch, logs=logs)
+                                 watch=watch, logs=None if results_dir is None else results_dir / ADMISSION_LOGS)
         refused += failed
     if strict and refused:
         raise ConfigError(_refusals(refused))
@@ -66,6 +76,8 @@ def assemble(game: str, fmt: str = DEFAULT_FORMAT, bots: Sequence[str] = (), sub
     spec = lineup(game, get_format(fmt), entrants, seats, rounds, samples, options=options, time=time, sandbox=sandbox,
                   **settings)
     check_spec(spec, time_limit)
+    if results_dir is not None:  # no command line's script may lie in it: the sandbox hides it
+        check_folders(tuple(BotCommand(e.command, e.cwd) for e in spec.entrants), results_dir, sandbox)
     return Assembly(spec, tuple(refused))
 
 

@@ -21,7 +21,7 @@ from arena.bots.sandbox import Sandbox, cpu_sets
 from arena.bots.submission import BuildWatch
 from arena.errors import ArenaError, ConfigError, FaultKind
 from arena.games import SAMPLE_LEVELS, GameError, get_game, sample_modules
-from arena.match.play import MatchConfig, MatchResult, file_safe, run_match
+from arena.match.play import MatchConfig, MatchResult, check_folders, file_safe, run_match
 from arena.match.record import GameRecord, Phase
 from arena.match.seeds import SecretSeed, derive_seed, public_seed
 from arena.ratings.trueskill import GameOutcome, Ratings, rate_all
@@ -170,6 +170,7 @@ class Runner:
     def _run(self) -> Ratings:
         spec = self.spec
         check_spec(spec, self.time_limit)
+        check_folders(tuple(BotCommand(e.command, e.cwd) for e in spec.entrants), self.results_dir, spec.sandbox)
         living = LIVING if isinstance(spec.fmt, Ladder) else ()
         with self.store.naming():  # the same command started twice at once: one tournament, the other refused
             self.spec = spec = self._seed_of_old(spec, living)

@@ -164,6 +164,8 @@ CASES = [
     # a command line's script in the results folder, which the sandbox would hide from it
     (".", ["validate", BOT, "-g", "bali-2017", "--results", "."], 2, ["my_bot.py lies in the results folder",
                                                                        "give --results another folder"]),
+    (".", ["tournament", "bali-2017", f"a={BOT}", f"b={RANDOM}", "--results", "."], 2,
+     ["my_bot.py lies in the results folder", "give --results another folder"]),
 ]
 
 
