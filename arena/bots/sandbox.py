@@ -288,7 +288,8 @@ def _bwrap(cwd: str | None, private: Path, hidden: tuple[str, ...], argv: tuple[
     within its disk limit."""
     folder = Path(cwd or os.getcwd()).resolve()
     covered = tuple(p.resolve() for p in (*masked, *map(Path, hidden)) if p.exists())
-    named = own_folders(folder, argv) if cwd is None else []
+    named = own_folders(folder, argv) if cwd is None else \
+        [p.resolve() for p in (Path(a) for a in argv if a.startswith("/")) if p.exists()]
     # The folders of what a command line names are shown (the results and other entrants' folders in them
     # covered), unless they lie in the arena's results or another entrant's folder. The
     # temporary directory is covered only where a shown path holds it: the arena's sockets there are in
@@ -327,9 +328,11 @@ def filesystem(disk: int, shown: list[Path], covered: tuple[Path, ...], own: Pat
             args += ["--tmpfs", secret]
         elif Path(secret).exists():
             args += ["--ro-bind", "/dev/null", secret]
-    for path in sorted(hidden):
-        if (own is not None and own.is_relative_to(path)) or not any(path.is_relative_to(b) for b in bound):
-            continue  # a directory that holds the bot's own cannot be covered: the bot would lose its own too
+    # A directory that holds the bot's own cannot be covered (the bot would lose its own too); one inside a covered
+    # one is covered with it (its read-only mount has no room for another).
+    kept = [path for path in sorted(hidden) if not (own is not None and own.is_relative_to(path))
+            and any(path.is_relative_to(b) for b in bound)]
+    for path in _outermost(kept):
         # Read-only, so that a covered folder is not a writable place outside the bot's disk quota.
         args += ["--tmpfs", str(path), "--remount-ro", str(path)] if path.is_dir() else \
             ["--ro-bind", "/dev/null", str(path)]
@@ -425,7 +428,8 @@ def own_folders(cwd: Path, argv: tuple[str, ...]) -> list[Path]:
     folder, a home directory, the temporary directory) is replaced by the named files alone."""
     named = [p.resolve() for p in named_paths(cwd, argv)]
     named += [p.resolve() for p in (Path(a) for a in argv if a.startswith("/")) if p.exists()]
-    shipped = arena_packages()
+    # The arena's own files (its packages, the relay it runs a bot over tcp with) are shown alone.
+    shipped = (*arena_packages(), Path(__file__).resolve().parent.parent)
     found = [p if any(p.is_relative_to(a) for a in shipped) else _project(p) for p in named]
     environment = _interpreter_environment(cwd, argv[0]) if argv else None
     return found + ([environment] if environment is not None else [])
