@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Callable
 
+import pytest
+
 from arena.kits import Language
 from tests.helpers import ROOT
 from tests.kits.conftest import arena
@@ -75,7 +77,9 @@ def test_a_bot_missing_a_module_is_told_what_the_sandbox_shows_it(tmp_path: Path
     assert "the sandbox shows a bot given as a command line only the folder its script lives in" in run.stdout
 
 
-def test_a_command_line_bot_shown_its_folder_reads_neither_the_results_nor_the_store_in_it(tmp_path: Path) -> None:
+@pytest.mark.parametrize("level", ["none", "rlimit", "auto"])
+def test_a_command_line_bot_shown_its_folder_reads_neither_the_results_nor_the_store_in_it(level: str,
+                                                                                        tmp_path: Path) -> None:
     folder = tmp_path / "my-bot"
     folder.mkdir()
     shutil.copy(ROOT / "tests" / "bots" / "threat_bot.py", folder)
@@ -83,11 +87,13 @@ def test_a_command_line_bot_shown_its_folder_reads_neither_the_results_nor_the_s
     entrants = [f"peek=python3 threat_bot.py peek {store}", f"write=python3 threat_bot.py write {results / 'x'}",
                 "r=python3 -m sample_bots.random_bot"]
     run = arena("tournament", "bali-2017", *entrants, "--seats", "3", "--jobs", "1", "--db", str(store),
-                "--results", str(results), cwd=folder)
+                "--results", str(results), "--sandbox", level, cwd=folder)
     assert run.returncode == 0, run.stdout + run.stderr
     records = [json.loads(p.read_text()) for p in results.rglob("game-*.json")]
-    assert records and not [f for r in records for f in r["faults"]], run.stdout + run.stderr
-    assert not (results / "x").exists()
+    caught = {f["bot"] for r in records for f in r["faults"] if f["kind"] == "illegal"}
+    isolated = level == "auto"  # bubblewrap here; the lower levels do not keep files apart, as they say
+    assert records and caught == (set() if isolated else {"peek", "write"}), run.stdout + run.stderr
+    assert (results / "x").exists() != isolated
 
 
 def test_a_bot_run_by_a_virtual_environments_python_sees_that_environments_packages(tmp_path: Path) -> None:
