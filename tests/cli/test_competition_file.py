@@ -6,6 +6,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from tests.helpers import RANDOM, arena
 
 COMPETITION = """title = "Turn4 Bali Cup"
@@ -29,6 +31,7 @@ def tournaments(db: Path) -> list[str]:
         return [row[0] for row in con.execute("SELECT name FROM tournaments ORDER BY id")]
 
 
+@pytest.mark.slow
 def test_a_round_robin_whose_entrants_changed_is_refused_with_the_way_forward(tmp_path: Path) -> None:
     (tmp_path / "competition.toml").write_text(COMPETITION.format(fmt="round-robin"))
     for name in ("a", "b"):
@@ -46,6 +49,7 @@ def test_a_round_robin_whose_entrants_changed_is_refused_with_the_way_forward(tm
     assert tournaments(tmp_path / "results" / "arena.sqlite") == ["turn4-bali-cup"]
 
 
+@pytest.mark.slow
 def test_a_ladder_of_a_competition_file_without_a_name_stays_one_tournament(tmp_path: Path) -> None:
     (tmp_path / "competition.toml").write_text(COMPETITION.format(fmt="ladder").replace('title = "Turn4 Bali Cup"\n',
                                                                                        "") + "games = 2\n")

@@ -77,7 +77,9 @@ def test_a_bot_missing_a_module_is_told_what_the_sandbox_shows_it(tmp_path: Path
     assert "the sandbox shows a bot given as a command line only the folder its script lives in" in run.stdout
 
 
-@pytest.mark.parametrize("level", ["none", "rlimit", "auto"])
+# At auto in the quick run, as every row of SANDBOX.md's threats; the levels below it are slow tests.
+@pytest.mark.parametrize("level", [pytest.param("none", marks=pytest.mark.slow),
+                                   pytest.param("rlimit", marks=pytest.mark.slow), "auto"])
 def test_a_command_line_bot_shown_its_folder_reads_neither_the_results_nor_the_store_in_it(level: str,
                                                                                         tmp_path: Path) -> None:
     folder = tmp_path / "my-bot"
@@ -96,6 +98,7 @@ def test_a_command_line_bot_shown_its_folder_reads_neither_the_results_nor_the_s
     assert (results / "x").exists() != isolated
 
 
+@pytest.mark.slow
 def test_a_bot_run_by_a_virtual_environments_python_sees_that_environments_packages(tmp_path: Path) -> None:
     venv = tmp_path / "envs" / "bot-env"
     made = subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], capture_output=True, text=True)
