@@ -468,8 +468,10 @@ def hidden_script(cwd: Path, argv: tuple[str, ...], covered: tuple[Path, ...]) -
     """A script or package a command line names that lies in one of the covered folders (the results, another
     entrant's folder), where the sandbox cannot show it; None if there is none."""
     places = [c.resolve() for c in covered if c.exists()]
+    shipped = arena_packages()  # shown wherever they are: the sample bots run from the checkout, say
     for path in named_paths(cwd, argv):
-        if any(path.resolve().is_relative_to(c) for c in places):
+        if any(path.resolve().is_relative_to(c) for c in places) and \
+                not any(path.resolve().is_relative_to(a) for a in shipped):
             return path
     return None
 
