@@ -464,6 +464,16 @@ def _interpreter_environment(cwd: Path, program: str) -> Path | None:
     return home.resolve()
 
 
+def other_scripts(mine: tuple[str, ...], others: list[tuple[str, ...]]) -> tuple[str, ...]:
+    """The scripts other command-line bots name (their argv `others`) that this one's argv does not: covered, so
+    that two bots whose scripts share a folder do not read each other's code."""
+    cwd = Path.cwd()
+    own = {p.resolve() for p in named_paths(cwd, mine)}
+    shipped = arena_packages()
+    return tuple(str(p.resolve()) for argv in others for p in named_paths(cwd, argv) if p.is_file()
+                 and p.resolve() not in own and not any(p.resolve().is_relative_to(a) for a in shipped))
+
+
 def hidden_script(cwd: Path, argv: tuple[str, ...], covered: tuple[Path, ...]) -> Path | None:
     """A script or package a command line names that lies in one of the covered folders (the results, another
     entrant's folder), where the sandbox cannot show it; None if there is none."""

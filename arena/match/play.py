@@ -21,7 +21,7 @@ from arena import __version__
 from arena.bots import leftovers
 from arena.bots.entrants import numbered
 from arena.bots.process import DEFAULT_LOG_CAP, BotCommand, BotProcess, Transport
-from arena.bots.sandbox import Isolation, Sandbox, Watchdog, hidden_script
+from arena.bots.sandbox import Isolation, Sandbox, Watchdog, hidden_script, other_scripts
 from arena.bots.submission import BuildWatch, ensure_built, wants_tcp
 from arena.errors import (
     BotCrashed,
@@ -262,6 +262,8 @@ class BotPool:
                 continue
             private = self._private(p, self._runs[p])
             hidden = tuple(b.cwd for b in self.config.bots if b.cwd and b.cwd != command.cwd)
+            hidden += other_scripts(command.argv, [b.argv for b in self.config.bots if b.cwd is None]) \
+                if command.cwd is None else ()
             endpoint, relayed = self._endpoint(private, command)
             try:
                 self._bots[p] = BotProcess(command, self.context, endpoint, Path(f"{stem}-run{self._runs[p]}"),

@@ -115,3 +115,17 @@ def test_a_bot_run_by_a_virtual_environments_python_sees_that_environments_packa
                 "1", cwd=bot, env=env)
     assert run.returncode == 0, run.stdout + run.stderr
     assert ": 1 games without a fault" in run.stdout
+
+
+@pytest.mark.parametrize("level", [pytest.param("none", marks=pytest.mark.slow),
+                                   pytest.param("rlimit", marks=pytest.mark.slow), "auto"])
+def test_two_command_line_bots_in_one_folder_do_not_read_each_others_scripts(level: str, tmp_path: Path) -> None:
+    shutil.copy(ROOT / "tests" / "bots" / "threat_bot.py", tmp_path)
+    shutil.copy(ROOT / "sample_bots" / "random_bot.py", tmp_path / "other_bot.py")
+    (tmp_path / "targets.txt").write_text(str(tmp_path / "other_bot.py"))
+    run = arena("match", "bali-2017", "python3 threat_bot.py steal", "python3 other_bot.py", "--games", "2", "-q",
+                "--sandbox", level, cwd=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    records = [json.loads(p.read_text()) for p in (tmp_path / "results").rglob("game-*.json")]
+    stole = {f["bot"] for r in records for f in r["faults"] if f["kind"] == "illegal"}
+    assert len(records) == 2 and stole == (set() if level == "auto" else {"threat_bot"}), run.stdout + run.stderr
