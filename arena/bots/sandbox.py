@@ -470,8 +470,10 @@ def other_scripts(mine: tuple[str, ...], others: list[tuple[str, ...]]) -> tuple
     cwd = Path.cwd()
     own = {p.resolve() for p in named_paths(cwd, mine)}
     shipped = arena_packages()
-    return tuple(str(p.resolve()) for argv in others for p in named_paths(cwd, argv) if p.is_file()
-                 and p.resolve() not in own and not any(p.resolve().is_relative_to(a) for a in shipped))
+    # The program (an interpreter, its path in a virtual environment) is no script; nor is the runtime.
+    return tuple(str(p.resolve()) for argv in others for p in named_paths(cwd, argv[1:]) if p.is_file()
+                 and p.resolve() not in own and not in_runtime(p)
+                 and not any(p.resolve().is_relative_to(a) for a in shipped))
 
 
 def hidden_script(cwd: Path, argv: tuple[str, ...], covered: tuple[Path, ...]) -> Path | None:
