@@ -264,6 +264,7 @@ class Refusal:
     folder: str
     name: str
     reason: str
+    said: str = ""  # the end of what the bot wrote to stderr: shown to the organiser, never stored or published
 
     def to_dict(self) -> dict[str, str]:
         return {"folder": self.folder, "name": self.name, "reason": self.reason}
@@ -272,10 +273,32 @@ class Refusal:
 def _submission_folders(directory: Path) -> list[Path]:
     if not directory.is_dir():
         raise ConfigError(f"submissions directory {str(directory)!r} does not exist")
-    folders = sorted(p for p in directory.iterdir() if p.is_dir() and not p.name.startswith("."))
+    folders = sorted(p for p in directory.iterdir() if p.is_dir() and not p.name.startswith(".")
+                     and not arena_made(p))
     if not folders:
         raise ConfigError(f"submissions directory {str(directory)!r} holds no submission folders")
     return folders
+
+
+def arena_made(folder: Path) -> bool:
+    """True for a folder without a manifest that the arena made itself (a results folder left by a validate run
+    inside the submissions directory): not an entrant."""
+    return not (folder / MANIFEST).exists() and ((folder / "matches").is_dir() or any(folder.glob("*.sqlite")))
+
+
+def shown(folder: Path | str) -> str:
+    """A submission folder as the organiser's reports and the published site name it: relative to the
+    competition (`entries/my-bot`), never the organiser's absolute path."""
+    path = Path(folder)
+    return f"{path.parent.name}/{path.name}" if path.parent.name else path.name
+
+
+def without_paths(text: str, folder: Path | str) -> str:
+    """text with the folder's full path (as given and resolved) replaced by its shown() name."""
+    path = Path(folder)
+    for full in sorted({str(path.resolve()), str(path)}, key=len, reverse=True):
+        text = text.replace(full, shown(path))
+    return text
 
 
 def survey(directory: Path, holders: Mapping[str, str] | None = None) -> tuple[list[Entrant], list[Refusal]]:
@@ -288,7 +311,7 @@ def survey(directory: Path, holders: Mapping[str, str] | None = None) -> tuple[l
         try:
             entrants.append((folder, from_folder(folder)))
         except ConfigError as exc:
-            refused.append(Refusal(str(folder), _name_of(folder), str(exc)))
+            refused.append(Refusal(shown(folder), _name_of(folder), without_paths(str(exc), folder)))
     by_name: dict[str, list[Path]] = {}
     for folder, entrant in entrants:
         by_name.setdefault(entrant.name, []).append(folder)
@@ -298,8 +321,9 @@ def survey(directory: Path, holders: Mapping[str, str] | None = None) -> tuple[l
         if first == folder:
             kept.append(entrant)
         else:
-            refused.append(Refusal(str(folder), entrant.name, f"{folder / MANIFEST}: the name {entrant.name!r} "
-                                   f"belongs to {first} ({why}): give this bot a name of its own"))
+            refused.append(Refusal(shown(folder), entrant.name, f"{shown(folder)}/{MANIFEST}: the name "
+                                   f"{entrant.name!r} belongs to {shown(first)} ({why}): give this bot a name of its "
+                                   "own"))
     return kept, sorted(refused, key=lambda r: r.folder)
 
 

@@ -32,6 +32,7 @@ from arena.bots.sandbox import (
     Watchdog,
     kill_all,
     limit_fault,
+    missing_hint,
     outer_namespace,
     reap_pids,
     tree_cpu,
@@ -595,6 +596,9 @@ class BotProcess:
             except ValueError:
                 detail = f"the bot was killed by signal {-code}"
         kind = verdict(self, code, self.stderr_tail(_LAST_WORDS)) if self.limited else None
+        hint = missing_hint(self.stderr_tail(), self.command.cwd is None) \
+            if self._sandbox.level == Isolation.BWRAP and code > 0 else None
+        detail += f"; {hint}" if kind is None and hint else ""
         return BotCrashed(detail) if kind is None else limit_fault(kind, detail, self.limits)
 
     def new_game(self) -> None:

@@ -48,6 +48,13 @@ OWNER_ONLY_SCAN = 20_000  # entries of /etc looked at for files only their owner
 # What a bot given as a command line may import from the arena: the SDK, the sample bots, and the rules engines
 # (pure code, no seed and no state in them) that the search bot simulates with.
 ARENA_PACKAGES = ("protocol", "sample_bots", "arena.games")
+# What marks the root of a script's project where its runtime looks for packages in the folders above the
+# script's own (Node.js: node_modules): a command line's bot is shown that folder.
+PROJECT_MARKERS = ("package.json", "node_modules")
+# What runtimes print when a file or module they look for is not there.
+_MISSING_SIGNS = ("ModuleNotFoundError", "No module named", "Cannot find module", "can't open file",
+                  "No such file or directory", "ClassNotFoundException", "cannot open shared object file",
+                  "cannot load such file", "ERR_MODULE_NOT_FOUND")
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".ts", ".rb", ".pl", ".php", ".jl", ".lua", ".sh", ".jar")
 # What runtimes print when a limit refuses them; stderr is the only trace the kernel leaves of some limits.
 _STDERR_SIGNS = (
@@ -278,13 +285,15 @@ def _prlimit(limits: Limits, games: int) -> list[str]:
 
 def _bwrap(cwd: str | None, private: Path, hidden: tuple[str, ...], argv: tuple[str, ...],
            masked: tuple[Path, ...], limits: Limits) -> list[str]:
-    """bubblewrap's part of a bot's command line: a filesystem of the runtime, the bot's own folder (or what its
-    command line names), its socket and a private home and /tmp of its own, within its disk limit."""
+    """bubblewrap's part of a bot's command line: a filesystem of the runtime, the bot's own folder (or the
+    folders of what its command line names, own_folders), its socket and a private home and /tmp of its own,
+    within its disk limit."""
     folder = Path(cwd or os.getcwd()).resolve()
     covered = tuple(p.resolve() for p in (*masked, *map(Path, hidden)) if p.exists())
-    named = named_paths(folder, argv) if cwd is None else []
-    named += [p.resolve() for p in (Path(a) for a in argv if a.startswith("/")) if p.exists()]
-    # What a command line names is shown, unless it lies in the arena's results or another entrant's folder. The
+    named = own_folders(folder, argv) if cwd is None else \
+        [p.resolve() for p in (Path(a) for a in argv if a.startswith("/")) if p.exists()]
+    # The folders of what a command line names are shown (the results and other entrants' folders in them
+    # covered), unless they lie in the arena's results or another entrant's folder. The
     # temporary directory is covered only where a shown path holds it: the arena's sockets there are in
     # directories of their own, which no command names.
     temporary = Path(tempfile.gettempdir()).resolve()
@@ -324,9 +333,12 @@ def filesystem(disk: int, shown: list[Path], covered: tuple[Path, ...], own: Pat
             args += ["--tmpfs", secret, "--remount-ro", secret]  # empty, and nothing to write to
         elif Path(secret).exists():
             args += ["--ro-bind", "/dev/null", secret]
-    for path in sorted(hidden):
-        if (own is not None and own.is_relative_to(path)) or not any(path.is_relative_to(b) for b in bound):
-            continue  # a directory that holds the bot's own cannot be covered: the bot would lose its own too
+    # A directory that holds the bot's own cannot be covered (the bot would lose its own too); one inside a covered
+    # one is covered with it (its read-only mount has no room for another).
+    kept = [path for path in sorted(hidden) if not (own is not None and own.is_relative_to(path))
+            and any(path.is_relative_to(b) for b in bound)]
+    for path in _outermost(kept):
+        # Read-only, so that a covered folder is not a writable place outside the bot's disk quota.
         args += ["--tmpfs", str(path), "--remount-ro", str(path)] if path.is_dir() else \
             ["--ro-bind", "/dev/null", str(path)]
     return args
@@ -416,6 +428,11 @@ def arena_packages() -> tuple[Path, ...]:
         spec = importlib.util.find_spec(name)
         if spec is not None and spec.submodule_search_locations:
             found.append(Path(next(iter(spec.submodule_search_locations))).resolve())
+        # A subpackage imports through its parents: `arena/__init__.py` is shown too (alone, not the rest of the
+        # arena), wherever the installation is (an editable one finds a package by its __init__.py).
+        parent = importlib.util.find_spec(name.rpartition(".")[0]) if "." in name else None
+        if parent is not None and parent.origin and parent.origin.endswith("__init__.py"):
+            found.append(Path(parent.origin).resolve())
     return tuple(found)
 
 
@@ -430,6 +447,85 @@ def named_paths(cwd: Path, argv: tuple[str, ...]) -> list[Path]:
         elif not word.startswith("-") and ("/" in word or word.endswith(SCRIPT_SUFFIXES)):
             found.append(cwd / word)
     return [p for p in found if p.exists()]
+
+
+def own_folders(cwd: Path, argv: tuple[str, ...]) -> list[Path]:
+    """What a bot given as a command line is shown besides the runtime: the folder each script or package its
+    command names lives in (its project's root where a marker file says so: a node_modules beside package.json),
+    and the virtual environment its interpreter belongs to. A folder too broad to show (the root, a top-level
+    folder, a home directory, the temporary directory) is replaced by the named files alone."""
+    named = [p.resolve() for p in named_paths(cwd, argv)]
+    named += [p.resolve() for p in (Path(a) for a in argv if a.startswith("/")) if p.exists()]
+    # The arena's own files (its packages, the relay it runs a bot over tcp with) are shown alone.
+    shipped = (*arena_packages(), Path(__file__).resolve().parent.parent)
+    found = [p if any(p.is_relative_to(a) for a in shipped) else _project(p) for p in named]
+    environment = _interpreter_environment(cwd, argv[0]) if argv else None
+    return found + ([environment] if environment is not None else [])
+
+
+def _project(path: Path) -> Path:
+    """The folder a named script or package lives in: the nearest enclosing folder with a project marker, else
+    its own; path itself where that folder is too broad to show."""
+    resolved = path.resolve()
+    start = resolved.parent
+    for folder in (start, *start.parents):
+        if _too_broad(folder):
+            break
+        if any((folder / marker).exists() for marker in PROJECT_MARKERS):
+            return folder
+    return resolved if _too_broad(start) else start
+
+
+def _too_broad(folder: Path) -> bool:
+    return folder == Path("/") or folder.parent == Path("/") or folder in _homes() or \
+        folder == Path(tempfile.gettempdir()).resolve() or in_runtime(folder)
+
+
+def _interpreter_environment(cwd: Path, program: str) -> Path | None:
+    """The virtual environment (a folder with pyvenv.cfg) whose bin/ holds the program, if any and not broad."""
+    where = cwd / program if os.sep in program else shutil.which(program)
+    if where is None:
+        return None
+    home = Path(os.path.abspath(where)).parent.parent
+    if not (home / "pyvenv.cfg").is_file() or _too_broad(home.resolve()):
+        return None
+    return home.resolve()
+
+
+def other_scripts(mine: tuple[str, ...], others: list[tuple[str, ...]]) -> tuple[str, ...]:
+    """The scripts other command-line bots name (their argv `others`) that this one's argv does not: covered, so
+    that two bots whose scripts share a folder do not read each other's code."""
+    cwd = Path.cwd()
+    own = {p.resolve() for p in named_paths(cwd, mine)}
+    shipped = arena_packages()
+    # The program (an interpreter, its path in a virtual environment) is no script; nor is the runtime.
+    return tuple(str(p.resolve()) for argv in others for p in named_paths(cwd, argv[1:]) if p.is_file()
+                 and p.resolve() not in own and not in_runtime(p)
+                 and not any(p.resolve().is_relative_to(a) for a in shipped))
+
+
+def hidden_script(cwd: Path, argv: tuple[str, ...], covered: tuple[Path, ...]) -> Path | None:
+    """A script or package a command line names that lies in one of the covered folders (the results, another
+    entrant's folder), where the sandbox cannot show it; None if there is none."""
+    places = [c.resolve() for c in covered if c.exists()]
+    shipped = arena_packages()  # shown wherever they are: the sample bots run from the checkout, say
+    for path in named_paths(cwd, argv):
+        if any(path.resolve().is_relative_to(c) for c in places) and \
+                not any(path.resolve().is_relative_to(a) for a in shipped):
+            return path
+    return None
+
+
+def missing_hint(stderr: str, command_line: bool) -> str | None:
+    """What to tell the author of a bot that died under bubblewrap of a missing file or module, or None."""
+    if not any(sign in stderr for sign in _MISSING_SIGNS):
+        return None
+    if command_line:
+        return ("the sandbox shows a bot given as a command line only the folder its script lives in, the "
+                "runtime and the arena's SDK: keep what it needs in that folder (or the virtual environment it "
+                "runs from), or make it a submission folder with a manifest")
+    return ("the sandbox shows a submission only its own folder, the runtime and the arena's SDK: put what it "
+            "needs in the folder, or install it there in its build")
 
 
 def disk_full(tasks: list[Task]) -> bool:

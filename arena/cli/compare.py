@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +96,7 @@ def compare(new: str, base: str, game: Game, opponents: tuple[str, ...], seats: 
     spec = comparison.assemble(game.name, new, base, opponents, seats, sprt, fixed_games or max_games, options=options,
                                seed=seed, time=time, sandbox=sandbox.resolved(), wave=DEFAULT_WAVE,
                                rating=RatingConfig.for_game(game))  # checked before the store is created
-    live = LiveLine(spec.sprt)
+    live = LiveLine(spec.sprt, sys.stderr.isatty(), comparison.pairs_cap(spec))
     with Store(store_path(results_dir, db)) as store:
         runner = Runner(spec, store, results_dir, jobs=jobs, name=name,
                         on_start=lambda _: (announce_sandbox(spec.sandbox), announce_crowding(jobs, spec.seats)),
@@ -105,38 +106,68 @@ def compare(new: str, base: str, game: Game, opponents: tuple[str, ...], seats: 
         except KeyboardInterrupt:
             click.echo("\ninterrupted: finished pairs are stored; run the same command to resume", err=True)
             raise SystemExit(130) from None
+        finally:
+            live.close()
         result = comparison.final_report(store, runner.tournament, spec)
     click.echo(json.dumps(result) if as_json else text_report(result))
 
 
 class LiveLine:
-    """The progress line on stderr, printed when the pairs counted change: a table that finishes before an earlier
-    one adds no pair yet (pairs count in deal order), and printed the line before it again."""
+    """The progress line on stderr, shown when the pairs counted change (a table that finishes before an earlier
+    one adds no pair yet: pairs count in deal order): on a terminal one line rewritten in place, elsewhere a line
+    each time."""
 
-    def __init__(self, sprt: SprtSettings | None) -> None:
+    def __init__(self, sprt: SprtSettings | None, terminal: bool = False, cap: int | None = None) -> None:
         self.sprt = sprt
+        self.terminal = terminal
+        self.cap = cap
         self.shown = 0
+        self.open = False
 
     def show(self, counts: PairCounts, verdict: Verdict) -> None:
-        """Print the line for these counts unless it is the one printed last."""
+        """Show the line for these counts unless it is the one shown last."""
         if counts.pairs == self.shown:
             return
         self.shown = counts.pairs
-        click.echo(live_line(report(counts, self.sprt, verdict)), err=True)
+        line = live_line(report(counts, self.sprt, verdict), self.cap, short=self.terminal)
+        if self.terminal:
+            click.echo(f"\r{line}\x1b[K", err=True, nl=False)
+            self.open = True
+        else:
+            click.echo(line, err=True)
+
+    def close(self) -> None:
+        """End the line rewritten in place, so that what follows starts on a line of its own."""
+        if self.open:
+            click.echo("", err=True)
+            self.open = False
 
 
-def live_line(r: dict[str, Any]) -> str:
-    """One line: the pairs, the estimate with its interval, the verdict so far and the pairs still expected."""
+def live_line(r: dict[str, Any], cap: int | None = None, short: bool = False) -> str:
+    """One line: the pairs, the estimate with its interval, the verdict so far (with its evidence, unless short)
+    and the pairs still expected."""
     low, high = r["interval"]
     line = (f"pairs {r['pairs']} (+{r['wins']} ={r['draws']} -{r['losses']}): elo {_elo(r['estimate'])} "
             f"[{_elo(low, '-inf')}, {_elo(high)}]")
     if r["test"] is None:
         return line
-    line += f"; {r['verdict']}: {_evidence(r)}"
-    remaining = r["expected_pairs"]["remaining"]
-    if r["verdict"] == Verdict.UNDECIDED.value and remaining is not None:
-        line += f"; about {remaining} more pairs expected"
+    line += f"; {r['verdict']}" + ("" if short else f": {_evidence(r)}")
+    if r["verdict"] == Verdict.UNDECIDED.value:
+        line += expected_text(r, cap)
     return line
+
+
+def expected_text(r: dict[str, Any], cap: int | None) -> str:
+    """'; about 1,200 more pairs expected' (two significant figures: the estimate moves with every pair), or
+    that more are expected than the cap leaves; '' where no figure can be given."""
+    remaining = r["expected_pairs"]["remaining"] if r["expected_pairs"] else None
+    left = None if cap is None else max(0, cap - r["pairs"])
+    if remaining is None:
+        return "" if left is None else f"; not expected to decide within the {left:,} pairs left"
+    if left is not None and remaining > left:
+        return f"; more pairs expected than the {left:,} left (--max-games)"
+    shown = int(float(f"{remaining:.2g}")) if remaining >= 10 else remaining
+    return f"; about {shown:,} more pairs expected"
 
 
 def _evidence(r: dict[str, Any]) -> str:
@@ -169,11 +200,17 @@ def text_report(r: dict[str, Any]) -> str:
         return "\n".join(lines)
     lines.append(f"test: {_test(r['sprt'])}")
     lines.append(_evidence(r))
-    remaining = r["expected_pairs"]["remaining"]
-    if r["verdict"] == Verdict.UNDECIDED.value and remaining is not None:
-        lines.append(f"expected: about {remaining} more pairs to a verdict ({r['expected_pairs']['model']})")
+    if r["verdict"] == Verdict.UNDECIDED.value and not r.get("stopped_early"):
+        expected = expected_text(r, r.get("pairs_cap"))
+        if expected:
+            lines.append(f"expected: {expected[2:]} ({r['expected_pairs']['model']})")
+    if r.get("stopped_early"):
+        lines.append(f"stopped early after {r['pairs']} pairs: with so many drawn pairs the test was not expected "
+                     f"to decide within the cap")
     lines.append(f"verdict: {r['verdict']} after {r['pairs']} pairs, elo {_elo(r['estimate'])} "
                  f"[{_elo(low, '-inf')}, {_elo(high)}]")
+    if r.get("advice"):
+        lines.append(f"advice: {r['advice']}")
     return "\n".join(lines)
 
 

@@ -132,4 +132,4 @@ def results_table(result: MatchResult) -> str:
           f"{s.mean_rank:.2f}", f"{s.mean_score:.1f}", s.faults, s.disqualified)
          for rank, s in zip(ranks, rows)],
         headers=("rank", "bot", "version", "command", "games", "wins", "win%", "mean rank", "mean score", "faults",
-                 "disq."))
+                 "disq."), disable_numparse=[2])  # a version is text: "1.10" is not 1.1

@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from arena.errors import ConfigError
-from arena.kits import Language, create, install_hint, missing, prepare
+from arena.interrupt import INTERRUPTED, forget_interrupt
+from arena.kits import Language, create, install_hint, missing, prepare, prepare_advice
 
 
 @click.command()
@@ -25,6 +26,10 @@ def new(folder: Path, language: str) -> None:
         create(folder, lang)
     except ConfigError as exc:
         raise click.UsageError(str(exc)) from None
+    except KeyboardInterrupt:  # create() removed what it had made
+        click.echo("\ninterrupted: nothing was made; run the same command again", err=True)
+        forget_interrupt()
+        raise SystemExit(INTERRUPTED) from None
     click.echo(f"created {folder}/ from the {lang.value} kit: write your logic in its strategy function, "
                f"then: arena validate {folder} --game bali-2001 (see {folder}/README.md)")
     lacking = missing(lang)
@@ -32,6 +37,13 @@ def new(folder: Path, language: str) -> None:
         click.echo(f"warning: this machine cannot build or run it yet; install what it needs with: "
                    f"{install_hint(lacking)}", err=True)
         return
-    problem = prepare(folder, lang)
+    try:
+        problem = prepare(folder, lang)
+    except KeyboardInterrupt:
+        # The folder is made: the same command would refuse it. Say what is left to do instead.
+        click.echo(f"\ninterrupted while fetching the packages: {folder}/ is made without them; "
+                   f"{prepare_advice(folder, lang)}", err=True)
+        forget_interrupt()
+        raise SystemExit(INTERRUPTED) from None
     if problem is not None:
         click.echo(f"warning: {problem}", err=True)

@@ -73,7 +73,8 @@ def game_options(command: Callable[..., Any] | None = None, *, short: bool = Tru
 
     return _with_options(gathered, [
         click.option("--option", *(("-o",) if short else ()), "option_pairs", multiple=True, metavar="KEY=VALUE",
-                     help="A game option, VALUE as JSON (e.g. max_turns=50); repeatable."),
+                     help="A game option, VALUE as JSON (e.g. max_turns=50 in bali-2001, oracle=true in bali-2017; "
+                          "each game's README lists its own); repeatable."),
         click.option("--variant", "variants", multiple=True, metavar="NAME",
                      help="Switch on a variant of the game (the option NAME=true); repeatable."),
     ])

@@ -9,6 +9,7 @@ import click
 
 from arena.cli.page_progress import PageProgress
 from arena.cli.params import db_option, results_option, store_path
+from arena.errors import ArenaError
 from arena.site import publish as publish_site
 from arena.tournament.store import Store
 
@@ -33,9 +34,14 @@ def publish(out: Path, names: tuple[str, ...], title: str | None, max_fault_rate
             jobs: int | None, include_bot_output: bool, results_dir: Path, db: Path | None) -> None:
     """Write a static site of the store's tournaments: leaderboards, charts, bot pages and game replays."""
     with Store.existing(store_path(results_dir, db)) as store:
-        report = publish_site(store, results_dir, out, names, title, max_fault_rate, game_pages=not no_games,
-                              jobs=jobs, progress=lambda line: click.echo(line, err=True),
-                              on_page=PageProgress(sys.stderr, sys.stderr.isatty()), bot_output=include_bot_output)
+        try:
+            report = publish_site(store, results_dir, out, names, title, max_fault_rate, game_pages=not no_games,
+                                  jobs=jobs, progress=lambda line: click.echo(line, err=True),
+                                  on_page=PageProgress(sys.stderr, sys.stderr.isatty()),
+                                  bot_output=include_bot_output)
+        except OSError as exc:  # a folder that cannot be made or written: the pages written so far are kept
+            raise ArenaError(f"cannot write the site into {str(out)!r}: {exc.strerror or exc}"
+                             + (f" ({exc.filename})" if exc.filename else "")) from None
     for problem in report.problems:
         click.echo(f"warning: {problem}", err=True)
     click.echo(f"{out / 'index.html'}: {report.written} files written, {report.unchanged} already up to date")

@@ -10,7 +10,7 @@ import click
 from tabulate import tabulate
 
 from arena.cli.params import db_option, results_option, store_path
-from arena.errors import ReplayError
+from arena.errors import ArenaError, ReplayError
 from arena.games import get_game
 from arena.match.record import GameRecord, load_record
 from arena.match.replay import turn_lines
@@ -47,7 +47,10 @@ def leaderboard(name: str | None, fmt: str, max_fault_rate: float | None, output
     if output is None:
         click.echo(text)
     else:
-        output.write_text(text + "\n", encoding="utf-8")
+        try:
+            output.write_text(text + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise ArenaError(f"cannot write the leaderboard to {str(output)!r}: {exc.strerror or exc}") from None
         click.echo(f"leaderboard written to {output}", err=True)
 
 
@@ -129,8 +132,9 @@ def _describe(m: StoredGameRow, replay: Path | None, command: str) -> str:
                       for s in m.seats], headers=("seat", "bot", "score", "rank", "disqualified", "faults"))
     page = f"game-{m.seq + 1}.html"
     faults = "\n".join(f"  seat {f.seat}{_at(f.decision)}: {f.kind}: {f.detail}" + _tail(f.stderr_tail)
-                       + (f"\n      see it: {command} --html {page}, then open {page}#step={f.decision}&seat="
-                          f"{f.seat}" if f.decision is not None and replay else "")
+                       + (f"\n      see it: {command} --html {page}, then open "
+                          f"{shlex.quote(f'{(Path.cwd() / page).as_uri()}#step={f.decision}&seat={f.seat}')}"
+                          if f.decision is not None and replay else "")
                        for f in m.faults)
     where = f"arena replay {shlex.quote(str(replay))}" if replay else "none"
     return head + "\n" + seats + (f"\nfaults:\n{faults}" if faults else "") + f"\nreplay: {where}\n"

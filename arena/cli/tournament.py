@@ -36,7 +36,7 @@ from arena.tournament.formats import DEFAULT_FORMAT, FORMATS
 from arena.tournament.formats.gauntlet import CHALLENGER_GAMES, SIGMA_TARGET
 from arena.tournament.formats.ladder import DEFAULT_WAVE
 from arena.tournament.leaderboard import TEXT_FORMATS, tournament_board
-from arena.tournament.run import DEFAULT_LEVEL, Runner
+from arena.tournament.run import DEFAULT_LEVEL, SAMPLE_VERSION, Runner, faulty_samples
 from arena.tournament.store import Store, name_holders
 from protocol import TimeControl
 
@@ -130,7 +130,9 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
         assembly = assemble(
             game.name, fmt, bots, submissions, seats=seats, rounds=rounds, samples=samples, options=options, time=time,
             sandbox=sandbox, strict=strict, time_limit=time_limit, watch=BuildDisplay(sys.stderr, sys.stderr.isatty()),
-            on_refused=lambda r: click.echo(f"not admitted: {r.reason}", err=True), duplicate=duplicate,
+            on_refused=lambda r: click.echo(f"not admitted: {r.reason}" + (f"\n  its stderr ended: {r.said}"
+                                                                          if r.said else ""), err=True),
+            results_dir=results_dir, duplicate=duplicate,
             max_games=max_games, wave=wave, seed=seed, fresh_processes=fresh_processes, rating=rating, title=title,
             max_fault_rate=max_fault_rate, holders=name_holders(store_path(results_dir, db)))
     except NoEntrants as exc:
@@ -151,6 +153,13 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
         t = runner.tournament
         board = tournament_board(store, t, max_fault_rate, ratings=ratings, results_dir=results_dir)
         click.echo(TEXT_FORMATS["table"].render(board))
+        samples = {e.name for e in spec.entrants if e.version == SAMPLE_VERSION}
+        broken = faulty_samples({name: (round(s["fault_rate"] * s["games"]), int(s["games"]))
+                                 for name, s in store.bot_stats(t.id).items() if name in samples})
         if not runner.complete():
             click.echo("\nthe tournament is not complete: run the same command to go on", err=True)
+        if broken:
+            click.echo("\n".join(broken), err=True)
+            raise click.ClickException("a sample bot faulted in most of its games: the ratings against it say "
+                                       "nothing")
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
 from arena.bots.process import BotCommand
 from arena.bots.sandbox import Sandbox
 from arena.cli.match import INTERRUPTED, report_interrupted, store_match, where_to_look
-from arena.cli.params import BOT, GAME, results_option, sandbox_options, time_options
+from arena.cli.params import BOT, GAME, game_options, results_option, sandbox_options, time_options
 from arena.cli.progress import BuildDisplay
 from arena.errors import ReplayError
 from arena.games import SAMPLE_LEVELS, Game
@@ -19,7 +20,7 @@ from arena.match.play import MatchConfig, MatchInterrupted, MatchResult, run_mat
 from arena.match.record import DecisionRecord, FaultRecord, GameRecord, ordinal
 from arena.match.seeds import PUBLIC_SEED_HELP, chosen
 from arena.match.wire import charged
-from arena.tournament.run import sample_opponents
+from arena.tournament.run import faulty_samples, sample_opponents
 from arena.viewer import write_replay
 from protocol import TimeControl
 
@@ -39,16 +40,17 @@ SLOW_SHARE = 0.5  # warn when a decision used more than this share of its time
                    "search bot and the heuristic bot), to see how the bot does against the next bar.")
 @time_options
 @sandbox_options
+@game_options
 @results_option
 def validate(bot: BotCommand, game: Game, players: int | None, games: int | None, seed: int | None, samples: str,
-             time: TimeControl, results_dir: Path, sandbox: Sandbox) -> None:
+             time: TimeControl, results_dir: Path, sandbox: Sandbox, options: dict[str, Any] | None) -> None:
     """Check that BOT (a command line, quoted) speaks the protocol: handshake, then a few games of GAME
     against random bots (or stronger sample bots), with a pass/fail report that lists every fault and how the bot
     did against each sample bot. Exits 1 on failure."""
     players = game.max_players if players is None else players
     opponents = sample_opponents(game.name, players - 1, {bot.label}, level=samples)
     config = MatchConfig(game=game, bots=(bot, *(BotCommand(o.command) for o in opponents)), games=games or players,
-                         seed=chosen(seed), time=time, results_dir=results_dir, sandbox=sandbox,
+                         seed=chosen(seed), options=options, time=time, results_dir=results_dir, sandbox=sandbox,
                          build_watch=BuildDisplay(sys.stderr, sys.stderr.isatty()))
     config.check()
     clock = f", a {time.game_clock:g} s game clock" if time.game_clock else ""
@@ -72,11 +74,15 @@ def validate(bot: BotCommand, game: Game, players: int | None, games: int | None
     faults = sum(1 for r in result.records for f in r.faults if f.participant == 0)
     for line in repeated_faults(shown, len(result.records)):
         click.echo(line)
-    click.echo(summary(result, faults))
-    click.echo(against_samples(result, samples))
+    broken = faulty_samples({s.name: (s.disqualified, s.games) for s in result.standings[1:]})
+    if faults or not broken:
+        click.echo(summary(result, faults))
+    click.echo("\n".join(broken) if broken else against_samples(result, samples))
     click.echo(where_to_look(result, store_match(result, config), results_dir))
     if faults:
         raise click.ClickException(f"validation failed: {faults} fault(s); see above")
+    if broken:
+        raise click.ClickException("no verdict: a sample bot faulted in most of its games; see above")
 
 
 def fault_key(fault: FaultRecord) -> tuple[object, ...]:
@@ -118,7 +124,7 @@ def game_report(record: GameRecord, timeout: float, shown: dict[tuple[object, ..
             lines.extend(f"    stderr| {line}" for line in f.stderr.strip().splitlines()[-10:])
         page = _replay_page(record, folder) if f.anchor() else None
         if page is not None:
-            lines.append(f"    see it: {page}{f.anchor()}")
+            lines.append(f"    see it: {page.resolve().as_uri()}{f.anchor()}")  # a browser opens it as it is
     return lines
 
 

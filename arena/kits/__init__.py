@@ -73,6 +73,7 @@ NEEDS: dict[Language, tuple[Need, ...]] = {
 # What `arena new` runs in a new folder, with the network, so that the arena's build (which has none) need not:
 # the exact versions of package-lock.json into node_modules/.
 PREPARE: dict[Language, tuple[str, ...]] = {Language.JAVASCRIPT: ("npm", "ci", "--no-audit", "--no-fund")}
+PREPARED = {Language.JAVASCRIPT: "node_modules"}  # where each step installs, removed if it is interrupted
 PREPARE_TIMEOUT = 600.0  # seconds
 
 
@@ -88,10 +89,19 @@ def prepare(folder: Path, language: Language) -> str | None:
         failed = None if run.returncode == 0 else (run.stderr.strip().splitlines() or [f"status {run.returncode}"])[-1]
     except (OSError, subprocess.TimeoutExpired) as exc:
         failed = str(exc)
+    except KeyboardInterrupt:
+        if language in PREPARED:  # no half-installed packages left behind
+            shutil.rmtree(folder / PREPARED[language], ignore_errors=True)
+        raise
     if failed is None:
         return None
-    return (f"could not fetch the packages ({' '.join(step)}: {failed[:200]}); run `{' '.join(step)}` in "
-            f"{folder} with the network before validating: the arena's build has none")
+    return f"could not fetch the packages ({' '.join(step)}: {failed[:200]}); {prepare_advice(folder, language)}"
+
+
+def prepare_advice(folder: Path, language: Language) -> str:
+    """What to run, where, to fetch the kit's packages by hand."""
+    step = " ".join(PREPARE.get(language, ()))
+    return f"run `{step}` in {folder} with the network before validating: the arena's build has none"
 
 
 def missing(language: Language) -> list[Need]:
@@ -140,6 +150,9 @@ def create(folder: Path, language: Language) -> Path:
     except OSError as exc:
         shutil.rmtree(folder, ignore_errors=True)  # no half-made kit left behind
         raise ConfigError(f"cannot write the kit into {str(folder)!r}: {exc.strerror or exc}") from None
+    except KeyboardInterrupt:
+        shutil.rmtree(folder, ignore_errors=True)  # the same command, run again, would refuse a half-made kit
+        raise
     return folder
 
 

@@ -21,7 +21,7 @@ from arena import __version__
 from arena.bots import leftovers
 from arena.bots.entrants import numbered
 from arena.bots.process import DEFAULT_LOG_CAP, BotCommand, BotProcess, Transport
-from arena.bots.sandbox import Isolation, Sandbox, Watchdog
+from arena.bots.sandbox import Isolation, Sandbox, Watchdog, hidden_script, other_scripts
 from arena.bots.submission import BuildWatch, ensure_built, wants_tcp
 from arena.errors import (
     BotCrashed,
@@ -80,6 +80,7 @@ class MatchConfig:
     # The participants' names (a tournament's entrant names); default: entrant_names() of the commands.
     names: tuple[str, ...] | None = None
     build_watch: BuildWatch | None = None  # told of each submission build that runs (a progress display)
+    store: Path | None = None  # the results store, if outside results_dir: the sandbox covers it too
 
     def entrant_names(self) -> tuple[str, ...]:
         """Each participant's name: the given ones, else its command's label, numbered when two are alike."""
@@ -112,10 +113,14 @@ class MatchConfig:
         if self.time.timeout <= 0 or self.time.init <= 0:
             raise ConfigError("the decision and init timeouts must be positive")
         self.sandbox.check()
+        self._check_folders()
         try:
             game.new_state(n, 0, self.options)
         except GameError as exc:
             raise ConfigError(f"bad options for {game.name}: {exc}") from None
+
+    def _check_folders(self) -> None:
+        check_folders(self.bots, self.results_dir, self.sandbox)
 
     def _check_plan(self) -> None:
         seatings = self.seatings or ()
@@ -125,6 +130,24 @@ class MatchConfig:
             if len(seating.participants) != self.seats or len(set(seating.participants)) != self.seats or \
                     not all(0 <= p < len(self.bots) for p in seating.participants):
                 raise ConfigError(f"game {g + 1} of the plan does not seat {self.seats} distinct participants")
+
+
+def check_folders(bots: tuple[BotCommand, ...], results_dir: Path, sandbox: Sandbox) -> None:
+    """ConfigError if the sandbox would hide a command line's own script from it (it lies in the results or
+    another entrant's folder)."""
+    if sandbox.resolved().level != Isolation.BWRAP:
+        return
+    others = tuple(Path(b.cwd) for b in bots if b.cwd)
+    for bot in (b for b in bots if b.cwd is None):
+        script = hidden_script(Path.cwd(), bot.argv, (results_dir,))
+        if script is not None:
+            raise ConfigError(f"bot command {bot}: {script} lies in the results folder "
+                              f"{results_dir.resolve()}, which the sandbox hides from every bot: give "
+                              f"--results another folder, or move the bot to a folder of its own")
+        script = hidden_script(Path.cwd(), bot.argv, others)
+        if script is not None:
+            raise ConfigError(f"bot command {bot}: {script} lies in another entrant's folder, which the "
+                              f"sandbox hides from every other bot: move the bot to a folder of its own")
 
 
 def file_safe(name: str) -> str:
@@ -187,7 +210,7 @@ class BotPool:
         self.ipc_dir = leftovers.private_dir() if config.transport == Transport.IPC else None
         self.private_dir = self.ipc_dir or (leftovers.private_dir() if self.sandbox.limited else None)
         # What bubblewrap covers: where every match keeps its bots' sockets and homes, and the results.
-        self.masked = (Path(tempfile.gettempdir()), config.results_dir)
+        self.masked = (Path(tempfile.gettempdir()), config.results_dir, *([config.store] if config.store else []))
         self.watchdog = Watchdog()
         self.identities: dict[int, Ready] = {}
         self.names = config.entrant_names()
@@ -239,6 +262,8 @@ class BotPool:
                 continue
             private = self._private(p, self._runs[p])
             hidden = tuple(b.cwd for b in self.config.bots if b.cwd and b.cwd != command.cwd)
+            hidden += other_scripts(command.argv, [b.argv for b in self.config.bots if b.cwd is None]) \
+                if command.cwd is None else ()
             endpoint, relayed = self._endpoint(private, command)
             try:
                 self._bots[p] = BotProcess(command, self.context, endpoint, Path(f"{stem}-run{self._runs[p]}"),

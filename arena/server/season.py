@@ -141,7 +141,8 @@ class Season:
             return
         store.set_status(submission.id, Status.VALIDATING, build_log=_tail(build_log))
         try:
-            reason = first_game(entrant_of(submission), s.game, s.options, s.time, s.sandbox.resolved())
+            failed = first_game(entrant_of(submission), s.game, s.options, s.time, s.sandbox.resolved())
+            reason = None if failed is None else failed[0]
         except ArenaError as exc:
             reason = str(exc)
         if reason is None:

@@ -1,46 +1,55 @@
 """Admission: a submission plays a first game against the sample bots before it enters a tournament; one that
-cannot take part (a failed build, start or handshake, a crash) is refused with the reason, one that only plays badly
-is admitted, its faults counted against it."""
+cannot take part (a failed build, start or handshake, a crash) is refused with the reason, the end of its stderr and
+its kept log, one that only plays badly is admitted, its faults counted against it."""
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
 import zmq
 
-from arena.bots.entrants import Entrant, Refusal
+from arena.bots.entrants import Entrant, Refusal, shown, without_paths
 from arena.bots.process import BotCommand
 from arena.bots.sandbox import Sandbox
 from arena.bots.submission import BuildWatch
 from arena.errors import ArenaError, FaultKind
 from arena.games import get_game
-from arena.match.play import MatchConfig, run_match
+from arena.match.play import MatchConfig, file_safe, run_match
 from arena.match.record import Phase
 from arena.tournament.run import sample_opponents
 from protocol import TimeControl
 
+ADMISSION_LOGS = "admission"  # the folder of the results where the logs of a refused submission are kept
+ADMISSION_LINES, ADMISSION_LINE = 3, 200  # the last lines of a refused bot's stderr shown, and their length
+
 
 def admit(entrants: list[Entrant], game: str, options: dict[str, Any] | None, clock: TimeControl,
           sandbox: Sandbox, only: Callable[[Entrant], bool] = lambda _: True,
-          watch: BuildWatch | None = None) -> tuple[list[Entrant], list[Refusal]]:
+          watch: BuildWatch | None = None, logs: Path | None = None) -> tuple[list[Entrant], list[Refusal]]:
     """The entrants that play a first game against the sample bots through (those `only` leaves out are not
     checked), and a refusal for each other one (a failed build, start, handshake or a disqualification in that
-    game), with the reason; watch is told of each build that runs."""
+    game), with the reason and the end of its stderr; watch is told of each build that runs, and the logs of a
+    refused one are kept in `logs`."""
     admitted, refused = [], []
     for entrant in entrants:
-        reason = first_game(entrant, game, options, clock, sandbox, watch) if only(entrant) else None
-        if reason is None:
+        failed = first_game(entrant, game, options, clock, sandbox, watch, logs) if only(entrant) else None
+        if failed is None:
             admitted.append(entrant)
         else:
-            refused.append(Refusal(entrant.cwd or entrant.name, entrant.name, f"{entrant.cwd}: {reason}"))
+            where = shown(entrant.cwd) if entrant.cwd else entrant.name
+            reason = without_paths(failed[0], entrant.cwd) if entrant.cwd else failed[0]
+            refused.append(Refusal(where, entrant.name, f"{where}: {reason}", failed[1]))
     return admitted, refused
 
 
 def first_game(entrant: Entrant, game: str, options: dict[str, Any] | None, clock: TimeControl,
-               sandbox: Sandbox, watch: BuildWatch | None = None) -> str | None:
-    """Why the entrant failed its first game against the sample bots, or None if it played it through."""
+               sandbox: Sandbox, watch: BuildWatch | None = None,
+               logs: Path | None = None) -> tuple[str, str] | None:
+    """Why the entrant failed its first game against the sample bots and the last lines of its stderr, or None
+    if it played it through; the logs of a failed one are kept in `logs`, which the reason names."""
     rules = get_game(game)
     opponents = sample_opponents(game, rules.min_players - 1, {entrant.name})
     bots = tuple(BotCommand(e.command, e.cwd) for e in (entrant, *opponents))
@@ -50,11 +59,34 @@ def first_game(entrant: Entrant, game: str, options: dict[str, Any] | None, cloc
         try:
             record = run_match(config).records[0]
         except (ArenaError, OSError, zmq.ZMQError) as exc:
-            return f"its first game against the sample bots could not be played: {exc}"
-    # A bot that cannot take part is kept out; one that plays badly (illegal or late answers) plays, its faults
-    # counted against it in the tournament.
-    fault = next((f for f in record.faults if f.participant == 0 and (
-        f.phase in (Phase.HANDSHAKE, Phase.NEW_GAME) or f.kind in (FaultKind.BUILD, FaultKind.CRASH))), None)
-    if fault is None:
+            return f"its first game against the sample bots could not be played: {exc}", ""
+        # A bot that cannot take part is kept out; one that plays badly (illegal or late answers) plays, its
+        # faults counted against it in the tournament.
+        fault = next((f for f in record.faults if f.participant == 0 and (
+            f.phase in (Phase.HANDSHAKE, Phase.NEW_GAME) or f.kind in (FaultKind.BUILD, FaultKind.CRASH))), None)
+        if fault is None:
+            return None
+        kept = _keep_logs(Path(work), logs, entrant.name)
+    where = f"; its log: {kept}" if kept else ""
+    lines = [line.strip()[:ADMISSION_LINE] for line in fault.stderr.strip().splitlines() if line.strip()]
+    return (f"failed its first game against the sample bots ({fault.kind.value}: {fault.detail}){where}",
+            " | ".join(lines[-ADMISSION_LINES:]))
+
+
+def _keep_logs(work: Path, logs: Path | None, name: str) -> Path | None:
+    """Copy the refused entrant's stderr log (its build log too, if any) of the admission game into logs; the
+    stderr log's new path, or None where there is none or it cannot be kept."""
+    if logs is None:
         return None
-    return f"failed its first game against the sample bots ({fault.kind.value}: {fault.detail})"
+    kept = None
+    try:
+        logs.mkdir(parents=True, exist_ok=True)
+        for log in sorted(work.glob("matches/*/logs/p0-*")):
+            for ending in (".stderr.log", "-build.log"):
+                if log.name.endswith(ending):
+                    target = logs / f"{file_safe(name)}{ending}"
+                    shutil.copyfile(log, target)
+                    kept = target if ending == ".stderr.log" else kept or target
+    except OSError:
+        return None
+    return kept

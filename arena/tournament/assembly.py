@@ -9,11 +9,13 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence, Unpack
 
 from arena.bots.entrants import Entrant, Refusal, from_commands, survey
+from arena.bots.process import BotCommand
 from arena.bots.sandbox import Sandbox
 from arena.bots.submission import BuildWatch
 from arena.errors import ConfigError
 from arena.games import get_game
-from arena.tournament.admission import admit
+from arena.match.play import check_folders
+from arena.tournament.admission import ADMISSION_LOGS, admit
 from arena.tournament.formats import DEFAULT_FORMAT, TournamentFormat, get_format
 from arena.tournament.formats.base import PlaySettings
 from arena.tournament.run import DEFAULT_LEVEL, TournamentSpec, check_options, check_spec, sample_opponents
@@ -37,13 +39,14 @@ def assemble(game: str, fmt: str = DEFAULT_FORMAT, bots: Sequence[str] = (), sub
              options: dict[str, Any] | None = None, time: TimeControl | None = None, sandbox: Sandbox | None = None,
              strict: bool = False, time_limit: float | None = None, watch: BuildWatch | None = None,
              on_refused: Callable[[Refusal], None] | None = None, holders: Mapping[str, str] | None = None,
-             **settings: Unpack[PlaySettings]) -> Assembly:
+             results_dir: Path | None = None, **settings: Unpack[PlaySettings]) -> Assembly:
     """The tournament of `bots` (command lines, NAME=COMMAND) and the folders under `submissions` at `game` in
     format `fmt`, checked before anything is stored: ConfigError naming the problem (NoEntrants if there is
     nothing to play).
 
     `samples` is the strongest sample bot that fills a table (a level of arena.games.SAMPLE_LEVELS). A submission
-    plays a first game against the sample bots before it is admitted (`watch` is told of its build);
+    plays a first game against the sample bots before it is admitted (`watch` is told of its build; the logs of
+    one refused are kept in `results_dir`'s ADMISSION_LOGS);
     with `strict`, any submission not admitted is an error, else `on_refused` is told of each. `holders` (name ->
     folder, as a store's name_holders()) says which folder a name two folders declare belongs to. `settings` are the
     spec's other fields (PlaySettings).
@@ -58,7 +61,7 @@ def assemble(game: str, fmt: str = DEFAULT_FORMAT, bots: Sequence[str] = (), sub
         raise ConfigError(_refusals(refused))
     if submissions is not None:
         entrants, failed = admit(entrants, game, options, time, sandbox, only=lambda e: e.cwd is not None,
-                                 watch=watch)
+                                 watch=watch, logs=None if results_dir is None else results_dir / ADMISSION_LOGS)
         refused += failed
     if strict and refused:
         raise ConfigError(_refusals(refused))
@@ -67,6 +70,8 @@ def assemble(game: str, fmt: str = DEFAULT_FORMAT, bots: Sequence[str] = (), sub
     spec = lineup(game, get_format(fmt), entrants, seats, rounds, samples, options=options, time=time, sandbox=sandbox,
                   **settings)
     check_spec(spec, time_limit)
+    if results_dir is not None:  # no command line's script may lie in it: the sandbox hides it
+        check_folders(tuple(BotCommand(e.command, e.cwd) for e in spec.entrants), results_dir, sandbox)
     return Assembly(spec, tuple(refused))
 
 

@@ -9,11 +9,13 @@ from arena.bots.entrants import Entrant, from_command
 from arena.games import get_game
 from arena.ratings.pairing import GAMES_PER_PAIR
 from arena.ratings.sprt import DEFAULT_ELO0, DEFAULT_ELO1, PairCounts, SprtSettings, TestKind, Verdict, report
-from arena.tournament.formats.compare import Compare, verdict
+from arena.tournament.formats.compare import Compare, futile, verdict
 from arena.tournament.run import TournamentSpec, check_spec, sample_opponents
 from arena.tournament.store import Store, Tournament
 
 DEFAULT_MAX_GAMES = 4000  # the cap on a sequential test: 2,000 pairs
+ADVICE_DRAWS = 0.75  # undecided with at least this share of drawn pairs: the report says what to try instead
+LOPSIDED = 0.15  # both versions won at most this share of their games (or lost at most it): the opponents decide
 
 
 def entrants(new: Entrant, base: Entrant, opponents: Sequence[Entrant]) -> tuple[Entrant, ...]:
@@ -87,5 +89,32 @@ def final_report(store: Store, tournament: Tournament, comparison: TournamentSpe
     out.update(new=new, base=base, opponents=comparison.names()[2:], game=comparison.game,
                seats=comparison.seats, tournament=tournament.name,
                failed_games=store.failed_count(tournament.id),
-               fault_rates={name: stats.get(name, {}).get("fault_rate", 0.0) for name in (new, base)})
+               fault_rates={name: stats.get(name, {}).get("fault_rate", 0.0) for name in (new, base)},
+               pairs_cap=pairs_cap(comparison), stopped_early=futile(comparison, counts))
+    out["advice"] = advice(out, {name: stats.get(name, {}) for name in (new, base)})
     return out
+
+
+def pairs_cap(comparison: TournamentSpec) -> int | None:
+    """The most pairs the comparison plays (its --max-games in pairs), None if it has no cap."""
+    return None if comparison.max_games is None else -(-comparison.max_games // GAMES_PER_PAIR)
+
+
+def advice(out: dict[str, Any], stats: dict[str, dict[str, float]]) -> str | None:
+    """What to try when drawn pairs keep the test from deciding: opponents that leave outcomes open, from how
+    often NEW and BASE won their games; None once decided or while draws do not dominate."""
+    pairs, draws = out["pairs"], out["draws"]
+    if out["verdict"] != Verdict.UNDECIDED.value or not pairs or draws < ADVICE_DRAWS * pairs:
+        return None
+    won = {name: s["wins"] / s["games"] for name, s in stats.items() if s.get("games")}
+    shares = " and ".join(f"{name} won {100 * share:.0f}%" for name, share in won.items())
+    head = (f"{100 * draws / pairs:.0f}% of the pairs were draws ({shares} of their games against "
+            f"{', '.join(out['opponents'])}): both versions end most deals alike")
+    if won and max(won.values()) <= LOPSIDED:
+        return (f"{head}, losing them; try weaker opponents, which leave outcomes open: "
+                f"--opponents 'python3 -m sample_bots.random_bot'")
+    if won and min(won.values()) >= 1 - LOPSIDED:
+        return (f"{head}, winning them; try stronger opponents: "
+                f"--opponents 'python3 -m sample_bots.search_bot'")
+    return f"{head}: the difference, if any, is small; --games N gives an estimate with its interval"
+

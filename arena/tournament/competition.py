@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError
+from arena.tournament.formats.base import name_of
 
 # Each key the file may hold, with the option it sets; (table, key) for keys inside a table.
 TOP_LEVEL = {
@@ -71,6 +72,10 @@ def load(path: Path) -> dict[str, Any]:
             raise ConfigError(f"{path}: unknown setting {key!r}; the settings are: {known}")
     for key in PATH_KEYS & settings.keys():
         settings[key] = str(_relative(path, settings[key], key_of(key)))
+    # One file, one tournament: without a name, the file's title (else the file's own name) names it, so that the
+    # same file finds the same tournament whatever its entrants became.
+    if "name" not in settings:
+        settings["name"] = name_of(str(settings.get("title") or "")) or name_of(path.stem) or "competition"
     if isinstance(settings.get("bots"), str):
         settings["bots"] = [settings["bots"]]
     if isinstance(settings.get("variants"), str):

@@ -147,7 +147,7 @@ def _cells(r: Row, handshakes: Mapping[str, str]) -> list[object]:
             num(r.mean_score), num(r.mean_rank), f"{100 * r.fault_rate:.1f}%", num(r.p_above_next)]
 
 
-def _note(board: Leaderboard) -> str:
+def _note(board: Leaderboard, markdown: bool = False) -> str:
     notes = []
     if board.public_seed is not None:
         notes.append(f"public-seeded (seed {board.public_seed}): {PUBLIC_NOTE}")
@@ -155,15 +155,16 @@ def _note(board: Leaderboard) -> str:
         names = ", ".join(f"{r.bot} ({100 * r.fault_rate:.1f}%)" for r in board.withheld)
         notes.append(f"withheld for a fault rate above {100 * (board.max_fault_rate or 0):.1f}%: {names}")
     if board.not_admitted:
-        notes.append("not admitted:\n" + "\n".join(f"  {r.name}: {r.reason}" for r in board.not_admitted))
-    return "\n".join(notes)
+        bullet = "- " if markdown else "  "  # a markdown list, else an indented one
+        notes.append("not admitted:\n" + "\n".join(f"{bullet}{r.name}: {r.reason}" for r in board.not_admitted))
+    return ("\n\n" if markdown else "\n").join(notes)
 
 
 def _text(board: Leaderboard, fmt: str) -> str:
     text = tabulate([_cells(r, board.handshakes) for r in board.rows], headers=COLUMNS,
                     tablefmt="github" if fmt == "markdown" else "simple")
     title = f"## {board.title}\n\n" if fmt == "markdown" else f"{board.title}\n\n"
-    note = _note(board)
+    note = _note(board, fmt == "markdown")
     return title + text + (f"\n\n{note}" if note else "")
 
 
@@ -180,7 +181,7 @@ def _json(board: Leaderboard) -> str:
     return json.dumps({"title": board.title, "seeding": "secret" if board.public_seed is None else "public",
                        "public_seed": board.public_seed, "max_fault_rate": board.max_fault_rate,
                        "ranking": [asdict(r) for r in board.rows],
-                       "withheld": [asdict(r) for r in board.withheld],
+                       "withheld": [{**asdict(r), "rank": None} for r in board.withheld],  # unranked
                        "not_admitted": [r.to_dict() for r in board.not_admitted]}, indent=2)
 
 

@@ -18,7 +18,7 @@ from arena.bots.process import BotCommand
 from arena.bots.sandbox import Sandbox, cpu_sets
 from arena.errors import ArenaError, ConfigError
 from arena.games import SAMPLE_LEVELS, GameError, get_game, sample_modules
-from arena.match.play import MatchConfig, MatchResult, run_match
+from arena.match.play import MatchConfig, MatchResult, check_folders, run_match
 from arena.match.record import GameRecord
 from arena.match.seeds import SecretSeed, derive_seed, public_seed
 from arena.ratings.trueskill import GameOutcome, Ratings, rate_all
@@ -30,6 +30,8 @@ from protocol import TimeControl
 MATCH_FORMAT = "match"  # the format of a match's entry in the results store
 MAX_TRIES = 3  # times a table is tried on a fresh worker before it is stored as failed
 DEFAULT_LEVEL = "heuristic"  # the strongest sample bot that fills a table unless asked otherwise
+SAMPLE_VERSION = "sample"  # the version of the sample bots that fill a table
+SAMPLE_FAULT_SHARE = 0.5  # a sample bot that faults in more than this share of its games spoils a run
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,7 @@ class TableJob:
     fresh_processes: bool
     results_dir: Path
     sandbox: Sandbox = field(default_factory=Sandbox)  # with the CPUs of the worker's slot, if pinned
+    store: Path | None = None  # the results store, which the sandbox covers wherever it is
 
     def stored_game(self, record: GameRecord, directory: Path, seconds: float) -> StoredGame:
         """One played game of the table as the store keeps it, numbered in the tournament's schedule."""
@@ -66,7 +69,7 @@ def play_table(job: TableJob) -> TableResult:
         game=get_game(job.spec_game), bots=tuple(BotCommand(argv, cwd) for argv, cwd in job.bots),
         games=job.table.games, seed=job.table.seed, options=job.options, time=job.time,
         fresh_processes=job.fresh_processes, results_dir=job.results_dir, duplicate=job.table.duplicate,
-        sandbox=job.sandbox, mark_folder=True, seatings=job.table.plan, names=tuple(job.table.bots))
+        sandbox=job.sandbox, mark_folder=True, seatings=job.table.plan, names=tuple(job.table.bots), store=job.store)
     if job.sandbox.cpus:
         os.sched_setaffinity(0, job.sandbox.cpus)  # the worker shares its match's CPUs, not its neighbours'
     try:
@@ -160,6 +163,7 @@ class Runner:
     def _run(self) -> Ratings:
         spec = self.spec
         check_spec(spec, self.time_limit)
+        check_folders(tuple(BotCommand(e.command, e.cwd) for e in spec.entrants), self.results_dir, spec.sandbox)
         living = spec.fmt.living
         with self.store.naming():  # the same command started twice at once: one tournament, the other refused
             self.spec = spec = self._seed_of_old(spec, living)
@@ -262,7 +266,7 @@ class Runner:
         by_name = {e.name: e for e in self.spec.entrants}
         bots = tuple((by_name[b].command, by_name[b].cwd) for b in table.bots)
         return TableJob(self.spec.game, self.spec.options, table, bots, self.spec.time, self.spec.fresh_processes,
-                        self.results_dir, replace(self.spec.sandbox, cpus=cpus))
+                        self.results_dir, replace(self.spec.sandbox, cpus=cpus), self.store.path)
 
     def _play(self, tables: list[Table]) -> None:
         for result in self._results(tables):
@@ -374,5 +378,13 @@ def sample_opponents(game: str, count: int, taken: set[str], level: str = DEFAUL
             number += 1
             name = f"{stem}-{number}"
         taken.add(name)
-        entrants.append(Entrant(name, (sys.executable, "-m", module), version="sample"))
+        entrants.append(Entrant(name, (sys.executable, "-m", module), version=SAMPLE_VERSION))
     return entrants
+
+
+def faulty_samples(counts: dict[str, tuple[int, int]]) -> list[str]:
+    """A line for each sample bot (name -> games with a fault, games played) that faulted in most of its games:
+    results against it say nothing of the other bots."""
+    return [f"the sample bot {name} faulted in {bad} of its {games} games: results against it say nothing (its "
+            f"logs say why; a sample bot should run wherever the arena runs)"
+            for name, (bad, games) in counts.items() if games and bad > SAMPLE_FAULT_SHARE * games]

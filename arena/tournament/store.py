@@ -906,10 +906,13 @@ def _comparable(config: dict[str, Any], living: tuple[str, ...] = (), title: boo
 def _changed(name: str, path: Path, fmt: str, stored: dict[str, Any], config: dict[str, Any]) -> str:
     """Why a tournament cannot resume with this configuration, and what to do."""
     if _comparable(stored, ("entrants",)) == _comparable(config, ("entrants",)):
-        before = {e["name"] for e in stored.get("entrants", [])}
-        after = {e["name"] for e in config.get("entrants", [])}
-        change = ", ".join([*(f"{n} added" for n in sorted(after - before)),
-                            *(f"{n} removed" for n in sorted(before - after))]) or "their versions or commands"
+        before = {e["name"]: e for e in stored.get("entrants", [])}
+        after = {e["name"]: e for e in config.get("entrants", [])}
+        both = sorted(before.keys() & after.keys())
+        change = ", ".join([*(f"{n} added" for n in sorted(after.keys() - before.keys())),
+                            *(f"{n} removed" for n in sorted(before.keys() - after.keys())),
+                            *(f"{n} version {before[n].get('version')} now {after[n].get('version')}" for n in both
+                              if before[n].get("version") != after[n].get("version"))]) or "their commands"
         return (f"the entrants of {fmt} {name!r} in {str(path)!r} changed ({change}); a {fmt}'s schedule is fixed "
                 "by its entrants: start a new one with another --name (or name in the competition file), or run "
                 "a ladder, which entrants may join and leave")

@@ -60,17 +60,26 @@ def test_a_bot_that_dies_at_the_handshake_is_not_admitted_while_the_others_play(
         submission(subs / name, name)
     dying = submission(subs / "dies", "dies", [sys.executable, "faulty_bot.py", "die_at_start"])
     shutil.copy(FAULTY, dying)  # a submission's command names only files of its folder
+    # What a validate run inside the submissions folder leaves there: no entrant.
+    (subs / "results" / "matches").mkdir(parents=True)
+    (subs / "results" / "arena.sqlite").write_bytes(b"")
     args = ("tournament", "bali-2017", "--submissions", "subs", "--jobs", "1", "--name", "cup",
             "--init-timeout", "20")
     r = arena(*args, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    assert f"not admitted: {dying.resolve()}: failed its first game against the sample bots" in r.stderr
-    text = arena("leaderboard", cwd=tmp_path).stdout
-    assert "not admitted:\n  dies: " in text and "dying at start" not in text.split("not admitted")[0]
+    # The reason, with the end of its stderr and its log kept, the folder named as the competition has it.
+    log = Path("results") / "admission" / "dies.stderr.log"
+    assert ("not admitted: subs/dies: failed its first game against the sample bots (crash: the bot exited with "
+            "status 3") in r.stderr and f"; its log: {log}\n" in r.stderr, r.stderr
+    assert "\n  its stderr ended: faulty_bot: dying at start" in r.stderr and (tmp_path / log).is_file()
+    assert "subs/results" not in r.stderr and r.stderr.count("not admitted") == 1
+    text = arena("leaderboard", "--format", "markdown", cwd=tmp_path).stdout
+    assert "dies: subs/dies: failed its first game" in text and "dying at start" not in text
     site = arena("publish", "-o", "site", "--no-games", cwd=tmp_path)
     assert site.returncode == 0, site.stderr
     page = (tmp_path / "site" / "cup" / "index.html").read_text()
     assert "Not admitted" in page and "<strong>dies</strong>" in page
+    assert str(tmp_path) not in page and "dying at start" not in page
     # Mended, it is checked again at the next run and admitted (a round-robin's entrants then change).
     (dying / "manifest.toml").write_text(f"name = 'dies'\nversion = '1'\ncommand = "
                                          f"{json.dumps([sys.executable, '-m', 'sample_bots.random_bot'])}\n")

@@ -145,6 +145,27 @@ CASES = [
     ("st_sound", ["leaderboard", "--max-fault-rate", "2"], 2, ["'--max-fault-rate'", "0<=x<=1"]),
     ("st_sound", ["publish", "-o", "site", "-t", "nosuch"], 2, ["no tournament 'nosuch'", "the tournaments there"]),
     ("st_sound", ["publish", "-o", "../a_file"], 2, ["'../a_file' is a file"]),
+    # output paths that cannot be made or written: under /proc, under a file, a missing folder
+    ("st_sound", ["publish", "-o", "/proc/site"], 1, ["cannot write the site into '/proc/site'"]),
+    ("st_sound", ["publish", "-o", "../a_file/site"], 1, ["cannot write the site into '../a_file/site'",
+                                                          "Not a directory"]),
+    ("st_sound", ["leaderboard", "-o", "/proc/board.md"], 1, ["cannot write the leaderboard to '/proc/board.md'"]),
+    ("st_sound", ["leaderboard", "-o", "nowhere/board.md"], 1, ["cannot write the leaderboard to 'nowhere/board.md'",
+                                                               "No such file or directory"]),
+    ("st_sound", ["leaderboard", "-o", "../a_file/board.md"], 1, ["cannot write the leaderboard", "Not a directory"]),
+    ("st_sound", ["show", "2", "--html", "/proc/x.html"], 1, ["cannot write /proc/x.html"]),
+    (".", ["new", "/proc/bot", "--lang", "python"], 2, ["cannot create '/proc/bot'"]),
+    # validate's game options
+    (".", ["validate", BOT, "-g", "bali-2017", "--variant", "nosuch"], 2, ["bali-2017 has no variant 'nosuch'",
+                                                                             "the variants oracle and demon"]),
+    (".", ["validate", BOT, "-g", "bali-2017", "--option", "nonsense"], 2, ["'--option'", "expected KEY=VALUE"]),
+    (".", ["validate", BOT, "-g", "bali-2017", "--option", "max_turns=50"], 2, ["bad options for bali-2017",
+                                                                                 "max_turns"]),
+    # a command line's script in the results folder, which the sandbox would hide from it
+    (".", ["validate", BOT, "-g", "bali-2017", "--results", "."], 2, ["my_bot.py lies in the results folder",
+                                                                       "give --results another folder"]),
+    (".", ["tournament", "bali-2017", f"a={BOT}", f"b={RANDOM}", "--results", "."], 2,
+     ["my_bot.py lies in the results folder", "give --results another folder"]),
 ]
 
 

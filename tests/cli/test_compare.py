@@ -20,7 +20,8 @@ REPORT_KEYS = {"verdict", "pairs", "wins", "draws", "losses", "estimate", "inter
                "score", "score_interval", "test", "llr_not_better", "expected_pairs"}
 LIVE = re.compile(r"^pairs (\d+) \(\+(\d+) =(\d+) -(\d+)\): elo \S+ \[\S+, \S+\]"
                   r"(; (undecided|better|not better): log-evidence for better [-+][\d.]+ of [\d.]+, "
-                  r"for not better [-+][\d.]+ of [\d.]+(; about \d+ more pairs expected)?)?$")
+                  r"for not better [-+][\d.]+ of [\d.]+(; about [\d,]+ more pairs expected|; more pairs expected "
+                  r"than the [\d,]+ left \(--max-games\)|; not expected to decide within the [\d,]+ pairs left)?)?$")
 
 
 def live_lines(stderr: str) -> list[re.Match[str]]:
@@ -178,3 +179,60 @@ def test_the_test_is_the_mixture_unless_elo0_or_elo1_or_test_say_otherwise(tmp_p
     report = json.loads(run.stdout)
     assert report["test"] == test and report["sprt"]["elo1"] == elo1 and report["pairs"] == 1
     assert report["verdict"] == "undecided" and report["expected_pairs"]["model"].startswith("wald")
+
+
+FIRST_OPTION = "from protocol import run_bot\nrun_bot(lambda view, options, decision: 0, name='first')\n"
+
+
+def first_option_bots(folder: Path) -> tuple[str, str]:
+    """NEW and BASE: two copies of a bot that always takes the first option (the heuristic bot beats both)."""
+    for name in ("first_new.py", "first_base.py"):
+        (folder / name).write_text(FIRST_OPTION)
+    return f"new={sys.executable} first_new.py", f"base={sys.executable} first_base.py"
+
+
+@pytest.mark.slow
+def test_when_draws_dominate_the_report_says_what_to_try(tmp_path: Path) -> None:
+    new, base = first_option_bots(tmp_path)
+    run = compare(new, base, "--game", "bali-2017", "--max-games", "32", "--jobs", "1", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "verdict: undecided after 16 pairs" in run.stdout
+    assert ("advice: 100% of the pairs were draws (new won 0% and base won 0% of their games against "
+            "heuristic_bot): both versions end most deals alike, losing them; try weaker opponents, which leave "
+            "outcomes open: --opponents 'python3 -m sample_bots.random_bot'") in run.stdout, run.stdout
+    again = compare(new, base, "--game", "bali-2017", "--max-games", "32", "--jobs", "1", "--json", cwd=tmp_path)
+    assert json.loads(again.stdout)["advice"].startswith("100% of the pairs were draws")
+
+
+@pytest.mark.soak
+def test_a_comparison_of_drawn_pairs_stops_early_when_the_cap_leaves_it_no_hope(tmp_path: Path) -> None:
+    new, base = first_option_bots(tmp_path)
+    run = compare(new, base, "--game", "bali-2017", "--max-games", "500", "--json", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert report["verdict"] == "undecided" and report["stopped_early"] and report["pairs"] < report["pairs_cap"]
+    assert live_lines(run.stderr)[-1].group(0).endswith("more pairs expected than the 42 left (--max-games)")
+
+
+@pytest.mark.slow
+def test_on_a_terminal_the_progress_is_one_line_rewritten_in_place(tmp_path: Path) -> None:
+    leader, follower = os.openpty()
+    run = subprocess.Popen([sys.executable, "-m", "arena", "compare", f"h={HEURISTIC}", f"r={RANDOM}", "--game",
+                            "bali-2017", "--max-games", "64", "--jobs", "1"], cwd=tmp_path, stdout=subprocess.PIPE,
+                           stderr=follower, text=True)
+    os.close(follower)
+    out, _ = run.communicate(timeout=600)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the terminal is closed once the command has ended
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(leader)
+    assert run.returncode == 0, shown
+    progress = [line for line in shown.decode().split("\n") if "pairs " in line]
+    assert len(progress) == 1 and progress[0].count("\rpairs ") >= 2, progress  # rewritten, never scrolled
+    assert "\x1b[K" in progress[0] and "log-evidence" not in progress[0] and len(out.splitlines()) > 5

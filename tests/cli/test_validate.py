@@ -7,6 +7,7 @@ import re
 import shlex
 import sys
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 
@@ -52,7 +53,9 @@ def test_a_crashing_bot_is_reported_at_its_own_decision_number_once_with_a_count
     assert "raise it" not in fault_lines(r.output)[0]  # a longer limit cures no crash
     assert "stderr| faulty_bot: dying mid-game on purpose" in r.output
     # The line that points at the moment: the game's replay page, opened at that decision in the bot's seat.
-    page, step, seat = re.search(r"^    see it: (\S+\.html)#step=(\d+)&seat=(\d+)$", r.output, re.M).groups()
+    # An absolute file:// URL, which a browser opens from any folder.
+    url, step, seat = re.search(r"^    see it: file://(/\S+\.html)#step=(\d+)&seat=(\d+)$", r.output, re.M).groups()
+    page = unquote(url)
     assert step == first.group(1) and Path(page).is_file()
     record = json.loads(Path(page).with_suffix(".json").read_text())
     assert record["decisions"][int(step)]["seat"] == int(seat) and record["decisions"][int(step)]["fault"] == "crash"

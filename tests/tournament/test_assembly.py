@@ -89,6 +89,7 @@ def test_a_competition_file_assembles_the_same_tournament_in_the_library_as_thro
     file.write_text(f'game = "bali-2001"\nformat = "gauntlet"\nbots = ["mine={RANDOM}"]\nseats = 3\nrounds = 2\n'
                     'duplicate = true\ntitle = "Spring cup"\n', encoding="utf-8")
     settings = competition.load(file)
+    assert settings.pop("name") == "spring-cup"  # the tournament's name in the store, not a setting of its spec
     spec = assemble(settings.pop("game"), **settings).spec
     r = arena("tournament", "--config", str(file), "--jobs", "1", "--time-limit", "0.01", cwd=tmp_path)
     assert r.returncode == 0, r.stderr

@@ -36,10 +36,11 @@ def test_the_link_validate_prints_opens_the_fault_in_the_bots_seat(tmp_path: Pat
                  cwd=tmp_path)
     assert done.returncode == 1, done.stderr
     fault = re.search(r"^  fault: game 1, decision #(\d+) \(its 3rd\): crash", done.stdout, re.M)
-    page, step, seat = re.search(r"^    see it: (\S+)#step=(\d+)&seat=(\d+)$", done.stdout, re.M).groups()
+    link = re.search(r"^    see it: (file:///\S+#step=(\d+)&seat=(\d+))$", done.stdout, re.M)
+    _, step, seat = link.groups()
     assert fault and fault.group(1) == step
     set_viewport(chromium, DESKTOP)
-    assert _open(chromium, f"{(tmp_path / page).as_uri()}#step={step}&seat={seat}")["step"] == int(step)
+    assert _open(chromium, link.group(1))["step"] == int(step)  # the printed URL, pasted as it is
     assert chromium.execute_script("return arenaViewer.position().view") == seat
     assert f"Decision #{step}:" in chromium.find_element("id", "decision").text
     assert _title(chromium).endswith(f", seat {seat}'s view (faulty_bot (faulty-die_mid_game))"), _title(chromium)
@@ -74,3 +75,38 @@ def test_a_published_fault_links_to_its_game_and_decision(tmp_path: Path, chromi
     # The game list numbers the game as its page and its title do.
     games = (tmp_path / "site" / "cup" / "games-1.html").read_text(encoding="utf-8")
     assert f'<a href="games/{number}.html">#{number}</a>' in games
+
+
+LONG_CRASH = """import sys
+from protocol import run_bot
+
+count = 0
+
+
+def decide(view, options, decision):
+    global count
+    count += 1
+    if count == 3:
+        for n in range(60):
+            print(f"frame {n}", file=sys.stderr)
+        raise RuntimeError("the last line says what went wrong")
+    return 0
+
+
+run_bot(decide, name="long-crash")
+"""
+
+
+def test_a_crash_box_opens_at_the_end_of_the_stderr(tmp_path: Path, chromium: Any) -> None:
+    (tmp_path / "bot").mkdir()
+    (tmp_path / "bot" / "long_crash.py").write_text(LONG_CRASH)
+    done = arena("validate", f"{sys.executable} long_crash.py", "--game", "bali-2017", "--games", "1", "--players",
+                 "2", cwd=tmp_path / "bot")
+    assert done.returncode == 1, done.stdout + done.stderr
+    url = re.search(r"^    see it: (file:///\S+)$", done.stdout, re.M).group(1)
+    _open(chromium, url)
+    box = chromium.find_element("css selector", ".fault .stderr")
+    assert "the last line says what went wrong" in box.text
+    top, height, shown = chromium.execute_script(
+        "var p = arguments[0]; return [p.scrollTop, p.scrollHeight, p.clientHeight];", box)
+    assert height > shown and top + shown >= height - 1, (top, height, shown)

@@ -191,7 +191,7 @@ class TournamentSpec:
     def default_name(self, today: str | None = None) -> str:
         """A readable name for a new tournament: its title, else game-format-date (UTC)."""
         if self.title:
-            return re.sub(r"[^A-Za-z0-9_.-]+", "-", self.title).strip("-.").lower()[:64] or self.game
+            return name_of(self.title) or self.game
         return f"{self.game}-{self.fmt.name}-{today or time.strftime('%Y-%m-%d', time.gmtime())}"
 
     def names(self) -> list[str]:
@@ -213,3 +213,9 @@ class PlaySettings(TypedDict, total=False):
     sprt: SprtSettings | None
     title: str | None
     max_fault_rate: float | None
+
+
+def name_of(title: str) -> str:
+    """The tournament name a title gives: lower case, runs of other characters than letters, digits, `_.-` as one
+    `-`, at most 64 characters ('' if nothing is left)."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", title).strip("-.").lower()[:64]

@@ -13,12 +13,16 @@ from arena.errors import ConfigError
 from arena.match.play import Seating
 from arena.match.seeds import table_seed
 from arena.ratings.pairing import BASE, GAMES_PER_PAIR, NEW, PairResult, pair_outcome, pair_seatings, sequential
-from arena.ratings.sprt import PairCounts, Verdict
+from arena.ratings.sprt import PairCounts, Verdict, expected_pairs
 from arena.ratings.trueskill import GameOutcome
 from arena.tournament.formats.base import Outcomes, Table, TournamentFormat, TournamentSpec
 
 DEALS_PER_TABLE = 8  # pairs a table plays with the same bot processes
 DEFAULT_WAVE = 2  # tables played before the test looks again
+# A comparison whose pairs are nearly all drawn (both versions lose, or both win, on most deals) stops after this
+# many pairs when the test is not expected to decide within the cap: hundreds more pairs would say nothing new.
+FUTILE_PAIRS = 200
+FUTILE_DRAWS = 0.85
 
 
 class Compare(TournamentFormat):
@@ -101,5 +105,17 @@ def verdict(spec: TournamentSpec, outcomes: list[GameOutcome], deals: int) -> tu
 
 
 def decided(spec: TournamentSpec, outcomes: list[GameOutcome], deals: int) -> bool:
-    """True once the test has decided on the pairs so far."""
-    return verdict(spec, outcomes, deals)[1] is not Verdict.UNDECIDED
+    """True once the test has decided on the pairs so far, or drawn pairs leave it no hope within the cap."""
+    counts, result, _ = verdict(spec, outcomes, deals)
+    return result is not Verdict.UNDECIDED or futile(spec, counts)
+
+
+def futile(spec: TournamentSpec, counts: PairCounts) -> bool:
+    """True if, FUTILE_PAIRS pairs in, draws dominate and at their pace the test is not expected to decide within
+    the pairs the cap leaves. Stopping then can only leave the test undecided: no verdict it gives is wrong more
+    often (its error rates stand), and the report says why and what to try instead."""
+    cap = _pairs_cap(spec)
+    if spec.sprt is None or counts.pairs < FUTILE_PAIRS or counts.draws < FUTILE_DRAWS * counts.pairs:
+        return False
+    remaining = expected_pairs(counts, spec.sprt)["remaining"]
+    return remaining is None or (cap is not None and remaining > cap - counts.pairs)

@@ -310,6 +310,8 @@
     var board = BOARD.draw(v, seat);
     document.getElementById("board").innerHTML = (step >= N ? results(view) : "") + board;
     document.getElementById("decision").innerHTML = decisionPanel(step);
+    // A crash's stderr opens at its end: a traceback's last line says what went wrong.
+    document.querySelectorAll(".fault .stderr").forEach(function (pre) { pre.scrollTop = pre.scrollHeight; });
     document.getElementById("position").textContent = (step < N ? "decision #" + step + " of " + N : "the end, after " +
       N + " decisions") + " · turn " + v.turn;
     document.getElementById("slider").value = String(step);
