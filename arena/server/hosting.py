@@ -21,6 +21,7 @@ from arena.server.uploads import UploadLimits, UploadRefused, receive
 from arena.site.build import ASSETS
 from arena.site.data import slug
 from arena.tournament.accounts import Author, Submission
+from arena.tournament.leaderboard import tournament_board
 from arena.tournament.run import sample_opponents
 from arena.tournament.store import Store, StoredGameRow, Tournament, replay_path
 
@@ -150,14 +151,11 @@ class Hosting:
         return rows
 
     def _ranking(self, store: Store, t: Tournament) -> list[dict[str, Any]]:
-        ratings, stats, retired = store.stored_ratings(t.id), store.bot_stats(t.id), store.retired(t.id)
-        rows = []
-        for name, (mu, sigma) in ratings.items():
-            if name in retired or name not in stats:
-                continue
-            rows.append({"name": name, "bot": bot_of(name), "mu": round(mu, 3), "sigma": round(sigma, 3),
-                         "conservative": round(mu - 3 * sigma, 3), "games": int(stats[name]["games"])})
-        return sorted(rows, key=lambda r: (-r["conservative"], r["name"]))
+        board = tournament_board(store, t, max_fault_rate=1.0)  # a server withholds nobody: it pauses faulty bots
+        return [{"name": r.bot, "bot": bot_of(r.bot), "rank": r.rank, "mu": round(r.mu, 3),
+                 "sigma": round(r.sigma, 3), "conservative": round(r.conservative, 3), "games": r.games,
+                 "p_above_next": None if r.p_above_next is None else round(r.p_above_next, 3)}
+                for r in board.rows if r.games]  # a bot shows once it has played
 
     def games_of(self, bot: str) -> list[dict[str, Any]]:
         """A bot's stored games (every version's), newest first, as plain rows."""
