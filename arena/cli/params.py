@@ -16,6 +16,7 @@ from arena.errors import ConfigError
 from arena.games import Game, GameError, available, check_variants, get_game
 from arena.match.wire import with_game_clock
 from arena.ratings.trueskill import RatingConfig
+from arena.tournament import competition
 from protocol import TimeControl
 
 
@@ -238,3 +239,21 @@ def announce_crowding(jobs: int, seats: int) -> None:
     warning = crowding(jobs, seats)
     if warning:
         click.echo(warning, err=True)
+
+
+def competition_defaults(ctx: click.Context, path: Path, settings: dict[str, Any], command: str,
+                         skip: frozenset[str] = frozenset()) -> None:
+    """A competition file's settings as the command's defaults, so that options given on the command line win;
+    ConfigError naming the file and the key `command` does not take (those in `skip` are left to another command)
+    or whose value it refuses."""
+    params = {p.name: p for p in ctx.command.params}
+    for option, setting in settings.items():
+        if option in skip:
+            continue
+        if option not in params:
+            raise ConfigError(f"{path}: {competition.key_of(option)!r} is not a setting of arena {command}")
+        try:
+            params[option].type_cast_value(ctx, setting)
+        except click.BadParameter as exc:
+            raise ConfigError(f"{path}: bad value for {competition.key_of(option)!r}: {exc.message}") from None
+    ctx.default_map = {**(ctx.default_map or {}), **settings}

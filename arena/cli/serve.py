@@ -13,6 +13,7 @@ from arena.bots.sandbox import Sandbox
 from arena.cli.params import (
     GAME,
     announce_sandbox,
+    competition_defaults,
     db_option,
     game_options,
     rating_options,
@@ -43,15 +44,7 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
     settings = competition.load(value)
     if settings.pop("fmt", "ladder") != "ladder":
         raise ConfigError(f"{value}: arena serve plays a ladder: remove 'format' or make it \"ladder\"")
-    params = {p.name: p for p in ctx.command.params}
-    for option, setting in settings.items():
-        if option not in params:
-            raise ConfigError(f"{value}: {competition.key_of(option)!r} is not a setting of arena serve")
-        try:
-            params[option].type_cast_value(ctx, setting)
-        except click.BadParameter as exc:
-            raise ConfigError(f"{value}: bad value for {competition.key_of(option)!r}: {exc.message}") from None
-    ctx.default_map = {**(ctx.default_map or {}), **settings}
+    competition_defaults(ctx, value, settings, "serve")
 
 
 @click.command()

@@ -15,6 +15,7 @@ from arena.cli.params import (
     GAME,
     announce_crowding,
     announce_sandbox,
+    competition_defaults,
     db_option,
     game_options,
     rating_options,
@@ -24,7 +25,6 @@ from arena.cli.params import (
     time_options,
 )
 from arena.cli.progress import BuildDisplay, Display
-from arena.errors import ConfigError
 from arena.games import SAMPLE_LEVELS, Game
 from arena.interrupt import cleanup_on_termination
 from arena.match.seeds import PUBLIC_SEED_HELP
@@ -45,18 +45,7 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
     """Eager: the file's settings become the command's defaults, so that flags given on the command line win."""
     if value is None or ctx.resilient_parsing:
         return
-    settings = competition.load(value)
-    params = {p.name: p for p in ctx.command.params}
-    for option, setting in settings.items():
-        if option in competition.SERVE_ONLY:
-            continue  # the same file hosts the competition with arena serve
-        if option not in params:
-            raise ConfigError(f"{value}: {competition.key_of(option)!r} is not a setting of arena tournament")
-        try:
-            params[option].type_cast_value(ctx, setting)
-        except click.BadParameter as exc:
-            raise ConfigError(f"{value}: bad value for {competition.key_of(option)!r}: {exc.message}") from None
-    ctx.default_map = {**(ctx.default_map or {}), **settings}
+    competition_defaults(ctx, value, competition.load(value), "tournament", skip=competition.SERVE_ONLY)
 
 
 @click.command()
