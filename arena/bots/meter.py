@@ -1,0 +1,147 @@
+"""The time a decision is charged: the wall time it took, less the time the bot waited for a core, as on a machine
+of its own. Sleeping, blocking and thinking all count; waiting behind other processes does not.
+
+Linux counts, per thread, the nanoseconds it spent runnable but not running (the second field of
+/proc/PID/task/TID/schedstat; it grows once the thread gets a core again). The meter reads it for every thread of
+the bot at the start and the end of a decision, through files it keeps open and a task list it refreshes at each
+look, and at every look while the bot decides (a thread born during the decision counts from zero; one that ends
+keeps the wait it had at the last look before it ended, and loses the rest, which only charges the bot more).
+
+Several threads: the wait credited is the longest wait of any one thread of the bot (threads that wait at the same
+time wait once; a sum would let a bot that starts more threads than there are cores be charged nothing). The
+charge never falls below the bot's CPU time shared over the cores it may use: a bot that crowds its own threads
+waits for itself, which it would on a machine of its own too. The arena's own lateness (the reply arrived while
+the arena's thread waited for a core) is not the bot's either: `own_wait` reads it.
+
+cgroup v2's `cpu.pressure` (`some`: the time at least one task of the cgroup waited) is not used: it needs a v2
+cgroup per bot, which a root machine with cgroup v1 does not give, and it credits a bot that starts more runnable
+threads than it has cores with all of the wall time. Where schedstat cannot be read, every decision is charged its
+wall time (`wait_accounting` says so once).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+_OWN = "/proc/thread-self/schedstat"
+
+
+@dataclass(frozen=True)
+class Timing:
+    """One decision's figures, in seconds: what it was charged, how long the arena waited for it on the wall clock,
+    and the part of that time it was not charged (waiting for a core; None: not measured, the wall time is
+    charged)."""
+
+    charged: float
+    wall: float
+    wait: float | None
+
+    def describe(self) -> str:
+        """'charged 0.41 s (wall 1.2 s, 0.79 s waiting for a core)', as fault lines say it."""
+        if self.wait is None:
+            return f"charged {self.charged:.3g} s (the wall time)"
+        return f"charged {self.charged:.3g} s (wall {self.wall:.3g} s, {self.wait:.3g} s waiting for a core)"
+
+
+def wall_timing(wall: float) -> Timing:
+    """The figures of a decision timed by the wall clock alone."""
+    return Timing(wall, wall, None)
+
+
+def _schedstat(text: bytes) -> tuple[int, int]:
+    """(nanoseconds on a core, nanoseconds runnable waiting for one) from a schedstat line."""
+    run, wait, _ = text.split(maxsplit=2)
+    return int(run), int(wait)
+
+
+def own_wait() -> int | None:
+    """Nanoseconds the calling thread has waited for a core so far; None where this cannot be read."""
+    try:
+        with open(_OWN, "rb") as stat:
+            return _schedstat(stat.read())[1]
+    except (OSError, ValueError):
+        return None
+
+
+def wait_accounting() -> str | None:
+    """How the arena measures a bot's waiting for a core here, in a few words; None where it cannot (every decision
+    is then charged its wall time)."""
+    return "its threads' run-queue wait (/proc schedstat)" if own_wait() is not None else None
+
+
+class WaitMeter:
+    """Reads the run-queue wait of every thread of one bot, through kept-open schedstat files."""
+
+    def __init__(self, pids: Callable[[], Iterable[int]], cpu: Callable[[], float | None], cores: int) -> None:
+        """pids: the bot's processes now; cpu: the CPU seconds they have used so far (None: unknown); cores: how
+        many cores the bot may use."""
+        self._pids = pids
+        self.cpu = cpu
+        self.cores = max(1, cores)
+        self._files: dict[tuple[int, int], int] = {}  # (pid, tid) -> fd of its schedstat
+
+    def look(self) -> dict[int, int] | None:
+        """tid -> nanoseconds waited so far, for every live thread of the bot; None if none can be read."""
+        seen: dict[int, int] = {}
+        live: set[tuple[int, int]] = set()
+        for pid in set(self._pids()):
+            try:
+                tids = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue  # gone: its threads are dropped below
+            for name in tids:
+                key = (pid, int(name))
+                wait = self._read(key)
+                if wait is not None:
+                    live.add(key)
+                    seen[key[1]] = wait
+        for key in set(self._files) - live:
+            os.close(self._files.pop(key))
+        return seen or None
+
+    def _read(self, key: tuple[int, int]) -> int | None:
+        fd = self._files.get(key)
+        try:
+            if fd is None:
+                fd = self._files[key] = os.open(f"/proc/{key[0]}/task/{key[1]}/schedstat", os.O_RDONLY)
+            return _schedstat(os.pread(fd, 128, 0))[1]
+        except (OSError, ValueError):
+            return None
+
+    def start(self) -> "Span | None":
+        """Start metering a decision; None where the bot's threads cannot be read (it is then charged its wall
+        time)."""
+        base = self.look()
+        return None if base is None else Span(self, base, self.cpu())
+
+    def close(self) -> None:
+        """Close the kept-open files."""
+        for fd in self._files.values():
+            os.close(fd)
+        self._files.clear()
+
+
+class Span:
+    """One decision being metered, from start() on."""
+
+    def __init__(self, meter: WaitMeter, base: dict[int, int], cpu: float | None) -> None:
+        self._meter = meter
+        self._base = base
+        self._cpu = cpu
+        self._longest = 0  # ns: the longest wait of one thread seen so far (kept when the thread ends)
+
+    def timing(self, wall: float, late: float = 0.0) -> Timing:
+        """The figures of the decision after `wall` seconds, of which the arena itself was late `late` seconds
+        (its thread waited for a core after the reply came)."""
+        now = self._meter.look()
+        if now is not None:
+            waits = (wait - self._base.get(tid, 0) for tid, wait in now.items())
+            self._longest = max(self._longest, max(waits, default=0))
+        own = max(0.0, wall - min(max(late, 0.0), wall))
+        floor = 0.0
+        if self._cpu is not None and (cpu := self._meter.cpu()) is not None:
+            floor = max(0.0, cpu - self._cpu) / self._meter.cores
+        charged = min(own, max(own - self._longest / 1e9, floor))
+        return Timing(charged, wall, wall - charged)
