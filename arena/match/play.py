@@ -396,7 +396,8 @@ class GamePlay:
         p = self.participants[seat]
         self.faults.append(FaultRecord(
             self.game_index, seat, p, self.pool.names[p], decision, phase, fault.kind, fault.detail, stderr,
-            asked=self.asked[seat] if phase == Phase.DECIDE else None, elapsed=fault.elapsed, limit=limit))
+            asked=self.asked[seat] if phase == Phase.DECIDE else None, elapsed=fault.elapsed, limit=limit,
+            charged=fault.charged))
 
     def _finish(self) -> GameRecord:
         result = self.state.result()
@@ -439,7 +440,7 @@ def _clock_fault(fault: BotTimeout, clock: SeatClock) -> BotFault:
         return fault
     figures = f"charged {fault.elapsed if fault.charged is None else fault.charged:.3g} s"
     if fault.wait is not None:
-        figures += f" (wall {fault.elapsed:.3g} s, {fault.wait:.3g} s waiting for a core)"
+        figures += f" (wall {fault.elapsed:.3g} s less {fault.wait:.3f} s waiting for a core)"
     expired = ClockExpired(f"the game clock of {clock.control.game_clock:g} s ran out: this decision was {figures} "
                            f"with {clock.left or 0:.3g} s left (and {clock.wall_left or 0:.3g} s on the wall clock, "
                            "the guard): the default is played for this seat for the rest of the game", fault.elapsed)

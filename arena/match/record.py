@@ -107,7 +107,8 @@ class FaultRecord:
 
     `decision` numbers the game's decisions from 0 (every seat's); `asked` is the bot's own count of the decide
     requests it was sent in that game, this one included (1 for its first), the number the bot itself can see.
-    `elapsed` is how long the arena waited for the faulty answer and `limit` the time it had (None: not timed).
+    `elapsed` is how long the arena waited for the faulty answer, `charged` what it was charged of that (None: not
+    measured, or a record made before the meter) and `limit` the time it had (None: not timed).
     """
 
     game_index: int
@@ -122,6 +123,7 @@ class FaultRecord:
     asked: int | None = None
     elapsed: float | None = None
     limit: float | None = None
+    charged: float | None = None
 
     def where(self) -> str:
         """The game and the decision as the viewer numbers it (every seat's, from 0; its link takes #step=N), with
@@ -143,7 +145,8 @@ class FaultRecord:
                     else "it wrote nothing to stderr: run its command by hand to see why")
         if self.limit is None:
             return ""
-        took = "no answer" if self.elapsed is None else f"took {self.elapsed:.3g} s"
+        took = "no answer" if self.elapsed is None else f"took {self.elapsed:.3g} s" if self.charged is None \
+            else f"charged {self.charged:.3g} s"
         if self.kind not in (FaultKind.TIMEOUT, FaultKind.CLOCK):
             return f"{took} of its {self.limit:.3g} s"
         option = "--game-clock" if self.kind == FaultKind.CLOCK else LIMIT_OPTIONS[self.phase]
@@ -341,6 +344,7 @@ def _fault(value: Any, path: str, seat_no: Callable[[Any, str], int]) -> FaultRe
         asked=_later(value, "asked", _optional(integer(1)), path, None),
         elapsed=_later(value, "elapsed", _optional(seconds), path, None),
         limit=_later(value, "limit", _optional(seconds), path, None),
+        charged=_later(value, "charged", _optional(seconds), path, None),
     )
 
 
