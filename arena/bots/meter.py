@@ -7,11 +7,15 @@ the bot at the start and the end of a decision, through files it keeps open and 
 look, and at every look while the bot decides (a thread born during the decision counts from zero; one that ends
 keeps the wait it had at the last look before it ended, and loses the rest, which only charges the bot more).
 
-Several threads: the wait credited is the longest wait of any one thread of the bot (threads that wait at the same
-time wait once; a sum would let a bot that starts more threads than there are cores be charged nothing). The
-charge never falls below the bot's CPU time shared over the cores it may use: a bot that crowds its own threads
-waits for itself, which it would on a machine of its own too. The arena's own lateness (the reply arrived while
-the arena's thread waited for a core) is not the bot's either: `own_wait` reads it.
+Several threads: their waits are added up. A decision passes from thread to thread (the thread of the bot's
+messaging library wakes on the request and wakes the one that thinks, which wakes it again to send the answer),
+and each waits for a core in turn; the longest wait of one thread alone would charge every bot on a busy machine
+the others. Threads that wait at the same time are credited more than the wall time they lost, so the charge
+never falls below the bot's CPU time shared over the cores it may use: what it would take on a machine of its own
+with as many cores, computing on all of them. A bot that crowds its own threads (more runnable threads than
+cores) waits for itself, and that floor charges it for it. The arena's own lateness is not the bot's either: the
+waits of the arena's messaging threads (which carry the request to the bot and the reply back) and of the arena's
+thread that wakes for the reply (`own_wait`).
 
 cgroup v2's `cpu.pressure` (`some`: the time at least one task of the cgroup waited) is not used: it needs a v2
 cgroup per bot, which a root machine with cgroup v1 does not give, and it credits a bot that starts more runnable
@@ -22,10 +26,12 @@ wall time (`wait_accounting` says so once).
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
 _OWN = "/proc/thread-self/schedstat"
+_CARRIERS = b"ZMQbg/IO/"  # the names of the messaging library's threads that carry every request and reply
 
 
 @dataclass(frozen=True)
@@ -65,6 +71,50 @@ def own_wait() -> int | None:
         return None
 
 
+class _Carriers:
+    """The arena's own messaging threads, read through kept-open schedstat files (the list refreshed each look)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._files: dict[int, int | None] = {}  # tid -> fd of its schedstat (None: not a carrier)
+
+    def waited(self) -> int:
+        """Nanoseconds the carriers have waited for a core so far (0 where they cannot be read)."""
+        total = 0
+        with self._lock:
+            try:
+                tids = {int(name) for name in os.listdir("/proc/self/task")}
+            except OSError:
+                return 0
+            for tid in set(self._files) - tids:
+                fd = self._files.pop(tid)
+                if fd is not None:
+                    os.close(fd)
+            for tid in tids:
+                if tid not in self._files:
+                    self._files[tid] = _carrier(tid)
+                fd = self._files[tid]
+                try:
+                    total += _schedstat(os.pread(fd, 128, 0))[1] if fd is not None else 0
+                except (OSError, ValueError):
+                    continue
+        return total
+
+
+def _carrier(tid: int) -> int | None:
+    """An open schedstat file of the arena's thread tid if it is a messaging thread, else None."""
+    try:
+        with open(f"/proc/self/task/{tid}/comm", "rb") as comm:
+            if not comm.read().startswith(_CARRIERS):
+                return None
+        return os.open(f"/proc/self/task/{tid}/schedstat", os.O_RDONLY)
+    except OSError:
+        return None
+
+
+_carriers = _Carriers()
+
+
 def wait_accounting() -> str | None:
     """How the arena measures a bot's waiting for a core here, in a few words; None where it cannot (every decision
     is then charged its wall time)."""
@@ -82,9 +132,10 @@ class WaitMeter:
         self.cores = max(1, cores)
         self._files: dict[tuple[int, int], int] = {}  # (pid, tid) -> fd of its schedstat
 
-    def look(self) -> dict[int, int] | None:
-        """tid -> nanoseconds waited so far, for every live thread of the bot; None if none can be read."""
-        seen: dict[int, int] = {}
+    def look(self) -> dict[tuple[int, int], tuple[int, int]] | None:
+        """(pid, tid) -> (nanoseconds run, nanoseconds waited) so far, for every live thread of the bot; None if
+        none can be read."""
+        seen: dict[tuple[int, int], tuple[int, int]] = {}
         live: set[tuple[int, int]] = set()
         for pid in set(self._pids()):
             try:
@@ -93,20 +144,20 @@ class WaitMeter:
                 continue  # gone: its threads are dropped below
             for name in tids:
                 key = (pid, int(name))
-                wait = self._read(key)
-                if wait is not None:
+                stat = self._read(key)
+                if stat is not None:
                     live.add(key)
-                    seen[key[1]] = wait
+                    seen[key] = stat
         for key in set(self._files) - live:
             os.close(self._files.pop(key))
         return seen or None
 
-    def _read(self, key: tuple[int, int]) -> int | None:
+    def _read(self, key: tuple[int, int]) -> tuple[int, int] | None:
         fd = self._files.get(key)
         try:
             if fd is None:
                 fd = self._files[key] = os.open(f"/proc/{key[0]}/task/{key[1]}/schedstat", os.O_RDONLY)
-            return _schedstat(os.pread(fd, 128, 0))[1]
+            return _schedstat(os.pread(fd, 128, 0))
         except (OSError, ValueError):
             return None
 
@@ -126,22 +177,45 @@ class WaitMeter:
 class Span:
     """One decision being metered, from start() on."""
 
-    def __init__(self, meter: WaitMeter, base: dict[int, int], cpu: float | None) -> None:
+    def __init__(self, meter: WaitMeter, base: dict[tuple[int, int], tuple[int, int]], cpu: float | None) -> None:
         self._meter = meter
         self._base = base
         self._cpu = cpu
-        self._longest = 0  # ns: the longest wait of one thread seen so far (kept when the thread ends)
+        self._carried = _carriers.waited()  # ns the arena's messaging threads had waited when the decision began
+        self._last = base  # the last look
+        self._before = base  # the look before it
+        # (pid, tid) -> ns it waited since the start, at the last look (kept once the thread ends)
+        self._waits: dict[tuple[int, int], int] = {}
 
     def timing(self, wall: float, late: float = 0.0) -> Timing:
         """The figures of the decision after `wall` seconds, of which the arena itself was late `late` seconds
-        (its thread waited for a core after the reply came)."""
+        (its thread waited for a core after the reply came) besides its messaging threads' waits."""
         now = self._meter.look()
         if now is not None:
-            waits = (wait - self._base.get(tid, 0) for tid, wait in now.items())
-            self._longest = max(self._longest, max(waits, default=0))
-        own = max(0.0, wall - min(max(late, 0.0), wall))
+            self._waits.update((key, wait - self._base.get(key, (0, 0))[1]) for key, (_, wait) in now.items())
+            self._before, self._last = self._last, now
+        late = max(late, 0.0) + max(0, _carriers.waited() - self._carried) / 1e9
+        own = max(0.0, wall - min(late, wall))
         floor = 0.0
         if self._cpu is not None and (cpu := self._meter.cpu()) is not None:
             floor = max(0.0, cpu - self._cpu) / self._meter.cores
-        charged = min(own, max(own - self._longest / 1e9, floor))
+        charged = min(own, max(own - sum(self._waits.values()) / 1e9, floor))
         return Timing(charged, wall, wall - charged)
+
+    def queued(self) -> bool:
+        """True if a thread of the bot is runnable but has not run since the look before the last: it waits for a
+        core, a wait the kernel counts only once the thread runs again (so the bot's time is not up yet)."""
+        for key, (run, _) in self._last.items():
+            before = self._before.get(key)
+            if before is not None and before[0] == run and _runnable(key):
+                return True
+        return False
+
+
+def _runnable(key: tuple[int, int]) -> bool:
+    """True if the thread is running or waiting for a core (state R)."""
+    try:
+        with open(f"/proc/{key[0]}/task/{key[1]}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] == b"R"
+    except (OSError, IndexError):
+        return False

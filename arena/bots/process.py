@@ -163,7 +163,7 @@ class Reply:
 @dataclass(frozen=True)
 class Charge:
     """How a decision is timed by the time it took less its wait for a core: `meter` reads the bot's threads, and
-    the arena waits up to `ceiling` wall seconds (a guard for what the meter cannot see)."""
+    the arena waits up to `ceiling` wall seconds besides that wait (a guard for what the meter cannot see)."""
 
     meter: WaitMeter
     ceiling: float
@@ -341,8 +341,8 @@ class Channel:
         """Send request under the next id and return the checked reply; a BotFault if there is none.
 
         With `charge`, the bot is charged the wall time less its wait for a core (and less the arena's own lateness)
-        and has `timeout` seconds of that, at most `charge.ceiling` seconds on the wall clock; without it (or where
-        the meter cannot read the bot), `timeout` wall seconds."""
+        and has `timeout` seconds of that, and at most `charge.ceiling` seconds on the wall clock besides its wait;
+        without it (or where the meter cannot read the bot), `timeout` wall seconds."""
         request_id = self.next_id
         self.next_id += 1
         data = encode(request, request_id)
@@ -359,32 +359,35 @@ class Channel:
                              "the bot is not connected", time.monotonic() - start)
         frames = self._await(start, timeout, deadline, span)
         elapsed = time.monotonic() - start
-        timing = span.timing(elapsed, self._late / 1e9) if span is not None else wall_timing(elapsed)
+        late = self._late / 1e9 if frames is not None else 0.0
+        timing = span.timing(elapsed, late) if span is not None else wall_timing(elapsed)
         _progress(start + elapsed)
         if frames is None:
             self._reopen(request_id)
             raise _late(f"no answer within {_limit_hit(timeout, wall, timing)}", timing, busy)
         self.stuck = False
-        if elapsed > wall or timing.charged > timeout:
+        if elapsed > wall + (timing.wait or 0.0) or timing.charged > timeout:
             # Whatever held it up (the bot, the machine, a signal that stopped the arena), the arena's clock rules.
             raise _late(f"the answer came over its {_limit_hit(timeout, wall, timing)}", timing, busy)
         return Reply(self._check(request, request_id, frames, elapsed), elapsed, timing)
 
     def _await(self, start: float, timeout: float, deadline: float, span: Span | None) -> list[bytes] | None:
-        """The reply's frames, or None once the bot is out of time: at the deadline, or (metered) once it has been
-        charged `timeout` seconds. The meter looks at the bot's threads every _WATCH seconds, so that the wait of a
-        thread that ends before the answer is not lost; the charge, never more than the wall time, is only checked
-        once `timeout` has passed on the wall clock."""
+        """The reply's frames, or None once the bot is out of time: (metered) once it has been charged `timeout`
+        seconds, or at the deadline, which the time the bot waited for a core pushes back (the guard). The meter
+        looks at the bot's threads every _WATCH seconds, so that the wait of a thread that ends before the answer is
+        not lost; the charge, never more than the wall time, is only checked once `timeout` has passed."""
         if span is None:
             return self._receive(deadline, start)
         while True:
             now = time.monotonic()
-            spent = span.timing(now - start).charged if now > start else 0.0
-            if now - start >= timeout and spent >= timeout:
+            timing = span.timing(now - start)
+            guard = deadline + (timing.wait or 0.0)
+            _progress(guard)
+            if now - start >= timeout and timing.charged >= timeout and not span.queued() or now >= guard:
                 return None
-            until = min(deadline, now + max(min(timeout - spent, _WATCH), _LOOK))
+            until = min(guard, now + max(min(timeout - timing.charged, _WATCH), _LOOK))
             frames = self._receive(until, start)
-            if frames is not None or until >= deadline:
+            if frames is not None:
                 return frames
 
     def _send(self, data: bytes, deadline: float, start: float) -> bool:
@@ -402,6 +405,7 @@ class Channel:
             try:
                 return self._socket.recv_multipart(zmq.NOBLOCK)
             except zmq.Again:
+                self._late = 0  # the arena woke for nothing the bot owes now
                 continue  # what arrived was a late reply to an earlier request, and zmq dropped it
         return None
 
@@ -468,8 +472,8 @@ class Channel:
 
 def _limit_hit(timeout: float, wall: float, timing: Timing) -> str:
     """The limit a late decision went over and the figures it was charged, as its fault's detail says them."""
-    if timing.wall >= wall and timing.charged < timeout:
-        return f"guard of {wall:.3g} s on the wall clock ({timing.describe()})"
+    if timing.wall >= wall + (timing.wait or 0.0) and timing.charged < timeout:
+        return f"guard of {wall:.3g} s on the wall clock beyond its wait for a core ({timing.describe()})"
     return f"{timeout:.3g} s ({timing.describe()})"
 
 

@@ -58,9 +58,9 @@ _STDERR_SIGNS = (
 )
 
 # The guard: a metered decision (charged its wall time less its wait for a core, arena/bots/meter.py) times out on
-# the wall clock at this many times its allowance, whatever the meter says. A sleeping bot is charged its sleep,
-# so it never reaches the guard; only waiting for a core (the meter's credit) can bring a decision near it.
-WALL_CEILING = 5.0
+# the wall clock at this many times its allowance plus the time the bot waited for a core, whatever the meter
+# charged. A sleeping bot is charged its sleep, so it never reaches the guard.
+WALL_CEILING = 2.0
 
 
 class Isolation(StrEnum):
@@ -754,7 +754,7 @@ def crowding(jobs: int, seats: int) -> str | None:
     if jobs < 2 or jobs * seats <= cores:
         return None
     fair = ("each decision is charged its wall time less the time the bot waited for a core, so waiting costs a "
-            f"bot nothing up to {WALL_CEILING:g} times its limits on the wall clock") if wait_accounting() else \
+            "bot nothing") if wait_accounting() else \
         "decisions are timed by the wall clock here, so a bot can time out while it waits for a core"
     return (f"warning: --jobs {jobs} x {seats} seats = {jobs * seats} bots on {cores} cores: bots wait for a core "
             f"and games take longer; {fair}")

@@ -41,8 +41,8 @@ class SeatClock:
     clock.
 
     Every limit counts charged time (the wall time less the time the bot waited for a core: arena/bots/meter.py),
-    and the arena waits at most WALL_CEILING times a limit on the wall clock, a guard for what the meter cannot
-    see. A decision may take up to timeout + bank;
+    and the arena waits at most WALL_CEILING times a limit on the wall clock besides that wait, a guard for what
+    the meter cannot see. A decision may take up to timeout + bank;
     time beyond the timeout is drawn from the bank, and every decision then adds the increment. A timeout empties
     the bank. The game clock bounds the seat's decisions of one game, all together: once it (or its ceiling on the
     wall clock) runs out, the seat is asked nothing more that game.
@@ -53,7 +53,7 @@ class SeatClock:
         self.bank = control.bank
         clock = control.game_clock if control.game_clock > 0 else None
         self.left = clock  # charged seconds left on the game clock (None: no game clock)
-        self.wall_left = None if clock is None else WALL_CEILING * clock
+        self.wall_left = None if clock is None else WALL_CEILING * clock  # the guard's, beside the waits for a core
         self.used = 0.0  # charged seconds the seat's decisions took
         self.waited = 0.0  # wall seconds the arena waited for them
 
@@ -74,9 +74,10 @@ class SeatClock:
 
     def runs_out(self, elapsed: float, charged: float | None) -> bool:
         """True if a decision of `elapsed` wall seconds, charged `charged` (None: the wall time), would run the game
-        clock out."""
+        clock (or the guard's share of it) out."""
+        spent = elapsed if charged is None else charged
         return self.left is not None and self.wall_left is not None and (
-            (elapsed if charged is None else charged) > self.left - _RUN_OUT or elapsed > self.wall_left - _RUN_OUT)
+            spent > self.left - _RUN_OUT or spent > self.wall_left - _RUN_OUT)
 
     def clock(self) -> Clock:
         """The clock as a bot is told it: `remaining` never goes past the game clock left."""
@@ -92,7 +93,7 @@ class SeatClock:
         self.waited += elapsed
         if self.left is not None and self.wall_left is not None:
             self.left = max(0.0, self.left - spent)
-            self.wall_left = max(0.0, self.wall_left - elapsed)
+            self.wall_left = max(0.0, self.wall_left - spent)
         overage = max(0.0, spent - self.control.timeout)
         self.bank = (0.0 if timed_out else max(0.0, self.bank - overage)) + self.control.increment
 
