@@ -125,7 +125,8 @@ def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return _with_options(gathered, [
         click.option("--timeout", type=SECONDS, default=1.0, show_default=True,
                      help="Seconds a bot may take per decision: the wall time, less the time its threads waited "
-                     f"for a core (and at most {WALL_CEILING:g} times as much on the wall clock, a guard)."),
+                     f"for a core (and at most {WALL_CEILING:g} times as much on the wall clock beyond that wait, a "
+                     "guard)."),
         click.option("--init-timeout", type=SECONDS, default=10.0, show_default=True,
                      help="Seconds a bot may take to start and answer the handshake or a new game."),
         click.option("--time-bank", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
@@ -135,8 +136,9 @@ def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--game-clock", type=click.FloatRange(min=0.0), default=None, metavar="SECONDS",
                      show_default=_game_clocks(),
                      help="Seconds a bot may think in one game, all its decisions together (charged as --timeout "
-                     f"is, and at most {WALL_CEILING:g} times as much on the wall clock); once they run out, its "
-                     "seat plays the default for the rest of the game (a `clock` fault). 0: no game clock."),
+                     f"is, and at most {WALL_CEILING:g} times as much on the wall clock beyond the waits); once "
+                     "they run out, its seat plays the default for the rest of the game (a `clock` fault). 0: no game "
+                     "clock."),
     ])
 
 
