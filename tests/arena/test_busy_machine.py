@@ -65,6 +65,6 @@ def test_at_six_jobs_on_two_cores_beside_four_busy_processes_only_the_bot_that_n
     assert len(good) > 1000
     faults = [f for r in records for f in r.faults if f.bot != "greedy"]
     assert not faults, [f.message() for f in faults][:5]
-    assert all(d.charged is not None and d.charged < 0.5 for d in good)
+    assert all(d.charged is not None and d.wait is not None for d in good)
     greedy = [d for entrant, d in asked if entrant == "greedy"]
     assert greedy and all(d.fault == FaultKind.TIMEOUT for d in greedy)
