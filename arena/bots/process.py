@@ -310,6 +310,7 @@ class Channel:
         self.next_id = 1
         self.stuck = False  # the last request timed out: the bot may still be busy with it
         self._late = 0  # ns the arena's thread waited for a core after the last reply arrived
+        self._metered = False  # the request in flight is metered: read the arena's own lateness
         self._abandoned: set[int] = set()
         self._socket = self._bind(endpoint)
         if endpoint.endswith(":*"):
@@ -352,7 +353,7 @@ class Channel:
         wall = charge.ceiling if charge is not None and span is not None else timeout
         deadline = start + wall
         _progress(deadline)
-        self._late = 0
+        self._late, self._metered = 0, span is not None
         if not self._send(data, deadline, start):
             self._reopen(request_id)
             raise BotTimeout(f"request {request_id} could not be delivered within {wall:.3g} s: "
@@ -380,7 +381,8 @@ class Channel:
             return self._receive(deadline, start)
         while True:
             now = time.monotonic()
-            timing = span.timing(now - start)
+            # A quick answer needs no look but the last: the first look waits until the bot has had _LOOK seconds.
+            timing = span.timing(now - start) if now - start >= _LOOK else wall_timing(now - start)
             guard = deadline + (timing.wait or 0.0)
             _progress(guard)
             if now - start >= timeout and timing.charged >= timeout and not span.queued() or now >= guard:
@@ -429,11 +431,11 @@ class Channel:
         while True:
             remaining = deadline - time.monotonic()
             wait = max(remaining, 0.0) if self.watch_fd is not None else min(max(remaining, 0.0), _SLICE)
-            before = own_wait()
+            before = own_wait() if self._metered else None
             ready = dict(poller.poll(math.ceil(wait * 1000)))
             if ready.get(self._socket, 0) & flag:
                 # The arena's thread woke for the reply but may have waited for a core first: not the bot's time.
-                after = own_wait()
+                after = own_wait() if before is not None else None
                 self._late = after - before if before is not None and after is not None else 0
                 return True
             fault = self._exited() if ready or self.watch_fd is None else None
