@@ -14,7 +14,7 @@ from arena.bots.meter import WaitMeter
 from arena.bots.sandbox import WALL_CEILING
 from arena.errors import FaultKind
 from arena.match.record import DecisionRecord, load_record, record_from_dict, save_record
-from arena.match.replay import resimulate, seat_messages
+from arena.match.replay import resimulate, seat_messages, took
 from arena.match.wire import SeatClock, time_identity
 from protocol import Clock, TimeControl
 from tests.arena.conftest import RANDOM, Spawned, double, play
@@ -96,6 +96,9 @@ def test_every_decision_records_its_charged_wall_and_waiting_time_and_a_record_o
     asked = [d for d in record.decisions if d.time is not None]
     assert asked and all(d.charged is not None and d.wait is not None for d in asked)
     assert all(0 <= d.charged <= d.time and d.charged + d.wait == pytest.approx(d.time) for d in asked)
+    # `arena replay` gives the three figures of each decision.
+    assert all(took(d) == f"{d.time * 1000:.1f} ms (charged {d.charged * 1000:.1f} ms, {d.wait * 1000:.1f} ms "
+               "waiting for a core)" for d in asked)
     save_record(record, tmp_path / "game.json")
     assert load_record(tmp_path / "game.json") == record
     plain = record.to_dict()
