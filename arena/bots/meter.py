@@ -10,16 +10,16 @@ keeps the wait it had at the last look before it ended, and loses the rest, whic
 Several threads: their waits are added up. A decision passes from thread to thread (the thread of the bot's
 messaging library wakes on the request and wakes the one that thinks, which wakes it again to send the answer),
 and each waits for a core in turn; the longest wait of one thread alone would charge every bot on a busy machine
-the waits of its other threads. Threads that wait at the same time are credited more than the wall time they lost, so the charge
-never falls below the bot's CPU time shared over the cores it may use: what it would take on a machine of its own
-with as many cores, computing on all of them. A bot that crowds its own threads (more runnable threads than
-cores) waits for itself, and that floor charges it for it. The arena's own lateness is not the bot's either: the
-waits of the arena's messaging threads (which carry the request to the bot and the reply back) and of the arena's
-thread that wakes for the reply (`own_wait`).
+the waits of its other threads. Threads that wait at the same time are credited more than the wall time they
+lost, so the charge never falls below the bot's CPU time shared over the cores it may use: what it would take on
+a machine of its own with as many cores, computing on all of them. A bot that crowds its own threads (more
+runnable threads than cores) waits for itself, and that floor charges it for it. The arena's own lateness is not
+the bot's either: the waits of the arena's messaging threads (which carry the request to the bot and the reply
+back) and of the arena's thread that wakes for the reply (`own_wait`).
 
 cgroup v2's `cpu.pressure` (`some`: the time at least one task of the cgroup waited) is not used: it needs a v2
-cgroup per bot, which a root machine with cgroup v1 does not give, where schedstat needs no cgroup at all. Where schedstat cannot be read, every decision is charged its
-wall time (`wait_accounting` says so once).
+cgroup per bot, which a root machine with cgroup v1 does not give, where schedstat needs no cgroup at all. Where
+schedstat cannot be read, every decision is charged its wall time (`wait_accounting` says so once).
 """
 
 from __future__ import annotations
