@@ -57,9 +57,9 @@ def bounded(detail: str, limit: int = MAX_DETAIL) -> str:
 class BotFault(ArenaError):
     """A bot broke the protocol or the rules; `kind` says how, the message says what exactly.
 
-    `elapsed` is how long the arena waited for the faulty answer, when it waited at all, and `cpu` the CPU time
-    the bot's processes used meanwhile, when it was measured. The detail is cut to MAX_DETAIL characters here, so
-    that no path can store or print more of what a bot sent.
+    `elapsed` is how long the arena waited for the faulty answer, when it waited at all, `charged` the seconds it
+    is charged for it and `wait` the seconds of `elapsed` it spent waiting for a core (None: not measured). The
+    detail is cut to MAX_DETAIL characters here, so that no path can store or print more of what a bot sent.
     """
 
     kind: ClassVar[FaultKind]
@@ -69,7 +69,8 @@ class BotFault(ArenaError):
         super().__init__(detail)
         self.detail = detail
         self.elapsed = elapsed
-        self.cpu: float | None = None
+        self.charged: float | None = None
+        self.wait: float | None = None
 
 
 class BotTimeout(BotFault):

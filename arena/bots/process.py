@@ -24,6 +24,7 @@ import zmq
 
 from arena.bots import relay
 from arena.bots.cgroups import new_cgroup
+from arena.bots.meter import Span, Timing, WaitMeter, own_wait, wall_timing
 from arena.bots.sandbox import (
     NO_SANDBOX,
     SCRIPT_SUFFIXES,
@@ -34,6 +35,7 @@ from arena.bots.sandbox import (
     limit_fault,
     missing_hint,
     outer_namespace,
+    processes,
     reap_pids,
     tree_cpu,
     verdict,
@@ -78,10 +80,15 @@ TRANSPORT_CAP_FACTOR = 2
 _ENVELOPE = 4096  # bytes of framing a message may carry besides its body
 # Messages the arena's socket queues from one connection while it is not reading it (a bot may send unsolicited
 # ones at any time, and zmq's default of 1000 would let it fill the arena's memory).
-RECEIVE_QUEUE = 1
+# A late reply that zmq drops (REQ_CORRELATE) still takes a place in this queue: it must hold more than the late
+# replies a bot can owe (one per timeout in a row, and a bot is disqualified after --max-faults of them), or the
+# answer to the request after them never arrives.
+RECEIVE_QUEUE = 8
 _LAST_WORDS = 0.5  # seconds to wait for a dead bot's stderr to drain before judging why it died
 _SLICE = 0.05  # seconds between liveness checks where no pidfd is available
-_CPU_LOOK = 0.01  # seconds between two looks at a bot's CPU time once it has had its allowance on the wall clock
+_LOOK = 0.01  # seconds at least between two looks at a bot's charged time once it has had its allowance on the wall
+# clock
+_WATCH = 0.05  # seconds at most between two looks at a bot's threads while it decides
 _REAP_WAIT = 2.0  # seconds to wait for a killed bot's processes to die, to reap them
 _REBIND_WAIT = 1.0  # seconds to retry binding a tcp port that a socket closed a moment ago still holds
 _INTERPRETERS = ("python", "pypy", "node", "deno", "bun", "ruby", "perl", "java", "php", "sh", "bash", "julia")
@@ -146,20 +153,20 @@ def sample_bot(module: str) -> BotCommand:
 
 @dataclass(frozen=True)
 class Reply:
-    """A valid answer, how long the arena waited for it and the CPU time the bot's processes used meanwhile
-    (None: not measured), in seconds."""
+    """A valid answer, how long the arena waited for it (seconds) and the decision's figures (what it was charged,
+    see arena/bots/meter.py)."""
 
     message: Message
     elapsed: float
-    cpu: float | None = None
+    timing: Timing | None = None
 
 
 @dataclass(frozen=True)
-class CpuCharge:
-    """How a decision is timed by CPU time: `meter` reads the CPU seconds the bot's processes have used so far
-    (None where it cannot), and the arena waits up to `ceiling` wall seconds."""
+class Charge:
+    """How a decision is timed by the time it took less its wait for a core: `meter` reads the bot's threads, and
+    the arena waits up to `ceiling` wall seconds besides that wait (a guard for what the meter cannot see)."""
 
-    meter: Callable[[], float | None]
+    meter: WaitMeter
     ceiling: float
 
 
@@ -303,6 +310,8 @@ class Channel:
         self._exited = exited
         self.next_id = 1
         self.stuck = False  # the last request timed out: the bot may still be busy with it
+        self._late = 0  # ns the arena's thread waited for a core after the last reply arrived
+        self._metered = False  # the request in flight is metered: read the arena's own lateness
         self._abandoned: set[int] = set()
         self._socket = self._bind(endpoint)
         if endpoint.endswith(":*"):
@@ -330,52 +339,59 @@ class Channel:
                     raise ConfigError(f"cannot bind {endpoint}: {exc}") from None
                 time.sleep(0.005)
 
-    def ask(self, request: Message, timeout: float, charge: CpuCharge | None = None) -> Reply:
+    def ask(self, request: Message, timeout: float, charge: Charge | None = None) -> Reply:
         """Send request under the next id and return the checked reply; a BotFault if there is none.
 
-        With `charge`, the bot has `timeout` seconds of CPU time (never more than the wall time) and at most
-        `charge.ceiling` seconds on the wall clock; without it (or where CPU time cannot be read), `timeout` wall
-        seconds."""
+        With `charge`, the bot is charged the wall time less its wait for a core (and less the arena's own lateness)
+        and has `timeout` seconds of that, and at most `charge.ceiling` seconds on the wall clock besides its wait;
+        without it (or where the meter cannot read the bot), `timeout` wall seconds."""
         request_id = self.next_id
         self.next_id += 1
         data = encode(request, request_id)
-        used = _cpu_since(charge.meter) if charge is not None else None
+        busy = max(self._abandoned) if self.stuck and self._abandoned else None
+        span = charge.meter.start() if charge is not None else None
         start = time.monotonic()
-        wall = charge.ceiling if charge is not None and used is not None else timeout
+        wall = charge.ceiling if charge is not None and span is not None else timeout
         deadline = start + wall
         _progress(deadline)
+        self._late, self._metered = 0, span is not None
         if not self._send(data, deadline, start):
             self._reopen(request_id)
             raise BotTimeout(f"request {request_id} could not be delivered within {wall:.3g} s: "
                              "the bot is not connected", time.monotonic() - start)
-        frames = self._await(start, timeout, deadline, used)
+        frames = self._await(start, timeout, deadline, span)
         elapsed = time.monotonic() - start
-        cpu = used() if used is not None else None
+        late = self._late / 1e9 if frames is not None else 0.0
+        timing = span.timing(elapsed, late) if span is not None else wall_timing(elapsed)
         _progress(start + elapsed)
         if frames is None:
             self._reopen(request_id)
-            raise _late(f"no answer within {_limit_hit(timeout, wall, elapsed, cpu)}", elapsed, cpu)
+            raise _late(f"no answer within {_limit_hit(timeout, wall, timing)}", timing, busy)
         self.stuck = False
-        if elapsed > wall or (elapsed if cpu is None else min(cpu, elapsed)) > timeout:
+        if elapsed > wall + (timing.wait or 0.0) or timing.charged > timeout:
             # Whatever held it up (the bot, the machine, a signal that stopped the arena), the arena's clock rules.
-            raise _late(f"the answer came after {elapsed:.3g} s, over its {_limit_hit(timeout, wall, elapsed, cpu)}",
-                        elapsed, cpu)
-        return Reply(self._check(request, request_id, frames, elapsed), elapsed, cpu)
+            raise _late(f"the answer came over its {_limit_hit(timeout, wall, timing)}", timing, busy)
+        return Reply(self._check(request, request_id, frames, elapsed), elapsed, timing)
 
-    def _await(self, start: float, timeout: float, deadline: float,
-               used: Callable[[], float | None] | None) -> list[bytes] | None:
-        """The reply's frames, or None once the bot is out of time: at the deadline, or (measuring CPU time) once
-        it has used `timeout` seconds of CPU. The CPU time is only read once `timeout` has passed on the wall clock:
-        the time charged, never more than the wall time, cannot be over it before."""
-        until = min(start + timeout, deadline) if used is not None else deadline
+    def _await(self, start: float, timeout: float, deadline: float, span: Span | None) -> list[bytes] | None:
+        """The reply's frames, or None once the bot is out of time: (metered) once it has been charged `timeout`
+        seconds, or at the deadline, which the time the bot waited for a core pushes back (the guard). The meter
+        looks at the bot's threads every _WATCH seconds, so that the wait of a thread that ends before the answer is
+        not lost; the charge, never more than the wall time, is only checked once `timeout` has passed."""
+        if span is None:
+            return self._receive(deadline, start)
         while True:
-            frames = self._receive(until, start)
-            if frames is not None or until >= deadline:
-                return frames
-            spent = used() if used is not None else None
-            if spent is None or spent >= timeout:
+            now = time.monotonic()
+            # A quick answer needs no look but the last: the first look waits until the bot has had _LOOK seconds.
+            timing = span.timing(now - start) if now - start >= _LOOK else wall_timing(now - start)
+            guard = deadline + (timing.wait or 0.0)
+            _progress(guard)
+            if now - start >= timeout and timing.charged >= timeout and not span.queued() or now >= guard:
                 return None
-            until = min(deadline, time.monotonic() + max(timeout - spent, _CPU_LOOK))
+            until = min(guard, now + max(min(timeout - timing.charged, _WATCH), _LOOK))
+            frames = self._receive(until, start)
+            if frames is not None:
+                return frames
 
     def _send(self, data: bytes, deadline: float, start: float) -> bool:
         while True:
@@ -392,6 +408,7 @@ class Channel:
             try:
                 return self._socket.recv_multipart(zmq.NOBLOCK)
             except zmq.Again:
+                self._late = 0  # the arena woke for nothing the bot owes now
                 continue  # what arrived was a late reply to an earlier request, and zmq dropped it
         return None
 
@@ -415,8 +432,12 @@ class Channel:
         while True:
             remaining = deadline - time.monotonic()
             wait = max(remaining, 0.0) if self.watch_fd is not None else min(max(remaining, 0.0), _SLICE)
+            before = own_wait() if self._metered else None
             ready = dict(poller.poll(math.ceil(wait * 1000)))
             if ready.get(self._socket, 0) & flag:
+                # The arena's thread woke for the reply but may have waited for a core first: not the bot's time.
+                after = own_wait() if before is not None else None
+                self._late = after - before if before is not None and after is not None else 0
                 return True
             fault = self._exited() if ready or self.watch_fd is None else None
             if fault is not None:
@@ -452,32 +473,27 @@ class Channel:
             path.unlink(missing_ok=True)
 
 
-def _cpu_since(meter: Callable[[], float | None]) -> Callable[[], float | None] | None:
-    """A reader of the CPU seconds used since now, or None where the meter cannot read them."""
-    base = meter()
-    if base is None:
-        return None
-
-    def used() -> float | None:
-        now = meter()
-        return None if now is None else max(0.0, now - base)
-
-    return used
+def _limit_hit(timeout: float, wall: float, timing: Timing) -> str:
+    """The limit a late decision went over and the figures it was charged, as its fault's detail says them."""
+    if timing.wall >= wall + (timing.wait or 0.0) and timing.charged < timeout:
+        return f"guard of {wall:.3g} s on the wall clock beyond its wait for a core ({timing.describe()})"
+    return f"{timeout:.3g} s ({timing.describe()})"
 
 
-def _limit_hit(timeout: float, wall: float, elapsed: float, cpu: float | None) -> str:
-    """The limit a late decision went over, as its fault's detail says it."""
-    if cpu is None:
-        return f"{timeout:.3g} s"
-    if elapsed >= wall:
-        return f"{wall:.3g} s on the wall clock ({cpu:.3g} s of CPU time used)"
-    return f"{timeout:.3g} s of CPU time ({cpu:.3g} s used in {elapsed:.3g} s)"
-
-
-def _late(detail: str, elapsed: float, cpu: float | None) -> BotTimeout:
-    fault = BotTimeout(detail, elapsed)
-    fault.cpu = cpu
+def _late(detail: str, timing: Timing, busy: int | None) -> BotTimeout:
+    if busy is not None:
+        detail += f"; the bot was still busy with an earlier request that had timed out (request {busy})"
+    fault = BotTimeout(detail, timing.wall)
+    fault.charged, fault.wait = timing.charged, timing.wait
     return fault
+
+
+def _cores() -> int:
+    """The cores this process (and so a bot it starts unpinned) may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 def transport_cap(max_message: int) -> int:
@@ -519,6 +535,7 @@ class BotProcess:
         self._sandbox = sandbox
         self._watchdog = watchdog
         self._relayed = relayed and _ipc_path(endpoint) is not None
+        self._meter: WaitMeter | None = None
         try:
             command.check()
         except ConfigError as exc:
@@ -616,9 +633,20 @@ class BotProcess:
         return self.ready
 
     def ask(self, request: Message, timeout: float, ceiling: float | None = None) -> Reply:
-        """One request and its checked reply; a BotFault if there is none. With a ceiling, the bot has `timeout`
-        seconds of CPU time and `ceiling` seconds on the wall clock (see Channel.ask)."""
-        return self.channel.ask(request, timeout, None if ceiling is None else CpuCharge(self.cpu_now, ceiling))
+        """One request and its checked reply; a BotFault if there is none. With a ceiling, the bot is charged the
+        wall time less its wait for a core, has `timeout` seconds of that and `ceiling` seconds on the wall clock
+        (see Channel.ask)."""
+        if ceiling is None:
+            return self.channel.ask(request, timeout)
+        if self._meter is None:
+            self._meter = WaitMeter(self._pids, self.cpu_now, len(self._sandbox.cpus) or _cores())
+        return self.channel.ask(request, timeout, Charge(self._meter, ceiling))
+
+    def _pids(self) -> list[int]:
+        """The bot's processes now: its cgroup's, else its process tree's."""
+        if self.cgroup is not None:
+            return self.cgroup.pids()
+        return [t.pid for t in processes(self)]
 
     def cpu_now(self) -> float | None:
         """CPU seconds the bot's processes have used so far: its cgroup's, else its process tree's; None where
@@ -678,5 +706,7 @@ class BotProcess:
             if fd is not None:
                 os.close(fd)
         self._pidfd = self._lifeline = None
+        if self._meter is not None:
+            self._meter.close()
         if self.cgroup is not None:
             self.cgroup.remove()

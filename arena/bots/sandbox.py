@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from arena.bots.cgroups import BotCgroup, hierarchy
+from arena.bots.meter import wait_accounting
 from arena.errors import LIMIT_FAULTS, BotCrashed, ConfigError, FaultKind
 
 MIB = 1 << 20
@@ -65,7 +66,10 @@ _STDERR_SIGNS = (
     (FaultKind.DISK, ("No space left on device", "[Errno 28]", "ENOSPC")),
 )
 
-WALL_CEILING = 3.0  # a decision charged CPU time times out on the wall clock at this many times its allowance
+# The guard: a metered decision (charged its wall time less its wait for a core, arena/bots/meter.py) times out on
+# the wall clock at this many times its allowance plus the time the bot waited for a core, whatever the meter
+# charged. A sleeping bot is charged its sleep, so it never reaches the guard.
+WALL_CEILING = 2.0
 
 
 class Isolation(StrEnum):
@@ -703,15 +707,6 @@ def tree_cpu(bot: Watched) -> float | None:
     return sum(t.ticks for t in group) / _HZ if group else None
 
 
-def cpu_accounting() -> str | None:
-    """How the arena measures the CPU time of a bot's decisions here, in a few words; None where it cannot (the
-    decisions are then timed by the wall clock)."""
-    where = hierarchy()
-    if where is not None and "cpu" in where.parents:
-        return f"its cgroup (cgroup v{where.version})"
-    return "its process tree (/proc)" if os.path.exists(f"/proc/{os.getpid()}/stat") else None
-
-
 class Watchdog:
     """Looks at a match's bots every 100 ms: adopts the orphans they leave, and stops any that uses more memory,
     tasks, or CPU in a game, than it may (summed over all its processes: from its cgroup where there is one).
@@ -883,8 +878,8 @@ def crowding(jobs: int, seats: int) -> str | None:
         cores = os.cpu_count() or 1
     if jobs < 2 or jobs * seats <= cores:
         return None
-    fair = ("each decision is charged the CPU time of the bot's processes, so waiting for a core costs a bot "
-            f"nothing up to {WALL_CEILING:g} times its limits on the wall clock") if cpu_accounting() else \
+    fair = ("each decision is charged its wall time less the time the bot waited for a core, so waiting costs a "
+            "bot nothing") if wait_accounting() else \
         "decisions are timed by the wall clock here, so a bot can time out while it waits for a core"
     return (f"warning: --jobs {jobs} x {seats} seats = {jobs * seats} bots on {cores} cores: bots wait for a core "
             f"and games take longer; {fair}")

@@ -10,8 +10,9 @@ from typing import Any, Callable
 import click
 
 from arena.bots.entrants import bot_command
+from arena.bots.meter import wait_accounting
 from arena.bots.process import BotCommand
-from arena.bots.sandbox import MIB, WALL_CEILING, Isolation, Limits, Sandbox, cpu_accounting, crowding
+from arena.bots.sandbox import MIB, WALL_CEILING, Isolation, Limits, Sandbox, crowding
 from arena.errors import ConfigError
 from arena.games import Game, GameError, available, check_variants, get_game
 from arena.match.wire import with_game_clock
@@ -125,8 +126,9 @@ def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
     return _with_options(gathered, [
         click.option("--timeout", type=SECONDS, default=1.0, show_default=True,
-                     help="Seconds a bot may take per decision: CPU time of its processes, and at most "
-                     f"{WALL_CEILING:g} times as much on the wall clock."),
+                     help="Seconds a bot may take per decision: the wall time, less the time its threads waited "
+                     f"for a core (and at most {WALL_CEILING:g} times as much on the wall clock beyond that wait, a "
+                     "guard)."),
         click.option("--init-timeout", type=SECONDS, default=10.0, show_default=True,
                      help="Seconds a bot may take to start and answer the handshake or a new game."),
         click.option("--time-bank", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
@@ -135,9 +137,10 @@ def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
                      help="Seconds added to the time bank after every decision."),
         click.option("--game-clock", type=click.FloatRange(min=0.0), default=None, metavar="SECONDS",
                      show_default=_game_clocks(),
-                     help="Seconds a bot may think in one game, all its decisions together (CPU time, and at most "
-                     f"{WALL_CEILING:g} times as much on the wall clock); once they run out, its seat plays the "
-                     "default for the rest of the game (a `clock` fault). 0: no game clock."),
+                     help="Seconds a bot may think in one game, all its decisions together (charged as --timeout "
+                     f"is, and at most {WALL_CEILING:g} times as much on the wall clock beyond the waits); once "
+                     "they run out, its seat plays the default for the rest of the game (a `clock` fault). 0: no game "
+                     "clock."),
     ])
 
 
@@ -229,9 +232,9 @@ def announce_sandbox(sandbox: Sandbox) -> None:
     warning = sandbox.warning()
     if warning:
         click.echo(warning, err=True)
-    if cpu_accounting() is None:
-        click.echo("time warning: the CPU time of a bot's processes cannot be read here: every decision is timed by "
-                   "the wall clock, waiting for a busy machine included", err=True)
+    if wait_accounting() is None:
+        click.echo("time warning: the time a bot waits for a core cannot be read here (/proc schedstat): every "
+                   "decision is charged its wall time, waiting for a busy machine included", err=True)
 
 
 def announce_crowding(jobs: int, seats: int) -> None:

@@ -19,7 +19,6 @@ from arena.interrupt import cleanup_on_termination
 from arena.match.play import MatchConfig, MatchInterrupted, MatchResult, run_match
 from arena.match.record import DecisionRecord, FaultRecord, GameRecord, ordinal
 from arena.match.seeds import PUBLIC_SEED_HELP, chosen
-from arena.match.wire import charged
 from arena.tournament.run import faulty_samples, sample_opponents
 from arena.viewer import write_replay
 from protocol import TimeControl
@@ -98,7 +97,7 @@ def game_report(record: GameRecord, timeout: float, shown: dict[tuple[object, ..
     folder) at its moment."""
     seat = next(s.seat for s in record.seats if s.participant == 0)
     asked = [d for d in record.decisions if d.seat == seat and d.time is not None]
-    times = [charged(d.time, d.cpu) for d in asked if d.time is not None]
+    times = [d.spent for d in asked if d.spent is not None]
     faults = [f for f in record.faults if f.participant == 0]
     status = "FAULTS" if faults else "ok"
     slowest = f", slowest {max(times) * 1000:.1f} ms of its {timeout:g} s" if times else ""
@@ -109,7 +108,7 @@ def game_report(record: GameRecord, timeout: float, shown: dict[tuple[object, ..
         lines.append(f"  warning: the slowest decision used {100 * max(times) / timeout:.0f}% of the {timeout:g} s "
                      "limit (raise it with --timeout)")
     clock = record.time.game_clock
-    used = sum(charged(d.time, d.cpu) for d in asked if d.time is not None)
+    used = sum(times)
     if clock and used > SLOW_SHARE * clock and not faults:
         lines.append(f"  warning: the bot used {100 * used / clock:.0f}% of its {clock:g} s game clock (raise it "
                      "with --game-clock)")
@@ -129,10 +128,14 @@ def game_report(record: GameRecord, timeout: float, shown: dict[tuple[object, ..
 
 
 def _clock_used(record: GameRecord, asked: list[DecisionRecord]) -> str:
-    """', game clock 0.0123 s of its 20 s': the time charged for the seat's decisions against its game clock."""
+    """', game clock 0.0123 s of its 20 s (wall 0.5 s, 0.48 s waiting for a core)': the time charged for the seat's
+    decisions against its game clock, and the wall time they took."""
     clock = record.time.game_clock
-    used = sum(charged(d.time, d.cpu) for d in asked if d.time is not None)
-    return f", game clock {used:.3g} s of its {clock:g} s" if clock else ""
+    used = sum(d.spent or 0.0 for d in asked)
+    wall = sum(d.time or 0.0 for d in asked)
+    waits = [d.wait for d in asked if d.wait is not None]
+    waited = f", {sum(waits):.3g} s waiting for a core" if waits else ""
+    return f", game clock {used:.3g} s of its {clock:g} s (wall {wall:.3g} s{waited})" if clock else ""
 
 
 def _replay_page(record: GameRecord, folder: Path | None) -> Path | None:

@@ -380,23 +380,27 @@ class GamePlay:
         request = decide_request(self.state, seat, self.since[seat], self.game_index, clock.clock())
         self.since[seat] = self.state.num_events()
         self.asked[seat] += 1
-        allowance, cpu = clock.allowance(), None
+        allowance, charged, wait = clock.allowance(), None, None
         bot.capture_log()
         try:
             reply = bot.ask(request, allowance, clock.wall_limit())
-            index, elapsed, cpu = cast(Action, reply.message).index, reply.elapsed, reply.cpu
+            index, elapsed = cast(Action, reply.message).index, reply.elapsed
+            if reply.timing is not None:
+                charged, wait = reply.timing.charged, reply.timing.wait
             if not 0 <= index < len(request.options):
                 raise IllegalAction(f"index {index} is not an option; this decision has options 0 to "
                                     f"{len(request.options) - 1}", elapsed)
             fault = None
         except BotFault as exc:
             fault = _clock_fault(exc, clock) if isinstance(exc, BotTimeout) else exc
-            index, elapsed, cpu = 0, fault.elapsed, cpu if fault.cpu is None else fault.cpu
+            index, elapsed = 0, fault.elapsed
+            if fault.charged is not None:
+                charged, wait = fault.charged, fault.wait
             self._fault(seat, Phase.DECIDE, fault, number, clock.left if fault.kind == FaultKind.CLOCK else allowance)
         log = bot.captured_log()
-        clock.charge(elapsed, isinstance(fault, BotTimeout), cpu)
+        clock.charge(elapsed, isinstance(fault, BotTimeout), charged)
         self.decisions.append(DecisionRecord(seat, index, elapsed, fault.kind if fault else None,
-                                             log=log.text, log_dropped=log.dropped, cpu=cpu))
+                                             log=log.text, log_dropped=log.dropped, charged=charged, wait=wait))
         return index
 
     def _fault(self, seat: int, phase: Phase, fault: BotFault, decision: int | None, limit: float) -> None:
@@ -417,7 +421,8 @@ class GamePlay:
         p = self.participants[seat]
         self.faults.append(FaultRecord(
             self.game_index, seat, p, self.pool.names[p], decision, phase, fault.kind, fault.detail, stderr,
-            asked=self.asked[seat] if phase == Phase.DECIDE else None, elapsed=fault.elapsed, limit=limit))
+            asked=self.asked[seat] if phase == Phase.DECIDE else None, elapsed=fault.elapsed, limit=limit,
+            charged=fault.charged))
 
     def _finish(self) -> GameRecord:
         result = self.state.result()
@@ -456,12 +461,15 @@ class GamePlay:
 
 def _clock_fault(fault: BotTimeout, clock: SeatClock) -> BotFault:
     """A timeout that ran the seat's game clock out is a clock fault; any other stays a timeout."""
-    if fault.elapsed is None or not clock.runs_out(fault.elapsed, fault.cpu):
+    if fault.elapsed is None or not clock.runs_out(fault.elapsed, fault.charged):
         return fault
-    expired = ClockExpired(f"the game clock of {clock.control.game_clock:g} s ran out (it had {clock.left or 0:.3g} "
-                           f"s left, and {clock.wall_left or 0:.3g} s on the wall clock): the default is played for "
-                           "this seat for the rest of the game", fault.elapsed)
-    expired.cpu = fault.cpu
+    figures = f"charged {fault.elapsed if fault.charged is None else fault.charged:.3g} s"
+    if fault.wait is not None:
+        figures += f" (wall {fault.elapsed:.3g} s less {fault.wait:.3f} s waiting for a core)"
+    expired = ClockExpired(f"the game clock of {clock.control.game_clock:g} s ran out: this decision was {figures} "
+                           f"with {clock.left or 0:.3g} s left (and {clock.wall_left or 0:.3g} s on the wall clock, "
+                           "the guard): the default is played for this seat for the rest of the game", fault.elapsed)
+    expired.charged, expired.wait = fault.charged, fault.wait
     return expired
 
 

@@ -76,7 +76,8 @@ def ordinal(n: int) -> str:
 class DecisionRecord:
     """One decision: the seat, the index played, the seconds the bot took on the wall clock (None: not asked), any
     fault, what the bot wrote to stderr while deciding (log, within the arena's caps; log_dropped bytes beyond
-    them), and the CPU seconds its processes used meanwhile (None: not measured)."""
+    them), the seconds it was charged and the seconds of its wall time it waited for a core (None: not measured;
+    arena/bots/meter.py), and, in records made before that meter, the CPU seconds its processes used."""
 
     seat: int
     index: int
@@ -86,6 +87,18 @@ class DecisionRecord:
     log: str = ""
     log_dropped: int = 0
     cpu: float | None = None
+    charged: float | None = None
+    wait: float | None = None
+
+    @property
+    def spent(self) -> float | None:
+        """The seconds the decision was charged: as recorded, else (an older record) its CPU time up to its wall
+        time, else its wall time; None: the seat was not asked."""
+        if self.time is None:
+            return None
+        if self.charged is not None:
+            return self.charged
+        return self.time if self.cpu is None else min(self.cpu, self.time)
 
 
 @dataclass(frozen=True)
@@ -94,7 +107,8 @@ class FaultRecord:
 
     `decision` numbers the game's decisions from 0 (every seat's); `asked` is the bot's own count of the decide
     requests it was sent in that game, this one included (1 for its first), the number the bot itself can see.
-    `elapsed` is how long the arena waited for the faulty answer and `limit` the time it had (None: not timed).
+    `elapsed` is how long the arena waited for the faulty answer, `charged` what it was charged of that (None: not
+    measured, or a record made before the meter) and `limit` the time it had (None: not timed).
     """
 
     game_index: int
@@ -109,6 +123,7 @@ class FaultRecord:
     asked: int | None = None
     elapsed: float | None = None
     limit: float | None = None
+    charged: float | None = None
 
     def where(self) -> str:
         """The game and the decision as the viewer numbers it (every seat's, from 0; its link takes #step=N), with
@@ -130,7 +145,8 @@ class FaultRecord:
                     else "it wrote nothing to stderr: run its command by hand to see why")
         if self.limit is None:
             return ""
-        took = "no answer" if self.elapsed is None else f"took {self.elapsed:.3g} s"
+        took = "no answer" if self.elapsed is None else f"took {self.elapsed:.3g} s" if self.charged is None \
+            else f"charged {self.charged:.3g} s"
         if self.kind not in (FaultKind.TIMEOUT, FaultKind.CLOCK):
             return f"{took} of its {self.limit:.3g} s"
         option = "--game-clock" if self.kind == FaultKind.CLOCK else LIMIT_OPTIONS[self.phase]
@@ -198,6 +214,10 @@ def _decision_dict(d: DecisionRecord) -> dict[str, Any]:
         plain["log_dropped"] = d.log_dropped
     if d.cpu is not None:
         plain["cpu"] = d.cpu
+    if d.charged is not None:
+        plain["charged"] = d.charged
+    if d.wait is not None:
+        plain["wait"] = d.wait
     return plain
 
 
@@ -294,9 +314,10 @@ def _decision(value: Any, path: str, seat_no: Callable[[Any, str], int]) -> Deci
     fault = _FAULT_KIND(value["fault"], path + ".fault") if "fault" in value else None
     log = _log_text(value["log"], path + ".log") if "log" in value else ""
     dropped = _COUNT(value["log_dropped"], path + ".log_dropped") if "log_dropped" in value else 0
-    cpu = _TIME(value["cpu"], path + ".cpu") if "cpu" in value else None
+    cpu, charged, wait = (_TIME(value[key], f"{path}.{key}") if key in value else None
+                          for key in ("cpu", "charged", "wait"))
     return DecisionRecord(seat_no(seat, path + ".seat"), _INDEX(index, path + ".index"), _TIME(time, path + ".time"),
-                          fault, log=log, log_dropped=dropped, cpu=cpu)
+                          fault, log=log, log_dropped=dropped, cpu=cpu, charged=charged, wait=wait)
 
 
 _INDEX = integer()
@@ -323,6 +344,7 @@ def _fault(value: Any, path: str, seat_no: Callable[[Any, str], int]) -> FaultRe
         asked=_later(value, "asked", _optional(integer(1)), path, None),
         elapsed=_later(value, "elapsed", _optional(seconds), path, None),
         limit=_later(value, "limit", _optional(seconds), path, None),
+        charged=_later(value, "charged", _optional(seconds), path, None),
     )
 
 

@@ -129,7 +129,7 @@ def seat_transcript(record: GameRecord, seat: int) -> Iterator[tuple[Message, As
             request = decide_request(state, seat, since, record.game_index, clock.clock())
             sent.append((request, AskedDecision(number, len(sent) + 1, d)))
             since = state.num_events()
-            clock.charge(d.time, d.fault == FaultKind.TIMEOUT, d.cpu)
+            clock.charge(d.time, d.fault == FaultKind.TIMEOUT, d.spent)
 
     final = resimulate(record, collect).state
     for request, asked in sent:
@@ -200,6 +200,9 @@ def _decision_line(who: str, number: int, d: DecisionRecord, option: dict[str, A
 
 
 def took(d: DecisionRecord) -> str:
-    """The time a decision took on the wall clock, and the CPU time it was charged where that was measured."""
+    """The time a decision took on the wall clock, and what it was charged of it where that was measured."""
     wall = "no answer" if d.time is None else f"{d.time * 1000:.1f} ms"
+    if d.charged is not None:
+        waited = "" if d.wait is None else f", {d.wait * 1000:.1f} ms waiting for a core"
+        return f"{wall} (charged {d.charged * 1000:.1f} ms{waited})"
     return wall if d.cpu is None else f"{wall} (CPU {d.cpu * 1000:.1f} ms)"

@@ -40,8 +40,9 @@ class SeatClock:
     """One seat's clock in one game: a per-decision timeout plus an optional bank with an increment, and the game
     clock.
 
-    Every limit counts charged time (the CPU time of the bot's processes, never more than the wall time), and the
-    arena waits at most WALL_CEILING times a limit on the wall clock. A decision may take up to timeout + bank;
+    Every limit counts charged time (the wall time less the time the bot waited for a core: arena/bots/meter.py),
+    and the arena waits at most WALL_CEILING times a limit on the wall clock besides that wait, a guard for what
+    the meter cannot see. A decision may take up to timeout + bank;
     time beyond the timeout is drawn from the bank, and every decision then adds the increment. A timeout empties
     the bank. The game clock bounds the seat's decisions of one game, all together: once it (or its ceiling on the
     wall clock) runs out, the seat is asked nothing more that game.
@@ -52,7 +53,7 @@ class SeatClock:
         self.bank = control.bank
         clock = control.game_clock if control.game_clock > 0 else None
         self.left = clock  # charged seconds left on the game clock (None: no game clock)
-        self.wall_left = None if clock is None else WALL_CEILING * clock
+        self.wall_left = None if clock is None else WALL_CEILING * clock  # the guard's, beside the waits for a core
         self.used = 0.0  # charged seconds the seat's decisions took
         self.waited = 0.0  # wall seconds the arena waited for them
 
@@ -71,34 +72,30 @@ class SeatClock:
         return self.left is not None and self.wall_left is not None and (
             self.left < _RUN_OUT or self.wall_left < _RUN_OUT)
 
-    def runs_out(self, elapsed: float, cpu: float | None) -> bool:
-        """True if a decision of `elapsed` wall and `cpu` CPU seconds would run the game clock out."""
+    def runs_out(self, elapsed: float, charged: float | None) -> bool:
+        """True if a decision of `elapsed` wall seconds, charged `charged` (None: the wall time), would run the game
+        clock (or the guard's share of it) out."""
+        spent = elapsed if charged is None else charged
         return self.left is not None and self.wall_left is not None and (
-            charged(elapsed, cpu) > self.left - _RUN_OUT or elapsed > self.wall_left - _RUN_OUT)
+            spent > self.left - _RUN_OUT or spent > self.wall_left - _RUN_OUT)
 
     def clock(self) -> Clock:
         """The clock as a bot is told it: `remaining` never goes past the game clock left."""
         return Clock(remaining=self.allowance(), bank=self.bank, game_clock=self.left or 0.0)
 
-    def charge(self, elapsed: float | None, timed_out: bool, cpu: float | None = None) -> None:
-        """Account for one decision that took `elapsed` wall seconds and `cpu` CPU seconds (None: not measured,
+    def charge(self, elapsed: float | None, timed_out: bool, charged: float | None = None) -> None:
+        """Account for one decision that took `elapsed` wall seconds and was charged `charged` (None: not measured,
         the wall time is charged; elapsed None: the seat was not asked)."""
         if elapsed is None:
             return
-        spent = charged(elapsed, cpu)
+        spent = elapsed if charged is None else charged
         self.used += spent
         self.waited += elapsed
         if self.left is not None and self.wall_left is not None:
             self.left = max(0.0, self.left - spent)
-            self.wall_left = max(0.0, self.wall_left - elapsed)
+            self.wall_left = max(0.0, self.wall_left - spent)
         overage = max(0.0, spent - self.control.timeout)
         self.bank = (0.0 if timed_out else max(0.0, self.bank - overage)) + self.control.increment
-
-
-def charged(elapsed: float, cpu: float | None) -> float:
-    """The time a decision is charged: the CPU time of the bot's processes, never more than the wall time (all of
-    the wall time where CPU time is not measured)."""
-    return elapsed if cpu is None else min(cpu, elapsed)
 
 
 def new_game_request(game: Game, options: dict[str, Any] | None, game_index: int, seat: int, num_players: int,

@@ -63,8 +63,9 @@ def replay_data(record: GameRecord, seat: int | None = None, check: bool = True,
     if seat is None:
         if check:
             _reproduced(resimulate(record))
-        # [seat, index, time, fault, CPU time] per decision: a long game's page is mostly these.
-        decided = [[d.seat, d.index, d.time, d.fault and d.fault.value, d.cpu] for d in record.decisions]
+        # [seat, index, wall time, fault, CPU time, charged, wait] per decision: a long game's page is mostly these.
+        decided = [[d.seat, d.index, d.time, d.fault and d.fault.value, d.cpu, d.charged, d.wait]
+                   for d in record.decisions]
         # Each decision's bot log, by decision number, only where there is one.
         logs = {str(k): [d.log, d.log_dropped] for k, d in enumerate(record.decisions)
                 if bot_output and (d.log or d.log_dropped)}
@@ -117,6 +118,7 @@ def _parsed_options(game: Game, options: dict[str, Any] | None) -> dict[str, Any
 def _decision(state: State, d: DecisionRecord, page_seat: int | None, bot_output: bool) -> dict[str, Any]:
     decision = state.decision()
     plain: dict[str, Any] = {"seat": d.seat, "kind": decision["kind"], "time": d.time, "cpu": d.cpu,
+                             "charged": d.charged, "wait": d.wait,
                              "fault": d.fault.value if d.fault is not None else None}
     # A seat is sent only its own options; another seat's options (and its choice) could name its hidden cards.
     if page_seat is None or page_seat == d.seat:

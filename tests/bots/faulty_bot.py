@@ -3,8 +3,8 @@
 Each mode answers the handshake, new_game, game_over and shutdown correctly and misbehaves at
 decisions (all of them, unless the mode says otherwise), so that the arena disqualifies it:
 
-  sleep         answers every decision, asleep until four times its remaining time (past the wall-clock ceiling)
-  think         answers every decision after computing for one and a half times its remaining time (CPU time)
+  sleep         answers every decision after sleeping for one and a half times its remaining time (charged as thinking)
+  think         answers every decision after computing for one and a half times its remaining time (its CPU time)
   die_at_start  exits with status 3 before connecting
   die_mid_game  plays two decisions correctly, then exits with status 1 at the third
   garbage       answers bytes that are not msgpack
@@ -38,7 +38,7 @@ def reply(request: dict[str, Any], **fields: Any) -> bytes:
 def misbehave(mode: str, request: dict[str, Any], decisions: int) -> bytes | None:
     """The faulty answer to a decide request (None: no answer at all)."""
     if mode == "sleep":
-        time.sleep(4 * request["time"]["remaining"])
+        time.sleep(1.5 * request["time"]["remaining"])
         return reply(request, type="action", index=0)
     if mode == "think":
         until = time.process_time() + 1.5 * request["time"]["remaining"]

@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from arena.bots.sandbox import WALL_CEILING
-from arena.match.wire import charged
 from arena.tournament.worker import STOP_GRACE
 from protocol import DEFAULT_MAX_MESSAGE
 from tests.arena.test_flood import BOTS, FLOOD_BOT, bound, rss
@@ -84,7 +83,7 @@ def decisions_over_time(results: Path) -> list[tuple[str, float]]:
         for decision in record["decisions"]:
             took = decision.get("time")
             if took is not None and decision.get("fault") != "timeout" and (
-                    charged(took, decision.get("cpu")) > TIMEOUT or took > WALL_CEILING * TIMEOUT):
+                    decision.get("charged", took) > TIMEOUT or took > WALL_CEILING * TIMEOUT):
                 late.append((replay.name, took))
     return late
 

@@ -237,8 +237,9 @@ def test_a_bots_stderr_shows_at_the_decision_it_was_written_for(chromium: Any,
         entry = chromium.find_element(By.CSS_SELECTOR, f'#log .entry[data-step="{step}"] .said-line')
         assert entry.text == said
         chips = chromium.find_element(By.CSS_SELECTOR, "#decision .chips").text
-        assert f"time {d.time * 1000:.1f} ms" in chips  # the wall time, and the charged CPU time where measured
-        assert d.cpu is None or f"CPU {d.cpu * 1000:.1f} ms" in chips
+        assert f"time {d.time * 1000:.1f} ms" in chips  # the wall time, what it was charged and its wait for a core
+        assert d.charged is not None and f"charged {d.charged * 1000:.1f} ms" in chips
+        assert d.wait is not None and f"waiting for a core {d.wait * 1000:.1f} ms" in chips
     screenshot(chromium, "bali-2017-bot-log")
     chromium.execute_script("arenaViewer.go(arguments[0])", theirs)
     assert chromium.find_elements(By.CSS_SELECTOR, "#decision .bot-log") == []  # the random bot wrote nothing

@@ -82,7 +82,7 @@ def test_the_referee_page_holds_the_record_for_the_browser_to_replay(game: str, 
     record = engine_record(game, players, seed, options)
     data = replay_data(record)
     assert data["mode"] == "record" and "public" not in data and "views" not in data
-    assert data["decisions"] == [[d.seat, d.index, d.time, None, d.cpu] for d in record.decisions]
+    assert data["decisions"] == [[d.seat, d.index, d.time, None, d.cpu, d.charged, d.wait] for d in record.decisions]
     assert data["parsed_options"] == get_game(game).parse_options(record.options).to_dict()
     assert (data["seed"], data["num_players"]) == (record.seed, players)
 

@@ -5,10 +5,11 @@
 
   var marks = { start: performance.now() };
   var DATA = JSON.parse(document.getElementById("replay-data").textContent);
-  if (DATA.mode === "record") {  // a record's decisions come as [seat, index, time, fault, cpu], their logs apart
+  if (DATA.mode === "record") {  // a record's decisions come as [seat, index, time, fault, cpu, charged, wait],
+    // their logs apart
     DATA.decisions = DATA.decisions.map(function (d, k) {
       var log = DATA.logs[k];
-      var decision = { seat: d[0], index: d[1], time: d[2], fault: d[3], cpu: d[4] };
+      var decision = { seat: d[0], index: d[1], time: d[2], fault: d[3], cpu: d[4], charged: d[5], wait: d[6] };
       if (log) { decision.log = log[0]; decision.log_dropped = log[1]; }
       return decision;
     });
@@ -234,6 +235,8 @@
       " " + esc(DATA.seats[d.seat].name) + "</h3>" + '<div class="chips">' + stat("kind", esc(d.kind)) +
       stat("time", esc(ms(d.time))) +
       (d.cpu !== null && d.cpu !== undefined ? stat("CPU", esc(ms(d.cpu))) : "") +
+      (d.charged !== null && d.charged !== undefined ? stat("charged", esc(ms(d.charged))) : "") +
+      (d.wait !== null && d.wait !== undefined ? stat("waiting for a core", esc(ms(d.wait))) : "") +
       (d.fault ? '<span class="badge fault">' + esc(d.fault) + "</span>" : "") + "</div>";
     if (d.options) {
       html += '<ol class="options" start="0">' + d.options.map(function (o, i) {
