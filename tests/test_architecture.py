@@ -173,3 +173,19 @@ def test_no_format_is_told_apart_by_its_class_outside_the_formats() -> None:
                 names = {n.id for n in ast.walk(node.args[1]) if isinstance(n, ast.Name)}
                 found += [f"{name}: isinstance(..., {c})" for c in names & classes]
     assert found == []
+
+
+def test_no_module_outside_the_sandbox_compares_against_a_sandbox_level() -> None:
+    """What a level gives (its own namespaces, its helper processes) is asked of the Sandbox; only
+    arena/bots/sandbox.py compares a level against an Isolation member."""
+    found = []
+    for name, path in modules().items():
+        if not name.startswith("arena.") or name == "arena.bots.sandbox":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Compare) and any(isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops):
+                sides = [node.left, *node.comparators]
+                if any(isinstance(s, ast.Attribute) and isinstance(s.value, ast.Name) and s.value.id == "Isolation"
+                       for s in sides):
+                    found.append(f"{name}:{node.lineno}")
+    assert found == []

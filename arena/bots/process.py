@@ -28,13 +28,11 @@ from arena.bots.meter import Span, Timing, WaitMeter, own_wait, wall_timing
 from arena.bots.sandbox import (
     NO_SANDBOX,
     SCRIPT_SUFFIXES,
-    Isolation,
     Sandbox,
     Watchdog,
     kill_all,
     limit_fault,
     missing_hint,
-    outer_namespace,
     processes,
     reap_pids,
     tree_cpu,
@@ -573,11 +571,10 @@ class BotProcess:
         if self.cgroup is not None and sandbox.limited:
             # The sandbox's own processes (bubblewrap outside and as init, unshare's, the relay) are in the bot's
             # cgroup too.
-            extra = 2 + (1 if outer_namespace() else 0) if sandbox.level == Isolation.BWRAP else 0
-            self.cgroup.limit(self.limits.memory, self.limits.processes + extra + int(self._relayed))
+            self.cgroup.limit(self.limits.memory, self.limits.processes + sandbox.helpers + int(self._relayed))
         lifeline, self._lifeline = os.pipe()
         # In bwrap's PID namespace the arena cannot be seen; its pid 1 lives exactly as long as the arena.
-        arena_pid = "1" if sandbox.level == Isolation.BWRAP else str(os.getpid())
+        arena_pid = "1" if sandbox.confined else str(os.getpid())
         env = sandbox.environment({ENDPOINT_ENV: self.endpoint, ARENA_PID_ENV: arena_pid,
                                    LIFELINE_ENV: str(lifeline)}, private)
         # The relay appends the bot's own endpoint, and puts it in the environment in place of the arena's.
@@ -614,7 +611,7 @@ class BotProcess:
                 detail = f"the bot was killed by signal {-code}"
         kind = verdict(self, code, self.stderr_tail(_LAST_WORDS)) if self.limited else None
         hint = missing_hint(self.stderr_tail(), self.command.cwd is None) \
-            if self._sandbox.level == Isolation.BWRAP and code > 0 else None
+            if self._sandbox.confined and code > 0 else None
         detail += f"; {hint}" if kind is None and hint else ""
         return BotCrashed(detail) if kind is None else limit_fault(kind, detail, self.limits)
 

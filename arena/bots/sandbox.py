@@ -119,6 +119,18 @@ class Sandbox:
         """True at every level but none: the limits apply, the environment is scrubbed."""
         return self.level != Isolation.NONE
 
+    @property
+    def confined(self) -> bool:
+        """True where a bot runs in a namespace of its own (bubblewrap): its own processes (the arena is pid 1's
+        parent, out of sight), its own network, and only the files the sandbox shows it."""
+        return self.level == Isolation.BWRAP
+
+    @property
+    def helpers(self) -> int:
+        """The sandbox's own processes that run in a bot's cgroup beside it (bubblewrap outside and as init, and
+        unshare's where the arena itself runs in a user namespace), counted on top of the bot's task limit."""
+        return 2 + (1 if outer_namespace() else 0) if self.confined else 0
+
     def resolved(self) -> "Sandbox":
         """This sandbox with auto replaced by the strongest level this machine supports."""
         if self.level != Isolation.AUTO:

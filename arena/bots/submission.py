@@ -41,12 +41,10 @@ from arena.bots.sandbox import (
     BUILD_GROWTH,
     BUILD_LIMITS,
     MIB,
-    Isolation,
     Sandbox,
     Watchdog,
     kill_all,
     limit_text,
-    outer_namespace,
     reap_pids,
 )
 from arena.errors import BuildFailed, ConfigError, FaultKind
@@ -156,8 +154,7 @@ class BuildRun:
     def start(self, build: tuple[str, ...], out: IO[bytes], home: Path) -> None:
         """Start the build, its output to out."""
         if self.cgroup is not None:
-            extra = 2 + (1 if outer_namespace() else 0) if self.sandbox.level == Isolation.BWRAP else 0
-            self.cgroup.limit(BUILD_LIMITS.memory, BUILD_LIMITS.processes + extra)
+            self.cgroup.limit(BUILD_LIMITS.memory, BUILD_LIMITS.processes + self.sandbox.helpers)
         argv = self.sandbox.build_command(build, self.folder, self.cgroup.join if self.cgroup else ())
         self.process = subprocess.Popen(argv, cwd=self.folder, stdin=subprocess.DEVNULL, stdout=out,
                                         stderr=subprocess.STDOUT, start_new_session=True,

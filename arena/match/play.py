@@ -21,7 +21,7 @@ from arena import __version__
 from arena.bots import leftovers
 from arena.bots.entrants import numbered
 from arena.bots.process import DEFAULT_LOG_CAP, BotCommand, BotProcess, Transport
-from arena.bots.sandbox import Isolation, Sandbox, Watchdog, hidden_script, other_scripts
+from arena.bots.sandbox import Sandbox, Watchdog, hidden_script, other_scripts
 from arena.bots.submission import BuildWatch, ensure_built, wants_tcp
 from arena.errors import (
     BotCrashed,
@@ -135,7 +135,7 @@ class MatchConfig:
 def check_folders(bots: tuple[BotCommand, ...], results_dir: Path, sandbox: Sandbox) -> None:
     """ConfigError if the sandbox would hide a command line's own script from it (it lies in the results or
     another entrant's folder)."""
-    if sandbox.resolved().level != Isolation.BWRAP:
+    if not sandbox.resolved().confined:
         return
     others = tuple(Path(b.cwd) for b in bots if b.cwd)
     for bot in (b for b in bots if b.cwd is None):
@@ -238,7 +238,7 @@ class BotPool:
         network; under bubblewrap, which gives each bot a network namespace of its own, the arena binds the bot's
         private ipc socket as for any bot and a relay inside the sandbox gives the bot tcp there."""
         tcp = self.config.transport == Transport.TCP or wants_tcp(command.cwd)
-        if private is not None and (not tcp or self.sandbox.level == Isolation.BWRAP):
+        if private is not None and (not tcp or self.sandbox.confined):
             return f"ipc://{private}/bot.sock", tcp
         return "tcp://127.0.0.1:*", False
 
