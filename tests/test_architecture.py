@@ -189,3 +189,12 @@ def test_no_module_outside_the_sandbox_compares_against_a_sandbox_level() -> Non
                        for s in sides):
                     found.append(f"{name}:{node.lineno}")
     assert found == []
+
+
+def test_every_folder_of_tests_is_named_after_a_package() -> None:
+    """tests/ mirrors the packages: each folder of tests is named after a package of arena/ or a top-level one;
+    the bot programs the tests run are in a folder named as such."""
+    packages = {p.name for p in (ROOT / "arena").iterdir() if (p / "__init__.py").is_file()} | set(PROJECT)
+    folders = {p.name for p in (ROOT / "tests").iterdir() if p.is_dir() and any(p.glob("test_*.py"))}
+    assert folders - packages == set()
+    assert not any((ROOT / "tests" / "bot_programs").glob("test_*.py"))

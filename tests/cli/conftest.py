@@ -7,7 +7,7 @@ from pathlib import Path
 from click.testing import CliRunner, Result
 
 from arena.cli import main
-from tests.arena.conftest import sample_bot, spawned  # noqa: F401 - spawned: the fixture, for the match tests
+from tests.match.conftest import sample_bot, spawned  # noqa: F401 - spawned: the fixture, for the match tests
 
 RANDOM_BOT = str(sample_bot("random_bot"))
 FAST = ("--timeout", "0.5", "--init-timeout", "20")

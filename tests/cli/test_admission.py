@@ -11,7 +11,7 @@ import pytest
 
 from tests.helpers import ROOT, arena
 
-FAULTY = ROOT / "tests" / "bots" / "faulty_bot.py"
+FAULTY = ROOT / "tests" / "bot_programs" / "faulty_bot.py"
 
 
 def submission(folder: Path, name: str, command: list[str] | None = None, version: str = "1",

@@ -15,11 +15,11 @@ import pytest
 from arena.errors import FaultKind
 from arena.games import available, get_game
 from arena.match.record import load_record
-from tests.arena.conftest import ROOT
 from tests.cli.conftest import FAST, RANDOM_BOT, records, run
 from tests.helpers import arena, bots
+from tests.match.conftest import ROOT
 
-LAST_MS = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'last_ms_bot.py'}"
+LAST_MS = f"{sys.executable} {ROOT / 'tests' / 'bot_programs' / 'last_ms_bot.py'}"
 
 
 @pytest.mark.parametrize("command", ["match", "validate", "tournament", "compare"])

@@ -9,8 +9,8 @@ import subprocess
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from tests.arena.conftest import faulty
 from tests.helpers import arena
+from tests.match.conftest import faulty
 
 
 def test_show_prints_a_quoted_url_that_a_shell_passes_whole(tmp_path: Path) -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.arena.conftest import ROOT, Spawned, faulty, sample_bot
 from tests.cli.conftest import FAST, RANDOM_BOT, records, run
+from tests.match.conftest import ROOT, Spawned, faulty, sample_bot
 
 
 def test_match_prints_a_results_table_and_writes_records(tmp_path: Path, spawned: Spawned) -> None:

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.arena.conftest import faulty
 from tests.cli.conftest import run
 from tests.helpers import RANDOM, arena
+from tests.match.conftest import faulty
 
 
 @pytest.mark.parametrize("game, variant, has", [

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.arena.conftest import faulty
 from tests.cli.conftest import FAST, RANDOM_BOT, records, run
+from tests.match.conftest import faulty
 
 
 def test_replay_reproduces_shows_turns_and_a_seats_messages(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena.match.seeds import SecretSeed, derive_seed, table_seed
-from tests.bots.seed_thief import state_digest
+from tests.bot_programs.seed_thief import state_digest
 from tests.helpers import RANDOM, ROOT, arena, bots, sandbox_levels
 
 PREDICTION = re.compile(r"seed_thief: game (\d+) seat (\d+) predicts (?:deal seed (\d+), state (\w+)|nothing)")
@@ -27,7 +27,7 @@ def thief(where: Path) -> Path:
     shutil.copytree(ROOT / "arena" / "games", folder / "arena" / "games",
                     ignore=shutil.ignore_patterns("__pycache__", "*.md"))
     shutil.copy(ROOT / "arena" / "__init__.py", folder / "arena")
-    shutil.copy(ROOT / "tests" / "bots" / "seed_thief.py", folder)
+    shutil.copy(ROOT / "tests" / "bot_programs" / "seed_thief.py", folder)
     (folder / "manifest.toml").write_text(f'name = "thief"\nversion = "1"\ncommand = '
                                           f'{json.dumps([sys.executable, "seed_thief.py"])}\n', encoding="utf-8")
     return folder

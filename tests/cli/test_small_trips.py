@@ -48,7 +48,7 @@ def test_the_leaderboard_lists_refusals_as_markdown_and_leaves_withheld_bots_unr
         (entries / name).mkdir(parents=True)
         (entries / name / "manifest.toml").write_text(
             f"name = {name!r}\nversion = '1'\ncommand = {json.dumps(command)}\n")
-    faulty = f"faulty={sys.executable} {Path(__file__).parents[1] / 'bots' / 'faulty_bot.py'} illegal"
+    faulty = f"faulty={sys.executable} {Path(__file__).parents[1] / 'bot_programs' / 'faulty_bot.py'} illegal"
     run = arena("tournament", "bali-2017", "--submissions", "entries", f"r={RANDOM}", faulty, "--seats", "3",
                 "--jobs", "1", "--max-fault-rate", "0.5", cwd=tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr

@@ -18,7 +18,7 @@ INIT = "10"  # seconds: long enough for a healthy bot to start on a busy machine
 @pytest.mark.parametrize("step, phase", [("hello", "handshake"), ("new_game", "new_game"), ("decide", "decide"),
                                          ("game_over", "game_over")])
 def test_a_bot_stalling_a_step_faults_alone_at_every_seat(step: str, phase: str, tmp_path: Path) -> None:
-    staller = f"{sys.executable} tests/bots/stall_bot.py {step}"
+    staller = f"{sys.executable} tests/bot_programs/stall_bot.py {step}"
     innocent = f"{sys.executable} -m sample_bots.random_bot"
     r = arena("match", "bali-2001", staller, innocent, innocent, "--games", "3", "--fresh-processes", "--seed", "4",
               "--timeout", "0.5", "--init-timeout", INIT, "--results", str(tmp_path), "-q", cwd=ROOT)

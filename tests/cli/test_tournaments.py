@@ -10,7 +10,7 @@ import pytest
 
 from tests.helpers import ROOT, arena, bots
 
-FAULTY = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'faulty_bot.py'}"
+FAULTY = f"{sys.executable} {ROOT / 'tests' / 'bot_programs' / 'faulty_bot.py'}"
 
 
 @pytest.mark.slow

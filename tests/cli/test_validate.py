@@ -11,8 +11,8 @@ from urllib.parse import unquote
 
 import pytest
 
-from tests.arena.conftest import faulty, sample_bot
 from tests.cli.conftest import FAST, run
+from tests.match.conftest import faulty, sample_bot
 
 
 def test_validate_passes_a_good_bot(tmp_path: Path) -> None:

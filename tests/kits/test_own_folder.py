@@ -84,7 +84,7 @@ def test_a_command_line_bot_shown_its_folder_reads_neither_the_results_nor_the_s
                                                                                         tmp_path: Path) -> None:
     folder = tmp_path / "my-bot"
     folder.mkdir()
-    shutil.copy(ROOT / "tests" / "bots" / "threat_bot.py", folder)
+    shutil.copy(ROOT / "tests" / "bot_programs" / "threat_bot.py", folder)
     store, results = folder / "store.sqlite", folder / "results"
     entrants = [f"peek=python3 threat_bot.py peek {store}", f"write=python3 threat_bot.py write {results / 'x'}",
                 "r=python3 -m sample_bots.random_bot"]
@@ -120,7 +120,7 @@ def test_a_bot_run_by_a_virtual_environments_python_sees_that_environments_packa
 @pytest.mark.parametrize("level", [pytest.param("none", marks=pytest.mark.slow),
                                    pytest.param("rlimit", marks=pytest.mark.slow), "auto"])
 def test_two_command_line_bots_in_one_folder_do_not_read_each_others_scripts(level: str, tmp_path: Path) -> None:
-    shutil.copy(ROOT / "tests" / "bots" / "threat_bot.py", tmp_path)
+    shutil.copy(ROOT / "tests" / "bot_programs" / "threat_bot.py", tmp_path)
     shutil.copy(ROOT / "sample_bots" / "random_bot.py", tmp_path / "other_bot.py")
     (tmp_path / "targets.txt").write_text(str(tmp_path / "other_bot.py"))
     run = arena("match", "bali-2017", "python3 threat_bot.py steal", "python3 other_bot.py", "--games", "2", "-q",

@@ -25,7 +25,7 @@ def leaky(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """A tournament folder where one bot wrote a secret to stderr at every decision and faulted; the secret."""
     root = tmp_path_factory.mktemp("leak")
     secret = f"SECRET-{secrets.token_hex(8)}"
-    chatty = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'chatty_bot.py'} {secret.encode().hex()}"
+    chatty = f"{sys.executable} {ROOT / 'tests' / 'bot_programs' / 'chatty_bot.py'} {secret.encode().hex()}"
     done = arena("tournament", "bali-2017", f"leaker={chatty}", f"a={RANDOM}", f"b={RANDOM}", "--seats", "3",
                  "--rounds", "1", "--jobs", "1", "--name", "cup", cwd=root)
     assert done.returncode == 0, done.stderr

@@ -29,12 +29,12 @@ def entrants(marker: str, hostile: bool) -> dict[str, str]:
     """Entrant name -> command; the marker (an -X option Python ignores) finds the bots and their children."""
     python = f"{sys.executable} -X{marker}"
     bots = {"random": f"{python} sample_bots/random_bot.py", "heuristic": f"{python} sample_bots/heuristic_bot.py",
-            "crasher": f"{python} tests/bots/faulty_bot.py die_mid_game",
-            "memory": f"{python} tests/bots/threat_bot.py memory"}
+            "crasher": f"{python} tests/bot_programs/faulty_bot.py die_mid_game",
+            "memory": f"{python} tests/bot_programs/threat_bot.py memory"}
     if hostile:
         bots |= {"random2": f"{python} sample_bots/random_bot.py",
-                 "garbage": f"{python} tests/bots/faulty_bot.py garbage",
-                 "forks": f"{python} tests/bots/threat_bot.py fork_bomb"}
+                 "garbage": f"{python} tests/bot_programs/faulty_bot.py garbage",
+                 "forks": f"{python} tests/bot_programs/threat_bot.py fork_bomb"}
     return bots
 
 

@@ -28,7 +28,7 @@ from tests.helpers import parent_of
 ROOT = Path(__file__).resolve().parents[2]
 RELEASE_0_1_0 = Path(__file__).parent / "data" / "store-0.1.0"  # made by `arena tournament` of release 0.1.0
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
-HELD_BOT = ROOT / "tests" / "bots" / "held_bot.py"
+HELD_BOT = ROOT / "tests" / "bot_programs" / "held_bot.py"
 RESUME_FIXTURE = ["tournament", "bali-2001", f"r1={RANDOM}", f"r2={RANDOM}", f"r3={RANDOM}", "--seats", "3"]
 
 

@@ -19,11 +19,11 @@ import pytest
 from arena.bots.sandbox import WALL_CEILING
 from arena.tournament.worker import STOP_GRACE
 from protocol import DEFAULT_MAX_MESSAGE
-from tests.arena.test_flood import BOTS, FLOOD_BOT, bound, rss
+from tests.bots.test_flood import BOTS, FLOOD_BOT, bound, rss
 from tests.helpers import processes_with, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
-SIGNAL_BOT = ROOT / "tests" / "bots" / "signal_bot.py"
+SIGNAL_BOT = ROOT / "tests" / "bot_programs" / "signal_bot.py"
 TIMEOUT = 0.5  # seconds per decision
 PATIENCE = 240  # seconds a whole tournament may take on a busy machine
 

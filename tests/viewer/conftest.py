@@ -56,8 +56,8 @@ def run_arena(*args: str, cwd: Path, check: bool = True) -> subprocess.Completed
 
 
 def bot(name: str, *args: str) -> str:
-    """The command line of a sample bot (or of a test double under tests/bots)."""
-    folder = "sample_bots" if (ROOT / "sample_bots" / f"{name}.py").is_file() else "tests/bots"
+    """The command line of a sample bot (or of a test double under tests/bot_programs)."""
+    folder = "sample_bots" if (ROOT / "sample_bots" / f"{name}.py").is_file() else "tests/bot_programs"
     return " ".join([sys.executable, str(ROOT / folder / f"{name}.py"), *args])
 
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from tests.arena.conftest import faulty
 from tests.browser import DESKTOP, console_errors, set_viewport
 from tests.helpers import arena
+from tests.match.conftest import faulty
 
 pytestmark = pytest.mark.slow
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"

@@ -1,4 +1,4 @@
-"""Bots that attack the machine, for the sandbox tests: `python tests/bots/threat_bot.py MODE [ARG] ENDPOINT`.
+"""Bots that attack the machine, for the sandbox tests: `python tests/bot_programs/threat_bot.py MODE [ARG] ENDPOINT`.
 
 Each plays correctly (option 0) apart from its attack, which it starts at its first decision. Every attack is
 bounded, so that a broken sandbox cannot take the machine down:

@@ -19,8 +19,7 @@ from arena.errors import FaultKind
 from arena.tournament.formats import get_format
 from arena.tournament.run import TournamentSpec
 from arena.tournament.store import Store
-from tests.arena.conftest import ROOT
-from tests.arena.test_sandbox import (
+from tests.bots.test_sandbox import (
     BWRAP,
     ISOLATED,
     LEVELS,
@@ -33,8 +32,9 @@ from tests.arena.test_sandbox import (
     threat,
 )
 from tests.helpers import processes_with, wait_until
+from tests.match.conftest import ROOT
 
-TCP_THIEF = "tests/bots/tcp_thief.py"
+TCP_THIEF = "tests/bot_programs/tcp_thief.py"
 
 
 def warnings(arena: Arena) -> list[str]:
@@ -84,7 +84,7 @@ def test_over_tcp_bots_play_crash_and_leave_nothing_at_the_default_level(tmp_pat
     temporary = tmp_path / "tmp"
     temporary.mkdir()
     marker = new_marker()
-    faulty = [bot(marker, "tests/bots/faulty_bot.py", mode) for mode in ("die_mid_game", "oversized")]
+    faulty = [bot(marker, "tests/bot_programs/faulty_bot.py", mode) for mode in ("die_mid_game", "oversized")]
     arena = match(tmp_path, "auto", [*faulty, threat(marker, "signal_parent")], "--tcp",
                   env={"TMPDIR": str(temporary)}, games=2, marker=marker)
     assert arena.run.returncode == 0, arena.run.stderr

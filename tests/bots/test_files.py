@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 
 from arena.bots.sandbox import bwrap_problem
-from tests.arena.test_sandbox import LIMIT_OPTIONS, Listener, bot, match, new_marker, threat
+from tests.bots.test_sandbox import LIMIT_OPTIONS, Listener, bot, match, new_marker, threat
 from tests.helpers import ROOT, processes_with, sandbox_levels, wait_until
 
 BWRAP = bwrap_problem() is None
 LEVELS = sandbox_levels()
 ISOLATED = {"bwrap"} | ({"auto"} if BWRAP else set())
-THREAT_BOT = ROOT / "tests" / "bots" / "threat_bot.py"
+THREAT_BOT = ROOT / "tests" / "bot_programs" / "threat_bot.py"
 SECRET_ENV = "ARENA_TEST_SECRET"
 
 

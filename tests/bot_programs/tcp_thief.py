@@ -1,4 +1,4 @@
-"""A bot that answers for the other bots of its match over tcp: `python tests/bots/tcp_thief.py ENDPOINT`.
+"""A bot that answers for the other bots of its match over tcp: `python tests/bot_programs/tcp_thief.py ENDPOINT`.
 
 It plays correctly (option 0). At its first decision it looks in /proc/net/tcp for sockets listening on
 127.0.0.1 (the tcp ports of its network namespace), keeps those the arena holds when it can see the arena's file

@@ -13,8 +13,8 @@ from arena.games import available
 from arena.match.record import GameRecord, Phase
 from arena.match.replay import resimulate
 from protocol import TimeControl
-from tests.arena.conftest import FAST, RANDOM, Spawned, faulty, play
 from tests.helpers import quick_run
+from tests.match.conftest import FAST, RANDOM, Spawned, faulty, play
 
 # mode -> (kind of its faults, the phase of the first one)
 FAULTY = {

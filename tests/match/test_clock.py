@@ -17,7 +17,7 @@ from arena.match.record import DecisionRecord, load_record, record_from_dict, sa
 from arena.match.replay import resimulate, seat_messages, took
 from arena.match.wire import SeatClock, time_identity
 from protocol import Clock, TimeControl
-from tests.arena.conftest import RANDOM, Spawned, double, play
+from tests.match.conftest import RANDOM, Spawned, double, play
 
 
 def test_a_seat_is_told_no_more_time_than_its_game_clock_has_left() -> None:

@@ -1,4 +1,4 @@
-"""Deliberately faulty bots for the tests: `python tests/bots/faulty_bot.py MODE ENDPOINT`.
+"""Deliberately faulty bots for the tests: `python tests/bot_programs/faulty_bot.py MODE ENDPOINT`.
 
 Each mode answers the handshake, new_game, game_over and shutdown correctly and misbehaves at
 decisions (all of them, unless the mode says otherwise), so that the arena disqualifies it:

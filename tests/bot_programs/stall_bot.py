@@ -1,4 +1,4 @@
-"""A bot that stalls one step for good: `python tests/bots/stall_bot.py STEP ENDPOINT`.
+"""A bot that stalls one step for good: `python tests/bot_programs/stall_bot.py STEP ENDPOINT`.
 
 It answers every request correctly until the first one of type STEP (hello, new_game, decide or game_over), and
 never answers that one: the arena must count the fault against it alone, whatever seat it has at the table.

@@ -20,9 +20,9 @@ from arena.match.record import GameRecord
 from arena.match.replay import seat_messages
 from arena.match.wire import effective_options
 from protocol import TimeControl, encode
-from tests.arena.conftest import FAST, Spawned, play
+from tests.match.conftest import FAST, Spawned, play
 
-RECORDER = BotCommand((sys.executable, str(Path(__file__).with_name("recording_bot.py"))))
+RECORDER = BotCommand((sys.executable, str(Path(__file__).parents[1] / "bot_programs" / "recording_bot.py")))
 DECIDE_FIELDS = {"type", "version", "id", "game_index", "decision", "view", "events", "event_index", "options",
                  "time"}
 GAME_OVER_FIELDS = {"type", "version", "id", "game_index", "seat", "result", "events", "event_index"}

@@ -31,8 +31,8 @@ RANDOM_MODULE = BotCommand((sys.executable, "-m", "sample_bots.random_bot"), cwd
 
 
 def double(name: str, *args: str) -> BotCommand:
-    """The command of a test double in tests/bots/."""
-    return BotCommand((sys.executable, str(ROOT / "tests" / "bots" / f"{name}.py"), *args))
+    """The command of a test double in tests/bot_programs/."""
+    return BotCommand((sys.executable, str(ROOT / "tests" / "bot_programs" / f"{name}.py"), *args))
 
 
 def faulty(mode: str) -> BotCommand:

@@ -15,7 +15,7 @@ from arena.games import GameResult, available
 from arena.match.play import MatchResult
 from arena.match.record import DecisionRecord, GameRecord, load_record, record_from_dict, save_record
 from arena.match.replay import resimulate, seat_messages, turn_lines
-from tests.arena.conftest import PLAIN, RANDOM, faulty, play
+from tests.match.conftest import PLAIN, RANDOM, faulty, play
 
 
 @pytest.fixture(scope="module", params=available())

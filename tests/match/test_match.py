@@ -16,7 +16,7 @@ from arena.match.replay import resimulate
 from arena.match.seeds import SecretSeed, Seed, derive_seed
 from arena.match.wire import SeatClock, match_ranks
 from protocol import TimeControl
-from tests.arena.conftest import HEURISTIC, PLAIN, RANDOM, RANDOM_MODULE, Spawned, play
+from tests.match.conftest import HEURISTIC, PLAIN, RANDOM, RANDOM_MODULE, Spawned, play
 
 
 @pytest.mark.parametrize("game", available())

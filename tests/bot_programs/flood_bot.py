@@ -1,4 +1,4 @@
-"""A bot that floods the arena's socket: `python -m tests.bots.flood_bot MODE COUNT SIZE ENDPOINT`.
+"""A bot that floods the arena's socket: `python -m tests.bot_programs.flood_bot MODE COUNT SIZE ENDPOINT`.
 
 Written with a raw ROUTER socket, which can send whatever it likes whenever it likes. It answers the handshake,
 new_game, game_over and shutdown correctly, and plays option 0.

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.arena.conftest import ROOT
-from tests.arena.test_sandbox import ISOLATED, LEVELS, LIMIT_OPTIONS, bot, match, new_marker, stored_faults
+from tests.bots.test_sandbox import ISOLATED, LEVELS, LIMIT_OPTIONS, bot, match, new_marker, stored_faults
 from tests.helpers import processes_with, wait_until
+from tests.match.conftest import ROOT
 
-THREAT = ROOT / "tests" / "bots" / "threat_bot.py"
+THREAT = ROOT / "tests" / "bot_programs" / "threat_bot.py"
 
 
 @pytest.fixture

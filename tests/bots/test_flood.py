@@ -14,11 +14,11 @@ import pytest
 
 from arena.bots.process import RECEIVE_QUEUE, transport_cap
 from protocol import DEFAULT_MAX_MESSAGE
-from tests.arena.conftest import ROOT
 from tests.helpers import processes_with, wait_until
+from tests.match.conftest import ROOT
 
 MIB = 1 << 20
-FLOOD_BOT = ROOT / "tests" / "bots" / "flood_bot.py"
+FLOOD_BOT = ROOT / "tests" / "bot_programs" / "flood_bot.py"
 BOTS = 3
 
 

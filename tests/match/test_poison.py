@@ -16,7 +16,7 @@ from arena.errors import MAX_DETAIL, FaultKind, ProtocolError, bounded
 from arena.match.record import GameRecord, Phase, load_record
 
 ROOT = Path(__file__).resolve().parents[2]
-POISON_BOT = ROOT / "tests" / "bots" / "poison_bot.py"
+POISON_BOT = ROOT / "tests" / "bot_programs" / "poison_bot.py"
 RANDOM_BOT = shlex.join([sys.executable, str(ROOT / "sample_bots" / "random_bot.py")])
 # poison -> what its fault's detail says
 SAYS = {

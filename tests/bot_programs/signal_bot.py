@@ -1,4 +1,4 @@
-"""A bot that signals the arena: `python tests/bots/signal_bot.py SIGNAL [WORD...] ENDPOINT` (the words are
+"""A bot that signals the arena: `python tests/bot_programs/signal_bot.py SIGNAL [WORD...] ENDPOINT` (the words are
 ignored: a test can mark the bot's command line with them).
 
 It plays option 0 with the SDK, and at its first decision sends SIGNAL (TERM, INT, HUP, KILL or STOP) to the

@@ -23,8 +23,8 @@ from arena.errors import FaultKind
 from arena.games import get_game
 from arena.match.play import MatchConfig, run_match
 from protocol import TimeControl
-from tests.arena.conftest import ROOT, Spawned
 from tests.helpers import processes_with, sandbox_levels, wait_until
+from tests.match.conftest import ROOT, Spawned
 
 BWRAP = bwrap_problem() is None
 needs_bwrap = pytest.mark.skipif(not BWRAP, reason=f"bubblewrap: {bwrap_problem()}")
@@ -58,7 +58,7 @@ def bot(marker: str, script: str, *args: str) -> str:
 
 
 def threat(marker: str, mode: str, *args: str) -> str:
-    return bot(marker, "tests/bots/threat_bot.py", mode, *args)
+    return bot(marker, "tests/bot_programs/threat_bot.py", mode, *args)
 
 
 def match(tmp_path: Path, level: str, first: str | list[str], *options: str, env: dict[str, str] | None = None,
@@ -217,7 +217,7 @@ def test_only_isolation_hides_the_other_entrants_folders(level: str, tmp_path: P
         folder.mkdir(parents=True)
         (folder / "secret.txt").write_text(f"the code of {name}")
         # A submission's command names only files of its folder: the bot is copied in, and told what to read.
-        shutil.copy(ROOT / "tests" / "bots" / "threat_bot.py", folder)
+        shutil.copy(ROOT / "tests" / "bot_programs" / "threat_bot.py", folder)
         (folder / "targets.txt").write_text(str(tmp_path / "entries" / other / "secret.txt"))
         command = [sys.executable, f"-X{marker}", "threat_bot.py", "steal"]
         (folder / "manifest.toml").write_text(f"name = {name!r}\nversion = '1'\ncommand = {command!r}\n")

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.arena.conftest import ROOT
 from tests.helpers import PATIENCE, processes_with, sandbox_levels, wait_until
+from tests.match.conftest import ROOT
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to find the bots")

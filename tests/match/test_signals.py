@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.arena.conftest import ROOT
 from tests.helpers import processes_with, wait_until
+from tests.match.conftest import ROOT
 
-SIGNAL_BOT = ROOT / "tests" / "bots" / "signal_bot.py"
+SIGNAL_BOT = ROOT / "tests" / "bot_programs" / "signal_bot.py"
 
 
 def start(marker: str, *args: str) -> subprocess.Popen[str]:

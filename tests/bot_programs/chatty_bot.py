@@ -1,5 +1,5 @@
 """A bot that writes a line to stderr at every decision, for the tests of per-decision logs:
-`python tests/bots/chatty_bot.py [SECRET_HEX | loud] ENDPOINT`.
+`python tests/bot_programs/chatty_bot.py [SECRET_HEX | loud] ENDPOINT`.
 
 It plays uniformly at random (seeded from the seed the arena sends) and, at each decision, writes one line to
 stderr before it answers: `chatty: game G decision K chose I of N`, K counting its own decisions in the game from

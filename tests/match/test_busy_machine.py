@@ -17,8 +17,8 @@ from tests.helpers import ROOT
 
 BURNERS = 4
 # The files that failed at a load average of about 10 on 2 cores, and the time tests.
-PART = ("tests/arena/test_wire.py", "tests/arena/test_faults.py", "tests/cli/test_validate.py",
-        "tests/cli/test_bench.py", "tests/arena/test_clock.py")
+PART = ("tests/match/test_wire.py", "tests/match/test_faults.py", "tests/cli/test_validate.py",
+        "tests/cli/test_bench.py", "tests/match/test_clock.py")
 
 
 @pytest.fixture
@@ -41,8 +41,8 @@ def test_the_time_sensitive_tests_pass_twice_in_a_row_under_a_parallel_cpu_load(
         assert done.returncode == 0, (run, done.stdout[-4000:])
 
 
-BUSY_BOT = f"{sys.executable} tests/bots/busy_bot.py"
-PACER_BOT = f"{sys.executable} tests/bots/pacer_bot.py"
+BUSY_BOT = f"{sys.executable} tests/bot_programs/busy_bot.py"
+PACER_BOT = f"{sys.executable} tests/bot_programs/pacer_bot.py"
 # Each needs 15% of its 1 s at every decision: thinking, asleep, or thinking on two threads at once.
 GOOD = {"thinks": f"{BUSY_BOT} 0.15", "sleeps": f"{PACER_BOT} sleep 0.15 0", "threads": f"{PACER_BOT} threads 0.15 0"}
 GREEDY = f"{BUSY_BOT} 1.5"  # needs 150% of its time at every decision

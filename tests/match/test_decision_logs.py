@@ -16,10 +16,10 @@ from arena.games import State
 from arena.match.record import DecisionRecord, GameRecord, load_record, record_from_dict
 from arena.match.replay import resimulate, took
 from protocol import SchemaError
-from tests.bots.chatty_bot import LOUD_BYTES
+from tests.bot_programs.chatty_bot import LOUD_BYTES
 from tests.helpers import ROOT, arena
 
-CHATTY = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'chatty_bot.py'}"
+CHATTY = f"{sys.executable} {ROOT / 'tests' / 'bot_programs' / 'chatty_bot.py'}"
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
 
 
