@@ -15,7 +15,7 @@ import sys
 import termios
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import IO, Any, Callable, cast
@@ -364,6 +364,7 @@ class Channel:
         _progress(start + elapsed)
         if frames is None:
             self._reopen(request_id)
+            timing = _out_at(timing, timeout)
             raise _late(f"no answer within {_limit_hit(timeout, wall, timing)}", timing, busy)
         self.stuck = False
         if elapsed > wall + (timing.wait or 0.0) or timing.charged > timeout:
@@ -476,6 +477,15 @@ def _limit_hit(timeout: float, wall: float, timing: Timing) -> str:
     if timing.wall >= wall + (timing.wait or 0.0) and timing.charged < timeout:
         return f"guard of {wall:.3g} s on the wall clock beyond its wait for a core ({timing.describe()})"
     return f"{timeout:.3g} s ({timing.describe()})"
+
+
+def _out_at(timing: Timing, timeout: float) -> Timing:
+    """A decision that got no answer, charged its allowance and no more: the bot was out of time once it had been
+    charged `timeout`; how late the arena was to see it (it looks every _WATCH seconds, and waits for a core too)
+    is the arena's, not charged."""
+    if timing.wait is None or timing.charged <= timeout:
+        return timing
+    return replace(timing, charged=timeout, wait=timing.wait + timing.charged - timeout)
 
 
 def _late(detail: str, timing: Timing, busy: int | None) -> BotTimeout:
