@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena.match.seeds import SecretSeed, derive_seed, table_seed
+from arena.tournament.store import SCHEMA_VERSION
 from tests.bot_programs.seed_thief import state_digest
 from tests.helpers import RANDOM, ROOT, arena, bots, sandbox_levels
 
@@ -146,7 +147,8 @@ def test_an_old_store_is_public_seeded_and_the_same_command_resumes_it_with_its_
     assert arena(*ladder, "--games", "3", "--seed", "0", cwd=tmp_path).returncode == 0
     db = tmp_path / "results" / "arena.sqlite"
     with closing(sqlite3.connect(db)) as con:  # as schema 3 had it
-        con.execute("DROP TABLE secrets")
+        for table in ("secrets", "submissions", "owners", "authors"):  # what schemas 4 and 5 added
+            con.execute(f"DROP TABLE {table}")
         con.execute("DELETE FROM meta WHERE key = 'secrets_from'")
         con.execute("UPDATE meta SET value = '3' WHERE key = 'schema'")
         con.commit()
@@ -155,7 +157,7 @@ def test_an_old_store_is_public_seeded_and_the_same_command_resumes_it_with_its_
     assert resumed.returncode == 0, resumed.stderr
     assert "public-seeded (seed 0)" in resumed.stdout
     with closing(sqlite3.connect(db)) as con:
-        assert con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == "4"
+        assert con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == str(SCHEMA_VERSION)
         assert con.execute("SELECT COUNT(*) FROM tournaments").fetchone()[0] == 1
         assert con.execute("SELECT COUNT(*) FROM secrets").fetchone()[0] == 0
         played = con.execute("SELECT seq, table_no, seed FROM games ORDER BY seq").fetchall()
