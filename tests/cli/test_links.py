@@ -9,10 +9,13 @@ import subprocess
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import pytest
+
 from tests.helpers import arena
 from tests.match.conftest import faulty
 
 
+@pytest.mark.slow
 def test_show_prints_a_quoted_url_that_a_shell_passes_whole(tmp_path: Path) -> None:
     done = arena("validate", str(faulty("die_mid_game")), "--game", "bali-2017", "--games", "1", "--players", "2",
                  cwd=tmp_path)

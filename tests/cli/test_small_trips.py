@@ -25,6 +25,7 @@ def test_match_shows_a_version_as_the_bot_gave_it(tmp_path: Path) -> None:
     assert rows == {"v_bot": "1.10", "random_bot": "1.0"}, done.stdout
 
 
+@pytest.mark.slow
 def test_validate_takes_a_variant(tmp_path: Path) -> None:
     done = arena("validate", RANDOM, "--game", "bali-2017", "--players", "2", "--games", "1", "--variant", "oracle",
                  cwd=tmp_path)

@@ -34,6 +34,7 @@ def two_file_bot(folder: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_a_two_file_python_bot_passes_validate_as_a_command_line(tmp_path: Path) -> None:
     bot = two_file_bot(tmp_path / "my-bot")
     run = arena("validate", "python3 my_bot.py", "--game", "bali-2017", "--players", "2", "--games", "2",
@@ -46,6 +47,7 @@ def test_a_two_file_python_bot_passes_validate_as_a_command_line(tmp_path: Path)
     assert run.returncode == 0, run.stdout + run.stderr
 
 
+@pytest.mark.slow
 def test_a_javascript_bot_beside_its_node_modules_passes_validate_as_a_command_line(
         kit: Callable[[Language], Path], tmp_path: Path) -> None:
     folder = tmp_path / "js-bot"
