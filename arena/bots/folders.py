@@ -74,7 +74,10 @@ def walk(folder: Path, skip: Callable[[str, bool], bool] = lambda _path, _dir: F
                 continue
             clock.tick()
             relative = f"{prefix}{name}"
-            info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            try:
+                info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            except FileNotFoundError:
+                continue  # gone since the directory was listed (a running build's temporary file): nothing to check
             is_dir = stat.S_ISDIR(info.st_mode)
             if skip(relative, is_dir):
                 continue
@@ -82,7 +85,10 @@ def walk(folder: Path, skip: Callable[[str, bool], bool] = lambda _path, _dir: F
             if is_dir:
                 if len(stack) >= DEPTH_LIMIT:
                     raise _refuse(folder, f"has folders more than {DEPTH_LIMIT} deep (the limit)")
-                child = os.open(name, _DIRECTORY, dir_fd=fd)
+                try:
+                    child = os.open(name, _DIRECTORY, dir_fd=fd)
+                except (FileNotFoundError, NotADirectoryError):
+                    continue  # gone or replaced since it was looked at: the walk after the build sees what stays
                 stack.append((child, relative + "/", iter(clock.names(child))))
     finally:
         for fd, _, _ in stack:
@@ -155,7 +161,10 @@ def check_folder(folder: Path) -> None:
 
 def clear_special_bits(entry: Entry) -> None:
     """Clear the setuid and setgid bits of the entry (a regular file), without following a link."""
-    fd = os.open(entry.name, os.O_RDONLY | _OPEN, dir_fd=entry.parent)
+    try:
+        fd = os.open(entry.name, os.O_RDONLY | _OPEN, dir_fd=entry.parent)
+    except FileNotFoundError:
+        return  # gone since it was looked at
     try:
         os.fchmod(fd, stat.S_IMODE(os.fstat(fd).st_mode) & ~(stat.S_ISUID | stat.S_ISGID))
     finally:
