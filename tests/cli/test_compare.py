@@ -194,13 +194,17 @@ def first_option_bots(folder: Path) -> tuple[str, str]:
 @pytest.mark.slow
 def test_when_draws_dominate_the_report_says_what_to_try(tmp_path: Path) -> None:
     new, base = first_option_bots(tmp_path)
-    run = compare(new, base, "--game", "bali-2017", "--max-games", "32", "--jobs", "1", cwd=tmp_path)
+    # A public seed fixes the deals: how often the first-option bots win depends on them, and the advice on that.
+    seeded = ("--game", "bali-2017", "--max-games", "32", "--jobs", "1", "--seed", "1")
+    run = compare(new, base, *seeded, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert "verdict: undecided after 16 pairs" in run.stdout
-    assert ("advice: 100% of the pairs were draws (new won 0% and base won 0% of their games against "
-            "heuristic_bot): both versions end most deals alike, losing them; try weaker opponents, which leave "
-            "outcomes open: --opponents 'python3 -m sample_bots.random_bot'") in run.stdout, run.stdout
-    again = compare(new, base, "--game", "bali-2017", "--max-games", "32", "--jobs", "1", "--json", cwd=tmp_path)
+    shares = re.search(r"advice: 100% of the pairs were draws \(new won (\d+)% and base won (\d+)% of their games "
+                       r"against heuristic_bot\): both versions end most deals alike, losing them; try weaker "
+                       r"opponents, which leave outcomes open: --opponents 'python3 -m sample_bots.random_bot'",
+                       run.stdout)
+    assert shares and shares[1] == shares[2] and int(shares[1]) <= 15, run.stdout
+    again = compare(new, base, *seeded, "--json", cwd=tmp_path)
     assert json.loads(again.stdout)["advice"].startswith("100% of the pairs were draws")
 
 
