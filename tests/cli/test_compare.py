@@ -69,8 +69,9 @@ def test_a_fixed_comparison_reports_pairs_and_its_games_can_be_shown(tmp_path: P
 
 @pytest.mark.slow
 def test_the_heuristic_bot_is_declared_better_than_the_random_bot(tmp_path: Path) -> None:
+    # Public seeds here and below: a verdict reached by chance deals alone would make the test flaky.
     run = compare(f"h={HEURISTIC}", f"r={RANDOM}", "--game", "bali-2017", "--elo1", "100", "--jobs", "2",
-                  "--json", cwd=tmp_path)
+                  "--json", "--seed", "3", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     report = json.loads(run.stdout)
     assert report["verdict"] == "better" and report["llr"] >= report["bounds"][1] and report["test"] == "classic"
@@ -82,7 +83,7 @@ def test_the_heuristic_bot_is_declared_better_than_the_random_bot(tmp_path: Path
 @pytest.mark.slow
 def test_the_text_report_names_the_verdict_and_bounds(tmp_path: Path) -> None:
     run = compare(f"h={HEURISTIC}", f"r={RANDOM}", "--game", "bali-2017", "--elo1", "100", "--jobs", "1",
-                  cwd=tmp_path)
+                  "--seed", "3", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert "verdict: better after" in run.stdout and "log-evidence for better" in run.stdout
     assert "test: classic SPRT, elo0 0 against elo1 100" in run.stdout
@@ -130,7 +131,7 @@ def test_settings_that_cannot_work_are_usage_errors(tmp_path: Path, args: list[s
 @pytest.mark.slow
 @pytest.mark.parametrize("game", ["bali-2001", "bali-2017"])
 def test_at_the_defaults_the_heuristic_bot_is_declared_better_within_80_pairs(tmp_path: Path, game: str) -> None:
-    run = compare(f"h={HEURISTIC}", f"r={RANDOM}", "--game", game, "--json", cwd=tmp_path)
+    run = compare(f"h={HEURISTIC}", f"r={RANDOM}", "--game", game, "--json", "--seed", "3", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     report = json.loads(run.stdout)
     assert report["test"] == "mixture" and report["verdict"] == "better" and report["pairs"] <= 80, report
