@@ -29,7 +29,8 @@ import msgpack
 import zmq
 
 from arena.bots.process import BotProcess, Transport, sample_bot
-from arena.bots.sandbox import NO_SANDBOX, Isolation, Sandbox, Watchdog, bwrap_problem
+from arena.bots.sandbox import NO_SANDBOX, Isolation, Sandbox, bwrap_problem
+from arena.bots.sandbox.watchdog import Watchdog
 from arena.games import Game, State
 from arena.match.local import bench_engine
 from arena.match.play import ARENA_NAME, MatchConfig, run_match

@@ -25,19 +25,10 @@ import zmq
 from arena.bots import relay
 from arena.bots.cgroups import new_cgroup
 from arena.bots.meter import Span, Timing, WaitMeter, own_wait, wall_timing
-from arena.bots.sandbox import (
-    NO_SANDBOX,
-    SCRIPT_SUFFIXES,
-    Sandbox,
-    Watchdog,
-    kill_all,
-    limit_fault,
-    missing_hint,
-    processes,
-    reap_pids,
-    tree_cpu,
-    verdict,
-)
+from arena.bots.sandbox import NO_SANDBOX, Sandbox
+from arena.bots.sandbox.bubblewrap import SCRIPT_SUFFIXES, missing_hint
+from arena.bots.sandbox.limits import limit_fault
+from arena.bots.sandbox.watchdog import Watchdog, kill_all, processes, reap_pids, tree_cpu, verdict
 from arena.errors import (
     BotCrashed,
     BotFault,

@@ -21,7 +21,9 @@ from arena import __version__
 from arena.bots import leftovers
 from arena.bots.entrants import numbered
 from arena.bots.process import DEFAULT_LOG_CAP, BotCommand, BotProcess, Transport
-from arena.bots.sandbox import Sandbox, Watchdog, hidden_script, other_scripts
+from arena.bots.sandbox import Sandbox
+from arena.bots.sandbox.bubblewrap import hidden_script, other_scripts
+from arena.bots.sandbox.watchdog import Watchdog
 from arena.bots.submission import BuildWatch, ensure_built, wants_tcp
 from arena.errors import (
     BotCrashed,
