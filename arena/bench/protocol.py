@@ -28,7 +28,7 @@ from pathlib import Path
 import msgpack
 import zmq
 
-from arena.bots.process import BotProcess, Transport, sample_bot
+from arena.bots.process import BotProcess, Confinement, Transport, sample_bot
 from arena.bots.sandbox import NO_SANDBOX, Isolation, Sandbox, bwrap_problem
 from arena.bots.sandbox.watchdog import Watchdog
 from arena.games import Game, State
@@ -137,8 +137,8 @@ class ArenaPeer:
         (private / "home").mkdir()
         start = time.perf_counter()
         self.bot = BotProcess(TRIVIAL_BOT, context, f"ipc://{private}/bot.sock", workdir / "trivial",
-                              sandbox=sandbox, private=private, watchdog=watchdog, masked=(workdir.parent,),
-                              relayed=relayed)
+                              confinement=Confinement(sandbox, private, masked=(workdir.parent,), watchdog=watchdog,
+                                                      relayed=relayed))
         self.bot.handshake(ARENA_NAME, 10.0)
         self.startup = time.perf_counter() - start  # from spawn to ready
 
