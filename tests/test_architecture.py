@@ -183,7 +183,8 @@ def test_no_module_outside_the_sandbox_compares_against_a_sandbox_level() -> Non
         if not name.startswith("arena.") or name == "arena.bots.sandbox" or name.startswith("arena.bots.sandbox."):
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Compare) and any(isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops):
+            if isinstance(node, ast.Compare) and any(isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn))
+                                                     for op in node.ops):
                 sides = [node.left, *node.comparators]
                 if any(isinstance(s, ast.Attribute) and isinstance(s.value, ast.Name) and s.value.id == "Isolation"
                        for s in sides):

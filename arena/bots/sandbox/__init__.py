@@ -198,6 +198,11 @@ class Sandbox:
 NO_SANDBOX = Sandbox(Isolation.NONE)
 
 
+def supported_levels() -> list[Isolation]:
+    """The levels this machine can run a bot at, weakest first (auto, a choice among them, aside)."""
+    return [Isolation.NONE, Isolation.RLIMIT] + ([Isolation.BWRAP] if bwrap_problem() is None else [])
+
+
 def launcher(join: tuple[Path, ...]) -> list[str]:
     """What starts every bot: the kernel kills it when the arena dies (setpriv --pdeathsig, where it works), it
     gives up if the arena died before that took effect, and it enters its cgroup before the bot's code runs."""
