@@ -77,6 +77,8 @@ def bwrap_options(cwd: str | None, private: Path, hidden: tuple[str, ...], argv:
 
 
 def isolation(network: bool = False) -> list[str]:
+    """bubblewrap's options that keep a sandbox apart: a read-only root, nobody in its own user, PID, IPC, UTS (and,
+    unless network, network) namespaces, no capabilities, a session of its own, dying with its parent."""
     # The in-memory root and /dev go read-only once every mount is made: only the sized /tmp (and /dev/shm) and
     # what is bound writable can be written, not the directories bubblewrap made on the root for the binds.
     return ["--remount-ro", "/dev", "--remount-ro", "/",

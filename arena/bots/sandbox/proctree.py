@@ -107,6 +107,7 @@ def become_subreaper() -> bool:
 
 
 def environ_has(pid: int, entry: bytes) -> bool:
+    """True if the process's environment (from /proc) holds entry, a NAME=VALUE line."""
     try:
         with open(f"/proc/{pid}/environ", "rb") as environ:
             return entry in environ.read().split(b"\0")
