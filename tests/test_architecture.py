@@ -177,13 +177,14 @@ def test_no_format_is_told_apart_by_its_class_outside_the_formats() -> None:
 
 def test_no_module_outside_the_sandbox_compares_against_a_sandbox_level() -> None:
     """What a level gives (its own namespaces, its helper processes) is asked of the Sandbox; only
-    arena/bots/sandbox.py compares a level against an Isolation member."""
+    the sandbox package (arena/bots/sandbox/) compares a level against an Isolation member."""
     found = []
     for name, path in modules().items():
-        if not name.startswith("arena.") or name == "arena.bots.sandbox":
+        if not name.startswith("arena.") or name == "arena.bots.sandbox" or name.startswith("arena.bots.sandbox."):
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Compare) and any(isinstance(op, (ast.Eq, ast.NotEq)) for op in node.ops):
+            if isinstance(node, ast.Compare) and any(isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn))
+                                                     for op in node.ops):
                 sides = [node.left, *node.comparators]
                 if any(isinstance(s, ast.Attribute) and isinstance(s.value, ast.Name) and s.value.id == "Isolation"
                        for s in sides):
@@ -198,3 +199,46 @@ def test_every_folder_of_tests_is_named_after_a_package() -> None:
     folders = {p.name for p in (ROOT / "tests").iterdir() if p.is_dir() and any(p.glob("test_*.py"))}
     assert folders - packages == set()
     assert not any((ROOT / "tests" / "bot_programs").glob("test_*.py"))
+
+
+def _functions(tree: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    return [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+
+def test_no_function_outside_the_tests_is_over_fifty_lines() -> None:
+    """Functions stay short: from its def line to its last, none of the project's packages has one over 50 lines."""
+    found = [f"{name}.{node.name}: {node.end_lineno - node.lineno + 1} lines"
+             for name, path in modules().items()
+             for node in _functions(ast.parse(path.read_text(encoding="utf-8")))
+             if node.end_lineno is not None and node.end_lineno - node.lineno + 1 > 50]
+    assert len(modules()) > 100  # every package is read
+    assert found == []
+
+
+def test_every_public_name_of_the_game_interface_has_a_docstring() -> None:
+    """The game interface (arena/games/__init__.py and base.py) documents every public class, function and method."""
+    found = []
+    for name in ("arena.games", "arena.games.base"):
+        tree = ast.parse(modules()[name].read_text(encoding="utf-8"))
+        todo: list[tuple[str, ast.AST]] = [("", tree)]
+        while todo:
+            prefix, node = todo.pop()
+            for child in getattr(node, "body", []):
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and \
+                        not child.name.startswith("_"):
+                    if not ast.get_docstring(child):
+                        found.append(f"{name}.{prefix}{child.name}")
+                    if isinstance(child, ast.ClassDef):
+                        todo.append((f"{prefix}{child.name}.", child))
+    assert found == []
+
+
+def test_the_tournament_settings_travel_typed() -> None:
+    """No function of arena/tournament/ takes its keywords as `**...: Any` (but a wrapper that passes `*args` and
+    `**kwargs` on as they came): the settings are typed (PlaySettings) from the command line to the spec."""
+    found = [f"{name}.{node.name}" for name, path in modules().items() if name.startswith("arena.tournament")
+             for node in _functions(ast.parse(path.read_text(encoding="utf-8")))
+             if node.args.kwarg is not None and node.args.vararg is None
+             and isinstance(node.args.kwarg.annotation, ast.Name)
+             and node.args.kwarg.annotation.id == "Any"]
+    assert found == []

@@ -28,8 +28,9 @@ from pathlib import Path
 import msgpack
 import zmq
 
-from arena.bots.process import BotProcess, Transport, sample_bot
-from arena.bots.sandbox import NO_SANDBOX, Isolation, Sandbox, Watchdog, bwrap_problem
+from arena.bots.process import BotProcess, Confinement, Transport, sample_bot
+from arena.bots.sandbox import NO_SANDBOX, Sandbox, supported_levels
+from arena.bots.sandbox.watchdog import Watchdog
 from arena.games import Game, State
 from arena.match.local import bench_engine
 from arena.match.play import ARENA_NAME, MatchConfig, run_match
@@ -136,8 +137,8 @@ class ArenaPeer:
         (private / "home").mkdir()
         start = time.perf_counter()
         self.bot = BotProcess(TRIVIAL_BOT, context, f"ipc://{private}/bot.sock", workdir / "trivial",
-                              sandbox=sandbox, private=private, watchdog=watchdog, masked=(workdir.parent,),
-                              relayed=relayed)
+                              confinement=Confinement(sandbox, private, masked=(workdir.parent,), watchdog=watchdog,
+                                                      relayed=relayed))
         self.bot.handshake(ARENA_NAME, 10.0)
         self.startup = time.perf_counter() - start  # from spawn to ready
 
@@ -188,10 +189,11 @@ def bench_sandboxes(game: Game, players: int, round_trips: int, starts: int = 10
     """Start-up and round trip of the trivial bot at every level this machine supports (and auto's choice),
     measured in alternating rounds so that load on the machine touches every level alike."""
     message = typical_decide(game, players)
-    levels = [Isolation.NONE, Isolation.RLIMIT] + ([Isolation.BWRAP] if bwrap_problem() is None else [])
-    # (label, level, relayed): every level over ipc, and under bubblewrap a bot over tcp through its relay too.
+    levels = supported_levels()
+    # (label, level, relayed): every level over ipc, and where a level confines a bot (its own network), a bot over
+    # tcp through its relay too.
     runs = [(level.value, level, False) for level in levels]
-    runs += [(RELAYED, Isolation.BWRAP, True)] if Isolation.BWRAP in levels else []
+    runs += [(RELAYED, level, True) for level in levels if Sandbox(level).confined]
     workdir = Path(tempfile.mkdtemp(prefix="arena-bench-"))
     context = zmq.Context()
     watchdog = Watchdog()

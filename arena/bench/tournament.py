@@ -88,7 +88,8 @@ def bench_compare(game: str, seats: int, pairs: int, jobs: int) -> CompareBench:
     bot = (sys.executable, "-m", "sample_bots.random_bot")
     players = entrants(Entrant("new", bot), Entrant("base", bot),
                        [Entrant(f"random-{i}", bot) for i in range(seats - 1)])
-    comparison = spec(game, players, seats, None, 2 * pairs, rating=RatingConfig.for_game(get_game(game)))
+    comparison = spec(game, players, seats, sprt=None, max_games=2 * pairs,
+                      rating=RatingConfig.for_game(get_game(game)))
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         with Store(Path(tmp) / DEFAULT_DB_NAME) as store:
             start = time.perf_counter()

@@ -37,16 +37,9 @@ from arena.bots.folders import (
     walk,
 )
 from arena.bots.process import Transport
-from arena.bots.sandbox import (
-    BUILD_GROWTH,
-    BUILD_LIMITS,
-    MIB,
-    Sandbox,
-    Watchdog,
-    kill_all,
-    limit_text,
-    reap_pids,
-)
+from arena.bots.sandbox import BUILD_LIMITS, MIB, Sandbox
+from arena.bots.sandbox.limits import BUILD_GROWTH, limit_text
+from arena.bots.sandbox.watchdog import Watchdog, kill_all, reap_pids
 from arena.errors import BuildFailed, ConfigError, FaultKind
 
 STAMP = ".arena-build"

@@ -93,8 +93,8 @@ def compare(new: str, base: str, game: Game, opponents: tuple[str, ...], seats: 
     command resumes the comparison.
     """
     sprt = None if fixed_games is not None else comparison.sequential_test(test, elo0, elo1, alpha, beta)
-    spec = comparison.assemble(game.name, new, base, opponents, seats, sprt, fixed_games or max_games, options=options,
-                               seed=seed, time=time, sandbox=sandbox.resolved(), wave=DEFAULT_WAVE,
+    spec = comparison.assemble(game.name, new, base, opponents, seats, sprt=sprt, max_games=fixed_games or max_games,
+                               options=options, seed=seed, time=time, sandbox=sandbox.resolved(), wave=DEFAULT_WAVE,
                                rating=RatingConfig.for_game(game))  # checked before the store is created
     live = LiveLine(spec.sprt, sys.stderr.isatty(), comparison.pairs_cap(spec))
     with Store(store_path(results_dir, db)) as store:

@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from arena.bots.entrants import Refusal
 from arena.bots.sandbox import Sandbox
 from arena.cli.params import (
     GAME,
@@ -36,7 +37,7 @@ from arena.tournament.formats import DEFAULT_FORMAT, FORMATS
 from arena.tournament.formats.gauntlet import CHALLENGER_GAMES, SIGMA_TARGET
 from arena.tournament.formats.ladder import DEFAULT_WAVE
 from arena.tournament.leaderboard import TEXT_FORMATS, tournament_board
-from arena.tournament.run import DEFAULT_LEVEL, SAMPLE_VERSION, Runner, faulty_samples
+from arena.tournament.run import DEFAULT_LEVEL, SAMPLE_VERSION, Runner, TournamentSpec, faulty_samples
 from arena.tournament.store import Store, name_holders
 from protocol import TimeControl
 
@@ -119,9 +120,7 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
         assembly = assemble(
             game.name, fmt, bots, submissions, seats=seats, rounds=rounds, samples=samples, options=options, time=time,
             sandbox=sandbox, strict=strict, time_limit=time_limit, watch=BuildDisplay(sys.stderr, sys.stderr.isatty()),
-            on_refused=lambda r: click.echo(f"not admitted: {r.reason}" + (f"\n  its stderr ended: {r.said}"
-                                                                          if r.said else ""), err=True),
-            results_dir=results_dir, duplicate=duplicate,
+            on_refused=_tell_refused, results_dir=results_dir, duplicate=duplicate,
             max_games=max_games, wave=wave, seed=seed, fresh_processes=fresh_processes, rating=rating, title=title,
             max_fault_rate=max_fault_rate, holders=name_holders(store_path(results_dir, db)))
     except NoEntrants as exc:
@@ -139,16 +138,27 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
         except KeyboardInterrupt:
             click.echo("\ninterrupted: finished games are stored; run the same command to resume", err=True)
             raise SystemExit(130) from None
-        t = runner.tournament
-        board = tournament_board(store, t, max_fault_rate, ratings=ratings, results_dir=results_dir)
-        click.echo(TEXT_FORMATS["table"].render(board))
-        samples = {e.name for e in spec.entrants if e.version == SAMPLE_VERSION}
-        broken = faulty_samples({name: (round(s["fault_rate"] * s["games"]), int(s["games"]))
-                                 for name, s in store.bot_stats(t.id).items() if name in samples})
-        if not runner.complete():
-            click.echo("\nthe tournament is not complete: run the same command to go on", err=True)
-        if broken:
-            click.echo("\n".join(broken), err=True)
-            raise click.ClickException("a sample bot faulted in most of its games: the ratings against it say "
-                                       "nothing")
+        click.echo(TEXT_FORMATS["table"].render(tournament_board(store, runner.tournament, max_fault_rate,
+                                                                  ratings=ratings, results_dir=results_dir)))
+        _check_ending(store, runner, spec)
+
+
+def _tell_refused(refusal: Refusal) -> None:
+    """Say on stderr that a submission was not admitted, and how its stderr ended."""
+    click.echo(f"not admitted: {refusal.reason}" + (f"\n  its stderr ended: {refusal.said}" if refusal.said else ""),
+               err=True)
+
+
+def _check_ending(store: Store, runner: Runner, spec: TournamentSpec) -> None:
+    """Say on stderr if the tournament is not complete; an error if a sample bot of spec faulted in most of its
+    games."""
+    samples = {e.name for e in spec.entrants if e.version == SAMPLE_VERSION}
+    broken = faulty_samples({name: (round(s["fault_rate"] * s["games"]), int(s["games"]))
+                             for name, s in store.bot_stats(runner.tournament.id).items() if name in samples})
+    if not runner.complete():
+        click.echo("\nthe tournament is not complete: run the same command to go on", err=True)
+    if broken:
+        click.echo("\n".join(broken), err=True)
+        raise click.ClickException("a sample bot faulted in most of its games: the ratings against it say "
+                                   "nothing")
 

@@ -114,21 +114,50 @@ def competition_ranks(keys: Sequence[Any]) -> tuple[int, ...]:
 class State(Protocol):
     """One position of a game, with the seat to move and its legal choices."""
 
-    def current_player(self) -> int | None: ...
-    def options(self) -> list[dict[str, Any]]: ...
-    def decision(self) -> dict[str, Any]: ...
-    def apply(self, index: int) -> None: ...
-    def view(self, seat: int) -> dict[str, Any]: ...
-    def public_view(self) -> dict[str, Any]: ...
-    def private_view(self, seat: int) -> dict[str, Any]: ...
-    def referee_view(self) -> dict[str, Any]: ...
-    def events(self, seat: int | None, since: int = 0) -> list[dict[str, Any]]: ...
-    def referee_events(self, since: int = 0) -> list[dict[str, Any]]: ...
-    def event_versions(self, since: int = 0) -> list[LogEntry]: ...
-    def num_events(self) -> int: ...
-    def is_terminal(self) -> bool: ...
-    def result(self) -> GameResult: ...
-    def to_dict(self) -> dict[str, Any]: ...
+    def current_player(self) -> int | None:
+        """The seat that must decide, or None once the game is over."""
+
+    def options(self) -> list[dict[str, Any]]:
+        """The legal choices of the pending decision (option 0 its documented default)."""
+
+    def decision(self) -> dict[str, Any]:
+        """What is being decided: `kind`, `seat`, `active` and the fields the game documents."""
+
+    def apply(self, index: int) -> None:
+        """Apply options()[index]; GameError for a bad index, changing nothing."""
+
+    def view(self, seat: int) -> dict[str, Any]:
+        """Everything seat may know and nothing more: the public view merged with its private one."""
+
+    def public_view(self) -> dict[str, Any]:
+        """The part of the view every seat shares."""
+
+    def private_view(self, seat: int) -> dict[str, Any]:
+        """The seat's own part of its view."""
+
+    def referee_view(self) -> dict[str, Any]:
+        """What no seat's view holds (the hidden cards a referee's table shows)."""
+
+    def events(self, seat: int | None, since: int = 0) -> list[dict[str, Any]]:
+        """The log from entry `since` as seat saw it (None: as a spectator)."""
+
+    def referee_events(self, since: int = 0) -> list[dict[str, Any]]:
+        """The log from entry `since` with every hidden detail."""
+
+    def event_versions(self, since: int = 0) -> list[LogEntry]:
+        """Each log entry's public version, the seat that sees another version, and that version."""
+
+    def num_events(self) -> int:
+        """How many entries the log holds."""
+
+    def is_terminal(self) -> bool:
+        """True once the game is over."""
+
+    def result(self) -> GameResult:
+        """Scores, ranks (1 = best, ties share) and why the game ended."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole state as plain data, which Game.state_from_dict restores exactly."""
 
 
 class Game(Protocol):
@@ -141,36 +170,62 @@ class Game(Protocol):
     game_clock: float  # the default game clock: seconds of thinking time per seat and game (README.md of the game)
     draw_probability: float  # the share of seat pairs that tie in random play: TrueSkill's prior for a draw
 
-    def default_options(self) -> dict[str, Any]: ...
-    def parse_options(self, options: dict[str, Any] | None) -> OptionsLike: ...
-    def new_state(self, num_players: int, seed: int, options: dict[str, Any] | None = None) -> State: ...
-    def state_from_dict(self, d: dict[str, Any]) -> State: ...
-    def format_event(self, event: dict[str, Any]) -> str: ...
+    def default_options(self) -> dict[str, Any]:
+        """The game's options, all at their defaults, as a plain dict."""
+
+    def parse_options(self, options: dict[str, Any] | None) -> OptionsLike:
+        """The options validated (None: the defaults); GameError naming a bad one."""
+
+    def new_state(self, num_players: int, seed: int, options: dict[str, Any] | None = None) -> State:
+        """A new game: the same seed and options always give the same game."""
+
+    def state_from_dict(self, d: dict[str, Any]) -> State:
+        """The state State.to_dict saved; GameError if d does not fit."""
+
+    def format_event(self, event: dict[str, Any]) -> str:
+        """One log entry as a line of text."""
 
 
 class Rules(Protocol):
     """What a game's rules module offers the shared machinery (module functions, each taking the state)."""
 
-    def setup(self, state: Any) -> None: ...
-    def legal_actions(self, state: Any) -> list[Any]: ...
-    def apply_one(self, state: Any, action: Any) -> None: ...
-    def game_result(self, state: Any) -> GameResult: ...
+    def setup(self, state: Any) -> None:
+        """Deal the game's start from the state's own generator."""
+
+    def legal_actions(self, state: Any) -> list[Any]:
+        """The legal actions of the pending decision."""
+
+    def apply_one(self, state: Any, action: Any) -> None:
+        """Apply one legal action and its effects."""
+
+    def game_result(self, state: Any) -> GameResult:
+        """The result of a finished game."""
 
 
 class Views(Protocol):
     """What a game's views module offers the shared machinery."""
 
-    def public_dict(self, state: Any) -> dict[str, Any]: ...
-    def private_dict(self, state: Any, seat: int) -> dict[str, Any]: ...
-    def referee_dict(self, state: Any) -> dict[str, Any]: ...
-    def decision_dict(self, state: Any) -> dict[str, Any]: ...
-    def format_event(self, event: dict[str, Any]) -> str: ...
+    def public_dict(self, state: Any) -> dict[str, Any]:
+        """The part of the view every seat shares."""
+
+    def private_dict(self, state: Any, seat: int) -> dict[str, Any]:
+        """The seat's own part of its view."""
+
+    def referee_dict(self, state: Any) -> dict[str, Any]:
+        """What no seat's view holds."""
+
+    def decision_dict(self, state: Any) -> dict[str, Any]:
+        """The pending decision as plain data."""
+
+    def format_event(self, event: dict[str, Any]) -> str:
+        """One log entry as a line of text."""
 
 
 class OptionsLike(Protocol):
     """An engine's validated options."""
 
-    def to_dict(self) -> dict[str, Any]: ...
+    def to_dict(self) -> dict[str, Any]:
+        """The options as a plain dict."""
 
 
 class EngineState(ABC):

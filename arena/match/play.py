@@ -20,8 +20,11 @@ import zmq
 from arena import __version__
 from arena.bots import leftovers
 from arena.bots.entrants import numbered
-from arena.bots.process import DEFAULT_LOG_CAP, BotCommand, BotProcess, Transport
-from arena.bots.sandbox import Sandbox, Watchdog, hidden_script, other_scripts
+from arena.bots.logs import DEFAULT_LOG_CAP
+from arena.bots.process import BotCommand, BotProcess, Confinement, Transport
+from arena.bots.sandbox import Sandbox
+from arena.bots.sandbox.bubblewrap import hidden_script, other_scripts
+from arena.bots.sandbox.watchdog import Watchdog
 from arena.bots.submission import BuildWatch, ensure_built, wants_tcp
 from arena.errors import (
     BotCrashed,
@@ -266,9 +269,10 @@ class BotPool:
                 if command.cwd is None else ()
             endpoint, relayed = self._endpoint(private, command)
             try:
+                confinement = Confinement(self.sandbox, private, hidden, self.masked, self.watchdog,
+                                          self.config.games, relayed)
                 self._bots[p] = BotProcess(command, self.context, endpoint, Path(f"{stem}-run{self._runs[p]}"),
-                                           self.config.log_cap, self.config.max_message, self.sandbox,
-                                           private, hidden, self.watchdog, self.config.games, self.masked, relayed)
+                                           self.config.log_cap, self.config.max_message, confinement)
                 started.append(p)
             except BotCrashed as fault:
                 bots[p] = StartFailure(fault, "")

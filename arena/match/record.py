@@ -8,7 +8,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-from arena.bots.process import DECISION_LOG_CAP
+from arena.bots.logs import DECISION_LOG_CAP
 from arena.errors import STOPPED_KINDS, FaultKind, ReplayError
 from arena.games import GameError, GameResult
 from arena.match.wire import outcome

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Sequence
+from typing import Any, Sequence, Unpack
 
 from arena.bots.entrants import Entrant, from_command
+from arena.bots.sandbox import Sandbox
 from arena.games import get_game
 from arena.ratings.pairing import GAMES_PER_PAIR
 from arena.ratings.sprt import DEFAULT_ELO0, DEFAULT_ELO1, PairCounts, SprtSettings, TestKind, Verdict, report
+from arena.tournament.formats.base import PlaySettings
 from arena.tournament.formats.compare import Compare, futile, verdict
 from arena.tournament.run import TournamentSpec, check_spec, sample_opponents
 from arena.tournament.store import Store, Tournament
+from protocol import TimeControl
 
 DEFAULT_MAX_GAMES = 4000  # the cap on a sequential test: 2,000 pairs
 ADVICE_DRAWS = 0.75  # undecided with at least this share of drawn pairs: the report says what to try instead
@@ -43,24 +46,28 @@ def sequential_test(test: str | None, elo0: float | None, elo1: float | None, al
                         kind)
 
 
-def spec(game: str, players: tuple[Entrant, ...], seats: int, sprt: SprtSettings | None, max_games: int | None,
-         **settings: Any) -> TournamentSpec:
-    """The comparison as a tournament of the compare format (the other settings as TournamentSpec takes them)."""
-    return TournamentSpec(game=game, fmt=Compare(), entrants=players, seats=seats, sprt=sprt, max_games=max_games,
-                          **settings)
+def spec(game: str, players: tuple[Entrant, ...], seats: int, *, options: dict[str, Any] | None = None,
+         time: TimeControl | None = None, sandbox: Sandbox | None = None,
+         **settings: Unpack[PlaySettings]) -> TournamentSpec:
+    """The comparison as a tournament of the compare format; `settings` are the spec's other fields (PlaySettings:
+    its sequential test `sprt`, or None for a fixed number of games, `max_games` its cap)."""
+    return TournamentSpec(game=game, fmt=Compare(), entrants=players, seats=seats, options=options,
+                          time=time or TimeControl(), sandbox=sandbox or Sandbox(), **settings)
 
 
-def assemble(game: str, new: str, base: str, opponents: Sequence[str] = (), seats: int | None = None,
-             sprt: SprtSettings | None = None, max_games: int | None = None, **settings: Any) -> TournamentSpec:
+def assemble(game: str, new: str, base: str, opponents: Sequence[str] = (), seats: int | None = None, *,
+             options: dict[str, Any] | None = None, time: TimeControl | None = None, sandbox: Sandbox | None = None,
+             **settings: Unpack[PlaySettings]) -> TournamentSpec:
     """NEW against BASE (command lines, NAME=COMMAND or submission folders) at `game`, with `opponents` and as many
     sample bots as fill a table of `seats` (default: the game's smallest), checked before anything is stored:
-    ConfigError naming the problem. `settings` are the spec's other fields."""
+    ConfigError naming the problem. `settings` are the spec's other fields (PlaySettings)."""
     seats = seats or get_game(game).min_players
     chosen = [from_command(o) for o in opponents]
     new_bot, base_bot = from_command(new), from_command(base)
     taken = {new_bot.name, base_bot.name, *(o.name for o in chosen)}
     chosen += sample_opponents(game, max(0, seats - 1 - len(chosen)), taken)
-    found = spec(game, entrants(new_bot, base_bot, chosen), seats, sprt, max_games, **settings)
+    found = spec(game, entrants(new_bot, base_bot, chosen), seats, options=options, time=time, sandbox=sandbox,
+                 **settings)
     check_spec(found)
     return found
 

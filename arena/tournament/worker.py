@@ -20,7 +20,7 @@ from multiprocessing.connection import Connection, wait
 from types import FrameType
 from typing import Any, Callable, Generic, Iterator, TypeVar
 
-from arena.bots.process import report_progress
+from arena.bots.channel import report_progress
 from arena.interrupt import check_interrupted, die_with
 
 J = TypeVar("J")

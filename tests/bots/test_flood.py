@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots.process import RECEIVE_QUEUE, transport_cap
+from arena.bots.channel import RECEIVE_QUEUE, transport_cap
 from protocol import DEFAULT_MAX_MESSAGE
 from tests.helpers import processes_with, wait_until
 from tests.match.conftest import ROOT

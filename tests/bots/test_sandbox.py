@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from arena.bots.cgroups import DISABLE_ENV
-from arena.bots.sandbox import MIB, NO_SANDBOX, Isolation, Limits, Sandbox, Watchdog, bwrap_problem, cpu_sets
+from arena.bots.sandbox import MIB, NO_SANDBOX, Isolation, Limits, Sandbox, bwrap_problem, cpu_sets
+from arena.bots.sandbox.watchdog import Watchdog
 from arena.errors import FaultKind
 from arena.games import get_game
 from arena.match.play import MatchConfig, run_match

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from arena.bots.process import DECISION_LOG_CAP, GAME_LOG_CAP
+from arena.bots.logs import DECISION_LOG_CAP, GAME_LOG_CAP
 from arena.games import State
 from arena.match.record import DecisionRecord, GameRecord, load_record, record_from_dict
 from arena.match.replay import resimulate, took
@@ -127,7 +127,7 @@ def test_a_line_written_just_before_the_reply_is_that_decisions(tmp_path: Path) 
     two decisions, however the threads are scheduled."""
     import os
 
-    from arena.bots.process import LogDrain
+    from arena.bots.logs import LogDrain
 
     read, write = os.pipe()
     drain = LogDrain(os.fdopen(read, "rb"), tmp_path / "bot.stderr.log", 1 << 20)

@@ -22,7 +22,7 @@ import zmq
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from arena.bots.process import Channel
+from arena.bots.channel import Channel
 from arena.errors import MAX_DETAIL, ProtocolError
 from protocol import Clock, Decide, Hello, Message, MessageError, NewGame, TimeControl, decode
 from protocol.codec import DEFAULT_LIMITS, REPLY_LIMITS, Limits

@@ -96,8 +96,14 @@ EVENT_VERBS = {"defend": "defends", "flee": "flees", "pass": "passes", "end_turn
 
 def format_event(e: dict[str, Any]) -> str:
     """One event as a line of text for logs and replays."""
-    t = e["type"]
     who = _who(e.get("seat"))
+    return _hand_text(e, who) or _board_text(e, who) or str(e)
+
+
+def _hand_text(e: dict[str, Any], who: str) -> str | None:
+    """The text of the setup, a turn's start, or an event of the cards (drawn, played, placed, taken, shown), said
+    of the seat `who`; None for another event."""
+    t = e["type"]
     if t == "setup":
         return (f"setup: start cards {e['start_cards']}, start player {_who(e['start_player'])}, "
                 f"Dalang on {e['dalang']}")
@@ -127,6 +133,13 @@ def format_event(e: dict[str, Any]) -> str:
         return f"{who} ends the turn of {_who(e['active'])} and draws 1"
     if t == "show":
         return f"{who} shows {e['count']} {e['kind']}"
+    return None
+
+
+def _board_text(e: dict[str, Any], who: str) -> str | None:
+    """The text of an event of the islands (chips, seals, the Dalang, piles, scoring) or the game's end, said of the
+    seat `who`; None for another event."""
+    t = e["type"]
     if t == "chip":
         return f"the {e['chip']} chip on {e['island']} goes to {_who(e['seat'])}"
     if t == "seal":
@@ -144,4 +157,4 @@ def format_event(e: dict[str, Any]) -> str:
         return f"scoring on {e['island']}: {masks} ({e['masks_left']} masks left)"
     if t == "game_over":
         return f"game over ({e['reason']}): scores {e['scores']}, ranks {e['ranks']}"
-    return str(e)
+    return None
