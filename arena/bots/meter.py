@@ -3,9 +3,12 @@ of its own. Sleeping, blocking and thinking all count; waiting behind other proc
 
 Linux counts, per thread, the nanoseconds it spent runnable but not running (the second field of
 /proc/PID/task/TID/schedstat; it grows once the thread gets a core again). The meter reads it for every thread of
-the bot at the start and the end of a decision, through files it keeps open and a task list it refreshes at each
-look, and at every look while the bot decides (a thread born during the decision counts from zero; one that ends
-keeps the wait it had at the last look before it ended, and loses the rest, which only charges the bot more).
+the bot at the start and the end of a decision, through files it keeps open, and at every look while the bot
+decides (a thread born during the decision counts from zero; one that ends keeps the wait it had at the last look
+before it ended, and loses the rest, which only charges the bot more). The task list is listed afresh only when it
+may have changed: where the bot's cgroup counts its tasks, a look whose count is the number of tasks the meter
+knows, all of which it could still read (a kept-open file of a task that ended reads nothing, even if its number
+is taken again), has the same tasks, and costs one read per task and one for the count.
 
 Several threads: their waits are added up. A decision passes from thread to thread (the thread of the bot's
 messaging library wakes on the request and wakes the one that thinks, which wakes it again to send the answer),
@@ -123,17 +126,39 @@ def wait_accounting() -> str | None:
 class WaitMeter:
     """Reads the run-queue wait of every thread of one bot, through kept-open schedstat files."""
 
-    def __init__(self, pids: Callable[[], Iterable[int]], cpu: Callable[[], float | None], cores: int) -> None:
+    def __init__(self, pids: Callable[[], Iterable[int]], cpu: Callable[[], float | None], cores: int,
+                 tasks: Callable[[], int | None] = lambda: None) -> None:
         """pids: the bot's processes now; cpu: the CPU seconds they have used so far (None: unknown); cores: how
-        many cores the bot may use."""
+        many cores the bot may use; tasks: how many tasks (processes and threads) the bot has now, counted by its
+        cgroup (None: not counted, the task list is then listed at every look)."""
         self._pids = pids
         self.cpu = cpu
         self.cores = max(1, cores)
+        self._tasks = tasks
         self._files: dict[tuple[int, int], int] = {}  # (pid, tid) -> fd of its schedstat
 
     def look(self) -> dict[tuple[int, int], tuple[int, int]] | None:
         """(pid, tid) -> (nanoseconds run, nanoseconds waited) so far, for every live thread of the bot; None if
         none can be read."""
+        known = self._known()
+        return known if known is not None else self._list()
+
+    def _known(self) -> dict[tuple[int, int], tuple[int, int]] | None:
+        """The look through the kept-open files alone, if the bot's tasks are still the ones they were; None if
+        they may not be (the count differs or is unknown, or a task ended)."""
+        count = self._tasks()
+        if not self._files or count != len(self._files):
+            return None
+        seen: dict[tuple[int, int], tuple[int, int]] = {}
+        for key, fd in self._files.items():
+            try:
+                seen[key] = _schedstat(os.pread(fd, 128, 0))
+            except (OSError, ValueError):
+                return None
+        return seen
+
+    def _list(self) -> dict[tuple[int, int], tuple[int, int]] | None:
+        """The look at the bot's tasks listed afresh, their files opened or closed to match."""
         seen: dict[tuple[int, int], tuple[int, int]] = {}
         live: set[tuple[int, int]] = set()
         for pid in set(self._pids()):
@@ -153,9 +178,13 @@ class WaitMeter:
 
     def _read(self, key: tuple[int, int]) -> tuple[int, int] | None:
         fd = self._files.get(key)
+        if fd is not None:
+            try:
+                return _schedstat(os.pread(fd, 128, 0))
+            except (OSError, ValueError):
+                os.close(self._files.pop(key))  # the task ended: its number may be a new task's now
         try:
-            if fd is None:
-                fd = self._files[key] = os.open(f"/proc/{key[0]}/task/{key[1]}/schedstat", os.O_RDONLY)
+            fd = self._files[key] = os.open(f"/proc/{key[0]}/task/{key[1]}/schedstat", os.O_RDONLY)
             return _schedstat(os.pread(fd, 128, 0))
         except (OSError, ValueError):
             return None

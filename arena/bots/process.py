@@ -260,7 +260,8 @@ class BotProcess:
         if ceiling is None:
             return self.channel.ask(request, timeout)
         if self._meter is None:
-            self._meter = WaitMeter(self._pids, self.cpu_now, len(self._sandbox.cpus) or _cores())
+            self._meter = WaitMeter(self._pids, self.cpu_now, len(self._sandbox.cpus) or _cores(),
+                                    self.cgroup.tasks_now if self.cgroup is not None else lambda: None)
         return self.channel.ask(request, timeout, Charge(self._meter, ceiling))
 
     def _pids(self) -> list[int]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,7 @@ from arena.match.record import DecisionRecord, load_record, record_from_dict, sa
 from arena.match.replay import resimulate, seat_messages, took
 from arena.match.wire import SeatClock, time_identity
 from protocol import Clock, TimeControl
+from tests.helpers import wait_until
 from tests.match.conftest import RANDOM, Spawned, double, play
 
 
@@ -75,6 +78,59 @@ def test_the_meter_reads_every_thread_of_a_process_and_lets_go_of_the_ones_that_
         meter.close()
     gone = WaitMeter(lambda: [2 ** 22 + 1], lambda: None, 1)  # no such process: nothing to read
     assert gone.start() is None
+
+
+THREADER = """import sys, threading
+events = []
+for line in sys.stdin:
+    if line.startswith("start"):
+        event = threading.Event()
+        thread = threading.Thread(target=event.wait)
+        thread.start()
+        events.append((event, thread))
+        print(thread.native_id, flush=True)
+    else:
+        event, thread = events.pop()
+        event.set()
+        thread.join()
+        print("stopped", flush=True)
+"""
+
+
+def test_the_meter_lists_a_bots_tasks_again_only_when_its_task_count_or_a_task_it_knows_changes() -> None:
+    child = subprocess.Popen([sys.executable, "-c", THREADER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             text=True)
+    listings: list[int] = []
+
+    def pids() -> list[int]:
+        listings.append(child.pid)
+        return [child.pid]
+
+    def tids() -> set[int]:
+        return {int(name) for name in os.listdir(f"/proc/{child.pid}/task")}
+
+    def command(line: str) -> str:
+        assert child.stdin is not None and child.stdout is not None
+        child.stdin.write(line + "\n")
+        child.stdin.flush()
+        return child.stdout.readline().strip()
+
+    # The count a cgroup would give: every task of the child.
+    meter = WaitMeter(pids, lambda: None, 1, lambda: len(tids()))
+    try:
+        first = meter.look()
+        assert first is not None and {tid for _, tid in first} == tids() and len(listings) == 1
+        assert meter.look() is not None and len(listings) == 1  # the same tasks: read through the kept files
+        born = int(command("start"))
+        assert born in {tid for _, tid in meter.look() or {}} and len(listings) == 2  # one more task: listed
+        assert command("stop") == "stopped"
+        assert wait_until(lambda: born not in tids())
+        again = int(command("start"))  # as many tasks as before, but one the meter does not know
+        assert {tid for _, tid in meter.look() or {}} == tids() and again in tids() and len(listings) == 3
+    finally:
+        meter.close()
+        child.kill()
+        child.wait()
 
 
 def test_the_fields_added_to_the_time_maps_default_for_older_arenas_and_records() -> None:

@@ -8,12 +8,15 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
+from typing import cast
 
 import pytest
 
+from arena.bots.sandbox import Watchdog, Watched
 from tests.helpers import processes_with, wait_until
 from tests.match.conftest import ROOT
 
@@ -84,6 +87,26 @@ def test_an_interrupted_validation_says_it_has_no_verdict_and_exits_130(tmp_path
     out, err = end(proc, marker)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "no verdict" in err and "PASS" not in out
+
+
+def test_a_ctrl_c_while_the_watchdog_starts_its_thread_leaves_a_watchdog_that_closes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A signal that lands in Thread.start() (which waits for the new thread) as the first bot of a match starts:
+    # the match's clean-up closes the watchdog, which must not then fail on a thread it cannot join (a RuntimeError
+    # that replaced the interruption: exit 1, not 130).
+    def interrupted(thread: threading.Thread) -> None:
+        raise KeyboardInterrupt("signal SIGTERM")
+
+    closed, again = Watchdog(), Watchdog()
+    with monkeypatch.context() as patch:
+        patch.setattr(threading.Thread, "start", interrupted)
+        for watchdog in (closed, again):
+            with pytest.raises(KeyboardInterrupt):
+                watchdog.watch(cast(Watched, object()))
+    closed.close()
+    again.watch(cast(Watched, object()))  # one that watches another bot starts its thread then
+    assert wait_until(lambda: any(t.name == "watchdog" and t.is_alive() for t in threading.enumerate()))
+    again.close()
 
 
 def test_a_decision_stalled_by_stopping_the_arena_is_a_timeout(tmp_path: Path) -> None:
