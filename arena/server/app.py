@@ -23,7 +23,7 @@ from starlette.routing import Route
 
 from arena import __version__
 from arena.server.hosting import Hosting
-from arena.server.limits import SMALL_BODY, BoundedRequests
+from arena.server.limits import SMALL_BODY, BodyRefused, BoundedRequests
 from arena.server.uploads import UploadRefused
 from arena.tournament.accounts import Author
 
@@ -183,17 +183,26 @@ class _Web:
         author, by_session = await run_in_threadpool(self.who, request)
         if author is None:
             raise HTTPException(401, "sign in, or send your API token as: Authorization: Bearer TOKEN")
-        async with request.form(max_files=1, max_fields=4) as form:
-            if by_session:
+        await run_in_threadpool(self.h.check_rate, author)  # before the body is read: hammering costs little
+        try:
+            form = await request.form(max_files=1, max_fields=4)
+        except BodyRefused as exc:  # too large: counted, as every upload refused before queueing is
+            await run_in_threadpool(self.h.refused, author, str(exc))
+            raise
+        try:
+            if by_session:  # not counted: a forged cross-site form must not use up its victim's uploads
                 self.check_csrf(request, form.get("csrf"))
             upload = form.get("file")
             if not isinstance(upload, UploadFile) or not upload.filename:
+                await run_in_threadpool(self.h.refused, author, "no archive in the multipart field 'file'")
                 raise HTTPException(400, "send the archive as the multipart field 'file'")
             with tempfile.TemporaryDirectory(prefix="arena-upload-") as work:
                 archive = Path(work) / "upload"
                 with open(archive, "wb") as out:
                     await run_in_threadpool(shutil.copyfileobj, upload.file, out)
                 return await run_in_threadpool(self.h.submit, author, archive, upload.filename)
+        finally:
+            await form.close()
 
     def signin_page(self, request: Request) -> Response:
         return _page("signin.html.j2", "sign in", None, code=request.path_params["code"][:200])

@@ -100,16 +100,29 @@ class Hosting:
         status) for anything the competition does not take."""
         store = self.store()
         with self._submitting:
-            if store.uploads_since(author, time.time() - DAY) >= self.limits.uploads_per_day:
-                raise UploadRefused(f"you have uploaded {self.limits.uploads_per_day} times in the last 24 hours, "
-                                    "the limit: try again later", 429)
-            manifest, unpacked, folder = receive(archive, filename, self.settings.uploads, self.limits)
+            self.check_rate(author)
             try:
-                self._check_name(store, author, manifest.name)
-                return store.add_submission(author, manifest.name, manifest.version, str(folder))
-            except BaseException:
-                shutil.rmtree(unpacked, ignore_errors=True)
+                manifest, unpacked, folder = receive(archive, filename, self.settings.uploads, self.limits)
+                try:
+                    self._check_name(store, author, manifest.name)
+                    return store.add_submission(author, manifest.name, manifest.version, str(folder))
+                except BaseException:
+                    shutil.rmtree(unpacked, ignore_errors=True)
+                    raise
+            except UploadRefused as exc:
+                self.refused(author, str(exc))
                 raise
+
+    def check_rate(self, author: Author) -> None:
+        """UploadRefused (429) if the author made as many uploads in the last 24 hours as they may, refused ones
+        included (a refusal for this reason is not kept, so hammering adds nothing to the store)."""
+        if self.store().uploads_since(author, time.time() - DAY) >= self.limits.uploads_per_day:
+            raise UploadRefused(f"you have uploaded {self.limits.uploads_per_day} times in the last 24 hours, "
+                                "the limit: try again later", 429)
+
+    def refused(self, author: Author, reason: str) -> None:
+        """Count an upload refused before it was queued toward the author's daily limit."""
+        self.store().refuse_upload(author, reason)
 
     def _check_name(self, store: Store, author: Author, name: str) -> None:
         owner = store.bot_owner(name)

@@ -160,6 +160,24 @@ def test_uploads_over_the_daily_limit_are_refused(quiet: Server, tmp_path: Path)
     _refused(quiet, data, "the limit: try again later", 429, token=token)
 
 
+def test_refused_uploads_count_toward_the_daily_limit_and_hammering_adds_nothing(quiet: Server,
+                                                                                 tmp_path: Path) -> None:
+    token = _author(quiet)
+    _refused(quiet, b"not a zip at all", "not a readable zip archive", token=token)
+    _refused(quiet, _zip(_bot("random_bot")), "belongs to someone else", 409, token=token)
+    oversized = upload(quiet, token, _zip({**_bot(), "noise": os.urandom(2 << 20)}))
+    assert oversized.status_code == 413
+    sound = zipped(kit_bot(tmp_path / "hammered"))
+    for _ in range(10):  # the limit (3) is reached by refusals: even a sound archive waits a day now
+        _refused(quiet, sound, "the limit: try again later", 429, token=token)
+    with sqlite3.connect(quiet.results / "arena.sqlite") as db:
+        refused = db.execute("SELECT r.reason FROM refused_uploads r JOIN authors a ON a.id = r.author_id "
+                             "WHERE a.name = (SELECT name FROM authors ORDER BY id DESC LIMIT 1)").fetchall()
+        queued = db.execute("SELECT COUNT(*) FROM submissions WHERE bot = 'hammered'").fetchone()[0]
+    assert len(refused) == 3 and queued == 0  # the refusals at the limit are not kept: the store does not grow
+    assert any("over the limit" in r for r, in refused)
+
+
 @pytest.mark.parametrize("header", ["Bearer 1.forged", "Bearer nonsense", "Basic YWxpY2U6c2VjcmV0", "Bearer 1."])
 def test_a_forged_token_is_refused(quiet: Server, header: str) -> None:
     with quiet.client() as c:
