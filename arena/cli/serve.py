@@ -52,6 +52,9 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
               callback=_competition_file, help="A competition file (TOML) holding the settings, its [serve] table "
               "the upload limits; options given on the command line override it.")
 @click.argument("game", type=GAME)
+@click.option("--submissions", type=click.Path(file_okay=False, path_type=Path),
+              help="A folder of the organiser's own submission folders (as arena tournament takes it), queued for "
+              "admission at start; a folder whose version is in already is not entered again.")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="The address to listen on (behind a reverse proxy, keep the default).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
@@ -92,7 +95,8 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
 @rating_options
 @results_option
 @db_option
-def serve(game: Game, host: str, port: int, name: str | None, title: str | None, seats: int | None, samples: str,
+def serve(game: Game, submissions: Path | None, host: str, port: int, name: str | None, title: str | None,
+          seats: int | None, samples: str,
           wave: int, jobs: int, seed: int | None, uploads_per_day: int, active_bots: int, max_upload: int,
           max_unpacked: int, max_members: int, body_timeout: float, pause_after: int, no_play: bool, time: TimeControl,
           sandbox: Sandbox,
@@ -103,7 +107,7 @@ def serve(game: Game, host: str, port: int, name: str | None, title: str | None,
 
     \b
     arena authors add alice        # prints her sign-in link and API token
-    arena serve bali-2001 --port 8000
+    arena serve bali-2001 --port 8000 --submissions entries
     curl -H "Authorization: Bearer TOKEN" -F file=@bot.zip http://127.0.0.1:8000/api/submissions
     """
     from arena.server import serve as run_server
@@ -117,4 +121,4 @@ def serve(game: Game, host: str, port: int, name: str | None, title: str | None,
     limits = UploadLimits(max_upload=max_upload * MIB, max_unpacked=max_unpacked * MIB, max_members=max_members,
                           uploads_per_day=uploads_per_day, active_bots=active_bots)
     announce_sandbox(settings.sandbox)
-    run_server(Hosting(settings, limits, body_timeout), host, port, play=not no_play)
+    run_server(Hosting(settings, limits, body_timeout), host, port, play=not no_play, submissions=submissions)
