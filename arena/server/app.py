@@ -22,7 +22,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from arena import __version__
-from arena.server.hosting import Hosting
+from arena.server.hosting import SESSION_SECONDS, Hosting
 from arena.server.limits import SMALL_BODY, BodyRefused, BoundedRequests
 from arena.server.uploads import UploadRefused
 from arena.tournament.accounts import Author
@@ -42,6 +42,7 @@ def make_app(hosting: Hosting) -> BoundedRequests:
         Route("/api/submissions", web.api_submit, methods=["POST"]),
         Route("/api/submissions/{sid:int}", web.api_submission),
         Route("/signin/{code}", web.signin_page), Route("/signin", web.signin, methods=["POST"]),
+        Route("/join/{code}", web.join_page), Route("/join", web.join, methods=["POST"]),
         Route("/signout", web.signout, methods=["POST"]), Route("/me", web.me),
         Route("/me/upload", web.upload, methods=["POST"]), Route("/me/bots/{bot}", web.my_bot),
         Route("/me/games/{gid:int}", web.my_game), Route("/me/submissions/{sid:int}", web.my_submission),
@@ -81,6 +82,11 @@ def _page(template: str, title: str, author: Author | None, csrf: str = "", stat
 
 def _when(stamp: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.gmtime(stamp))
+
+
+def _set_session(response: Response, session: str, request: Request) -> None:
+    response.set_cookie(COOKIE, session, max_age=SESSION_SECONDS, httponly=True, samesite="lax",
+                        secure=request.url.scheme == "https")
 
 
 def _not_found() -> HTTPException:
@@ -215,8 +221,30 @@ class _Web:
             raise HTTPException(403, "this sign-in link is not valid: it was used already, has expired or was "
                                 "revoked; ask the organiser for a new one")
         response = RedirectResponse("/me", 303)
-        response.set_cookie(COOKIE, self.h.session_for(author), max_age=14 * 24 * 3600, httponly=True,
-                            samesite="lax", secure=request.url.scheme == "https")
+        _set_session(response, self.h.session_for(author), request)
+        return response
+
+    def join_page(self, request: Request) -> Response:
+        return _page("join.html.j2", "sign up", None, code=request.path_params["code"][:200])
+
+    async def join(self, request: Request) -> Response:
+        """Sign up with an invite code: a new author, signed in, shown their API token this once."""
+        async with request.form(max_files=0, max_fields=2) as form:
+            code, name = form.get("code"), form.get("name")
+        if not isinstance(code, str) or not isinstance(name, str):
+            raise HTTPException(400, "send the invite code and a name")
+        try:
+            found = await run_in_threadpool(self.h.sign_up, code, name.strip())
+        except UploadRefused as exc:  # the name: said as what it is, not as an upload's refusal
+            raise HTTPException(exc.status, str(exc)) from None
+        if found is None:
+            raise HTTPException(403, "this invite code is not valid: it was used up, has expired or was revoked; "
+                                "ask the organiser for a new one")
+        author, token = found
+        session = self.h.session_for(author)
+        response = _page("joined.html.j2", f"welcome, {author.name}", author, self.h.csrf_for(session), token=token,
+                         base=str(request.base_url).rstrip("/"))
+        _set_session(response, session, request)
         return response
 
     async def signout(self, request: Request) -> Response:

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, ConfigError
 from arena.games import get_game
 from arena.match.record import load_record
 from arena.server.limits import BODY_SECONDS
@@ -20,7 +20,7 @@ from arena.server.season import SeasonSettings, paused
 from arena.server.uploads import UploadLimits, UploadRefused, receive
 from arena.site.build import ASSETS
 from arena.site.data import slug
-from arena.tournament.accounts import Author, Submission
+from arena.tournament.accounts import Author, Submission, check_author_name
 from arena.tournament.leaderboard import tournament_board
 from arena.tournament.run import sample_opponents
 from arena.tournament.store import Store, StoredGameRow, Tournament, replay_path
@@ -93,6 +93,18 @@ class Hosting:
     def sign_in(self, code: str) -> Author | None:
         """The author whose one-time sign-in code this is (then used up)."""
         return self.store().sign_in(code)
+
+    def sign_up(self, code: str, name: str) -> tuple[Author, str] | None:
+        """A new author NAME signed up by an invite code: (the author, their API token); None if the code is not
+        one with a use left; UploadRefused (400, 409) for a name that is not a name or is taken (no use spent)."""
+        try:
+            check_author_name(name)
+        except ConfigError as exc:
+            raise UploadRefused(str(exc), 400) from None
+        try:
+            return self.store().redeem_invite(code, name)
+        except ConfigError:
+            raise UploadRefused(f"the name {name!r} is taken: choose another", 409) from None
 
     # --- uploads ------------------------------------------------------------------------------------------------
     def submit(self, author: Author, archive: Path, filename: str) -> Submission:
