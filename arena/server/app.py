@@ -22,14 +22,16 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from arena import __version__
+from arena.server.events import EventStream, StreamLimits
 from arena.server.hosting import SESSION_SECONDS, Hosting
 from arena.server.limits import SMALL_BODY, BodyRefused, BoundedRequests
 from arena.server.uploads import UploadRefused
-from arena.tournament.accounts import Author
+from arena.tournament.accounts import ACTIVE, Author
 
 COOKIE = "arena_session"
 UPLOAD_PATHS = ("/api/submissions", "/me/upload")
 NOT_FOUND = "not found"
+ACTIVE_STATUSES = {s.value for s in ACTIVE}
 _env = jinja2.Environment(loader=jinja2.PackageLoader("arena.server", "templates"), autoescape=True)
 
 
@@ -46,6 +48,8 @@ def make_app(hosting: Hosting) -> BoundedRequests:
         Route("/signout", web.signout, methods=["POST"]), Route("/me", web.me),
         Route("/me/upload", web.upload, methods=["POST"]), Route("/me/bots/{bot}", web.my_bot),
         Route("/me/games/{gid:int}", web.my_game), Route("/me/submissions/{sid:int}", web.my_submission),
+        Route("/events/leaderboard", web.leaderboard_events),
+        Route("/events/submissions/{sid:int}", web.submission_events),
     ]
     hosting.settings.site.mkdir(parents=True, exist_ok=True)
     routes.append(Route("/site/{path:path}", web.published))
@@ -55,7 +59,7 @@ def make_app(hosting: Hosting) -> BoundedRequests:
 
 
 def _wants_json(request: Request) -> bool:
-    return request.url.path.startswith("/api/") or request.url.path == "/health"
+    return request.url.path.startswith(("/api/", "/events/")) or request.url.path == "/health"
 
 
 async def _error(request: Request, exc: Exception) -> Response:
@@ -98,6 +102,7 @@ class _Web:
 
     def __init__(self, hosting: Hosting) -> None:
         self.h = hosting
+        self.streams = StreamLimits()
 
     # --- who is asking ------------------------------------------------------------------------------------------
     def who(self, request: Request) -> tuple[Author | None, bool]:
@@ -161,6 +166,33 @@ class _Web:
             raise _not_found() from None
         kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
         return Response(data, media_type=kind, headers={"Cache-Control": "no-cache"})
+
+    # --- live updates ---------------------------------------------------------------------------------------------
+    def _stream(self, request: Request, event: str, look: Any, done: Any = lambda _: False) -> Response:
+        client = request.client.host if request.client else ""
+        refused = self.streams.take(client)
+        if refused is not None:
+            raise HTTPException(429, refused)
+        return EventStream(request, event, look, done, lambda: self.streams.give_back(client), self.h.stream_seconds)
+
+    def leaderboard_events(self, request: Request) -> Response:
+        """The leaderboard and the bots playing now, sent again whenever they change."""
+        return self._stream(request, "leaderboard", lambda: {"rows": self.h.leaderboard(),
+                                                             "playing": list(self.h.playing())})
+
+    def submission_events(self, request: Request) -> Response:
+        """A submission's status (with its reason and build log), sent whenever it changes, to its author and the
+        organiser only; the stream ends once it is admitted or refused."""
+        author, _ = self.who(request)
+        sid = request.path_params["sid"]
+        if author is None or self.h.submission(author, sid) is None:
+            raise _not_found()
+
+        def look() -> dict[str, Any] | None:
+            found = self.h.submission(author, sid)
+            return None if found is None else {**found.to_dict(), "build_log": found.build_log}
+
+        return self._stream(request, "status", look, lambda s: s["status"] not in ACTIVE_STATUSES)
 
     # --- private: an author's own, else 404 ---------------------------------------------------------------------
     def api_game_log(self, request: Request) -> Response:

@@ -15,6 +15,7 @@ from typing import Any, Callable
 from arena.errors import ArenaError, ConfigError
 from arena.games import get_game
 from arena.match.record import load_record
+from arena.server.events import STREAM_SECONDS
 from arena.server.limits import BODY_SECONDS
 from arena.server.season import SeasonSettings, paused
 from arena.server.uploads import UploadLimits, UploadRefused, receive
@@ -35,10 +36,11 @@ class Hosting:
     """A served competition: its settings, upload limits, and a store connection per serving thread."""
 
     def __init__(self, settings: SeasonSettings, limits: UploadLimits = UploadLimits(),
-                 body_seconds: float = BODY_SECONDS) -> None:
+                 body_seconds: float = BODY_SECONDS, stream_seconds: float = STREAM_SECONDS) -> None:
         self.settings = settings
         self.limits = limits
         self.body_seconds = body_seconds
+        self.stream_seconds = stream_seconds
         self._local = threading.local()
         self._submitting = threading.Lock()  # one upload's limit checks and naming at a time
         self._tokens: dict[bytes, int] = {}  # sha256 of a token checked once -> its author's id
