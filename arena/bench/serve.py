@@ -24,7 +24,9 @@ from arena.tournament.store import DEFAULT_DB_NAME, Store
 
 UPLOADERS = 20  # uploads sent at once
 READERS = 4  # page readers at once while the ladder plays
+READ_PAUSE = 0.25  # seconds a reader waits between two rounds of the pages (readers, not a flood)
 PATIENCE = 60.0  # seconds the server may take to start, or a request to be answered
+MEMORY_LOOKS = 40  # times the server's memory is looked at over a run
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,16 @@ class PageTimes:
 
 
 @dataclass(frozen=True)
+class MemoryLook:
+    """The server's resident memory at one moment of a run, in MiB: its own process, and with its children (the
+    publisher and the ladder's workers; not the bots, which come and go with each game)."""
+
+    games: int  # stored in the store by then
+    server: float
+    with_children: float
+
+
+@dataclass(frozen=True)
 class ServeBench:
     """What one run measured."""
 
@@ -50,9 +62,22 @@ class ServeBench:
     games: int
     uploads: PageTimes
     pages: tuple[PageTimes, ...]
-    rss_start: float  # MiB, the server process once the uploads are in
-    rss_end: float
-    rss_games: tuple[int, int]  # the games stored at those two moments
+    memory: tuple[MemoryLook, ...]
+
+    @property
+    def rss_start(self) -> float:
+        """The server's memory (MiB) once the pages are read, at the first look."""
+        return self.memory[0].server if self.memory else 0.0
+
+    @property
+    def rss_end(self) -> float:
+        """The server's memory (MiB) at the last look."""
+        return self.memory[-1].server if self.memory else 0.0
+
+    @property
+    def rss_games(self) -> tuple[int, int]:
+        """The games stored at the first and the last look."""
+        return (self.memory[0].games, self.memory[-1].games) if self.memory else (0, 0)
 
 
 def _times(page: str, samples: list[float]) -> PageTimes:
@@ -72,10 +97,28 @@ def _kit_zip(folder: Path) -> bytes:
 
 
 def _rss(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:  # gone meanwhile
+        pass
     return 0.0
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        found = [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+    return found
+
+
+def _look(pid: int, db: Path) -> MemoryLook:
+    """The server's memory now: its own, and with its long-lived children (a bot's process is a grandchild of a
+    worker and is not counted)."""
+    children = _children(pid)
+    return MemoryLook(_games(db), _rss(pid), _rss(pid) + sum(_rss(c) for c in children))
 
 
 def _games(db: Path) -> int:
@@ -83,38 +126,62 @@ def _games(db: Path) -> int:
         return con.execute("SELECT COUNT(*) FROM games WHERE status = 'done'").fetchone()[0]
 
 
-def bench_serve(game: str, authors: int, seconds: float, jobs: int,
+def _admitted(db: Path) -> int:
+    with sqlite3.connect(db) as con:
+        return con.execute("SELECT COUNT(*) FROM submissions WHERE status = 'admitted'").fetchone()[0]
+
+
+def bench_serve(game: str, authors: int, seconds: float, jobs: int, games: int | None = None,
                 progress: Callable[[str], None] = lambda _: None) -> ServeBench:
-    """Start a server, have `authors` authors upload a kit bot each at once, then read pages for `seconds` while
-    the ladder plays."""
+    """Start a server (its ladder's sample bots the random ones, fast), have `authors` authors upload a kit bot
+    each over the API, 20 at once, while the ladder plays, then read pages while the uploads are admitted and the
+    ladder plays on, until `games` more games are stored or `seconds` pass; the server's memory is looked at
+    throughout."""
     import httpx
 
     with tempfile.TemporaryDirectory(prefix="arena-bench-serve-") as work:
         results = Path(work) / "results"
+        db = results / DEFAULT_DB_NAME
         progress(f"adding {authors} authors ...")
-        with Store(results / DEFAULT_DB_NAME) as store:
+        with Store(db) as store:
             tokens = [store.add_author(f"author{i}")[1] for i in range(authors)]
         archives = [_kit_zip(Path(work) / "kits" / f"bot{i}") for i in range(authors)]
         # The kits run `python3`: this interpreter, with pyzmq and msgpack, first on PATH.
         env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
         server = subprocess.Popen([sys.executable, "-m", "arena", "serve", game, "--port", "0", "--jobs", str(jobs),
-                                   "--results", str(results)], env=env, stdout=subprocess.PIPE,
-                                  stderr=subprocess.DEVNULL, text=True)
+                                   "--samples", "random", "--results", str(results)], env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         try:
             url = server.stdout.readline().split()[-1]  # type: ignore[union-attr]
             client = httpx.Client(base_url=url, timeout=PATIENCE)
             uploads = _upload_all(client, tokens, archives, progress)
-            admitted = _wait_admitted(client, tokens, uploads, progress)
-            rss_start, games_start = _rss(server.pid), _games(results / DEFAULT_DB_NAME)
-            progress(f"reading pages for {seconds:.0f} s while the ladder plays ...")
-            pages = _read_pages(client, tokens[0], seconds)
-            rss_end, games_end = _rss(server.pid), _games(results / DEFAULT_DB_NAME)
+            start = _games(db)
+            until = None if games is None else start + games
+            progress(f"reading pages while the ladder plays, until {f'{games:,} more games or ' if games else ''}"
+                     f"{seconds:.0f} s ...")
+            memory: list[MemoryLook] = []
+            began = time.monotonic()
+            pages = _read_pages(client, tokens[0], seconds, lambda: _watch(server.pid, db, until, games or 0,
+                                                                           memory, progress))
+            elapsed = time.monotonic() - began
+            memory.append(_look(server.pid, db))
+            admitted = _admitted(db)
         finally:
             server.send_signal(signal.SIGINT)
             server.wait(PATIENCE)
-        return ServeBench(game, authors, jobs, admitted, seconds, games_end - games_start,
-                          _times("upload (POST /api/submissions)", uploads[1]), pages, rss_start, rss_end,
-                          (games_start, games_end))
+        return ServeBench(game, authors, jobs, admitted, elapsed, memory[-1].games - start,
+                          _times("upload (POST /api/submissions)", uploads[1]), pages, tuple(memory))
+
+
+def _watch(pid: int, db: Path, until: int | None, games: int, memory: list[MemoryLook],
+           progress: Callable[[str], None]) -> bool:
+    """Look at the server's memory now and then: True once `until` games are stored."""
+    look = _look(pid, db)
+    every = max(games // MEMORY_LOOKS, 25)
+    if not memory or look.games >= memory[-1].games + every:
+        memory.append(look)
+        progress(f"game {look.games:,}: server {look.server:.0f} MiB, with its children {look.with_children:.0f} MiB")
+    return until is not None and look.games >= until
 
 
 def _upload_all(client: object, tokens: list[str], archives: list[bytes],
@@ -134,22 +201,6 @@ def _upload_all(client: object, tokens: list[str], archives: list[bytes],
     return ids, latencies
 
 
-def _wait_admitted(client: object, tokens: list[str], uploads: tuple[list[int], list[float]],
-                   progress: Callable[[str], None]) -> int:
-    progress("waiting for the admissions ...")
-    pending = {i for i, sid in enumerate(uploads[0]) if sid >= 0}
-    admitted = 0
-    while pending:
-        for i in list(pending):
-            status = client.get(f"/api/submissions/{uploads[0][i]}",  # type: ignore[attr-defined]
-                                headers={"Authorization": f"Bearer {tokens[i]}"}).json()["status"]
-            if status in ("admitted", "refused"):
-                pending.discard(i)
-                admitted += status == "admitted"
-        time.sleep(1.0)
-    return admitted
-
-
 def _ready(get: Callable[..., object]) -> int:
     """The id of bot0's first game, once it has one and its published bot page is there."""
     deadline = time.monotonic() + 10 * PATIENCE
@@ -161,7 +212,7 @@ def _ready(get: Callable[..., object]) -> int:
     raise TimeoutError("bot0 played no game, or its page was not published, within ten minutes")
 
 
-def _read_pages(client: object, token: str, seconds: float) -> tuple[PageTimes, ...]:
+def _read_pages(client: object, token: str, seconds: float, done: Callable[[], bool]) -> tuple[PageTimes, ...]:
     get = client.get  # type: ignore[attr-defined]
     gid = _ready(get)
     pages = {"leaderboard (GET /)": ("/", {}), "leaderboard (GET /api/leaderboard)": ("/api/leaderboard", {}),
@@ -171,18 +222,25 @@ def _read_pages(client: object, token: str, seconds: float) -> tuple[PageTimes, 
     samples: dict[str, list[float]] = {name: [] for name in pages}
     deadline = time.monotonic() + seconds
     lock = threading.Lock()
+    stop = threading.Event()
 
     def read(_: int) -> None:
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and not stop.is_set():
             for name, (path, headers) in pages.items():
                 start = time.perf_counter()
                 answer = get(path, headers=headers)
                 answer.raise_for_status()
                 with lock:
                     samples[name].append(1000 * (time.perf_counter() - start))
+            stop.wait(READ_PAUSE)
 
-    with ThreadPoolExecutor(READERS) as pool:
-        list(pool.map(read, range(READERS)))
+    with ThreadPoolExecutor(READERS + 1) as pool:
+        readers = [pool.submit(read, i) for i in range(READERS)]
+        while time.monotonic() < deadline and not done() and not any(r.done() for r in readers):
+            stop.wait(5.0)
+        stop.set()
+        for reader in readers:
+            reader.result()  # a reader's failure is the run's
     return tuple(_times(name, samples[name]) for name in pages)
 
 

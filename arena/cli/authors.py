@@ -16,7 +16,8 @@ DEFAULT_URL = "http://127.0.0.1:8000"
 
 @click.group()
 def authors() -> None:
-    """Add, list and revoke the authors who may upload bots to `arena serve`."""
+    """Add, list and revoke the authors who may upload bots to `arena serve`, and the invite codes with which
+    competitors sign themselves up."""
 
 
 @authors.command()
@@ -58,6 +59,50 @@ def revoke(name: str, results_dir: Path, db: Path | None) -> None:
     with Store(store_path(results_dir, db)) as store:
         store.revoke_author(name)
     click.echo(f"revoked {name}")
+
+
+@authors.command()
+@click.option("--uses", type=click.IntRange(min=1), default=1, show_default=True,
+              help="How many competitors may sign up with the code.")
+@click.option("--days", type=click.FloatRange(min=0, min_open=True), default=7.0, show_default=True,
+              help="How long the code may be used.")
+@click.option("--url", default=DEFAULT_URL, show_default=True,
+              help="The address the competition is reached at, for the sign-up link.")
+@results_option
+@db_option
+def invite(uses: int, days: float, url: str, results_dir: Path, db: Path | None) -> None:
+    """Make an invite code for self sign-up: prints its sign-up link, the code alone on the last line. Only a slow
+    hash of it is kept, so send it now."""
+    with Store(store_path(results_dir, db)) as store:
+        iid, code = store.add_invite(uses, days * 24 * 3600)
+    click.echo(f"invite {iid}, {uses} sign-up(s) within {days:g} day(s): {url.rstrip('/')}/join/{code}")
+    click.echo(code)
+
+
+@authors.command()
+@results_option
+@db_option
+def invites(results_dir: Path, db: Path | None) -> None:
+    """List the invite codes: id, sign-ups used of those allowed, until when, and whether still usable."""
+    now = time.time()
+    with Store(store_path(results_dir, db)) as store:
+        rows = [(i.id, f"{i.used}/{i.uses}", _when(i.expires), "usable" if i.usable(now) else
+                 "revoked" if i.revoked else "used up" if i.used >= i.uses else "expired") for i in store.invites()]
+    if not rows:
+        click.echo("no invite yet: arena authors invite")
+        return
+    click.echo(tabulate(rows, headers=("invite", "used", "until", "state")))
+
+
+@authors.command()
+@click.argument("invite_id", metavar="ID", type=int)
+@results_option
+@db_option
+def uninvite(invite_id: int, results_dir: Path, db: Path | None) -> None:
+    """Revoke invite ID: nobody signs up with it from now on (those who did stay)."""
+    with Store(store_path(results_dir, db)) as store:
+        store.revoke_invite(invite_id)
+    click.echo(f"revoked invite {invite_id}")
 
 
 def _when(stamp: float | None) -> str:

@@ -45,13 +45,17 @@ from arena.match.local import bench_engine
                    "default bali-2017), published cold with and without game pages, again unchanged, and again "
                    "after 1% more games.")
 @click.option("--serve", "serve_authors", type=click.IntRange(min=1), default=None, metavar="AUTHORS",
-              help="Also measure arena serve: AUTHORS authors upload a kit bot each over the API at once, then the "
-                   "leaderboard, a bot page and an author's game page are read for --serve-seconds while the "
-                   "ladder plays (latencies, the server's memory).")
+              help="Also measure arena serve: AUTHORS authors upload a kit bot each over the API, 20 at once, while "
+                   "the ladder plays; then the leaderboard, a bot page and an author's game page are read for "
+                   "--serve-seconds (or --serve-games) while they are admitted and the ladder plays on (latencies, "
+                   "the server's memory).")
 @click.option("--serve-seconds", type=click.FloatRange(min=1), default=60, show_default=True,
               help="How long the pages are read while the ladder plays, with --serve.")
 @click.option("--serve-jobs", type=click.IntRange(min=1), default=2, show_default=True,
               help="The server's --jobs, with --serve.")
+@click.option("--serve-games", type=click.IntRange(min=1), default=None, metavar="GAMES",
+              help="With --serve: read the pages until the ladder has played GAMES more games (or --serve-seconds "
+              "pass), the server's memory looked at throughout.")
 @click.option("--ranking", is_flag=True, help="Instead, measure how fast the ladder's matchmaking ranks a field of "
               "known strength (simulated games, the arena's own matchmaking and ratings) against random tables and "
               "the previous rule.")
@@ -68,8 +72,8 @@ from arena.match.local import bench_engine
 def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, starts: int, round_trips: int,
           match_games: int, tournament: bool, cluster: bool, tournament_rounds: int,
           compare_pairs: int | None, publish_games: int | None, serve_authors: int | None, serve_seconds: float,
-          serve_jobs: int, ranking: bool, as_json: bool, quick: bool, season_games: tuple[int, ...], entrants: int,
-          jobs: int) -> None:
+          serve_jobs: int, serve_games: int | None, ranking: bool, as_json: bool, quick: bool,
+          season_games: tuple[int, ...], entrants: int, jobs: int) -> None:
     """Measure random-play games and decisions per second, in-process on one core; with --protocol, also the
     bot protocol's round trip against raw ZeroMQ and games per second with subprocess bots; with --tournament,
     games per minute of whole tournaments; with --sandbox, what each sandbox level costs; with --ranking, only
@@ -102,19 +106,24 @@ def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, 
         click.echo(_publish_table(games or (get_game("bali-2017"),), publish_games))
     if serve_authors:
         click.echo()
-        click.echo(_serve_table((games or (get_game("bali-2001"),))[0], serve_authors, serve_seconds, serve_jobs))
+        click.echo(_serve_table((games or (get_game("bali-2001"),))[0], serve_authors, serve_seconds, serve_jobs,
+                                serve_games))
 
 
-def _serve_table(game: Game, authors: int, seconds: float, jobs: int) -> str:
+def _serve_table(game: Game, authors: int, seconds: float, jobs: int, games: int | None) -> str:
     from arena.bench.serve import bench_serve
 
-    r = bench_serve(game.name, authors, seconds, jobs, progress=lambda line: click.echo(line, err=True))
+    r = bench_serve(game.name, authors, seconds, jobs, games, progress=lambda line: click.echo(line, err=True))
     rows = [(t.page, t.requests, f"{t.p50:.1f}", f"{t.p95:.1f}", f"{t.worst:.1f}") for t in (r.uploads, *r.pages)]
     table = tabulate(rows, headers=("request", "requests", "p50 ms", "p95 ms", "worst ms"))
+    servers = [m.server for m in r.memory] or [0.0]
+    memory = tabulate([(f"{m.games:,}", f"{m.server:.0f}", f"{m.with_children:.0f}") for m in r.memory],
+                      headers=("games stored", "server MiB", "with its children MiB"))
     return "\n".join([table, f"{r.game}: {r.authors} authors, {r.admitted} admitted; {r.games:,} games played "
                               f"while the pages were read ({r.seconds:.0f} s, server --jobs {r.jobs}); the server's "
                               f"memory {r.rss_start:.0f} MiB at game {r.rss_games[0]:,}, {r.rss_end:.0f} MiB at "
-                              f"game {r.rss_games[1]:,}"])
+                              f"game {r.rss_games[1]:,} (least {min(servers):.0f}, most {max(servers):.0f})",
+                       "", memory])
 
 
 def _ranking_table(rows: list[RankingRow]) -> str:

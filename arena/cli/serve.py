@@ -25,6 +25,7 @@ from arena.cli.params import (
 from arena.errors import ConfigError
 from arena.games import SAMPLE_LEVELS, Game
 from arena.ratings.trueskill import RatingConfig
+from arena.server.events import STREAM_SECONDS
 from arena.server.limits import BODY_SECONDS
 from arena.server.season import PAUSE_AFTER
 from arena.server.uploads import MIB, UploadLimits
@@ -52,6 +53,9 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
               callback=_competition_file, help="A competition file (TOML) holding the settings, its [serve] table "
               "the upload limits; options given on the command line override it.")
 @click.argument("game", type=GAME)
+@click.option("--submissions", type=click.Path(file_okay=False, path_type=Path),
+              help="A folder of the organiser's own submission folders (as arena tournament takes it), queued for "
+              "admission at start; a folder whose version is in already is not entered again.")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="The address to listen on (behind a reverse proxy, keep the default).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
@@ -81,6 +85,9 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
 @click.option("--body-timeout", type=click.FloatRange(min=0, min_open=True), default=BODY_SECONDS, show_default=True,
               metavar="SECONDS", help="A request's body must arrive whole within this (a slow or endless body is "
               "cut off with 408).")
+@click.option("--stream-seconds", type=click.FloatRange(min=1, max=STREAM_SECONDS), default=STREAM_SECONDS,
+              show_default=True, metavar="SECONDS", help="A page's live-update stream ends after this (the browser "
+              "opens the next by itself), so that no client holds a connection for long.")
 @click.option("--pause-after", type=click.IntRange(min=1), default=PAUSE_AFTER, show_default=True,
               metavar="GAMES", help="A bot whose last GAMES games each had a fault of its own sits out, with a "
               "notice on its author's page, until a new version is admitted.")
@@ -92,10 +99,10 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
 @rating_options
 @results_option
 @db_option
-def serve(game: Game, host: str, port: int, name: str | None, title: str | None, seats: int | None, samples: str,
-          wave: int, jobs: int, seed: int | None, uploads_per_day: int, active_bots: int, max_upload: int,
-          max_unpacked: int, max_members: int, body_timeout: float, pause_after: int, no_play: bool, time: TimeControl,
-          sandbox: Sandbox,
+def serve(game: Game, submissions: Path | None, host: str, port: int, name: str | None, title: str | None,
+          seats: int | None, samples: str, wave: int, jobs: int, seed: int | None, uploads_per_day: int,
+          active_bots: int, max_upload: int, max_unpacked: int, max_members: int, body_timeout: float,
+          stream_seconds: float, pause_after: int, no_play: bool, time: TimeControl, sandbox: Sandbox,
           options: dict[str, Any] | None, rating: RatingConfig, results_dir: Path, db: Path | None) -> None:
     """Host a competition at GAME: authors (added with `arena authors add`) upload bots in the browser or with
     their API token, follow their admission, and see their own bots' games with their logs; everyone sees the
@@ -103,7 +110,7 @@ def serve(game: Game, host: str, port: int, name: str | None, title: str | None,
 
     \b
     arena authors add alice        # prints her sign-in link and API token
-    arena serve bali-2001 --port 8000
+    arena serve bali-2001 --port 8000 --submissions entries
     curl -H "Authorization: Bearer TOKEN" -F file=@bot.zip http://127.0.0.1:8000/api/submissions
     """
     from arena.server import serve as run_server
@@ -117,4 +124,5 @@ def serve(game: Game, host: str, port: int, name: str | None, title: str | None,
     limits = UploadLimits(max_upload=max_upload * MIB, max_unpacked=max_unpacked * MIB, max_members=max_members,
                           uploads_per_day=uploads_per_day, active_bots=active_bots)
     announce_sandbox(settings.sandbox)
-    run_server(Hosting(settings, limits, body_timeout), host, port, play=not no_play)
+    run_server(Hosting(settings, limits, body_timeout, stream_seconds), host, port, play=not no_play,
+               submissions=submissions)

@@ -6,15 +6,17 @@ from __future__ import annotations
 import asyncio
 import copy
 import logging
+import logging.config
 import signal
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
+from pathlib import Path
 from typing import IO, Any
 
 from arena.errors import ArenaError
 from arena.server.hosting import Hosting
-from arena.server.season import Season, SeasonSettings
+from arena.server.season import Season, SeasonSettings, enter_folders
 from arena.tournament.store import Store
 
 log = logging.getLogger("arena.serve")
@@ -32,15 +34,23 @@ def publish_site(s: SeasonSettings) -> None:
             publish(store, s.results_dir, s.site, names=[s.name], title=s.name, game_pages=True, jobs=1)
 
 
-def serve(hosting: Hosting, host: str, port: int, out: IO[str] = sys.stdout, play: bool = True) -> None:
+def serve(hosting: Hosting, host: str, port: int, out: IO[str] = sys.stdout, play: bool = True,
+          submissions: Path | None = None) -> None:
     """Serve the competition until Ctrl-C (or SIGTERM): StoreBusy if another server holds the store. Prints
-    `serving on http://HOST:PORT` to out once requests are answered."""
+    `serving on http://HOST:PORT` to out once requests are answered. The organiser's own folders under
+    `submissions` are queued for admission first."""
     import uvicorn
 
     from arena.server.app import make_app
 
     with Store(hosting.settings.db) as lock:
         lock.hold_server()
+        if submissions is not None:
+            logging.config.dictConfig(_log_config())  # as the server will log, so these lines are on stderr too
+            queued, problems = enter_folders(hosting.settings, submissions, hosting.reserved)
+            for problem in problems:
+                log.warning("not entered: %s", problem)
+            log.info("%d of the folders in %s queued for admission", queued, submissions)
         # The pages are made in a process of their own, so that drawing them never holds up a request.
         # A Ctrl-C reaches it too: the server stops it, not the signal.
         publisher = ProcessPoolExecutor(1, mp_context=get_context("spawn"), initializer=signal.signal,

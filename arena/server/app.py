@@ -22,14 +22,16 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from arena import __version__
-from arena.server.hosting import Hosting
-from arena.server.limits import SMALL_BODY, BoundedRequests
+from arena.server.events import EventStream, StreamLimits
+from arena.server.hosting import SESSION_SECONDS, Hosting
+from arena.server.limits import SMALL_BODY, BodyRefused, BoundedRequests
 from arena.server.uploads import UploadRefused
-from arena.tournament.accounts import Author
+from arena.tournament.accounts import ACTIVE, Author
 
 COOKIE = "arena_session"
 UPLOAD_PATHS = ("/api/submissions", "/me/upload")
 NOT_FOUND = "not found"
+ACTIVE_STATUSES = {s.value for s in ACTIVE}
 _env = jinja2.Environment(loader=jinja2.PackageLoader("arena.server", "templates"), autoescape=True)
 
 
@@ -42,9 +44,12 @@ def make_app(hosting: Hosting) -> BoundedRequests:
         Route("/api/submissions", web.api_submit, methods=["POST"]),
         Route("/api/submissions/{sid:int}", web.api_submission),
         Route("/signin/{code}", web.signin_page), Route("/signin", web.signin, methods=["POST"]),
+        Route("/join/{code}", web.join_page), Route("/join", web.join, methods=["POST"]),
         Route("/signout", web.signout, methods=["POST"]), Route("/me", web.me),
         Route("/me/upload", web.upload, methods=["POST"]), Route("/me/bots/{bot}", web.my_bot),
         Route("/me/games/{gid:int}", web.my_game), Route("/me/submissions/{sid:int}", web.my_submission),
+        Route("/events/leaderboard", web.leaderboard_events),
+        Route("/events/submissions/{sid:int}", web.submission_events),
     ]
     hosting.settings.site.mkdir(parents=True, exist_ok=True)
     routes.append(Route("/site/{path:path}", web.published))
@@ -54,7 +59,7 @@ def make_app(hosting: Hosting) -> BoundedRequests:
 
 
 def _wants_json(request: Request) -> bool:
-    return request.url.path.startswith("/api/") or request.url.path == "/health"
+    return request.url.path.startswith(("/api/", "/events/")) or request.url.path == "/health"
 
 
 async def _error(request: Request, exc: Exception) -> Response:
@@ -83,6 +88,11 @@ def _when(stamp: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.gmtime(stamp))
 
 
+def _set_session(response: Response, session: str, request: Request) -> None:
+    response.set_cookie(COOKIE, session, max_age=SESSION_SECONDS, httponly=True, samesite="lax",
+                        secure=request.url.scheme == "https")
+
+
 def _not_found() -> HTTPException:
     return HTTPException(404, NOT_FOUND)
 
@@ -92,6 +102,7 @@ class _Web:
 
     def __init__(self, hosting: Hosting) -> None:
         self.h = hosting
+        self.streams = StreamLimits()
 
     # --- who is asking ------------------------------------------------------------------------------------------
     def who(self, request: Request) -> tuple[Author | None, bool]:
@@ -156,6 +167,33 @@ class _Web:
         kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
         return Response(data, media_type=kind, headers={"Cache-Control": "no-cache"})
 
+    # --- live updates ---------------------------------------------------------------------------------------------
+    def _stream(self, request: Request, event: str, look: Any, done: Any = lambda _: False) -> Response:
+        client = request.client.host if request.client else ""
+        refused = self.streams.take(client)
+        if refused is not None:
+            raise HTTPException(429, refused)
+        return EventStream(request, event, look, done, lambda: self.streams.give_back(client), self.h.stream_seconds)
+
+    def leaderboard_events(self, request: Request) -> Response:
+        """The leaderboard and the bots playing now, sent again whenever they change."""
+        return self._stream(request, "leaderboard", lambda: {"rows": self.h.leaderboard(),
+                                                             "playing": list(self.h.playing())})
+
+    def submission_events(self, request: Request) -> Response:
+        """A submission's status (with its reason and build log), sent whenever it changes, to its author and the
+        organiser only; the stream ends once it is admitted or refused."""
+        author, _ = self.who(request)
+        sid = request.path_params["sid"]
+        if author is None or self.h.submission(author, sid) is None:
+            raise _not_found()
+
+        def look() -> dict[str, Any] | None:
+            found = self.h.submission(author, sid)
+            return None if found is None else {**found.to_dict(), "build_log": found.build_log}
+
+        return self._stream(request, "status", look, lambda s: s["status"] not in ACTIVE_STATUSES)
+
     # --- private: an author's own, else 404 ---------------------------------------------------------------------
     def api_game_log(self, request: Request) -> Response:
         author, _ = self.who(request)
@@ -183,17 +221,26 @@ class _Web:
         author, by_session = await run_in_threadpool(self.who, request)
         if author is None:
             raise HTTPException(401, "sign in, or send your API token as: Authorization: Bearer TOKEN")
-        async with request.form(max_files=1, max_fields=4) as form:
-            if by_session:
+        await run_in_threadpool(self.h.check_rate, author)  # before the body is read: hammering costs little
+        try:
+            form = await request.form(max_files=1, max_fields=4)
+        except BodyRefused as exc:  # too large: counted, as every upload refused before queueing is
+            await run_in_threadpool(self.h.refused, author, str(exc))
+            raise
+        try:
+            if by_session:  # not counted: a forged cross-site form must not use up its victim's uploads
                 self.check_csrf(request, form.get("csrf"))
             upload = form.get("file")
             if not isinstance(upload, UploadFile) or not upload.filename:
+                await run_in_threadpool(self.h.refused, author, "no archive in the multipart field 'file'")
                 raise HTTPException(400, "send the archive as the multipart field 'file'")
             with tempfile.TemporaryDirectory(prefix="arena-upload-") as work:
                 archive = Path(work) / "upload"
                 with open(archive, "wb") as out:
                     await run_in_threadpool(shutil.copyfileobj, upload.file, out)
                 return await run_in_threadpool(self.h.submit, author, archive, upload.filename)
+        finally:
+            await form.close()
 
     def signin_page(self, request: Request) -> Response:
         return _page("signin.html.j2", "sign in", None, code=request.path_params["code"][:200])
@@ -206,8 +253,30 @@ class _Web:
             raise HTTPException(403, "this sign-in link is not valid: it was used already, has expired or was "
                                 "revoked; ask the organiser for a new one")
         response = RedirectResponse("/me", 303)
-        response.set_cookie(COOKIE, self.h.session_for(author), max_age=14 * 24 * 3600, httponly=True,
-                            samesite="lax", secure=request.url.scheme == "https")
+        _set_session(response, self.h.session_for(author), request)
+        return response
+
+    def join_page(self, request: Request) -> Response:
+        return _page("join.html.j2", "sign up", None, code=request.path_params["code"][:200])
+
+    async def join(self, request: Request) -> Response:
+        """Sign up with an invite code: a new author, signed in, shown their API token this once."""
+        async with request.form(max_files=0, max_fields=2) as form:
+            code, name = form.get("code"), form.get("name")
+        if not isinstance(code, str) or not isinstance(name, str):
+            raise HTTPException(400, "send the invite code and a name")
+        try:
+            found = await run_in_threadpool(self.h.sign_up, code, name.strip())
+        except UploadRefused as exc:  # the name: said as what it is, not as an upload's refusal
+            raise HTTPException(exc.status, str(exc)) from None
+        if found is None:
+            raise HTTPException(403, "this invite code is not valid: it was used up, has expired or was revoked; "
+                                "ask the organiser for a new one")
+        author, token = found
+        session = self.h.session_for(author)
+        response = _page("joined.html.j2", f"welcome, {author.name}", author, self.h.csrf_for(session), token=token,
+                         base=str(request.base_url).rstrip("/"))
+        _set_session(response, session, request)
         return response
 
     async def signout(self, request: Request) -> Response:

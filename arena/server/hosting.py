@@ -12,15 +12,16 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, ConfigError
 from arena.games import get_game
 from arena.match.record import load_record
+from arena.server.events import STREAM_SECONDS
 from arena.server.limits import BODY_SECONDS
 from arena.server.season import SeasonSettings, paused
 from arena.server.uploads import UploadLimits, UploadRefused, receive
 from arena.site.build import ASSETS
 from arena.site.data import slug
-from arena.tournament.accounts import Author, Submission
+from arena.tournament.accounts import Author, Submission, check_author_name
 from arena.tournament.leaderboard import tournament_board
 from arena.tournament.run import sample_opponents
 from arena.tournament.store import Store, StoredGameRow, Tournament, replay_path
@@ -35,10 +36,11 @@ class Hosting:
     """A served competition: its settings, upload limits, and a store connection per serving thread."""
 
     def __init__(self, settings: SeasonSettings, limits: UploadLimits = UploadLimits(),
-                 body_seconds: float = BODY_SECONDS) -> None:
+                 body_seconds: float = BODY_SECONDS, stream_seconds: float = STREAM_SECONDS) -> None:
         self.settings = settings
         self.limits = limits
         self.body_seconds = body_seconds
+        self.stream_seconds = stream_seconds
         self._local = threading.local()
         self._submitting = threading.Lock()  # one upload's limit checks and naming at a time
         self._tokens: dict[bytes, int] = {}  # sha256 of a token checked once -> its author's id
@@ -94,22 +96,47 @@ class Hosting:
         """The author whose one-time sign-in code this is (then used up)."""
         return self.store().sign_in(code)
 
+    def sign_up(self, code: str, name: str) -> tuple[Author, str] | None:
+        """A new author NAME signed up by an invite code: (the author, their API token); None if the code is not
+        one with a use left; UploadRefused (400, 409) for a name that is not a name or is taken (no use spent)."""
+        try:
+            check_author_name(name)
+        except ConfigError as exc:
+            raise UploadRefused(str(exc), 400) from None
+        try:
+            return self.store().redeem_invite(code, name)
+        except ConfigError:
+            raise UploadRefused(f"the name {name!r} is taken: choose another", 409) from None
+
     # --- uploads ------------------------------------------------------------------------------------------------
     def submit(self, author: Author, archive: Path, filename: str) -> Submission:
         """Check and unpack an uploaded archive and queue it for admission: UploadRefused (one line, with its HTTP
         status) for anything the competition does not take."""
         store = self.store()
         with self._submitting:
-            if store.uploads_since(author, time.time() - DAY) >= self.limits.uploads_per_day:
-                raise UploadRefused(f"you have uploaded {self.limits.uploads_per_day} times in the last 24 hours, "
-                                    "the limit: try again later", 429)
-            manifest, unpacked, folder = receive(archive, filename, self.settings.uploads, self.limits)
+            self.check_rate(author)
             try:
-                self._check_name(store, author, manifest.name)
-                return store.add_submission(author, manifest.name, manifest.version, str(folder))
-            except BaseException:
-                shutil.rmtree(unpacked, ignore_errors=True)
+                manifest, unpacked, folder = receive(archive, filename, self.settings.uploads, self.limits)
+                try:
+                    self._check_name(store, author, manifest.name)
+                    return store.add_submission(author, manifest.name, manifest.version, str(folder))
+                except BaseException:
+                    shutil.rmtree(unpacked, ignore_errors=True)
+                    raise
+            except UploadRefused as exc:
+                self.refused(author, str(exc))
                 raise
+
+    def check_rate(self, author: Author) -> None:
+        """UploadRefused (429) if the author made as many uploads in the last 24 hours as they may, refused ones
+        included (a refusal for this reason is not kept, so hammering adds nothing to the store)."""
+        if self.store().uploads_since(author, time.time() - DAY) >= self.limits.uploads_per_day:
+            raise UploadRefused(f"you have uploaded {self.limits.uploads_per_day} times in the last 24 hours, "
+                                "the limit: try again later", 429)
+
+    def refused(self, author: Author, reason: str) -> None:
+        """Count an upload refused before it was queued toward the author's daily limit."""
+        self.store().refuse_upload(author, reason)
 
     def _check_name(self, store: Store, author: Author, name: str) -> None:
         owner = store.bot_owner(name)

@@ -18,7 +18,7 @@ BODY_SECONDS = 30.0  # a body must have arrived whole within this (a slow or end
 REQUEST_SECONDS = 60.0  # a request must be answered within this
 
 
-class _Refused(BaseException):  # past the app's own handlers of Exception, to this middleware
+class BodyRefused(BaseException):  # past the app's own handlers of Exception, to this middleware
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status = status
@@ -40,9 +40,9 @@ class BoundedRequests:
         cap = self.cap(scope["path"])
         headers = dict(scope.get("headers") or [])
         declared = headers.get(b"content-length", b"")
-        if declared.isdigit() and int(declared) > cap:
-            await _answer(send, 413, f"the request body is {int(declared)} bytes, over the limit of {cap}")
-            return
+        # A body declared over the cap is refused when the app first asks for it, unread: the app may first learn
+        # who sent it (an upload refused counts toward its author's daily limit).
+        over = int(declared) if declared.isdigit() and int(declared) > cap else None
         started = False
 
         async def sending(message: Message) -> None:
@@ -51,9 +51,9 @@ class BoundedRequests:
             await send(message)
 
         try:
-            await asyncio.wait_for(self.app(scope, _bounded(receive, cap, self.body_seconds), sending),
+            await asyncio.wait_for(self.app(scope, _bounded(receive, cap, self.body_seconds, over), sending),
                                    self.request_seconds)
-        except _Refused as exc:
+        except BodyRefused as exc:
             if not started:
                 await _answer(send, exc.status, str(exc))
         except asyncio.TimeoutError:
@@ -61,23 +61,26 @@ class BoundedRequests:
                 await _answer(send, 503, f"the request was not answered within {self.request_seconds:.0f} seconds")
 
 
-def _bounded(receive: Receive, cap: int, seconds: float) -> Receive:
-    """receive, refusing a body over cap bytes or slower than `seconds` in all (raised as _Refused)."""
+def _bounded(receive: Receive, cap: int, seconds: float, over: int | None = None) -> Receive:
+    """receive, refusing a body over cap bytes (declared as `over`, or as it arrives) or slower than `seconds` in
+    all (raised as BodyRefused)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
     state = {"size": 0, "done": False}
 
     async def bounded() -> Message:
+        if over is not None:
+            raise BodyRefused(413, f"the request body is {over} bytes, over the limit of {cap}")
         if state["done"]:
             return await receive()
         try:
             message = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
         except asyncio.TimeoutError:
-            raise _Refused(408, f"the request body did not arrive within {seconds:.0f} seconds") from None
+            raise BodyRefused(408, f"the request body did not arrive within {seconds:.0f} seconds") from None
         if message["type"] == "http.request":
             state["size"] += len(message.get("body", b""))
             if state["size"] > cap:
-                raise _Refused(413, f"the request body is over the limit of {cap} bytes")
+                raise BodyRefused(413, f"the request body is over the limit of {cap} bytes")
             state["done"] = not message.get("more_body", False)
         return message
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
-from arena.bots.entrants import Entrant, from_folder
+from arena.bots.entrants import Entrant, from_folder, shown, survey
 from arena.bots.sandbox import Sandbox
 from arena.bots.submission import ensure_built
 from arena.errors import ArenaError, BuildFailed
@@ -163,10 +163,7 @@ class Season:
                 entrants.append(entrant_of(submission))
             except ArenaError as exc:  # its folder was removed or damaged since: it sits out
                 log.error("%s sits out: %s", submission.bot, exc)
-        if not entrants:
-            self.stopping.wait(IDLE)
-            return
-        self.play_wave(entrants)
+        self.play_wave(entrants)  # with none admitted yet, the sample bots play each other: a field to join
 
     def play_wave(self, entrants: list[Entrant]) -> None:
         """One wave of ladder tables among these entrants (the latest version of each bot) and the sample bots."""
@@ -175,8 +172,9 @@ class Season:
         per_wave = max(s.wave, s.jobs) * seats
         with Store(s.db) as store:
             done = _stored_games(store, s.name)
-            # The sample bots always play: a bar every bot is measured against, and tables filled from the start.
-            samples = sample_opponents(s.game, seats - 1, {e.name for e in entrants}, s.samples)
+            # A full table of sample bots always plays: a bar every bot is measured against, rated before the first
+            # admission, so that a newcomer is ranked against a settled field from its first games.
+            samples = sample_opponents(s.game, seats, {e.name for e in entrants}, s.samples)
             rating = s.rating or RatingConfig.for_game(get_game(s.game))
             spec = lineup(s.game, Ladder(), [*entrants, *samples], seats, samples=s.samples, options=s.options,
                           time=s.time, sandbox=s.sandbox.resolved(), rating=rating,
@@ -190,6 +188,26 @@ class Season:
                 self.runner = None
             self.games = _stored_games(store, s.name)
         self.on_wave()
+
+
+def enter_folders(settings: SeasonSettings, directory: Path, reserved: set[str]) -> tuple[int, list[str]]:
+    """Queue the organiser's own submission folders under directory for admission, in place, as the house author's
+    (the first organiser): (how many were queued, a line for each folder not entered and why). A folder whose bot
+    is queued or admitted at its version already is left as it is, so a restart enters nothing twice."""
+    entrants, refused = survey(directory)
+    problems = [r.reason for r in refused]
+    queued = 0
+    with Store(settings.db) as store:
+        house = store.house_author()
+        for entrant in entrants:
+            owner = store.bot_owner(entrant.name)
+            if entrant.name in reserved or (owner is not None and owner != house.name):
+                problems.append(f"{shown(entrant.cwd or '')}: the bot name {entrant.name!r} belongs to "
+                                f"{owner or 'a sample bot'}: give this bot a name of its own")
+                continue
+            folder = str(Path(entrant.cwd or "").resolve())
+            queued += store.add_house_submission(house, entrant.name, entrant.version, folder) is not None
+    return queued, problems
 
 
 def paused(settings: SeasonSettings, submission: Submission) -> bool:

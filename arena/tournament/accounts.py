@@ -19,6 +19,7 @@ SCRYPT_N, SCRYPT_R, SCRYPT_P = 1 << 14, 8, 1
 SALT_BYTES = 16
 SECRET_BYTES = 32
 SIGN_IN_SECONDS = 7 * 24 * 3600  # how long a sign-in link may wait for its first use
+HOUSE_AUTHOR = "organiser"  # who the organiser's own submission folders belong to, if no organiser was added
 
 
 class Status(StrEnum):
@@ -43,6 +44,22 @@ class Author:
     organiser: bool
     created: float
     revoked: float | None = None
+
+
+@dataclass(frozen=True)
+class Invite:
+    """An invite code as stored: how many sign-ups it allows and has had, until when (never the code itself)."""
+
+    id: int
+    uses: int
+    used: int
+    expires: float
+    created: float
+    revoked: float | None = None
+
+    def usable(self, now: float) -> bool:
+        """True if the code would still sign someone up."""
+        return self.revoked is None and self.used < self.uses and self.expires > now
 
 
 @dataclass(frozen=True)

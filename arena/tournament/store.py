@@ -27,8 +27,10 @@ from arena.match.record import GameRecord
 from arena.match.seeds import seeding
 from arena.ratings.trueskill import GameOutcome, Ratings
 from arena.tournament.accounts import (
+    HOUSE_AUTHOR,
     SIGN_IN_SECONDS,
     Author,
+    Invite,
     Status,
     Submission,
     author_id_of,
@@ -39,7 +41,7 @@ from arena.tournament.accounts import (
 )
 
 DEFAULT_DB_NAME = "arena.sqlite"
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 _LOCK_WAIT = 2.0  # seconds to wait for a new lock holder to write who it is
 SERVER_LOCK = "(server)"  # the lock `arena serve` holds, beside the tournaments' (no tournament name is a file name)
 _MAX_COMMAND = 200  # characters of a lock holder's command line shown in a message
@@ -94,6 +96,15 @@ _ACCOUNTS = (
     "updated REAL NOT NULL, build_log TEXT NOT NULL DEFAULT '')",
     "CREATE INDEX submissions_by_author ON submissions (author_id, created)",
 )
+# Uploads refused before they were queued (they count toward the daily limit), and invite codes for self sign-up
+# (only as salted scrypt hashes, each good for `uses` sign-ups until it expires).
+_SERVING = (
+    "CREATE TABLE refused_uploads (id INTEGER PRIMARY KEY, author_id INTEGER NOT NULL REFERENCES authors(id), "
+    "reason TEXT NOT NULL, created REAL NOT NULL)",
+    "CREATE INDEX refused_uploads_by_author ON refused_uploads (author_id, created)",
+    "CREATE TABLE invites (id INTEGER PRIMARY KEY, salt BLOB, hash BLOB, uses INTEGER NOT NULL, used INTEGER NOT "
+    "NULL DEFAULT 0, expires REAL NOT NULL, created REAL NOT NULL, revoked REAL)",
+)
 
 # MIGRATIONS[v] takes a store of schema v to v + 1; they run in one transaction, so a failure changes nothing.
 MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -112,6 +123,8 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         "INSERT INTO meta VALUES ('secrets_from', (SELECT COALESCE(MAX(id), 0) + 1 FROM tournaments))"),
     # `arena serve` hosts a competition: its authors and their uploaded submissions.
     4: _ACCOUNTS,
+    # Refused uploads count toward an author's daily limit; invite codes let competitors sign themselves up.
+    5: _SERVING,
 }
 
 
@@ -394,7 +407,7 @@ class Store:
         if version == SCHEMA_VERSION:
             return
         if version is None:
-            for statement in [*filter(str.strip, _SCHEMA.split(";")), *_ACCOUNTS]:
+            for statement in [*filter(str.strip, _SCHEMA.split(";")), *_ACCOUNTS, *_SERVING]:
                 self.db.execute(statement)
             self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             return
@@ -748,16 +761,77 @@ class Store:
         ConfigError if the name is taken or not a name."""
         check_author_name(name)
         with self._transaction():
-            if self.db.execute("SELECT 1 FROM authors WHERE name = ?", (name,)).fetchone():
-                raise ConfigError(f"there is already an author {name!r}: choose another name, or revoke that one")
-            now = time.time()
-            aid = self.db.execute("INSERT INTO authors (name, organiser, created) VALUES (?,?,?)",
-                                  (name, int(organiser), now)).lastrowid
-            token, code = new_secret(aid), new_secret(aid)
+            return self._insert_author(name, organiser)
+
+    def _insert_author(self, name: str, organiser: bool, secrets: bool = True) -> tuple[Author, str, str]:
+        """Inside a transaction: a new author, with a token and sign-in code unless not `secrets` (then "", "")."""
+        if self.db.execute("SELECT 1 FROM authors WHERE name = ?", (name,)).fetchone():
+            raise ConfigError(f"there is already an author {name!r}: choose another name, or revoke that one")
+        now = time.time()
+        aid = self.db.execute("INSERT INTO authors (name, organiser, created) VALUES (?,?,?)",
+                              (name, int(organiser), now)).lastrowid
+        token, code = (new_secret(aid), new_secret(aid)) if secrets else ("", "")
+        if secrets:
             self.db.execute("UPDATE authors SET token_salt = ?, token_hash = ?, link_salt = ?, link_hash = ?, "
                             "link_expires = ? WHERE id = ?",
                             (*salted_hash(token), *salted_hash(code), now + SIGN_IN_SECONDS, aid))
         return Author(aid, name, organiser, now), token, code
+
+    @_guarded
+    def house_author(self) -> Author:
+        """The author the organiser's own submission folders are entered as: the first organiser, else a new
+        organiser HOUSE_AUTHOR who cannot sign in (no token or link)."""
+        with self._transaction():
+            row = self.db.execute("SELECT id FROM authors WHERE organiser = 1 AND revoked IS NULL ORDER BY id "
+                                  "LIMIT 1").fetchone()
+            if row is not None:
+                return self.author(row[0])  # type: ignore[return-value]
+            return self._insert_author(HOUSE_AUTHOR, True, secrets=False)[0]
+
+    # --- invite codes: self sign-up -----------------------------------------------------------------------------
+    @_guarded
+    def add_invite(self, uses: int, seconds: float) -> tuple[int, str]:
+        """A new invite code good for `uses` sign-ups within `seconds`: (its id, the code, shown only this once)."""
+        now = time.time()
+        with self._transaction():
+            iid = self.db.execute("INSERT INTO invites (uses, expires, created) VALUES (?,?,?)",
+                                  (uses, now + seconds, now)).lastrowid
+            code = new_secret(iid)
+            self.db.execute("UPDATE invites SET salt = ?, hash = ? WHERE id = ?", (*salted_hash(code), iid))
+        return iid, code
+
+    @_guarded
+    def invites(self) -> list[Invite]:
+        """Every invite code, oldest first (never the code itself)."""
+        rows = self.db.execute("SELECT id, uses, used, expires, created, revoked FROM invites ORDER BY id")
+        return [Invite(*row) for row in rows]
+
+    @_guarded
+    def revoke_invite(self, iid: int) -> None:
+        """An invite code signs nobody up from now on; ConfigError if there is no such code in use."""
+        cur = self.db.execute("UPDATE invites SET revoked = ?, hash = NULL WHERE id = ? AND revoked IS NULL",
+                              (time.time(), iid))
+        if cur.rowcount == 0:
+            raise ConfigError(f"no invite {iid} to revoke; arena authors invites lists them")
+
+    @_guarded
+    def redeem_invite(self, code: str, name: str) -> tuple[Author, str] | None:
+        """A new author NAME signed up by an invite code with a use left, not expired or revoked: (the author, their
+        API token); None if the code is not such a code; ConfigError if the name is taken or not a name."""
+        check_author_name(name)
+        iid = author_id_of(code)
+        row = None if iid is None else self.db.execute(
+            "SELECT salt, hash FROM invites WHERE id = ? AND used < uses AND expires > ? AND revoked IS NULL",
+            (iid, time.time())).fetchone()
+        if row is None or not matches(code, row[0], row[1]):
+            return None
+        with self._transaction():
+            taken = self.db.execute("UPDATE invites SET used = used + 1 WHERE id = ? AND used < uses AND revoked IS "
+                                    "NULL", (iid,)).rowcount  # two sign-ups at once: only the uses left
+            if not taken:
+                return None
+            author, token, _ = self._insert_author(name, False)
+        return author, token
 
     @_guarded
     def authors(self) -> list[Author]:
@@ -843,9 +917,26 @@ class Store:
 
     @_guarded
     def uploads_since(self, author: Author, since: float) -> int:
-        """How many submissions an author uploaded since a time."""
-        return self.db.execute("SELECT COUNT(*) FROM submissions WHERE author_id = ? AND created >= ?",
-                               (author.id, since)).fetchone()[0]
+        """How many uploads an author made since a time: queued ones and those refused before queueing."""
+        return self.db.execute("SELECT (SELECT COUNT(*) FROM submissions WHERE author_id = ? AND created >= ?) + "
+                               "(SELECT COUNT(*) FROM refused_uploads WHERE author_id = ? AND created >= ?)",
+                               (author.id, since, author.id, since)).fetchone()[0]
+
+    @_guarded
+    def refuse_upload(self, author: Author, reason: str) -> None:
+        """Keep an upload refused before it was queued: it counts toward the author's daily limit."""
+        self.db.execute("INSERT INTO refused_uploads (author_id, reason, created) VALUES (?,?,?)",
+                        (author.id, reason, time.time()))
+
+    @_guarded
+    def add_house_submission(self, author: Author, bot: str, version: str, folder: str) -> Submission | None:
+        """Queue an organiser's folder (entered in place), unless the bot's latest submission is this folder at this
+        version already (a restart enters nothing twice)."""
+        row = self.db.execute("SELECT folder, version FROM submissions WHERE id = (SELECT MAX(id) FROM submissions "
+                              "WHERE bot = ?)", (bot,)).fetchone()
+        if row is not None and tuple(row) == (folder, version):
+            return None
+        return self.add_submission(author, bot, version, folder)
 
     @_guarded
     def owned_bots(self, author: Author) -> list[str]:

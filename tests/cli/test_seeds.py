@@ -147,7 +147,7 @@ def test_an_old_store_is_public_seeded_and_the_same_command_resumes_it_with_its_
     assert arena(*ladder, "--games", "3", "--seed", "0", cwd=tmp_path).returncode == 0
     db = tmp_path / "results" / "arena.sqlite"
     with closing(sqlite3.connect(db)) as con:  # as schema 3 had it
-        for table in ("secrets", "submissions", "owners", "authors"):  # what schemas 4 and 5 added
+        for table in ("secrets", "submissions", "owners", "authors", "refused_uploads", "invites"):  # since 3
             con.execute(f"DROP TABLE {table}")
         con.execute("DELETE FROM meta WHERE key = 'secrets_from'")
         con.execute("UPDATE meta SET value = '3' WHERE key = 'schema'")

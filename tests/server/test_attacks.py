@@ -16,8 +16,10 @@ import zipfile
 from pathlib import Path
 from typing import Iterator
 
+import httpx
 import pytest
 
+from arena.tournament.store import Store
 from tests.helpers import PATIENCE
 from tests.server.conftest import Server, kit_bot, start, stop, tarred, upload, zipped
 
@@ -160,6 +162,24 @@ def test_uploads_over_the_daily_limit_are_refused(quiet: Server, tmp_path: Path)
     _refused(quiet, data, "the limit: try again later", 429, token=token)
 
 
+def test_refused_uploads_count_toward_the_daily_limit_and_hammering_adds_nothing(quiet: Server,
+                                                                                 tmp_path: Path) -> None:
+    token = _author(quiet)
+    _refused(quiet, b"not a zip at all", "not a readable zip archive", token=token)
+    _refused(quiet, _zip(_bot("random_bot")), "belongs to someone else", 409, token=token)
+    oversized = upload(quiet, token, _zip({**_bot(), "noise": os.urandom(2 << 20)}))
+    assert oversized.status_code == 413
+    sound = zipped(kit_bot(tmp_path / "hammered"))
+    for _ in range(10):  # the limit (3) is reached by refusals: even a sound archive waits a day now
+        _refused(quiet, sound, "the limit: try again later", 429, token=token)
+    with sqlite3.connect(quiet.results / "arena.sqlite") as db:
+        refused = db.execute("SELECT r.reason FROM refused_uploads r JOIN authors a ON a.id = r.author_id "
+                             "WHERE a.name = (SELECT name FROM authors ORDER BY id DESC LIMIT 1)").fetchall()
+        queued = db.execute("SELECT COUNT(*) FROM submissions WHERE bot = 'hammered'").fetchone()[0]
+    assert len(refused) == 3 and queued == 0  # the refusals at the limit are not kept: the store does not grow
+    assert any("over the limit" in r for r, in refused)
+
+
 @pytest.mark.parametrize("header", ["Bearer 1.forged", "Bearer nonsense", "Basic YWxpY2U6c2VjcmV0", "Bearer 1."])
 def test_a_forged_token_is_refused(quiet: Server, header: str) -> None:
     with quiet.client() as c:
@@ -228,6 +248,46 @@ def test_another_author_s_pages_are_404_and_name_nothing(quiet: Server, tmp_path
             assert answer.status_code == 404 and "private" not in answer.text
     with quiet.client(owner) as c:
         assert c.get("/me/bots/private").status_code == 200
+
+
+def _join(server: Server, code: str, name: str) -> httpx.Response:
+    with server.client() as c:
+        return c.post("/join", data={"code": code, "name": name})
+
+
+def test_an_invite_code_signs_up_its_uses_and_no_more(quiet: Server) -> None:
+    with Store(quiet.results / "arena.sqlite") as store:
+        _, code = store.add_invite(2, 3600)
+    with quiet.client() as c:
+        assert 'name="code"' in c.get(f"/join/{code}").text  # a link preview uses nothing up
+        answer = c.post("/join", data={"code": code, "name": "joiner"})
+        assert answer.status_code == 200 and "httponly" in answer.headers["set-cookie"].lower()
+        token = answer.text.split('<pre id="token">', 1)[1].split("<", 1)[0]
+        assert "joiner: your bots" in c.get("/me").text  # signed in by the sign-up
+    with quiet.client(token) as c:
+        assert c.get("/me").status_code == 200
+    taken = _join(quiet, code, "joiner")  # a taken name spends no use
+    assert taken.status_code == 409 and "is taken" in taken.text
+    assert _join(quiet, code, "<b>x</b>").status_code == 400
+    assert _join(quiet, code, "second").status_code == 200
+    reused = _join(quiet, code, "third")
+    assert reused.status_code == 403 and "used up, has expired or was revoked" in reused.text
+
+
+def test_an_expired_revoked_or_guessed_invite_code_signs_nobody_up(quiet: Server) -> None:
+    with Store(quiet.results / "arena.sqlite") as store:
+        _, late = store.add_invite(5, 3600)
+        revoked_id, revoked = store.add_invite(5, 3600)
+        store.revoke_invite(revoked_id)
+    with sqlite3.connect(quiet.results / "arena.sqlite") as db:
+        db.execute("UPDATE invites SET expires = ? WHERE id = ?", (time.time() - 1, int(late.split(".")[0])))
+    iid, secret = late.split(".")
+    for code in (late, revoked, f"{iid}.{secret[:-1]}{'A' if secret[-1] != 'A' else 'B'}", f"{iid}.guess",
+                 "999.nonsense", "nonsense", "1." + "x" * 5000):
+        answer = _join(quiet, code, "intruder")
+        assert answer.status_code in (403, 413), (code[:20], answer.status_code)
+    with Store(quiet.results / "arena.sqlite") as store:
+        assert "intruder" not in {a.name for a in store.authors()}
 
 
 PART = b'--B\r\nContent-Disposition: form-data; name="file"; filename="b.zip"\r\n\r\n'

@@ -43,3 +43,31 @@ def test_a_taken_or_bad_author_name_is_one_line_and_exit_2(tmp_path: Path) -> No
         assert r.exit_code == 2 and said in r.output and "Traceback" not in r.output
     r = CliRunner().invoke(main, ["authors", "revoke", "nobody", "--results", str(tmp_path)])
     assert r.exit_code == 2 and "no author 'nobody'" in r.output
+
+
+def _invite(tmp_path: Path, *args: str) -> str:
+    r = CliRunner().invoke(main, ["authors", "invite", *args, "--results", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    lines = r.output.strip().splitlines()
+    assert lines[-2].endswith("/join/" + lines[-1])
+    return lines[-1]
+
+
+def test_an_invite_code_is_stored_as_a_hash_signs_up_its_uses_and_can_be_revoked(tmp_path: Path) -> None:
+    code = _invite(tmp_path, "--uses", "2", "--days", "1")
+    raw = (tmp_path / "arena.sqlite").read_bytes() + b"".join(p.read_bytes() for p in tmp_path.glob("arena.sqlite-*"))
+    assert code.split(".")[1].encode() not in raw
+    with Store(tmp_path / "arena.sqlite") as store:
+        alice, token = store.redeem_invite(code, "alice")
+        assert store.author_by_token(token) == alice and not alice.organiser
+        assert store.redeem_invite(code, "bob") is not None
+        assert store.redeem_invite(code, "carol") is None  # used up
+    other = _invite(tmp_path)
+    listed = CliRunner().invoke(main, ["authors", "invites", "--results", str(tmp_path)]).output
+    assert "2/2" in listed and "used up" in listed and "0/1" in listed and "usable" in listed
+    r = CliRunner().invoke(main, ["authors", "uninvite", other.split(".")[0], "--results", str(tmp_path)])
+    assert r.exit_code == 0 and "revoked invite" in r.output
+    with Store(tmp_path / "arena.sqlite") as store:
+        assert store.redeem_invite(other, "dave") is None
+    r = CliRunner().invoke(main, ["authors", "uninvite", "99", "--results", str(tmp_path)])
+    assert r.exit_code == 2 and "no invite 99" in r.output and "Traceback" not in r.output

@@ -38,8 +38,10 @@ def test_a_competitor_uploads_in_the_browser_and_reads_only_their_own_log(server
     driver.find_element(By.ID, "file").send_keys(str(archive))
     driver.find_element(By.ID, "upload").click()
     assert wait_until(lambda: "/me/submissions/" in driver.current_url)
-    assert wait_until(lambda: _text(driver, "status") in ("admitted", "refused"), 120)  # the page refreshes itself
+    driver.execute_script("window.arenaLoaded = 'once';")  # gone if the page were loaded again
+    assert wait_until(lambda: _text(driver, "status") in ("admitted", "refused"), 120)  # followed live
     assert _text(driver, "status") == "admitted", driver.page_source[-2000:]
+    assert driver.execute_script("return window.arenaLoaded;") == "once"
 
     with server.client() as c:  # a game both bots played
         assert wait_until(lambda: _shared_game(c), 180)
@@ -67,3 +69,17 @@ def _shared_game(client: Any) -> int | None:
         if {"alicebot", "bobbot"} <= {s["bot"] for s in game["seats"]}:
             return game["id"]
     return None
+
+
+def test_the_leaderboard_page_follows_the_games_without_reloading(server: Server, driver: Any) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver.get(server.url + "/")
+    driver.execute_script("window.arenaLoaded = 'once';")
+    first = driver.find_element(By.ID, "rows").text
+    assert wait_until(lambda: _text(driver, "rows") not in ("", first), 180)  # the sample bots' games come in
+    games = lambda: sum(int(row.split()[-1]) for row in _text(driver, "rows").splitlines() if row)  # noqa: E731
+    seen = games()
+    assert wait_until(lambda: games() > seen, 180)
+    assert driver.execute_script("return window.arenaLoaded;") == "once"
+    assert "random_bot" in _text(driver, "rows")

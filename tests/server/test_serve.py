@@ -163,3 +163,48 @@ def test_twenty_authors_upload_at_once_while_games_play(server: Server, tmp_path
     assert all((Path(folder) / "manifest.toml").is_file() for *_, folder in rows)
     assert wait_until(lambda: _games(server) > before, 120)  # the ladder plays on
     assert admitted(server, tokens[0], ids[0])
+
+
+def test_the_sample_bots_play_before_the_first_admission(server: Server) -> None:
+    with server.client() as c:
+        assert wait_until(lambda: len(c.get("/api/leaderboard").json()) >= 3, 180)
+        rows = c.get("/api/leaderboard").json()
+    assert all(r["games"] >= 1 and r["sigma"] > 0 for r in rows)
+    assert {r["bot"].split("-")[0] for r in rows} <= {"heuristic_bot", "random_bot"}
+
+
+def test_the_organiser_s_own_folders_are_admitted_once_across_restarts(tmp_path: Path) -> None:
+    entries = tmp_path / "entries"
+    kit_bot(entries / "housebot")
+    broken = kit_bot(entries / "broken")
+    (broken / "manifest.toml").write_text('name = "broken"\n')
+    results = tmp_path / "results"
+    for run in range(2):
+        log = tmp_path / f"serve{run}.log"
+        with open(log, "w") as err:
+            process = subprocess.Popen([sys.executable, "-m", "arena", "serve", "bali-2001", "--port", "0", "--jobs",
+                                        "1", "--results", str(results), "--submissions", str(entries)], env=ENV,
+                                       stdout=subprocess.PIPE, stderr=err, text=True)
+        try:
+            line = process.stdout.readline()  # type: ignore[union-attr]
+            assert line.startswith("serving on http://127.0.0.1:"), line
+            server = Server(line.split()[-1], results, process)
+            with server.client() as c:
+                assert wait_until(lambda: any(r["name"] == "housebot" for r in c.get("/api/leaderboard").json()),
+                                  180)
+        finally:
+            assert stop(process) == 130
+        said = log.read_text()
+        assert "not entered: entries/broken/manifest.toml" in said and "Traceback" not in said
+    with sqlite3.connect(results / "arena.sqlite") as db:
+        rows = db.execute("SELECT a.name, a.organiser, s.bot, s.status, s.folder FROM submissions s JOIN authors a "
+                          "ON a.id = s.author_id").fetchall()
+    assert rows == [("organiser", 1, "housebot", "admitted", str((entries / "housebot").resolve()))]
+
+
+def test_a_missing_submissions_folder_is_one_line(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "arena", "serve", "bali-2001", "--port", "0", "--results",
+                           str(tmp_path / "results"), "--submissions", str(tmp_path / "nowhere")], env=ENV,
+                          capture_output=True, text=True, timeout=PATIENCE)
+    assert done.returncode == 2 and "does not exist" in done.stderr and "Traceback" not in done.stderr
+    assert done.stdout == ""

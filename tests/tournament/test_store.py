@@ -355,7 +355,7 @@ def test_a_full_disk_is_one_line_and_the_stored_games_are_kept(tmp_path: Path) -
         assert store.done_seqs(t.id) == {0}
 
 
-@pytest.mark.parametrize("schema, expected", [("6", "newer than this arena's 5"), ("0", "which no release"),
+@pytest.mark.parametrize("schema, expected", [("7", "newer than this arena's 6"), ("0", "which no release"),
                                               (None, "not an arena results store")])
 def test_a_store_of_an_unknown_schema_is_refused_and_left_alone(tmp_path: Path, schema: str | None,
                                                                   expected: str) -> None:
@@ -405,7 +405,27 @@ def test_a_store_of_schema_2_gains_refusals_and_retirement_and_keeps_every_row(t
         assert store.refusals(t.id) == [] and store.retired(t.id) == set()
         assert [key for key, *_ in store.roster(t.id)]
     with closing(sqlite3.connect(db)) as con:
-        assert con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == str(SCHEMA_VERSION) == "5"
+        assert con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == str(SCHEMA_VERSION) == "6"
         assert {t: con.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall() for t in before} == before
         assert con.execute("SELECT COUNT(*) FROM entrants WHERE retired IS NULL").fetchone()[0] == 3
+        assert con.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+
+
+def test_a_store_of_schema_5_gains_refused_uploads_and_invites_and_keeps_its_authors(tmp_path: Path) -> None:
+    db = tmp_path / "arena.sqlite"
+    with Store(db) as store:
+        author, token, _ = store.add_author("alice")
+        store.add_submission(author, "alicebot", "1", str(tmp_path))
+    with closing(sqlite3.connect(db)) as con:  # as schema 5 had it
+        for table in ("refused_uploads", "invites"):
+            con.execute(f"DROP TABLE {table}")
+        con.execute("UPDATE meta SET value = '5' WHERE key = 'schema'")
+        con.commit()
+    with Store(db) as store:
+        assert store.author_by_token(token) == author and store.uploads_since(author, 0) == 1
+        store.refuse_upload(author, "not a readable zip archive")
+        assert store.uploads_since(author, 0) == 2
+        assert store.invites() == []
+    with closing(sqlite3.connect(db)) as con:
+        assert con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == "6"
         assert con.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
