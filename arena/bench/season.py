@@ -1,15 +1,19 @@
-"""A season at scale: the ladder's matchmaking time per wave at many entrants, and `arena rerate` and `arena
-leaderboard` on a store of many games (filled through the store's own API, outcomes drawn from the rating model)."""
+"""A season at scale: the ladder's matchmaking time per wave at many entrants, `arena rerate` and `arena
+leaderboard` on a store of many games (filled through the store's own API, outcomes drawn from the rating model),
+and a ladder of real games with the arena's memory sampled as it plays."""
 
 from __future__ import annotations
 
 import resource
+import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -97,3 +101,91 @@ def bench_season(entrants: int, games: int) -> Season:
         board = _timed("leaderboard", "--db", str(db), "--format", "json")
         size = sum(p.stat().st_size for p in Path(tmp).glob("arena.sqlite*")) / 1e6
     return Season(entrants, games, wave_time(entrants), filled, size, rerate, board, _timed("--help"))
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One look at a real season under way: when, how many games stored, and the arena's memory."""
+
+    seconds: float
+    games: int
+    arena_mib: float  # the arena process's resident memory
+    workers_mib: float  # its worker processes' together (not the bots')
+
+
+@dataclass(frozen=True)
+class RealSeason:
+    """A ladder of real games: entrants, games asked and stored, and the samples taken while it played."""
+
+    entrants: int
+    games: int
+    stored: int
+    seconds: float
+    store_mb: float
+    samples: tuple[Sample, ...]
+
+
+REAL_BOT = "sample_bots.random_bot"  # the cheapest sample bot: the season measures the arena, not the bots
+REAL_GAME = "bali-2017"  # the shorter game
+
+
+def bench_season_real(entrants: int, games: int, jobs: int, every: float = 30.0,
+                      progress: Callable[[Sample], None] = lambda sample: None) -> RealSeason:
+    """Play a ladder of `entrants` random bots for `games` real games with `jobs` workers (`arena tournament`
+    as a user runs it, sandbox none), sampling the games stored and the arena's memory every `every` seconds."""
+    bots = [f"r{i:05d}={sys.executable} -m {REAL_BOT}" for i in range(entrants)]
+    with tempfile.TemporaryDirectory(prefix="arena-season-real-") as tmp:
+        db = Path(tmp) / "arena.sqlite"
+        run = subprocess.Popen([sys.executable, "-m", "arena", "tournament", REAL_GAME, *bots, "--format", "ladder",
+                                "--seats", str(SEASON_SEATS), "--games", str(games), "--jobs", str(jobs),
+                                "--sandbox", "none", "--seed", "0", "--name", NAME, "--results", tmp, "--db", str(db)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        start, samples = time.perf_counter(), []
+        while True:
+            try:
+                run.wait(every)
+                break
+            except subprocess.TimeoutExpired:
+                sample = Sample(time.perf_counter() - start, _stored_games(db), *_memory(run.pid))
+                samples.append(sample)
+                progress(sample)
+        if run.returncode:
+            raise RuntimeError(f"the season stopped with exit code {run.returncode}: {run.stderr.read()[-2000:]}")
+        size = sum(p.stat().st_size for p in Path(tmp).glob("arena.sqlite*")) / 1e6
+        return RealSeason(entrants, games, _stored_games(db), time.perf_counter() - start, size, tuple(samples))
+
+
+def _stored_games(db: Path) -> int:
+    """Games stored so far (read while the season writes)."""
+    if not db.exists():
+        return 0
+    try:
+        with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)) as con:
+            return int(con.execute("SELECT COUNT(*) FROM games WHERE status = 'done'").fetchone()[0])
+    except sqlite3.OperationalError:  # the tables not made yet
+        return 0
+
+
+def _memory(pid: int) -> tuple[float, float]:
+    """Resident MiB of the process `pid` and of its children that are Python workers (not bots)."""
+    def rss(p: int) -> float:
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+        except OSError:
+            pass  # gone meanwhile
+        return 0.0
+    workers = 0.0
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        children = []
+    for child in children:
+        try:
+            command = Path(f"/proc/{child}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if REAL_BOT.encode() not in command:
+            workers += rss(int(child))
+    return rss(pid), workers

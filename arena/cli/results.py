@@ -166,7 +166,7 @@ def rerate(name: str | None, every: bool, final: bool, results_dir: Path, db: Pa
             outcomes = store.outcomes(t.id)
             config = RatingConfig.stored(get_game(t.game), t.config)
             ratings = rate_all(replace(config, tau=0.0) if final else config, outcomes)
-            store.save_ratings(t.id, ratings)
+            store.save_ratings(t.id, ratings, final)
             click.echo(f"{t.name}: {len(outcomes)} games rated{' with tau 0 (final)' if final else ''}, "
                        f"{len(ratings.table)} bots")
             click.echo(_rating_table(ratings) + "\n")

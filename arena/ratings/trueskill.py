@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Protocol, Sequence
 
@@ -127,10 +128,144 @@ def rate_all(config: RatingConfig, outcomes: Iterable[GameOutcome]) -> Ratings:
 def _rate_into(table: dict[str, Rating], config: RatingConfig, outcome: GameOutcome, env: trueskill.TrueSkill) -> None:
     """Rate one free-for-all game into `table` (each seat a team of one, ties as shared ranks)."""
     prior = Rating(config.mu, config.sigma)
-    groups = [(env.create_rating(r.mu, r.sigma),) for r in (table.get(b) or prior for b in outcome.bots)]
-    rated = env.rate(groups, ranks=list(outcome.ranks))
-    for bot, (new,) in zip(outcome.bots, rated):
-        table[bot] = Rating(new.mu, new.sigma)
+    seated = [table.get(b) or prior for b in outcome.bots]
+    rated = rate_free_for_all(env, [r.mu for r in seated], [r.sigma for r in seated], outcome.ranks)
+    for bot, (mu, sigma) in zip(outcome.bots, rated):
+        table[bot] = Rating(mu, sigma)
+
+
+def rate_free_for_all(env: trueskill.TrueSkill, mu: Sequence[float], sigma: Sequence[float],
+                      ranks: Sequence[int]) -> list[tuple[float, float]]:
+    """`env.rate` of a free-for-all game (each seat a team of one, weight 1): new (mu, sigma) by seat.
+
+    The library's own computation (its factor graph, message schedule, convergence test, and the environment's
+    v, w and quantile functions) on plain floats instead of per-game graph objects, which cost most of a rerate;
+    each message a pair (precision, precision-adjusted mean) as the library keeps it. Tests hold it to `env.rate`.
+    """
+    n = len(ranks)
+    if n < 2:
+        raise ValueError("need multiple rating groups")
+    order = sorted(range(n), key=lambda i: ranks[i])  # stable, as the library sorts teams by rank
+    draws = [ranks[order[k]] == ranks[order[k + 1]] for k in range(n - 1)]
+    margin = env.ppf((env.draw_probability + 1) / 2.) * math.sqrt(2) * env.beta
+    beta2 = env.beta ** 2
+    rating = [_gaussian(mu[i], sigma[i]) for i in order]  # as env.create_rating keeps a rating, read back from it
+    prior = [_gaussian(_mean(r), math.sqrt(math.sqrt(1 / r[0]) ** 2 + env.tau ** 2)) for r in rating]
+    like_down = [(a * pi, a * tau) for pi, tau in prior for a in (1. / (1. + beta2 * pi),)]
+    sum_down = [_through(m) for m in like_down]  # a team of one performs as its player: the team sum passes it on
+    team = list(sum_down)  # each team performance's value, the product of its messages
+    diff = _Chain(env, team, margin, draws)
+    diff.run()
+    rated: list[tuple[float, float]] = [(0., 0.)] * n
+    for i, seat in enumerate(order):
+        perf = _mul(like_down[i], _through(_div(team[i], sum_down[i])))
+        up = _div(perf, like_down[i])
+        a = 1. / (1. + beta2 * up[0])
+        r_pi, r_tau = prior[i][0] + a * up[0], prior[i][1] + a * up[1]
+        rated[seat] = (r_tau / r_pi, math.sqrt(1 / r_pi))
+    return rated
+
+
+Message = tuple[float, float]  # a Gaussian as (precision, precision-adjusted mean)
+
+
+class _Chain:
+    """The differences of neighbouring team performances and their truncations: the loop of `env.rate`."""
+
+    def __init__(self, env: trueskill.TrueSkill, team: list[Message], margin: float, draws: list[bool]) -> None:
+        self.env, self.team, self.margin, self.draws = env, team, margin, draws
+        links = len(draws)
+        self.to_team = [[(0., 0.), (0., 0.)] for _ in range(links)]  # link k's messages to team k and k + 1
+        self.value = [(0., 0.)] * links  # each difference's value
+        self.to_diff = [(0., 0.)] * links  # link k's sum factor's message to its difference
+        self.trunc = [(0., 0.)] * links  # link k's truncation factor's message to its difference
+
+    def run(self) -> None:
+        """The library's schedule: sweeps down and up the chain until no truncation moves more than DELTA."""
+        links = len(self.draws)
+        for _ in range(10):
+            delta = 0.
+            if links == 1:
+                self.down(0)
+                delta = self.truncate(0)
+            else:
+                for k in range(links - 1):
+                    self.down(k)
+                    delta = max(delta, self.truncate(k))
+                    self.up(k, 1)
+                for k in range(links - 1, 0, -1):
+                    self.down(k)
+                    delta = max(delta, self.truncate(k))
+                    self.up(k, 0)
+            if delta <= trueskill.DELTA:
+                break
+        self.up(0, 0)
+        self.up(links - 1, 1)
+
+    def down(self, k: int) -> None:
+        """The sum factor's message to difference k: team k minus team k + 1, each without this factor's say."""
+        a, b = _div(self.team[k], self.to_team[k][0]), _div(self.team[k + 1], self.to_team[k][1])
+        pi = 1. / (_inverse(a) + _inverse(b))
+        new = (pi, pi * (_mean(a) - _mean(b)))
+        self.value[k] = _mul(_div(self.value[k], self.to_diff[k]), new)
+        self.to_diff[k] = new
+
+    def truncate(self, k: int) -> float:
+        """The truncation factor's update of difference k (a win or a draw); how far the value moved."""
+        d_pi, d_tau = _div(self.value[k], self.trunc[k])
+        sqrt_pi = math.sqrt(d_pi)
+        args = (d_tau / sqrt_pi, self.margin * sqrt_pi)
+        env = self.env
+        v, w = (env.v_draw(*args), env.w_draw(*args)) if self.draws[k] else (env.v_win(*args), env.w_win(*args))
+        denom = 1. - w
+        new = (d_pi / denom, (d_tau + sqrt_pi * v) / denom)
+        old = self.value[k]
+        self.trunc[k] = _div(_mul(new, self.trunc[k]), old)
+        self.value[k] = new
+        pi_delta = abs(old[0] - new[0])
+        return 0. if pi_delta == math.inf else max(abs(old[1] - new[1]), math.sqrt(pi_delta))
+
+    def up(self, k: int, side: int) -> None:
+        """The sum factor's message to team k (side 0: the difference plus team k + 1) or team k + 1 (side 1:
+        team k minus the difference)."""
+        d = _div(self.value[k], self.to_diff[k])
+        other = _div(self.team[k + 1 - side], self.to_team[k][1 - side])
+        if side == 0:
+            mean, inverse = 1.0 * _mean(d) + 1.0 * _mean(other), _inverse(d) + _inverse(other)
+        else:
+            mean, inverse = 1.0 * _mean(other) + -1.0 * _mean(d), _inverse(other) + _inverse(d)
+        pi = 1. / inverse
+        new = (pi, pi * mean)
+        self.team[k + side] = _mul(_div(self.team[k + side], self.to_team[k][side]), new)
+        self.to_team[k][side] = new
+
+
+def _gaussian(mu: float, sigma: float) -> Message:
+    pi = sigma ** -2
+    return pi, pi * mu
+
+
+def _mul(a: Message, b: Message) -> Message:
+    return a[0] + b[0], a[1] + b[1]
+
+
+def _div(a: Message, b: Message) -> Message:
+    return a[0] - b[0], a[1] - b[1]
+
+
+def _mean(m: Message) -> float:
+    return m[1] / m[0] if m[0] else m[0]
+
+
+def _inverse(m: Message) -> float:
+    """The variance of a message; infinite for a flat one, as the library takes a division by zero."""
+    return 1. / m[0] if m[0] else math.inf
+
+
+def _through(m: Message) -> Message:
+    """A sum factor's message over one term of weight 1: the term's own, as the library recomputes it."""
+    pi = 1. / _inverse(m)
+    return pi, pi * _mean(m)
 
 
 def match_quality(mu: np.ndarray, sigma: np.ndarray, beta: float) -> np.ndarray:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -79,6 +79,7 @@ class TournamentData:
     history: dict[str, list[Point]]
     head_to_head: dict[str, dict[str, tuple[int, int]]]  # a -> b -> (games a finished ahead of b, games together)
     faults: dict[str, list[FaultRow]] = field(default_factory=dict)
+    final: bool = False  # the ratings are the season's end re-rating (arena rerate --final)
 
     @property
     def sandbox(self) -> str:
@@ -200,11 +201,15 @@ def tournament_data(store: Store, t: Tournament, max_fault_rate: float | None = 
     head-to-head counts and faults."""
     outcomes = store.outcomes(t.id)
     cache = None if cache_dir is None else cache_dir / f"{slug(t.name)}.json"
-    ratings, history = rating_history(RatingConfig.stored(get_game(t.game), t.config), outcomes, cache)
+    config = RatingConfig.stored(get_game(t.game), t.config)
+    final = store.final_ratings(t.id)
+    # A season's end re-rating (arena rerate --final) is shown as the leaderboard shows it: every game rated again
+    # with the dynamics factor off, in schedule order, so the board and the charts end on the stored ratings.
+    ratings, history = rating_history(replace(config, tau=0.0) if final else config, outcomes, cache)
     title = tournament_title(t)
     board = tournament_board(store, t, max_fault_rate, ratings=ratings, title=title)
     games = _games(store, t.id)
     done = [g.finished for g in games]
     return TournamentData(t, slug(t.name), title, board, _bots(store, t.id), games,
                           sum(1 for g in games if g.status == "failed"), min(done, default=None),
-                          max(done, default=None), history, head_to_head(outcomes), _faults(store, t.id))
+                          max(done, default=None), history, head_to_head(outcomes), _faults(store, t.id), final)

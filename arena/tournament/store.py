@@ -672,12 +672,21 @@ class Store:
         return [Refusal(f, n, r) for f, n, r in rows]
 
     @_guarded
-    def save_ratings(self, tid: int, ratings: Ratings) -> None:
-        """Replace the stored ratings of a tournament (a cache: `arena rerate` rebuilds it)."""
+    def save_ratings(self, tid: int, ratings: Ratings, final: bool = False) -> None:
+        """Replace the stored ratings of a tournament (a cache: `arena rerate` rebuilds it); `final`: they are the
+        season's end re-rating, with the dynamics factor off, until the next run or rerate replaces them."""
         with self._transaction():
             self.db.execute("DELETE FROM ratings WHERE tournament_id = ?", (tid,))
             self.db.executemany("INSERT INTO ratings VALUES (?,?,?,?)",
                                 [(tid, name, r.mu, r.sigma) for name, r in ratings.table.items()])
+            self.db.execute("DELETE FROM meta WHERE key = ?", (_final_key(tid),))
+            if final:
+                self.db.execute("INSERT INTO meta VALUES (?, '1')", (_final_key(tid),))
+
+    @_guarded
+    def final_ratings(self, tid: int) -> bool:
+        """Whether the stored ratings of a tournament are a final re-rating (`arena rerate --final`)."""
+        return self.db.execute("SELECT 1 FROM meta WHERE key = ?", (_final_key(tid),)).fetchone() is not None
 
     @_guarded
     def stored_ratings(self, tid: int) -> dict[str, tuple[float, float]]:
@@ -1158,3 +1167,8 @@ class _Transaction:
         finally:
             if self.db.in_transaction:  # not after some errors (a full disk, for one): SQLite rolled back already
                 self.db.execute("ROLLBACK")
+
+
+def _final_key(tid: int) -> str:
+    """The meta key that marks a tournament's stored ratings as its final re-rating."""
+    return f"final_ratings:{tid}"

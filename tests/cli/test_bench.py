@@ -62,3 +62,15 @@ def test_bench_ranking_json_has_a_row_per_field_and_rule(tmp_path: Path) -> None
 def test_bench_json_goes_with_ranking() -> None:
     r = run("bench", "--json")
     assert r.exit_code == 2 and "--json and --quick go with --ranking" in r.output
+
+
+@pytest.mark.slow
+def test_bench_season_real_plays_real_games_and_samples_the_arenas_memory(tmp_path: Path) -> None:
+    r = arena("bench", "--season-real", "12", "--entrants", "6", "--jobs", "1", "--sample-every", "1", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].split() == ["seconds", "games", "stored", "arena", "MiB", "workers", "MiB"]
+    samples = [line.split() for line in lines[2:-1]]
+    assert samples and all(float(s[2]) > 0 for s in samples)  # the arena was alive at every sample
+    assert [int(s[1].replace(",", "")) for s in samples] == sorted(int(s[1].replace(",", "")) for s in samples)
+    assert lines[-1].startswith("6 entrants: 12 of 12 games stored in ")

@@ -53,3 +53,16 @@ def test_a_final_rerate_and_the_rank_uncertainty_on_every_leaderboard(tmp_path: 
     shown = [re.findall(r"<td>([^<]*)</td>", row)[-1] for row in re.findall(r"<tr data-bot=.*?</tr>", page, re.S)]
     assert len(shown) == 4 and shown[-1] == "–"  # the last bot has no next
     assert all(re.fullmatch(r"[01]\.\d\d", p) for p in shown[:-1]), shown
+    assert "Final ranking:" in page  # the site says its ranking is the season's end re-rating
+    cells = [re.findall(r"<td>([^<]*)</td>", row) for row in re.findall(r"<tr data-bot=.*?</tr>", page, re.S)]
+    bots_shown = re.findall(r'<tr data-bot="([^"]+)"', page)
+    assert bots_shown == [r["bot"] for r in board]  # the site ranks as the leaderboard does, on the final ratings
+    for bot, row in zip(bots_shown, cells):
+        assert [float(row[2]), float(row[3])] == [round(settled[bot][0], 2), round(settled[bot][1], 2)]
+
+    assert arena("rerate", cwd=tmp_path).returncode == 0  # a plain rerate replaces the final ratings
+    assert arena("publish", "-o", "site", cwd=tmp_path).returncode == 0
+    page = (tmp_path / "site" / "cup" / "index.html").read_text()
+    assert "Final ranking:" not in page
+    again = _stored(db)
+    assert {b: again[b] == pytest.approx(running[b]) for b in running} == dict.fromkeys(running, True)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -118,3 +120,32 @@ def test_on_a_phone_the_ranking_scrolls_in_its_box_with_every_name_whole(long_na
         f" {box}.getBoundingClientRect()]")
     assert last <= edge["right"] + 1 and edge["left"] <= name < edge["left"] + 80, (last, name, edge)
     screenshot(browser, "site-ranking-phone-scrolled")
+
+
+@pytest.fixture(scope="module")
+def final_site(site: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same tournament after a season's end re-rating (`arena rerate --final`), published: the folder of its
+    tournament page."""
+    root = tmp_path_factory.mktemp("final-site")
+    shutil.copytree(site[1], root / "results")
+    for args in (["rerate", "--final"], ["publish", "-o", "site", "--no-games"]):
+        done = subprocess.run([sys.executable, "-m", "arena", *args], cwd=root, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr
+    return root / "site" / "cup"
+
+
+@pytest.mark.slow
+def test_the_final_ranking_and_each_bots_rank_uncertainty_as_the_leaderboard_gives_them(
+        final_site: Path, browser: Any) -> None:
+    _open(browser, final_site / "index.html")
+    note = browser.find_element("css selector", "p.final-ranking")
+    assert note.is_displayed() and "arena rerate --final" in note.text
+    shown = browser.execute_script(
+        "return [...document.querySelectorAll('table.ranking tbody tr')].map(r => [r.dataset.bot,"
+        " r.lastElementChild.textContent])")
+    board = json.loads(subprocess.run([sys.executable, "-m", "arena", "leaderboard", "--format", "json"],
+                                      cwd=final_site.parent.parent, capture_output=True, text=True,
+                                      check=True).stdout)["ranking"]
+    assert shown == [[r["bot"], "–" if r["p_above_next"] is None else f"{r['p_above_next']:.2f}"] for r in board]
+    screenshot(browser, "site-final-ranking")
