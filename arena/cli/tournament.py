@@ -74,7 +74,7 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
               "card luck cancels out.")
 @click.option("--games", "max_games", type=click.IntRange(min=1), help="Ladder: stop after this many games.")
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
-              help="Start no new table after this many seconds (the same command resumes later).")
+              help="Start no new table after this many seconds, once one has started (the same command resumes later).")
 @click.option("--wave", type=click.IntRange(min=1), default=DEFAULT_WAVE, show_default=True,
               help="Ladder: tables chosen at a time from the ratings so far.")
 @click.option("--seed", "-s", type=int, default=None,

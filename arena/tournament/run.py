@@ -149,6 +149,7 @@ class Runner:
     player: TablePlayer | None = None  # None: the local worker processes
     refused: tuple[Refusal, ...] = ()  # the submissions not admitted this run, stored with the tournament
     _workers: WorkerPool[TableJob, TableResult] | None = field(default=None, init=False, repr=False)
+    _begun: bool = field(default=False, init=False, repr=False)  # a table was started this run
 
     def run(self) -> Ratings:
         """Play every game not yet stored; returns the final ratings (also saved in the store).
@@ -248,7 +249,16 @@ class Runner:
         return self._total is not None and done >= self._total
 
     def _out_of_time(self) -> bool:
-        return self._deadline is not None and time.monotonic() >= self._deadline
+        # Never before the run's first table: each run of a time-limited command then moves the tournament on,
+        # however late its first table could start on a busy machine.
+        return self._begun and self._deadline is not None and time.monotonic() >= self._deadline
+
+    def _no_new_table(self) -> bool:
+        """Asked before each table starts: True once out of time; else the table starts, and the run has begun."""
+        if self._out_of_time():
+            return True
+        self._begun = True
+        return False
 
     def _play_waves(self) -> None:
         """The format's schedule wave by wave, each asked for once the one before it is stored, until the time
@@ -278,7 +288,7 @@ class Runner:
     def _results(self, tables: list[Table]) -> Iterator[TableResult]:
         """Results as tables finish; no new table starts once the time limit has passed."""
         if self.player is not None:
-            yield from self.player.results([self._job(t) for t in tables], self._out_of_time)
+            yield from self.player.results([self._job(t) for t in tables], self._no_new_table)
             return
         if self._workers is None:
             # Even one job runs in a worker: bots then see the worker as their parent and ARENA_PID, and whatever
@@ -294,7 +304,7 @@ class Runner:
         cpus = cpu_sets(self.jobs)  # a slot per running table, with its own CPUs
         while queue or pool.busy():
             for slot in range(self.jobs):
-                if queue and slot not in pool.busy() and not self._out_of_time():
+                if queue and slot not in pool.busy() and not self._no_new_table():
                     table, tries[slot] = queue.popleft()
                     pool.submit(slot, self._job(table, cpus[slot] if cpus else ()))
             if not pool.busy():
