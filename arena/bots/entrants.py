@@ -12,7 +12,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from arena.bots.folders import check_folder, read_regular
 from arena.bots.process import BotCommand, Transport
-from arena.bots.sandbox.bubblewrap import in_runtime
+from arena.bots.sandbox.paths import in_runtime
 from arena.errors import ConfigError
 
 MANIFEST = "manifest.toml"

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from arena.bots.sandbox import MIB
-from arena.bots.sandbox.bubblewrap import in_runtime
+from arena.bots.sandbox.paths import in_runtime
 from arena.errors import ConfigError
 
 DEPTH_LIMIT = 64  # directories deep: more than any toolchain's output needs

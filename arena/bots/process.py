@@ -23,8 +23,8 @@ from arena.bots.channel import Channel, Charge, Reply, ipc_path
 from arena.bots.logs import DEFAULT_LOG_CAP, DecisionLog, LogDrain
 from arena.bots.meter import WaitMeter
 from arena.bots.sandbox import NO_SANDBOX, Sandbox
-from arena.bots.sandbox.bubblewrap import SCRIPT_SUFFIXES, missing_hint
 from arena.bots.sandbox.limits import limit_fault
+from arena.bots.sandbox.paths import SCRIPT_SUFFIXES, missing_hint
 from arena.bots.sandbox.watchdog import Watchdog, kill_all, processes, reap_pids, tree_cpu, verdict
 from arena.errors import BotCrashed, BotFault, ConfigError, FaultKind
 from protocol import ARENA_PID_ENV, DEFAULT_MAX_MESSAGE, ENDPOINT_ENV, LIFELINE_ENV, Hello, Message, Ready, Shutdown

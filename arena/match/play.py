@@ -23,7 +23,7 @@ from arena.bots.entrants import numbered
 from arena.bots.logs import DEFAULT_LOG_CAP
 from arena.bots.process import BotCommand, BotProcess, Confinement, Transport
 from arena.bots.sandbox import Sandbox
-from arena.bots.sandbox.bubblewrap import hidden_script, other_scripts
+from arena.bots.sandbox.paths import hidden_script, other_scripts
 from arena.bots.sandbox.watchdog import Watchdog
 from arena.bots.submission import BuildWatch, ensure_built, wants_tcp
 from arena.errors import (

@@ -3,8 +3,9 @@
 This module is the interface, the one place a level is asked about: what a level gives (`Sandbox.limited`,
 `confined`, `helpers`) and the command lines and environments it wraps a bot and a build in. Beside it, each
 mechanism in a module of its own: limits.py (the limits, and a limit gone over in words), bubblewrap.py
-(bubblewrap's command line, what a bot is shown), proctree.py (a bot's processes from /proc) and watchdog.py (the
-limits summed over a bot's processes, its orphans, the verdict on its death).
+(bubblewrap's command line), paths.py (what a confined bot is shown of the machine), proctree.py (a bot's
+processes from /proc) and watchdog.py (the limits summed over a bot's processes, its orphans, the verdict on its
+death).
 
 The threat model (what each level prevents and what it does not) is in SANDBOX.md beside this package.
 Everything here works without preexec_fn (unsafe in the arena, which has ZeroMQ threads): the limits and
@@ -33,9 +34,9 @@ from arena.bots.sandbox.bubblewrap import (
     filesystem,
     isolation,
     outer_namespace,
-    rustup_home,
 )
 from arena.bots.sandbox.limits import BUILD_LIMITS, MIB, Limits
+from arena.bots.sandbox.paths import rustup_home
 from arena.errors import ConfigError
 
 # Environment variables a bot keeps under rlimit and bwrap; everything else of the arena's is dropped.
