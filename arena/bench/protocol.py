@@ -3,7 +3,7 @@
 (a) a raw pyzmq REQ/REP round trip between two processes, msgpack-encoding a typical decide message
     and decoding a reply, as lean as Python gets;
 (b) the arena's own round trip for the same message with a trivial SDK bot (encode, lazy-pirate poll,
-    checked decode on both sides);
+    checked decode on both sides, and the meter's looks at the bot's threads, as every decision of a game has);
 (c) whole games per second with subprocess random bots, reusing processes and with fresh ones, against
     in-process random play and against the socket-bound rate (the engine's own time plus one raw round trip (a)
     per decision), with the share of it that subprocess play reaches;
@@ -29,7 +29,7 @@ import msgpack
 import zmq
 
 from arena.bots.process import BotProcess, Confinement, Transport, sample_bot
-from arena.bots.sandbox import NO_SANDBOX, Sandbox, supported_levels
+from arena.bots.sandbox import NO_SANDBOX, WALL_CEILING, Sandbox, supported_levels
 from arena.bots.sandbox.watchdog import Watchdog
 from arena.games import Game, State
 from arena.match.local import bench_engine
@@ -148,7 +148,7 @@ class ArenaPeer:
                              time=TimeControl()), 10.0)
         start = time.perf_counter()
         for _ in range(count):
-            self.bot.ask(message, 1.0)
+            self.bot.ask(message, 1.0, WALL_CEILING * 1.0)  # metered, as a game's decisions are
         return time.perf_counter() - start
 
     def close(self) -> None:

@@ -16,7 +16,7 @@ from typing import cast
 
 import pytest
 
-from arena.bots.sandbox import Watchdog, Watched
+from arena.bots.sandbox.watchdog import Watchdog, Watched
 from tests.helpers import processes_with, wait_until
 from tests.match.conftest import ROOT
 

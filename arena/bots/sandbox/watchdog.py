@@ -79,8 +79,10 @@ class Watchdog:
         with self._lock:
             self._bots.append(bot)
         if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="watchdog", daemon=True)
-            self._thread.start()
+            # Kept only once started: a Ctrl-C inside start() must not leave close() a thread it cannot join.
+            thread = threading.Thread(target=self._run, name="watchdog", daemon=True)
+            thread.start()
+            self._thread = thread
 
     def forget(self, bot: Watched) -> None:
         """Stop watching bot (it is being killed anyway)."""
