@@ -55,7 +55,7 @@ def serve(hosting: Hosting, host: str, port: int, out: IO[str] = sys.stdout, pla
         # The pages are made in a process of their own, so that drawing them never holds up a request.
         # A Ctrl-C reaches it too: the server stops it, not the signal.
         publisher = get_context("spawn").Pool(1, initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
-        season = Season(hosting.settings, on_wave=lambda: _publish(publisher, hosting.settings, season.stopping))
+        season = Season(hosting.settings, on_wave=Publishing(publisher, hosting.settings))
         hosting.playing = lambda: season.playing if season.runner is not None else ()
         config = uvicorn.Config(make_app(hosting), host=host, port=port, log_config=_log_config(), access_log=True,
                                 limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=KEEP_ALIVE,
@@ -73,16 +73,41 @@ def serve(hosting: Hosting, host: str, port: int, out: IO[str] = sys.stdout, pla
             publisher.terminate()
 
 
-def _publish(publisher: Pool, settings: SeasonSettings, stopping: threading.Event) -> None:
-    result = publisher.apply_async(publish_site, (settings,))
-    while not result.ready():
-        if stopping.is_set():
-            return
-        result.wait(0.5)
-    try:
-        result.get()
-    except Exception as exc:  # the pages stay as they were; the season goes on
+class Publishing:
+    """The public pages brought up to date after each wave without holding up the ladder: one publish at a time,
+    in the publisher's process; waves that end while one is under way are published once it is done."""
+
+    def __init__(self, publisher: Pool, settings: SeasonSettings) -> None:
+        self.publisher, self.settings = publisher, settings
+        self.lock = threading.Lock()
+        self.busy = self.again = False
+
+    def __call__(self) -> None:
+        with self.lock:
+            if self.busy:
+                self.again = True
+                return
+            self.busy = True
+        self._start()
+
+    def _start(self) -> None:
+        try:
+            self.publisher.apply_async(publish_site, (self.settings,), callback=self._done,
+                                       error_callback=self._failed)
+        except ValueError:  # the server is stopping: the publisher is gone
+            pass
+
+    def _done(self, _: object = None) -> None:
+        with self.lock:
+            again, self.again = self.again, False
+            self.busy = again
+        if again:
+            self._start()
+
+    def _failed(self, exc: BaseException) -> None:
+        # The pages stay as they were; the season goes on.
         log.error("the public pages could not be brought up to date: %s: %s", type(exc).__name__, exc)
+        self._done()
 
 
 async def _serve(server: Any, out: IO[str], address: str) -> None:
