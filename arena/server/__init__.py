@@ -9,8 +9,9 @@ import logging
 import logging.config
 import signal
 import sys
-from concurrent.futures import ProcessPoolExecutor
+import threading
 from multiprocessing import get_context
+from multiprocessing.pool import Pool
 from pathlib import Path
 from typing import IO, Any
 
@@ -53,9 +54,8 @@ def serve(hosting: Hosting, host: str, port: int, out: IO[str] = sys.stdout, pla
             log.info("%d of the folders in %s queued for admission", queued, submissions)
         # The pages are made in a process of their own, so that drawing them never holds up a request.
         # A Ctrl-C reaches it too: the server stops it, not the signal.
-        publisher = ProcessPoolExecutor(1, mp_context=get_context("spawn"), initializer=signal.signal,
-                                        initargs=(signal.SIGINT, signal.SIG_IGN))
-        season = Season(hosting.settings, on_wave=lambda: _publish(publisher, hosting.settings))
+        publisher = get_context("spawn").Pool(1, initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
+        season = Season(hosting.settings, on_wave=Publishing(publisher, hosting.settings))
         hosting.playing = lambda: season.playing if season.runner is not None else ()
         config = uvicorn.Config(make_app(hosting), host=host, port=port, log_config=_log_config(), access_log=True,
                                 limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=KEEP_ALIVE,
@@ -68,14 +68,46 @@ def serve(hosting: Hosting, host: str, port: int, out: IO[str] = sys.stdout, pla
             asyncio.run(_serve(server, out, f"{host}:{port}"))
         finally:
             season.stop()
-            publisher.shutdown(wait=False, cancel_futures=True)
+            # A publish under way is cut off, not waited for: its pages are written whole or not at all, and the
+            # next start publishes again.
+            publisher.terminate()
 
 
-def _publish(publisher: ProcessPoolExecutor, settings: SeasonSettings) -> None:
-    try:
-        publisher.submit(publish_site, settings).result()
-    except Exception as exc:  # the pages stay as they were; the season goes on
+class Publishing:
+    """The public pages brought up to date after each wave without holding up the ladder: one publish at a time,
+    in the publisher's process; waves that end while one is under way are published once it is done."""
+
+    def __init__(self, publisher: Pool, settings: SeasonSettings) -> None:
+        self.publisher, self.settings = publisher, settings
+        self.lock = threading.Lock()
+        self.busy = self.again = False
+
+    def __call__(self) -> None:
+        with self.lock:
+            if self.busy:
+                self.again = True
+                return
+            self.busy = True
+        self._start()
+
+    def _start(self) -> None:
+        try:
+            self.publisher.apply_async(publish_site, (self.settings,), callback=self._done,
+                                       error_callback=self._failed)
+        except ValueError:  # the server is stopping: the publisher is gone
+            pass
+
+    def _done(self, _: object = None) -> None:
+        with self.lock:
+            again, self.again = self.again, False
+            self.busy = again
+        if again:
+            self._start()
+
+    def _failed(self, exc: BaseException) -> None:
+        # The pages stay as they were; the season goes on.
         log.error("the public pages could not be brought up to date: %s: %s", type(exc).__name__, exc)
+        self._done()
 
 
 async def _serve(server: Any, out: IO[str], address: str) -> None:

@@ -148,6 +148,9 @@ class Season:
         if reason is None:
             store.set_status(submission.id, Status.ADMITTED)
             log.info("admitted %s %s", submission.bot, submission.version)
+            runner = self.runner
+            if runner is not None:  # the wave under way starts no new table: the next one seats the newcomer
+                runner._deadline = time.monotonic()
         else:
             store.set_status(submission.id, Status.REFUSED, reason.replace(str(folder), "."))
 
