@@ -86,11 +86,15 @@ def ladder_wave(ratings: Ratings, games_played: dict[str, int], names: Sequence[
     at_top = np.lexsort((tie, played, -sigma * (1 + TOP_WEIGHT * _across_top(mu, sigma))))
     skill = rng.normal(mu, sigma)
     free = np.ones(len(names), dtype=bool)
+    anchored = np.zeros(len(names), dtype=bool)
     wave: list[Table] = []
     for t in range(tables):
         if free.sum() < seats:  # more seats in the wave than bots: a second table each, in the same order
             free[:] = True
-        anchor = _anchor(unsure, t, at_top if (first_table + t) % TOP_EVERY == 0 else order, free, over)
+        # A bot that anchored a table of this wave anchors no other while another can (a wave with more seats than
+        # bots seats everyone again, and the anchors then go round the field).
+        anchor = _anchor(unsure, t, at_top if (first_table + t) % TOP_EVERY == 0 else order, free, ~over & ~anchored)
+        anchored[anchor] = True
         free[anchor] = False
         pool = free & ~over if (free & ~over).sum() >= seats - 1 else free
         near = _neighbours(skill, skill[anchor], pool, pool, FILL_POOL)
@@ -102,14 +106,15 @@ def ladder_wave(ratings: Ratings, games_played: dict[str, int], names: Sequence[
     return wave
 
 
-def _anchor(unsure: np.ndarray, t: int, order: np.ndarray, free: np.ndarray, over: np.ndarray) -> int:
-    """Table t's anchor: the newcomers in turn while there are any, else the first free bot of `order` not over
-    its exposure, else the first free one."""
+def _anchor(unsure: np.ndarray, t: int, order: np.ndarray, free: np.ndarray, preferred: np.ndarray) -> int:
+    """Table t's anchor: the newcomers in turn while there are any free, else the first free bot of `order` that is
+    `preferred` (within its exposure, not yet an anchor in this wave), else the first free one."""
     if len(unsure):
         anchor = next((a for a in np.roll(unsure, -t) if free[a]), None)
         if anchor is not None:
             return int(anchor)
-    return int(next((a for a in order if free[a] and not over[a]), order[free[order]][0]))
+    candidates = order[free[order]]
+    return int(next((a for a in candidates if preferred[a]), candidates[0]))
 
 
 def _misordered(mu: np.ndarray, sigma: np.ndarray) -> np.ndarray:
