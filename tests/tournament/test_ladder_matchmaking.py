@@ -67,7 +67,7 @@ def _settled_field() -> tuple[Ratings, dict[str, int], list[str]]:
 def test_a_wave_anchors_the_top_boundary_then_the_crowded_middle() -> None:
     ratings, counts, names = _settled_field()
     for seed in range(5):
-        wave = ladder_wave(ratings, counts, names, 4, TOP_EVERY, 0, 0, seed)
+        wave = ladder_wave(ratings, counts, names, 4, min(4, TOP_EVERY), 0, 0, seed)
         assert wave[0].bots[0] in {"b09", "b10"}  # the bots either side of the top 10's boundary
         crowd = {f"b{i:02d}" for i in range(11, 31)}
         assert all(t.bots[0] in crowd for t in wave[1:])  # then those misordered with the most neighbours

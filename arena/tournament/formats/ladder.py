@@ -19,7 +19,7 @@ UNSETTLED = 1.5  # a sigma this many times the median marks a bot to be matched 
 NEIGHBOURS = 20  # the places on either side (by mu) over which a bot's chance of being misordered is summed
 FILL_POOL = 4  # a table's other seats go to the most worthwhile of this many nearest neighbours in sampled skill
 TOP = 10  # the board's top places, whose boundary the competitors watch most
-TOP_EVERY = 4  # every this-many-th table is anchored on the bots likeliest to be on the wrong side of the top TOP
+TOP_EVERY = 6  # every this-many-th table is anchored on the bots likeliest to be on the wrong side of the top TOP
 TOP_WEIGHT = 10.0  # how far that chance outweighs the sigma in choosing those anchors
 # A bot that has played more than EXPOSURE times the mean number of games, plus one, neither anchors nor fills a
 # table while enough others can: no entrant plays more than that plus one table (the bound on its exposure).
