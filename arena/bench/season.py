@@ -136,10 +136,12 @@ def bench_season_real(entrants: int, games: int, jobs: int, every: float = 30.0,
     bots = [f"r{i:05d}={sys.executable} -m {REAL_BOT}" for i in range(entrants)]
     with tempfile.TemporaryDirectory(prefix="arena-season-real-") as tmp:
         db = Path(tmp) / "arena.sqlite"
-        run = subprocess.Popen([sys.executable, "-m", "arena", "tournament", REAL_GAME, *bots, "--format", "ladder",
-                                "--seats", str(SEASON_SEATS), "--games", str(games), "--jobs", str(jobs),
-                                "--sandbox", "none", "--seed", "0", "--name", NAME, "--results", tmp, "--db", str(db)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        log = Path(tmp) / "season.log"  # its progress lines: a file, never a pipe it could fill and block on
+        with log.open("w") as out:
+            run = subprocess.Popen([sys.executable, "-m", "arena", "tournament", REAL_GAME, *bots, "--format",
+                                    "ladder", "--seats", str(SEASON_SEATS), "--games", str(games), "--jobs",
+                                    str(jobs), "--sandbox", "none", "--seed", "0", "--name", NAME, "--results", tmp,
+                                    "--db", str(db)], stdout=subprocess.DEVNULL, stderr=out)
         start, samples = time.perf_counter(), []
         while True:
             try:
@@ -150,7 +152,8 @@ def bench_season_real(entrants: int, games: int, jobs: int, every: float = 30.0,
                 samples.append(sample)
                 progress(sample)
         if run.returncode:
-            raise RuntimeError(f"the season stopped with exit code {run.returncode}: {run.stderr.read()[-2000:]}")
+            raise RuntimeError(f"the season stopped with exit code {run.returncode}: "
+                               f"{log.read_text(errors='replace')[-2000:]}")
         size = sum(p.stat().st_size for p in Path(tmp).glob("arena.sqlite*")) / 1e6
         return RealSeason(entrants, games, _stored_games(db), time.perf_counter() - start, size, tuple(samples))
 

@@ -1,5 +1,6 @@
-"""The ladder's matchmaking: no bot at two tables of a wave, every entrant's exposure within its bound, the earlier
-rule kept as it was, and the batch match quality equal to the library's."""
+"""The ladder's matchmaking: no bot at two tables of a wave, every entrant's exposure within its bound, anchors where
+a game most improves the board, the earlier rule kept as it was, and the batch match quality equal to the
+library's."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ import pytest
 import trueskill
 
 from arena.bench.ranking import random_wave, simulate
-from arena.ratings.trueskill import GameOutcome, RatingConfig, Ratings, match_quality, rate_all
-from arena.tournament.formats.ladder import EXPOSURE, ladder_wave, quality_wave
+from arena.ratings.trueskill import GameOutcome, Rating, RatingConfig, Ratings, match_quality, rate_all
+from arena.tournament.formats.ladder import EXPOSURE, TOP_EVERY, ladder_wave, quality_wave
 
 
 def _field(bots: int, played_games: int, seed: int) -> tuple[Ratings, dict[str, int], list[str]]:
@@ -53,6 +54,24 @@ def test_every_entrants_exposure_stays_within_its_bound(bots: int, seats: int, s
     run = simulate(ladder_wave, bots, seats, spread, games, seed=2)
     mean = run.games[-1] * seats / bots
     assert run.busiest <= EXPOSURE * mean + 1 + seats, (run.busiest, mean)
+
+
+def _settled_field() -> tuple[Ratings, dict[str, int], list[str]]:
+    """40 settled bots (sigma 1, 20 games each): a thin top of 10 spaced 2 apart (40 down to 22), then 20 at 20,
+    a crowd of 20 within 1 around 15, and a thin tail of 9 spaced 2 apart."""
+    mus = [40 - 2 * i for i in range(10)] + [20] + [14.5 + 0.05 * i for i in range(20)] + [4 - 2 * i for i in range(9)]
+    names = [f"b{i:02d}" for i in range(len(mus))]
+    return Ratings(RatingConfig(), {n: Rating(m, 1.0) for n, m in zip(names, mus)}), dict.fromkeys(names, 20), names
+
+
+def test_a_wave_anchors_the_top_boundary_then_the_crowded_middle() -> None:
+    ratings, counts, names = _settled_field()
+    for seed in range(5):
+        wave = ladder_wave(ratings, counts, names, 4, min(4, TOP_EVERY), 0, 0, seed)
+        assert wave[0].bots[0] in {"b09", "b10"}  # the bots either side of the top 10's boundary
+        crowd = {f"b{i:02d}" for i in range(11, 31)}
+        assert all(t.bots[0] in crowd for t in wave[1:])  # then those misordered with the most neighbours
+        assert all(set(t.bots) <= crowd for t in wave[1:])  # filled from their neighbours
 
 
 def test_the_earlier_rule_is_kept_as_it_chose() -> None:

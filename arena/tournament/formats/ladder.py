@@ -7,6 +7,7 @@ from itertools import count
 from typing import Iterator, Sequence
 
 import numpy as np
+from scipy.special import ndtr
 
 from arena.errors import ConfigError
 from arena.match.seeds import Seed, derive_seed, table_seed
@@ -15,14 +16,19 @@ from arena.tournament.formats.base import DEFAULT_WAVE, Outcomes, Table, Tournam
 
 __all__ = ["DEFAULT_WAVE", "EXPOSURE", "Ladder", "ladder_wave", "quality_wave"]
 UNSETTLED = 1.5  # a sigma this many times the median marks a bot to be matched more often
+NEIGHBOURS = 20  # the places on either side (by mu) over which a bot's chance of being misordered is summed
+FILL_POOL = 4  # a table's other seats go to the most worthwhile of this many nearest neighbours in sampled skill
+TOP = 10  # the board's top places, whose boundary the competitors watch most
+TOP_EVERY = 6  # every this-many-th table is anchored on the bots likeliest to be on the wrong side of the top TOP
+TOP_WEIGHT = 10.0  # how far that chance outweighs the sigma in choosing those anchors
 # A bot that has played more than EXPOSURE times the mean number of games, plus one, neither anchors nor fills a
 # table while enough others can: no entrant plays more than that plus one table (the bound on its exposure).
 EXPOSURE = 1.5
 
 
 class Ladder(TournamentFormat):
-    """`wave` tables at a time, each anchored on the most uncertain bot and filled by its neighbours in a sampled
-    skill, until `max_games` or the time limit."""
+    """`wave` tables at a time, each anchored on the bot whose next game would most improve the board's order and
+    filled from its neighbours in a sampled skill, until `max_games` or the time limit."""
 
     name = "ladder"
     summary = "tables chosen by rating until --games or --time-limit"
@@ -57,35 +63,80 @@ class Ladder(TournamentFormat):
 
 def ladder_wave(ratings: Ratings, games_played: dict[str, int], names: Sequence[str], seats: int, tables: int,
                 first_seq: int, first_table: int, seed: Seed) -> list[Table]:
-    """The next `tables` ladder tables: each anchored on the most uncertain free bot and filled with its nearest
-    neighbours in one draw of every bot's skill from its rating (Thompson sampling), no bot at two tables.
+    """The next `tables` ladder tables: each anchored on a free bot whose next game would most improve the board's
+    order, and filled from its nearest neighbours in one draw of every bot's skill from its rating (Thompson
+    sampling) by the same measure; no bot at two tables.
 
-    A bot sits at a second table of a wave only when the wave has more seats than there are bots. The wave depends
-    only on the ratings so far and the seed, so a resumed or parallel run chooses the same.
+    Newcomers (a sigma over UNSETTLED times the median) anchor first. Then a bot's worth is its sigma times how
+    many bots it may be misordered with (the chance, from the two ratings, summed over its nearest NEIGHBOURS on
+    each side by mu), and every TOP_EVERYth table is anchored instead on the bots likeliest to be on the wrong side
+    of the board's top TOP. A bot sits at a second table of a wave only when the wave has more seats than there are
+    bots. The wave depends only on the ratings so far and the seed, so a resumed or parallel run chooses the same.
     """
     rng = np.random.default_rng(derive_seed(seed, "ladder", first_table))
     mu = np.array([ratings.get(b).mu for b in names])
     sigma = np.array([ratings.get(b).sigma for b in names])
     played = np.array([games_played.get(b, 0) for b in names], dtype=float)
-    order = np.lexsort((rng.random(len(names)), played, -sigma))  # most uncertain first, then least played
+    tie = rng.random(len(names))
     over = played > EXPOSURE * played.mean() + 1
-    unsure = order[(sigma[order] > UNSETTLED * np.median(sigma)) & ~over[order]]
-    anchors = unsure if len(unsure) else order[~over[order]]
+    unsure = np.flatnonzero((sigma > UNSETTLED * np.median(sigma)) & ~over)
+    unsure = unsure[np.lexsort((tie[unsure], played[unsure], -sigma[unsure]))]  # most uncertain, least played first
+    worth = sigma * _misordered(mu, sigma)
+    order = np.lexsort((tie, played, -worth))
+    at_top = np.lexsort((tie, played, -sigma * (1 + TOP_WEIGHT * _across_top(mu, sigma))))
     skill = rng.normal(mu, sigma)
     free = np.ones(len(names), dtype=bool)
+    anchored = np.zeros(len(names), dtype=bool)
     wave: list[Table] = []
     for t in range(tables):
         if free.sum() < seats:  # more seats in the wave than bots: a second table each, in the same order
             free[:] = True
-        anchor = next((a for a in np.roll(anchors, -t) if free[a]), None)
-        anchor = order[free[order]][0] if anchor is None else anchor
+        # A bot that anchored a table of this wave anchors no other while another can (a wave with more seats than
+        # bots seats everyone again, and the anchors then go round the field).
+        anchor = _anchor(unsure, t, at_top if (first_table + t) % TOP_EVERY == 0 else order, free, ~over & ~anchored)
+        anchored[anchor] = True
         free[anchor] = False
-        fill = _neighbours(skill, skill[anchor], free & ~over, free, seats - 1)
+        pool = free & ~over if (free & ~over).sum() >= seats - 1 else free
+        near = _neighbours(skill, skill[anchor], pool, pool, FILL_POOL)
+        fill = near[np.argsort(-worth[near], kind="stable")[:seats - 1]]
         free[fill] = False
         bots = (names[anchor], *(names[i] for i in fill))
         wave.append(Table(first_table + t, first_seq + t * seats, bots, table_seed(seed, first_table + t),
                           duplicate=False))
     return wave
+
+
+def _anchor(unsure: np.ndarray, t: int, order: np.ndarray, free: np.ndarray, preferred: np.ndarray) -> int:
+    """Table t's anchor: the newcomers in turn while there are any free, else the first free bot of `order` that is
+    `preferred` (within its exposure, not yet an anchor in this wave), else the first free one."""
+    if len(unsure):
+        anchor = next((a for a in np.roll(unsure, -t) if free[a]), None)
+        if anchor is not None:
+            return int(anchor)
+    candidates = order[free[order]]
+    return int(next((a for a in candidates if preferred[a]), candidates[0]))
+
+
+def _misordered(mu: np.ndarray, sigma: np.ndarray) -> np.ndarray:
+    """For each bot, how many of its NEIGHBOURS nearest on either side by mu it is likely misordered with: the sum
+    of the chances, from the two ratings, that their true order is the other way."""
+    by_mu = np.argsort(-mu, kind="stable")
+    m, s = mu[by_mu], sigma[by_mu]
+    count = np.zeros(len(mu))
+    for step in range(1, min(NEIGHBOURS, len(mu) - 1) + 1):
+        wrong = ndtr(-(m[:-step] - m[step:]) / np.sqrt(s[:-step] ** 2 + s[step:] ** 2))
+        count[by_mu[:-step]] += wrong
+        count[by_mu[step:]] += wrong
+    return count
+
+
+def _across_top(mu: np.ndarray, sigma: np.ndarray) -> np.ndarray:
+    """For each bot, the chance that it is on the other side of the board's top TOP than its mu puts it."""
+    if len(mu) <= TOP:
+        return np.zeros(len(mu))
+    ranked = np.sort(mu)[::-1]
+    boundary = (ranked[TOP - 1] + ranked[TOP]) / 2
+    return ndtr(-np.abs(mu - boundary) / sigma)
 
 
 def _neighbours(skill: np.ndarray, centre: float, preferred: np.ndarray, allowed: np.ndarray, k: int) -> np.ndarray:
