@@ -7,7 +7,6 @@ from itertools import count
 from typing import Iterator, Sequence
 
 import numpy as np
-from scipy.special import ndtr
 
 from arena.errors import ConfigError
 from arena.match.seeds import Seed, derive_seed, table_seed
@@ -120,6 +119,8 @@ def _anchor(unsure: np.ndarray, t: int, order: np.ndarray, free: np.ndarray, pre
 def _misordered(mu: np.ndarray, sigma: np.ndarray) -> np.ndarray:
     """For each bot, how many of its NEIGHBOURS nearest on either side by mu it is likely misordered with: the sum
     of the chances, from the two ratings, that their true order is the other way."""
+    from scipy.special import ndtr  # here, not at the top: every command imports the formats, few play a ladder
+
     by_mu = np.argsort(-mu, kind="stable")
     m, s = mu[by_mu], sigma[by_mu]
     count = np.zeros(len(mu))
@@ -136,6 +137,8 @@ def _across_top(mu: np.ndarray, sigma: np.ndarray) -> np.ndarray:
         return np.zeros(len(mu))
     ranked = np.sort(mu)[::-1]
     boundary = (ranked[TOP - 1] + ranked[TOP]) / 2
+    from scipy.special import ndtr  # imported when a ladder plays, as in _misordered
+
     return ndtr(-np.abs(mu - boundary) / sigma)
 
 
