@@ -23,6 +23,7 @@ from arena.tournament.assembly import lineup
 from arena.tournament.formats.ladder import DEFAULT_WAVE, Ladder
 from arena.tournament.run import DEFAULT_LEVEL, Runner, sample_opponents
 from arena.tournament.store import Store
+from arena.tournament.worker import Failure, WorkerPool
 from protocol import TimeControl
 
 log = logging.getLogger("arena.serve")
@@ -134,15 +135,14 @@ class Season:
         folder = Path(submission.folder)
         build_log = folder.parent / f"{folder.name}-build.log"
         store.set_status(submission.id, Status.BUILDING)
-        try:
-            ensure_built(str(folder), build_log, s.sandbox.resolved())
-        except BuildFailed as exc:
-            store.set_status(submission.id, Status.REFUSED, f"the build failed: {exc}", _tail(build_log))
+        failed = _in_worker(_build_step, (str(folder), build_log, s.sandbox.resolved()))
+        if failed is not None:
+            store.set_status(submission.id, Status.REFUSED, f"the build failed: {failed}", _tail(build_log))
             return
         store.set_status(submission.id, Status.VALIDATING, build_log=_tail(build_log))
         try:
-            failed = first_game(entrant_of(submission), s.game, s.options, s.time, s.sandbox.resolved())
-            reason = None if failed is None else failed[0]
+            reason = _in_worker(_game_step, (entrant_of(submission), s.game, s.options, s.time,
+                                             s.sandbox.resolved()))
         except ArenaError as exc:
             reason = str(exc)
         if reason is None:
@@ -150,7 +150,7 @@ class Season:
             log.info("admitted %s %s", submission.bot, submission.version)
             runner = self.runner
             if runner is not None:  # the wave under way starts no new table: the next one seats the newcomer
-                runner._deadline = time.monotonic()
+                runner.start_no_new_table()
         else:
             store.set_status(submission.id, Status.REFUSED, reason.replace(str(folder), "."))
 
@@ -191,6 +191,39 @@ class Season:
                 self.runner = None
             self.games = _stored_games(store, s.name)
         self.on_wave()
+
+
+def _in_worker(step: Callable[[Any], str], job: tuple[Any, ...]) -> str | None:
+    """Run one step of an admission in a worker process, as the ladder's tables are: the server itself then
+    starts no bot and never becomes the subreaper that a bot's sandbox processes would be handed to, which it
+    would keep as zombies. What the step says went wrong, or None."""
+    pool: WorkerPool[tuple[Any, ...], str] = WorkerPool(1, step)
+    try:
+        pool.submit(0, job)
+        while True:
+            for _, _, outcome in pool.finished():
+                why = outcome.reason if isinstance(outcome, Failure) else outcome
+                return why or None
+    finally:
+        pool.close()
+
+
+def _build_step(job: tuple[str, Path, Sandbox]) -> str:
+    """In a worker: build a submission's folder; why the build failed, or "" (a worker's result is never None)."""
+    try:
+        ensure_built(*job)
+    except BuildFailed as exc:
+        return str(exc) or "no reason given"
+    return ""
+
+
+def _game_step(job: tuple[Entrant, str, dict[str, Any] | None, TimeControl, Sandbox]) -> str:
+    """In a worker: a submission's first game against the sample bots; why it failed, or ""."""
+    try:
+        failed = first_game(*job)
+    except ArenaError as exc:
+        return str(exc) or "no reason given"
+    return "" if failed is None else failed[0]
 
 
 def enter_folders(settings: SeasonSettings, directory: Path, reserved: set[str]) -> tuple[int, list[str]]:

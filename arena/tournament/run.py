@@ -248,6 +248,10 @@ class Runner:
         done = len(self.store.done_seqs(self.tournament.id))
         return self._total is not None and done >= self._total
 
+    def start_no_new_table(self) -> None:
+        """End the run once its tables under way are stored (from another thread: a wave cut short)."""
+        self._deadline = time.monotonic()
+
     def _out_of_time(self) -> bool:
         # Never before the run's first table: each run of a time-limited command then moves the tournament on,
         # however late its first table could start on a busy machine.

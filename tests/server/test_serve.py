@@ -59,6 +59,26 @@ def test_an_uploaded_kit_bot_is_admitted_ranked_and_its_log_is_its_authors_only(
             answer = c.get(path)
             assert answer.status_code == 404 and "thinking" not in answer.text and STDERR_LINE not in answer.text
     assert server.process.poll() is None
+    # The admission's sandbox processes, and those of the waves played since, left the server no zombie to keep.
+    assert wait_until(lambda: not zombies(server.process.pid), 30), zombies(server.process.pid)
+
+
+def zombies(pid: int) -> list[int]:
+    """The children of a process that have ended and not been reaped."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            children = (task / "children").read_text().split()
+        except OSError:
+            continue  # the thread ended meanwhile
+        for child in children:
+            try:
+                state = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue  # reaped meanwhile
+            if state == "Z":
+                found.append(int(child))
+    return found
 
 
 def test_a_new_version_replaces_the_old_one_in_the_ladder(server: Server, tmp_path: Path) -> None:
