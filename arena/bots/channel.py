@@ -78,6 +78,12 @@ def report_progress(due: Any) -> None:
     _due[:] = [due]
 
 
+def expect_progress_within(seconds: float) -> None:
+    """Tell a supervising process that this one's next sign of progress may be up to seconds away (a long step
+    that asks no bot anything, such as a build)."""
+    _progress(time.monotonic() + seconds)
+
+
 def _progress(by: float) -> None:
     for due in _due:
         due.value = by

@@ -11,9 +11,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
+from arena.bots import folders
+from arena.bots.channel import expect_progress_within
 from arena.bots.entrants import Entrant, from_folder, shown, survey
 from arena.bots.sandbox import Sandbox
-from arena.bots.submission import ensure_built
+from arena.bots.submission import BUILD_TIMEOUT, ensure_built
 from arena.errors import ArenaError, BuildFailed
 from arena.games import get_game
 from arena.ratings.trueskill import RatingConfig
@@ -30,6 +32,7 @@ log = logging.getLogger("arena.serve")
 IDLE = 0.5  # seconds between two looks for work when there is none
 BUILD_LOG = 20_000  # characters of a build's log kept with its submission
 PAUSE_AFTER = 5  # games in a row with a fault of its own after which a bot sits out until its next version
+BUILD_WALKS = 4  # walks of a submission's folder around its build (digests and checks), each within its time limit
 WAVE_SECONDS = 60.0  # no new table of a wave starts after this long, so that a stop is quick
 
 
@@ -210,6 +213,8 @@ def _in_worker(step: Callable[[Any], str], job: tuple[Any, ...]) -> str | None:
 
 def _build_step(job: tuple[str, Path, Sandbox]) -> str:
     """In a worker: build a submission's folder; why the build failed, or "" (a worker's result is never None)."""
+    # A build asks no bot anything: without word, the pool would take its worker for stuck after STALL_SLACK.
+    expect_progress_within(BUILD_TIMEOUT + BUILD_WALKS * folders.TIME_LIMIT)
     try:
         ensure_built(*job)
     except BuildFailed as exc:

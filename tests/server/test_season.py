@@ -1,0 +1,40 @@
+"""The served season's admission steps, each run in a worker process as the ladder's tables are."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arena.bots.sandbox import Isolation, Sandbox
+from arena.server import season
+from arena.tournament import worker
+
+MANIFEST = 'name = "slow"\nversion = "1"\ncommand = "python3 bot.py"\nbuild = "python3 build.py"\n'
+
+
+def test_a_build_longer_than_the_pools_stall_slack_is_not_taken_for_a_stuck_worker(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The coordinator takes a worker that shows no progress for STALL_SLACK for stuck; a build asks no bot anything,
+    # so the step must say how long it may take. A slack of 1 s stands in for the minute of a real server.
+    monkeypatch.setattr(worker, "STALL_SLACK", 1.0)
+    folder = tmp_path / "slow"
+    folder.mkdir()
+    (folder / "manifest.toml").write_text(MANIFEST)
+    (folder / "bot.py").write_text("")
+    (folder / "build.py").write_text("import time\ntime.sleep(4)\nopen('built', 'w').close()\n")
+    log = tmp_path / "slow-build.log"
+    assert season._in_worker(season._build_step, (str(folder), log, Sandbox(Isolation.NONE))) is None
+    assert (folder / "built").is_file()
+
+
+def test_a_failed_build_is_told_with_its_reason(tmp_path: Path) -> None:
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    (folder / "manifest.toml").write_text(MANIFEST.replace("slow", "broken"))
+    (folder / "bot.py").write_text("")
+    (folder / "build.py").write_text("raise SystemExit('no compiler here')\n")
+    log = tmp_path / "broken-build.log"
+    why = season._in_worker(season._build_step, (str(folder), log, Sandbox(Isolation.NONE)))
+    assert why is not None and "failed with status 1" in why and str(log) in why
+    assert "no compiler here" in log.read_text()
