@@ -19,7 +19,6 @@ import math
 import os
 import shlex
 import shutil
-import subprocess
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
@@ -37,6 +36,7 @@ from arena.bots.sandbox.bubblewrap import (
 )
 from arena.bots.sandbox.limits import BUILD_LIMITS, MIB, Limits
 from arena.bots.sandbox.paths import rustup_home
+from arena.bots.sandbox.proctree import working_prefix
 from arena.errors import ConfigError
 
 # Environment variables a bot keeps under rlimit and bwrap; everything else of the arena's is dropped.
@@ -221,11 +221,7 @@ def _death_signal_prefix() -> tuple[str, ...]:
     if setpriv is None:
         return ()
     prefix = (setpriv, "--pdeathsig", "KILL", "--")
-    try:
-        works = subprocess.run([*prefix, "true"], capture_output=True, timeout=5).returncode == 0
-    except (OSError, subprocess.SubprocessError):
-        works = False
-    return prefix if works else ()
+    return working_prefix(prefix)
 
 
 def _prlimit(limits: Limits, games: int) -> list[str]:

@@ -21,6 +21,7 @@ from arena.bots.sandbox.paths import (
     runtime_roots,
     system_links,
 )
+from arena.bots.sandbox.proctree import working_prefix
 
 SHM_SIZE = 8 * MIB  # the part of that quota that is /dev/shm (POSIX shared memory, semaphores)
 HOME_IN_SANDBOX = "/tmp/home"  # a bot's HOME inside bubblewrap, on its private /tmp
@@ -36,11 +37,7 @@ def outer_namespace() -> tuple[str, ...]:
     if unshare is None or os.geteuid() != 0:
         return ()
     prefix = (unshare, "--pid", "--fork", "--kill-child", "--")
-    try:
-        works = subprocess.run([*prefix, "true"], capture_output=True, timeout=5).returncode == 0
-    except (OSError, subprocess.SubprocessError):
-        works = False
-    return prefix if works else ()
+    return working_prefix(prefix)
 
 
 def bwrap_options(cwd: str | None, private: Path, hidden: tuple[str, ...], argv: tuple[str, ...],

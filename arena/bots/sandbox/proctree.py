@@ -6,6 +6,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import os
+import subprocess
 import sys
 from dataclasses import dataclass
 
@@ -132,3 +133,12 @@ def _mount_namespace(pid: str) -> str | None:
         return os.readlink(f"/proc/{pid}/ns/mnt")
     except OSError:
         return None
+
+
+def working_prefix(prefix: tuple[str, ...]) -> tuple[str, ...]:
+    """prefix if a command run under it (`PREFIX true`) succeeds here, else ()."""
+    try:
+        works = subprocess.run([*prefix, "true"], capture_output=True, timeout=5).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        works = False
+    return prefix if works else ()
