@@ -138,16 +138,17 @@ class Season:
         folder = Path(submission.folder)
         build_log = folder.parent / f"{folder.name}-build.log"
         store.set_status(submission.id, Status.BUILDING)
-        failed = _in_worker(_build_step, (str(folder), build_log, s.sandbox.resolved()))
-        if failed is not None:
-            store.set_status(submission.id, Status.REFUSED, f"the build failed: {failed}", _tail(build_log))
-            return
-        store.set_status(submission.id, Status.VALIDATING, build_log=_tail(build_log))
-        try:
-            reason = _in_worker(_game_step, (entrant_of(submission), s.game, s.options, s.time,
-                                             s.sandbox.resolved()))
-        except ArenaError as exc:
-            reason = str(exc)
+        with AdmissionWorker() as worker:
+            failed = worker.run(_build_step, (str(folder), build_log, s.sandbox.resolved()))
+            if failed is not None:
+                store.set_status(submission.id, Status.REFUSED, f"the build failed: {failed}", _tail(build_log))
+                return
+            store.set_status(submission.id, Status.VALIDATING, build_log=_tail(build_log))
+            try:
+                reason = worker.run(_game_step, (entrant_of(submission), s.game, s.options, s.time,
+                                                 s.sandbox.resolved()))
+            except ArenaError as exc:
+                reason = str(exc)
         if reason is None:
             store.set_status(submission.id, Status.ADMITTED)
             log.info("admitted %s %s", submission.bot, submission.version)
@@ -196,19 +197,35 @@ class Season:
         self.on_wave()
 
 
-def _in_worker(step: Callable[[Any], str], job: tuple[Any, ...]) -> str | None:
-    """Run one step of an admission in a worker process, as the ladder's tables are: the server itself then
-    starts no bot and never becomes the subreaper that a bot's sandbox processes would be handed to, which it
-    would keep as zombies. What the step says went wrong, or None."""
-    pool: WorkerPool[tuple[Any, ...], str] = WorkerPool(1, step)
-    try:
-        pool.submit(0, job)
+Step = Callable[[Any], str]  # one step of an admission, run in a worker: why it failed, or ""
+
+
+class AdmissionWorker:
+    """One worker process that runs an admission's steps one after the other, as the ladder's tables are run: the
+    server itself then starts no bot and never becomes the subreaper that a bot's sandbox processes would be
+    handed to, which it would keep as zombies."""
+
+    def __init__(self) -> None:
+        self.pool: WorkerPool[tuple[Step, tuple[Any, ...]], str] = WorkerPool(1, _run_step)
+
+    def __enter__(self) -> AdmissionWorker:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.pool.close()
+
+    def run(self, step: Step, job: tuple[Any, ...]) -> str | None:
+        """Run step on job in the worker: what it says went wrong, or None."""
+        self.pool.submit(0, (step, job))
         while True:
-            for _, _, outcome in pool.finished():
+            for _, _, outcome in self.pool.finished():
                 why = outcome.reason if isinstance(outcome, Failure) else outcome
                 return why or None
-    finally:
-        pool.close()
+
+
+def _run_step(order: tuple[Step, tuple[Any, ...]]) -> str:
+    step, job = order
+    return step(job)
 
 
 def _build_step(job: tuple[str, Path, Sandbox]) -> str:

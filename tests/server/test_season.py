@@ -1,4 +1,4 @@
-"""The served season's admission steps, each run in a worker process as the ladder's tables are."""
+"""The served season's admission steps, run in a worker process as the ladder's tables are."""
 
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ def test_a_build_longer_than_the_pools_stall_slack_is_not_taken_for_a_stuck_work
     (folder / "bot.py").write_text("")
     (folder / "build.py").write_text("import time\ntime.sleep(4)\nopen('built', 'w').close()\n")
     log = tmp_path / "slow-build.log"
-    assert season._in_worker(season._build_step, (str(folder), log, Sandbox(Isolation.NONE))) is None
+    with season.AdmissionWorker() as admission:
+        assert admission.run(season._build_step, (str(folder), log, Sandbox(Isolation.NONE))) is None
     assert (folder / "built").is_file()
 
 
@@ -35,6 +36,7 @@ def test_a_failed_build_is_told_with_its_reason(tmp_path: Path) -> None:
     (folder / "bot.py").write_text("")
     (folder / "build.py").write_text("raise SystemExit('no compiler here')\n")
     log = tmp_path / "broken-build.log"
-    why = season._in_worker(season._build_step, (str(folder), log, Sandbox(Isolation.NONE)))
+    with season.AdmissionWorker() as admission:
+        why = admission.run(season._build_step, (str(folder), log, Sandbox(Isolation.NONE)))
     assert why is not None and "failed with status 1" in why and str(log) in why
     assert "no compiler here" in log.read_text()
