@@ -4,9 +4,12 @@ leaderboard) over the results store, while it admits uploads and plays the ladde
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
+import json
 import logging
 import logging.config
+import os
 import signal
 import sys
 import threading
@@ -16,14 +19,20 @@ from pathlib import Path
 from typing import IO, Any
 
 from arena.errors import ArenaError
+from arena.interrupt import die_with
 from arena.server.hosting import Hosting
 from arena.server.season import Season, SeasonSettings, enter_folders
 from arena.tournament.store import Store
+from arena.tournament.worker import descendants, start_time
 
 log = logging.getLogger("arena.serve")
 MAX_CONNECTIONS = 200  # at once; more are answered 503 by the server itself
 KEEP_ALIVE = 5  # seconds an idle connection is kept
 MAX_HEADERS = 16 * 1024  # bytes of a request's line and headers
+STOP_GRACE = 2  # seconds the requests under way get at a stop
+SEASON_NICE = 10  # added to the season's nice value (and so its workers' and bots'): the server answers first
+PLAYING_BYTES = 64 * 1024  # the JSON list of the bots playing now, as the season tells the server
+PLAYING_LOOK = 0.5  # seconds between two looks at which bots are playing
 
 
 def publish_site(s: SeasonSettings) -> None:
@@ -52,15 +61,12 @@ def serve(hosting: Hosting, host: str, port: int, out: IO[str] = sys.stdout, pla
             for problem in problems:
                 log.warning("not entered: %s", problem)
             log.info("%d of the folders in %s queued for admission", queued, submissions)
-        # The pages are made in a process of their own, so that drawing them never holds up a request.
-        # A Ctrl-C reaches it too: the server stops it, not the signal.
-        publisher = get_context("spawn").Pool(1, initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
-        season = Season(hosting.settings, on_wave=Publishing(publisher, hosting.settings))
-        hosting.playing = lambda: season.playing if season.runner is not None else ()
+        season = SeasonProcess(hosting.settings)
+        hosting.playing = season.playing
         config = uvicorn.Config(make_app(hosting), host=host, port=port, log_config=_log_config(), access_log=True,
                                 limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=KEEP_ALIVE,
                                 h11_max_incomplete_event_size=MAX_HEADERS, proxy_headers=True,
-                                timeout_graceful_shutdown=5)
+                                timeout_graceful_shutdown=STOP_GRACE)
         server = uvicorn.Server(config)
         if play:
             season.start()
@@ -68,9 +74,66 @@ def serve(hosting: Hosting, host: str, port: int, out: IO[str] = sys.stdout, pla
             asyncio.run(_serve(server, out, f"{host}:{port}"))
         finally:
             season.stop()
-            # A publish under way is cut off, not waited for: its pages are written whole or not at all, and the
-            # next start publishes again.
-            publisher.terminate()
+
+
+class SeasonProcess:
+    """The season (admissions, the ladder, publishing) in a process of its own, below the server: at a higher nice
+    value, which its workers and their bots inherit, so that on a busy machine a request is answered before a
+    game moves on (a bot is charged its wall time less its run-queue waits, so this costs it nothing), and with an
+    interpreter of its own, so that no request waits on the ladder's bookkeeping. A stop cuts its games and
+    admissions off at once: the store holds only what was finished, and the next start plays the rest again."""
+
+    def __init__(self, settings: SeasonSettings) -> None:
+        context = get_context("spawn")
+        self._stop = context.Event()
+        self._playing = context.Array("c", PLAYING_BYTES)
+        self.process = context.Process(target=_season_main, args=(settings, os.getpid(), self._stop, self._playing),
+                                        name="arena season")
+
+    def start(self) -> None:
+        """Start the season's process."""
+        self.process.start()
+
+    def playing(self) -> tuple[str, ...]:
+        """The bots of the wave under way (none before the season has started one)."""
+        with self._playing.get_lock():
+            text = self._playing.value
+        return tuple(json.loads(text)) if text else ()
+
+    def stop(self) -> None:
+        """End the season's process and everything it started (workers, bots, the publisher) at once."""
+        self._stop.set()
+        pid = self.process.pid
+        if pid is None:
+            return
+        seen = [(pid, start_time(pid)), *descendants(pid)]
+        for child, started in seen:  # a process only if it is still the one seen: its pid may have been reused
+            if started is not None and start_time(child) == started:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(child, signal.SIGKILL)
+        self.process.join()
+
+
+def _season_main(settings: SeasonSettings, server: int, stop: Any, playing: Any) -> None:
+    """The season's process: plays until the server says stop (then it is killed), telling the server which bots
+    are playing."""
+    die_with(server)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C reaches the whole process group: the server stops this
+    os.nice(SEASON_NICE)
+    logging.config.dictConfig(_log_config())
+    # The pages are made in a process of their own, so that drawing them never holds up the ladder.
+    publisher = get_context("spawn").Pool(1, initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
+    season = Season(settings, on_wave=Publishing(publisher, settings))
+    season.start()
+    shown: tuple[str, ...] = ()
+    while not stop.wait(PLAYING_LOOK):
+        now = season.playing if season.runner is not None else ()
+        if now != shown:
+            text = json.dumps(list(now)).encode()
+            with playing.get_lock():
+                playing.value = text if len(text) < PLAYING_BYTES else b"[]"
+            shown = now
+    season.stopping.set()  # no new table, no admission, while the server kills this process
 
 
 class Publishing:

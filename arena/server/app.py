@@ -32,6 +32,7 @@ COOKIE = "arena_session"
 UPLOAD_PATHS = ("/api/submissions", "/me/upload")
 NOT_FOUND = "not found"
 ACTIVE_STATUSES = {s.value for s in ACTIVE}
+_HEADERS = {"Cache-Control": "no-store", "X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff"}
 _env = jinja2.Environment(loader=jinja2.PackageLoader("arena.server", "templates"), autoescape=True)
 
 
@@ -80,8 +81,7 @@ def _page(template: str, title: str, author: Author | None, csrf: str = "", stat
           **values: Any) -> HTMLResponse:
     text = _env.get_template(template).render(title=title, author=author, csrf=csrf, when=_when, now=time.time(),
                                               version=__version__, **values)
-    return HTMLResponse(text, status, headers={"Cache-Control": "no-store", "X-Frame-Options": "DENY",
-                                               "X-Content-Type-Options": "nosniff"})
+    return HTMLResponse(text, status, headers=_HEADERS)
 
 
 def _when(stamp: float) -> str:
@@ -103,6 +103,7 @@ class _Web:
     def __init__(self, hosting: Hosting) -> None:
         self.h = hosting
         self.streams = StreamLimits()
+        self._board: tuple[Any, list[dict[str, Any]], bytes] | None = None  # the page everyone else sees, made
 
     # --- who is asking ------------------------------------------------------------------------------------------
     def who(self, request: Request) -> tuple[Author | None, bool]:
@@ -139,11 +140,21 @@ class _Web:
     def board(self, request: Request) -> Response:
         author, _ = self.who(request)
         site = "/site/" if (self.h.settings.site / "index.html").is_file() else None
-        return _page("board.html.j2", f"{self.h.settings.name}: leaderboard", author, self.csrf(request),
-                     rows=self.h.leaderboard(), site=site, playing=self.h.playing())
+        rows, playing = self.h.leaderboard(), self.h.playing()
+        if author is not None:
+            return _page("board.html.j2", f"{self.h.settings.name}: leaderboard", author, self.csrf(request),
+                         rows=rows, site=site, playing=playing)
+        # Everyone else's page is the same: made once per change of the ranking, of who plays, or of the site.
+        key = (id(rows), playing, site, self.csrf(request))
+        cached = self._board
+        if cached is None or cached[0] != key or cached[1] is not rows:
+            page = _page("board.html.j2", f"{self.h.settings.name}: leaderboard", None, key[3],
+                         rows=rows, site=site, playing=playing)
+            cached = self._board = (key, rows, page.body)
+        return HTMLResponse(cached[2], headers=_HEADERS)
 
     def api_leaderboard(self, request: Request) -> Response:
-        return JSONResponse(self.h.leaderboard())
+        return Response(self.h.board_json(), media_type="application/json")
 
     def api_games(self, request: Request) -> Response:
         bot = request.query_params.get("bot", "")

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import shutil
 import threading
 import time
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Callable
 
@@ -30,6 +32,9 @@ SESSION_SECONDS = 14 * 24 * 3600
 DAY = 24 * 3600.0
 MAX_GAMES_LISTED = 200  # a bot's most recent games in a list
 MAX_FAULTY_GAMES = 50  # of those, the games whose faults are listed
+BOARD_LOOK = 1.0  # seconds between two looks for a change of the ranking
+GAME_PAGES = 64  # private game pages kept made (a stored game never changes)
+Board = tuple[tuple[int, int, int], list[dict[str, Any]]]  # a ranking, and the store's state it was made from
 
 
 class Hosting:
@@ -44,7 +49,11 @@ class Hosting:
         self._local = threading.local()
         self._submitting = threading.Lock()  # one upload's limit checks and naming at a time
         self._tokens: dict[bytes, int] = {}  # sha256 of a token checked once -> its author's id
-        self._board: tuple[tuple[int, int, int], list[dict[str, Any]]] | None = None  # the last ranking, and when
+        self._board: Board | None = None  # the last ranking, and when
+        self._board_lock = threading.Lock()
+        self._board_json: tuple[list[dict[str, Any]], bytes] | None = None
+        self._pages: OrderedDict[tuple[int, str, str | None], str] = OrderedDict()  # private game pages made
+        self._pages_lock = threading.Lock()
         self.playing: Callable[[], tuple[str, ...]] = tuple  # the bots of the wave under way (set by the server)
         self.key = self.store().server_key()
         self.reserved = {e.name for e in sample_opponents(settings.game, get_game(settings.game).max_players, set())}
@@ -164,18 +173,43 @@ class Hosting:
 
     def leaderboard(self) -> list[dict[str, Any]]:
         """The current ranking as plain rows (name, bot, mu, sigma, conservative, games), best first; retired
-        versions left out."""
+        versions left out. Worked out again in a thread of its own whenever the store has changed, so that a
+        request only reads the last one (worked out here only for the first request)."""
+        board = self._board
+        if board is None:
+            with self._board_lock:
+                board = self._board
+                if board is None:
+                    board = self._board = self._look_at_board(None)
+                    threading.Thread(target=self._keep_board, name="leaderboard", daemon=True).start()
+        return board[1]
+
+    def board_json(self) -> bytes:
+        """The leaderboard as JSON, made once per change of the ranking."""
+        rows = self.leaderboard()
+        cached = self._board_json
+        if cached is None or cached[0] is not rows:
+            cached = self._board_json = (rows, json.dumps(rows).encode())
+        return cached[1]
+
+    def _keep_board(self) -> None:
+        while True:
+            time.sleep(BOARD_LOOK)
+            try:
+                self._board = self._look_at_board(self._board)
+            except ArenaError:  # the store busy a moment too long: the next look tries again
+                continue
+
+    def _look_at_board(self, board: Board | None) -> Board:
+        """The ranking: the one given if nothing was stored since, else worked out again."""
+        store = self.store()
         t = self.tournament()
         if t is None:
-            return []
-        store = self.store()
+            return ((0, 0, 0), [])
         mark = (t.id, store.latest_game(t.id), len(store.stored_ratings(t.id)))
-        cached = self._board
-        if cached is not None and cached[0] == mark:
-            return cached[1]
-        rows = self._ranking(store, t)
-        self._board = (mark, rows)
-        return rows
+        if board is not None and board[0] == mark:
+            return board
+        return mark, self._ranking(store, t)
 
     def _ranking(self, store: Store, t: Tournament) -> list[dict[str, Any]]:
         board = tournament_board(store, t, max_fault_rate=1.0)  # a server withholds nobody: it pauses faulty bots
@@ -259,16 +293,27 @@ class Hosting:
         found = self.own_game(author, gid, bot)
         if found is None:
             return None
+        game, seats = found
+        assets = self.settings.site / ASSETS  # the published site's scripts, once it has game pages
+        key = (gid, bot, "/site/assets/" if (assets / "viewer.js").is_file() else None)
+        with self._pages_lock:
+            page = self._pages.get(key)
+        if page is None:
+            page = self._private_page(game, seats, bot, key[2])
+            with self._pages_lock:
+                self._pages[key] = page
+                while len(self._pages) > GAME_PAGES:
+                    self._pages.popitem(last=False)
+        return page
+
+    def _private_page(self, game: StoredGameRow, seats: set[int], bot: str, linked: str | None) -> str:
         from arena.viewer import render_page, replay_data  # the viewer is only needed for a game page
 
-        game, seats = found
         data = replay_data(load_record(self._replay_path(game)), None, check=False, bot_output=True)
         data["logs"] = {k: v for k, v in data["logs"].items() if data["decisions"][int(k)][0] in seats}
         data["faults"] = [f if f["seat"] in seats else {k: v for k, v in f.items() if k not in ("detail", "stderr")}
                           for f in data["faults"]]
-        assets = self.settings.site / ASSETS  # the published site's scripts, once it has game pages
-        return render_page(data, back=(f"/me/bots/{bot}", f"{bot}: your bot"),
-                           linked="/site/assets/" if (assets / "viewer.js").is_file() else None,
+        return render_page(data, back=(f"/me/bots/{bot}", f"{bot}: your bot"), linked=linked,
                            heading=f"game {game.seq + 1} of {game.tournament}")
 
     def _replay_path(self, game: StoredGameRow) -> Path:

@@ -33,6 +33,8 @@ IDLE = 0.5  # seconds between two looks for work when there is none
 BUILD_LOG = 20_000  # characters of a build's log kept with its submission
 PAUSE_AFTER = 5  # games in a row with a fault of its own after which a bot sits out until its next version
 BUILD_WALKS = 4  # walks of a submission's folder around its build (digests and checks), each within its time limit
+BUILDING = "building this submission"  # an admission's steps, as a failure of the worker names them
+FIRST_GAME = "playing this submission's first game"
 WAVE_SECONDS = 60.0  # no new table of a wave starts after this long, so that a stop is quick
 
 
@@ -139,14 +141,14 @@ class Season:
         build_log = folder.parent / f"{folder.name}-build.log"
         store.set_status(submission.id, Status.BUILDING)
         with AdmissionWorker() as worker:
-            failed = worker.run(_build_step, (str(folder), build_log, s.sandbox.resolved()))
+            failed = worker.run(_build_step, (str(folder), build_log, s.sandbox.resolved()), BUILDING)
             if failed is not None:
                 store.set_status(submission.id, Status.REFUSED, f"the build failed: {failed}", _tail(build_log))
                 return
             store.set_status(submission.id, Status.VALIDATING, build_log=_tail(build_log))
             try:
                 reason = worker.run(_game_step, (entrant_of(submission), s.game, s.options, s.time,
-                                                 s.sandbox.resolved()))
+                                                 s.sandbox.resolved()), FIRST_GAME)
             except ArenaError as exc:
                 reason = str(exc)
         if reason is None:
@@ -214,8 +216,10 @@ class AdmissionWorker:
     def __exit__(self, *_: object) -> None:
         self.pool.close()
 
-    def run(self, step: Step, job: tuple[Any, ...]) -> str | None:
-        """Run step on job in the worker: what it says went wrong, or None."""
+    def run(self, step: Step, job: tuple[Any, ...], doing: str) -> str | None:
+        """Run step on job in the worker: what it says went wrong (or what became of the worker, which is said
+        to be `doing` the step), or None."""
+        self.pool.doing = doing
         self.pool.submit(0, (step, job))
         while True:
             for _, _, outcome in self.pool.finished():

@@ -35,6 +35,7 @@ STALL_SLACK = 60.0  # seconds a worker may go past its request's deadline (or be
 MAX_STOPS = 3  # times a worker may be found stopped in one job before it is replaced
 STOP_GRACE = 5.0  # seconds a worker gets to stop its bots when asked, before it is killed
 LOOK = 0.25  # seconds between two looks at the workers
+PLAYING = "playing this table"  # a worker's job, as its failure names it, unless the pool says otherwise
 
 
 def _serve(conn: Connection, target: Callable[[Any], Any], coordinator: int, stop: Any, due: Any) -> None:
@@ -148,6 +149,7 @@ class Worker(Generic[J, R]):
         finally:
             child.close()
         self.job: J | None = None
+        self.doing = PLAYING  # what its job is, as a failure names it
         self._stops = 0
         self._seen: list[tuple[int, int | None]] = []
 
@@ -183,16 +185,16 @@ class Worker(Generic[J, R]):
         code = self.process.exitcode
         if code is not None:
             how = f"was killed by {signal.Signals(-code).name}" if code < 0 else f"exited with status {code}"
-            return Failure(f"the worker process playing this table {how}")
+            return Failure(f"the worker process {self.doing} {how}")
         self._seen = descendants(self.process.pid)
         if _state(self.process.pid) in ("T", "t"):
             self._stops += 1
             if self._stops > MAX_STOPS:
-                return Failure(f"the worker process playing this table was stopped by a signal {self._stops} times")
+                return Failure(f"the worker process {self.doing} was stopped by a signal {self._stops} times")
             os.kill(self.process.pid, signal.SIGCONT)  # the decision it stalled is a timeout on its own clock
         late = time.monotonic() - self._due.value
         if late > STALL_SLACK:
-            return Failure(f"the worker process playing this table made no progress for {late:.0f} s")
+            return Failure(f"the worker process {self.doing} made no progress for {late:.0f} s")
         return None
 
     def ask_to_stop(self) -> None:
@@ -223,6 +225,7 @@ class WorkerPool(Generic[J, R]):
         self.size = size
         self._target = target
         self._slots: list[Worker[J, R] | None] = [None] * size
+        self.doing = PLAYING  # what the jobs submitted from now on are, as a failure names them
 
     def submit(self, slot: int, job: J) -> None:
         """Play job in the worker of slot (starting one if there is none)."""
@@ -231,6 +234,7 @@ class WorkerPool(Generic[J, R]):
             if worker is not None:
                 worker.kill()
             worker = self._slots[slot] = Worker(self._target)
+        worker.doing = self.doing
         worker.submit(job)
 
     def busy(self) -> list[int]:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,7 +28,8 @@ def test_a_build_longer_than_the_pools_stall_slack_is_not_taken_for_a_stuck_work
     (folder / "build.py").write_text("import time\ntime.sleep(4)\nopen('built', 'w').close()\n")
     log = tmp_path / "slow-build.log"
     with season.AdmissionWorker() as admission:
-        assert admission.run(season._build_step, (str(folder), log, Sandbox(Isolation.NONE))) is None
+        assert admission.run(season._build_step, (str(folder), log, Sandbox(Isolation.NONE)),
+                                    season.BUILDING) is None
     assert (folder / "built").is_file()
 
 
@@ -37,6 +41,21 @@ def test_a_failed_build_is_told_with_its_reason(tmp_path: Path) -> None:
     (folder / "build.py").write_text("raise SystemExit('no compiler here')\n")
     log = tmp_path / "broken-build.log"
     with season.AdmissionWorker() as admission:
-        why = admission.run(season._build_step, (str(folder), log, Sandbox(Isolation.NONE)))
+        why = admission.run(season._build_step, (str(folder), log, Sandbox(Isolation.NONE)),
+                                    season.BUILDING)
     assert why is not None and "failed with status 1" in why and str(log) in why
     assert "no compiler here" in log.read_text()
+
+
+def _killed(_: Any) -> str:
+    """A step whose worker process dies under it, as one killed by the machine's out-of-memory killer would."""
+    os.kill(os.getpid(), signal.SIGKILL)
+    return ""
+
+
+@pytest.mark.parametrize("doing", [season.BUILDING, season.FIRST_GAME])
+def test_a_worker_that_dies_in_an_admission_step_is_told_as_that_step(doing: str) -> None:
+    with season.AdmissionWorker() as admission:
+        why = admission.run(_killed, (), doing)
+    assert why == f"the worker process {doing} was killed by SIGKILL"
+    assert "table" not in why
