@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.tournament.worker import descendants, start_time
 from tests.helpers import PATIENCE, wait_until
 from tests.server.conftest import ENV, STDERR_LINE, Server, admitted, kit_bot, start, stop, tarred, upload, zipped
 
@@ -232,3 +233,54 @@ def test_a_missing_submissions_folder_is_one_line(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=PATIENCE)
     assert done.returncode == 2 and "does not exist" in done.stderr and "Traceback" not in done.stderr
     assert done.stdout == ""
+
+
+def test_a_ctrl_c_with_a_ladder_game_under_way_cuts_it_off_and_leaves_the_store_whole(tmp_path: Path) -> None:
+    # A bot that never answers at a 4-seat table (the ladder's here), while it plays its admission game (3 seats)
+    # through: with an hour per decision, its ladder game can only end by being cut off.
+    entries = tmp_path / "entries"
+    bot = kit_bot(entries / "hangbot") / "bot.py"
+    bot.write_text(bot.read_text().replace('            rng = random.Random(request["seed"])\n',
+                                           '            rng = random.Random(request["seed"])\n'
+                                           '            if request["num_players"] == 4:\n'
+                                           '                import time\n'
+                                           '                time.sleep(3600)\n'))
+    results = tmp_path / "results"
+    log = tmp_path / "serve.log"
+    with open(log, "w") as err:
+        process = subprocess.Popen([sys.executable, "-m", "arena", "serve", "bali-2001", "--port", "0", "--jobs", "1",
+                                    "--seats", "4", "--timeout", "3600", "--init-timeout", "3600", "--results",
+                                    str(results), "--submissions", str(entries)], env=ENV, stdout=subprocess.PIPE,
+                                   stderr=err, text=True)
+    try:
+        assert process.stdout.readline().startswith("serving on http://127.0.0.1:")  # type: ignore[union-attr]
+        assert wait_until(lambda: _statuses(results) == ["admitted"], 300), _statuses(results)
+        assert wait_until(lambda: _hanging(process.pid), 300)  # seated in the ladder, its game under way
+        below = descendants(process.pid)
+    finally:
+        status = stop(process)
+    assert status == 130
+    assert wait_until(lambda: not any(start_time(pid) == started for pid, started in below)), "left running"
+    assert "Traceback" not in log.read_text()
+    with sqlite3.connect(results / "arena.sqlite") as db:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        seqs = [r[0] for r in db.execute("SELECT seq FROM games ORDER BY seq")]
+        assert len(seqs) == len(set(seqs))
+        # Its game was cut off, not finished or failed: nothing of it is stored, and a restart plays it again.
+        assert db.execute("SELECT COUNT(*) FROM seats WHERE name LIKE 'hangbot%'").fetchone()[0] == 0
+
+
+def _statuses(results: Path) -> list[str]:
+    with sqlite3.connect(results / "arena.sqlite") as db:
+        return [r[0] for r in db.execute("SELECT status FROM submissions")]
+
+
+def _hanging(server: int) -> bool:
+    """True once the bot's process runs below the server with its admission over: at a ladder table."""
+    for pid, _ in descendants(server):
+        try:
+            if Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[:2] == [b"python3", b"bot.py"]:
+                return True
+        except OSError:
+            continue
+    return False
