@@ -27,6 +27,7 @@ READERS = 4  # page readers at once while the ladder plays
 READ_PAUSE = 0.25  # seconds a reader waits between two rounds of the pages (readers, not a flood)
 PATIENCE = 60.0  # seconds the server may take to start, or a request to be answered
 MEMORY_LOOKS = 40  # times the server's memory is looked at over a run
+WAVE = 20  # the server's --wave: ladder tables chosen at a time, so that a wave's start and publish are shared widely
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,7 @@ def bench_serve(game: str, authors: int, seconds: float, jobs: int, games: int |
         # The kits run `python3`: this interpreter, with pyzmq and msgpack, first on PATH.
         env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
         server = subprocess.Popen([sys.executable, "-m", "arena", "serve", game, "--port", "0", "--jobs", str(jobs),
-                                   "--samples", "random", "--results", str(results)], env=env,
+                                   "--samples", "random", "--wave", str(WAVE), "--results", str(results)], env=env,
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         try:
             url = server.stdout.readline().split()[-1]  # type: ignore[union-attr]

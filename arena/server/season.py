@@ -163,11 +163,9 @@ class Season:
     # --- the ladder ---------------------------------------------------------------------------------------------
     def _ladder(self) -> None:
         with Store(self.settings.db) as store:
-            current = store.current_versions()
+            current = [s for s in store.current_versions() if not paused(self.settings, s, store)]
         entrants = []
         for submission in current:
-            if paused(self.settings, submission):
-                continue
             try:
                 entrants.append(entrant_of(submission))
             except ArenaError as exc:  # its folder was removed or damaged since: it sits out
@@ -272,18 +270,19 @@ def enter_folders(settings: SeasonSettings, directory: Path, reserved: set[str])
     return queued, problems
 
 
-def paused(settings: SeasonSettings, submission: Submission) -> bool:
+def paused(settings: SeasonSettings, submission: Submission, store: Store | None = None) -> bool:
     """True if the submission's last `pause_after` ladder games each had a fault of its own: it sits out (its
-    author's page says so) until a new version is admitted."""
-    with Store(settings.db) as store:
-        found = [t for t in store.tournaments() if t.name == settings.name]
-        if not found:
-            return False
-        version = f"{submission.version}#{submission.id}"
-        key = next((k for k, name, v, _ in store.roster(found[0].id) if name == submission.bot and v == version),
-                   None)
-        return key is not None and store.faulty_streak(found[0].id, key, settings.pause_after) >= \
-            settings.pause_after
+    author's page says so) until a new version is admitted. Looked up in `store` if given (one connection for a
+    whole field), else in a connection of its own."""
+    if store is None:
+        with Store(settings.db) as own:
+            return paused(settings, submission, own)
+    found = [t for t in store.tournaments() if t.name == settings.name]
+    if not found:
+        return False
+    version = f"{submission.version}#{submission.id}"
+    key = next((k for k, name, v, _ in store.roster(found[0].id) if name == submission.bot and v == version), None)
+    return key is not None and store.faulty_streak(found[0].id, key, settings.pause_after) >= settings.pause_after
 
 
 def _stored_games(store: Store, name: str) -> int:
