@@ -27,6 +27,7 @@ READERS = 4  # page readers at once while the ladder plays
 READ_PAUSE = 0.25  # seconds a reader waits between two rounds of the pages (readers, not a flood)
 PATIENCE = 60.0  # seconds the server may take to start, or a request to be answered
 MEMORY_LOOKS = 40  # times the server's memory is looked at over a run
+LOG_LINES = 30  # of the server's stderr told when a run fails
 WAVE = 20  # the server's --wave: ladder tables chosen at a time, so that a wave's start and publish are shared widely
 
 
@@ -39,6 +40,7 @@ class PageTimes:
     p50: float
     p95: float
     worst: float
+    retried: int = 0  # requests sent again after the server closed their kept-alive connection
 
 
 @dataclass(frozen=True)
@@ -81,10 +83,10 @@ class ServeBench:
         return (self.memory[0].games, self.memory[-1].games) if self.memory else (0, 0)
 
 
-def _times(page: str, samples: list[float]) -> PageTimes:
+def _times(page: str, samples: list[float], retried: int = 0) -> PageTimes:
     ordered = sorted(samples) or [0.0]
     pick = lambda q: ordered[min(len(ordered) - 1, int(q * len(ordered)))]  # noqa: E731
-    return PageTimes(page, len(samples), pick(0.5), pick(0.95), ordered[-1])
+    return PageTimes(page, len(samples), pick(0.5), pick(0.95), ordered[-1], retried)
 
 
 def _kit_zip(folder: Path) -> bytes:
@@ -151,7 +153,7 @@ def bench_serve(game: str, authors: int, seconds: float, jobs: int, games: int |
         env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
         server = subprocess.Popen([sys.executable, "-m", "arena", "serve", game, "--port", "0", "--jobs", str(jobs),
                                    "--samples", "random", "--wave", str(WAVE), "--results", str(results)], env=env,
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                                  stdout=subprocess.PIPE, stderr=(Path(work) / "server.log").open("w"), text=True)
         try:
             url = server.stdout.readline().split()[-1]  # type: ignore[union-attr]
             client = httpx.Client(base_url=url, timeout=PATIENCE)
@@ -167,11 +169,24 @@ def bench_serve(game: str, authors: int, seconds: float, jobs: int, games: int |
             elapsed = time.monotonic() - began
             memory.append(_look(server.pid, db))
             admitted = _admitted(db)
+        except BaseException:
+            _tell_log(Path(work) / "server.log", progress)
+            raise
         finally:
             server.send_signal(signal.SIGINT)
             server.wait(PATIENCE)
         return ServeBench(game, authors, jobs, admitted, elapsed, memory[-1].games - start,
                           _times("upload (POST /api/submissions)", uploads[1]), pages, tuple(memory))
+
+
+def _tell_log(path: Path, progress: Callable[[str], None]) -> None:
+    """The server's last lines on stderr other than its request log: why a run failed, from the server's side."""
+    try:
+        lines = [line for line in path.read_text(errors="replace").splitlines() if 'HTTP/1.1"' not in line]
+    except OSError:
+        return
+    for line in lines[-LOG_LINES:]:
+        progress(f"server: {line}")
 
 
 def _watch(pid: int, db: Path, until: int | None, games: int, memory: list[MemoryLook],
@@ -214,6 +229,8 @@ def _ready(get: Callable[..., object]) -> int:
 
 
 def _read_pages(client: object, token: str, seconds: float, done: Callable[[], bool]) -> tuple[PageTimes, ...]:
+    import httpx
+
     get = client.get  # type: ignore[attr-defined]
     gid = _ready(get)
     pages = {"leaderboard (GET /)": ("/", {}), "leaderboard (GET /api/leaderboard)": ("/api/leaderboard", {}),
@@ -221,6 +238,7 @@ def _read_pages(client: object, token: str, seconds: float, done: Callable[[], b
              "author's game page (GET /me/games/ID)": (f"/me/games/{gid}?bot=bot0",
                                                         {"Authorization": f"Bearer {token}"})}
     samples: dict[str, list[float]] = {name: [] for name in pages}
+    retried: list[str] = []
     deadline = time.monotonic() + seconds
     lock = threading.Lock()
     stop = threading.Event()
@@ -229,7 +247,14 @@ def _read_pages(client: object, token: str, seconds: float, done: Callable[[], b
         while time.monotonic() < deadline and not stop.is_set():
             for name, (path, headers) in pages.items():
                 start = time.perf_counter()
-                answer = get(path, headers=headers)
+                try:
+                    answer = get(path, headers=headers)
+                except httpx.RemoteProtocolError:
+                    # A kept-alive connection the server closed as the request went out: sent again, as a browser
+                    # does, its time counted from the first try.
+                    with lock:
+                        retried.append(name)
+                    answer = get(path, headers=headers)
                 answer.raise_for_status()
                 with lock:
                     samples[name].append(1000 * (time.perf_counter() - start))
@@ -242,7 +267,7 @@ def _read_pages(client: object, token: str, seconds: float, done: Callable[[], b
         stop.set()
         for reader in readers:
             reader.result()  # a reader's failure is the run's
-    return tuple(_times(name, samples[name]) for name in pages)
+    return tuple(_times(name, samples[name], retried.count(name)) for name in pages)
 
 
 def _slug(get: Callable[..., object]) -> str:

@@ -123,8 +123,9 @@ def _serve_table(game: Game, authors: int, seconds: float, jobs: int, games: int
     from arena.bench.serve import bench_serve
 
     r = bench_serve(game.name, authors, seconds, jobs, games, progress=lambda line: click.echo(line, err=True))
-    rows = [(t.page, t.requests, f"{t.p50:.1f}", f"{t.p95:.1f}", f"{t.worst:.1f}") for t in (r.uploads, *r.pages)]
-    table = tabulate(rows, headers=("request", "requests", "p50 ms", "p95 ms", "worst ms"))
+    rows = [(t.page, t.requests, f"{t.p50:.1f}", f"{t.p95:.1f}", f"{t.worst:.1f}", t.retried)
+            for t in (r.uploads, *r.pages)]
+    table = tabulate(rows, headers=("request", "requests", "p50 ms", "p95 ms", "worst ms", "sent again"))
     servers = [m.server for m in r.memory] or [0.0]
     memory = tabulate([(f"{m.games:,}", f"{m.server:.0f}", f"{m.with_children:.0f}") for m in r.memory],
                       headers=("games stored", "server MiB", "with its children MiB"))

@@ -13,6 +13,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from multiprocessing import get_context
 from multiprocessing.pool import Pool
 from pathlib import Path
@@ -33,6 +34,7 @@ STOP_GRACE = 2  # seconds the requests under way get at a stop
 SEASON_NICE = 10  # added to the season's nice value (and so its workers' and bots'): the server answers first
 PLAYING_BYTES = 64 * 1024  # the JSON list of the bots playing now, as the season tells the server
 PLAYING_LOOK = 0.5  # seconds between two looks at which bots are playing
+PUBLISH_REST = 2.0  # times as long as the last publish took that the publisher rests before the next
 
 
 def publish_site(s: SeasonSettings) -> None:
@@ -138,12 +140,15 @@ def _season_main(settings: SeasonSettings, server: int, stop: Any, playing: Any)
 
 class Publishing:
     """The public pages brought up to date after each wave without holding up the ladder: one publish at a time,
-    in the publisher's process; waves that end while one is under way are published once it is done."""
+    in the publisher's process; waves that end while one is under way are published once it is done, after a
+    rest of PUBLISH_REST times as long as it took, so that publishing takes at most a third of a core from the
+    games however large the site has grown."""
 
     def __init__(self, publisher: Pool, settings: SeasonSettings) -> None:
         self.publisher, self.settings = publisher, settings
         self.lock = threading.Lock()
         self.busy = self.again = False
+        self.began = 0.0
 
     def __call__(self) -> None:
         with self.lock:
@@ -154,6 +159,7 @@ class Publishing:
         self._start()
 
     def _start(self) -> None:
+        self.began = time.monotonic()
         try:
             self.publisher.apply_async(publish_site, (self.settings,), callback=self._done,
                                        error_callback=self._failed)
@@ -165,7 +171,9 @@ class Publishing:
             again, self.again = self.again, False
             self.busy = again
         if again:
-            self._start()
+            rest = threading.Timer(PUBLISH_REST * (time.monotonic() - self.began), self._start)
+            rest.daemon = True
+            rest.start()
 
     def _failed(self, exc: BaseException) -> None:
         # The pages stay as they were; the season goes on.

@@ -35,6 +35,7 @@ PAUSE_AFTER = 5  # games in a row with a fault of its own after which a bot sits
 BUILD_WALKS = 4  # walks of a submission's folder around its build (digests and checks), each within its time limit
 BUILDING = "building this submission"  # an admission's steps, as a failure of the worker names them
 FIRST_GAME = "playing this submission's first game"
+CUT_AFTER = 20.0  # seconds a wave plays before an admission may end it
 WAVE_SECONDS = 60.0  # no new table of a wave starts after this long, so that a stop is quick
 
 
@@ -93,6 +94,7 @@ class Season:
         self.runner: Runner | None = None
         self.playing: tuple[str, ...] = ()
         self.games = 0  # stored in the ladder by this server
+        self.wave_began = 0.0  # when the wave under way began (time.monotonic())
         self.threads = [threading.Thread(target=self._guard, args=(self._admissions,), name="admissions", daemon=True),
                         threading.Thread(target=self._guard, args=(self._ladder,), name="ladder", daemon=True)]
 
@@ -125,37 +127,44 @@ class Season:
 
     # --- admissions ---------------------------------------------------------------------------------------------
     def _admissions(self) -> None:
-        with Store(self.settings.db) as store:
+        # One worker admits one upload after another (a worker is started again only if one fails): a burst of
+        # uploads does not start an interpreter for each.
+        with Store(self.settings.db) as store, AdmissionWorker() as worker:
             while not self.stopping.is_set():
                 queued = store.submissions(status=Status.QUEUED)
                 if not queued:
                     self.stopping.wait(IDLE)
                     continue
-                self.admit(store, queued[0])
+                self.admit(store, queued[0], worker)
 
-    def admit(self, store: Store, submission: Submission) -> None:
-        """Build a submission in the sandbox and play its first game against the sample bots: admitted, or
-        refused with the reason."""
+    def admit(self, store: Store, submission: Submission, worker: AdmissionWorker | None = None) -> None:
+        """Build a submission in the sandbox and play its first game against the sample bots (in `worker`, else
+        in one of its own): admitted, or refused with the reason."""
+        if worker is None:
+            with AdmissionWorker() as own:
+                return self.admit(store, submission, own)
         s = self.settings
         folder = Path(submission.folder)
         build_log = folder.parent / f"{folder.name}-build.log"
         store.set_status(submission.id, Status.BUILDING)
-        with AdmissionWorker() as worker:
-            failed = worker.run(_build_step, (str(folder), build_log, s.sandbox.resolved()), BUILDING)
-            if failed is not None:
-                store.set_status(submission.id, Status.REFUSED, f"the build failed: {failed}", _tail(build_log))
-                return
-            store.set_status(submission.id, Status.VALIDATING, build_log=_tail(build_log))
-            try:
-                reason = worker.run(_game_step, (entrant_of(submission), s.game, s.options, s.time,
-                                                 s.sandbox.resolved()), FIRST_GAME)
-            except ArenaError as exc:
-                reason = str(exc)
+        failed = worker.run(_build_step, (str(folder), build_log, s.sandbox.resolved()), BUILDING)
+        if failed is not None:
+            store.set_status(submission.id, Status.REFUSED, f"the build failed: {failed}", _tail(build_log))
+            return
+        store.set_status(submission.id, Status.VALIDATING, build_log=_tail(build_log))
+        try:
+            reason = worker.run(_game_step, (entrant_of(submission), s.game, s.options, s.time,
+                                             s.sandbox.resolved()), FIRST_GAME)
+        except ArenaError as exc:
+            reason = str(exc)
         if reason is None:
             store.set_status(submission.id, Status.ADMITTED)
             log.info("admitted %s %s", submission.bot, submission.version)
             runner = self.runner
-            if runner is not None:  # the wave under way starts no new table: the next one seats the newcomer
+            # The wave under way starts no new table, so that the next one seats the newcomer; unless it began
+            # only just now, so that a burst of admissions does not cut every wave down to a few games (the
+            # newcomer then waits for this wave's end, at most WAVE_SECONDS).
+            if runner is not None and time.monotonic() - self.wave_began >= CUT_AFTER:
                 runner.start_no_new_table()
         else:
             store.set_status(submission.id, Status.REFUSED, reason.replace(str(folder), "."))
@@ -187,6 +196,7 @@ class Season:
                           time=s.time, sandbox=s.sandbox.resolved(), rating=rating,
                           wave=max(s.wave, s.jobs), max_games=done + per_wave, seed=s.seed, title=s.name)
             self.runner = Runner(spec, store, s.results_dir, jobs=s.jobs, name=s.name, time_limit=WAVE_SECONDS)
+            self.wave_began = time.monotonic()
             self.playing = tuple(e.name for e in entrants)
             try:
                 if not self.stopping.is_set():

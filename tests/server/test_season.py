@@ -19,17 +19,19 @@ MANIFEST = 'name = "slow"\nversion = "1"\ncommand = "python3 bot.py"\nbuild = "p
 def test_a_build_longer_than_the_pools_stall_slack_is_not_taken_for_a_stuck_worker(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # The coordinator takes a worker that shows no progress for STALL_SLACK for stuck; a build asks no bot anything,
-    # so the step must say how long it may take. A slack of 1 s stands in for the minute of a real server.
-    monkeypatch.setattr(worker, "STALL_SLACK", 1.0)
+    # so the step must say how long it may take. A slack of 2 s stands in for the minute of a real server, once
+    # the worker has started (its start, imports and all, may take longer than that on a busy machine).
     folder = tmp_path / "slow"
     folder.mkdir()
     (folder / "manifest.toml").write_text(MANIFEST)
     (folder / "bot.py").write_text("")
-    (folder / "build.py").write_text("import time\ntime.sleep(4)\nopen('built', 'w').close()\n")
+    (folder / "build.py").write_text("import time\ntime.sleep(5)\nopen('built', 'w').close()\n")
     log = tmp_path / "slow-build.log"
     with season.AdmissionWorker() as admission:
+        assert admission.run(_started, (), season.BUILDING) is None
+        monkeypatch.setattr(worker, "STALL_SLACK", 2.0)
         assert admission.run(season._build_step, (str(folder), log, Sandbox(Isolation.NONE)),
-                                    season.BUILDING) is None
+                             season.BUILDING) is None
     assert (folder / "built").is_file()
 
 
@@ -42,9 +44,14 @@ def test_a_failed_build_is_told_with_its_reason(tmp_path: Path) -> None:
     log = tmp_path / "broken-build.log"
     with season.AdmissionWorker() as admission:
         why = admission.run(season._build_step, (str(folder), log, Sandbox(Isolation.NONE)),
-                                    season.BUILDING)
+                            season.BUILDING)
     assert why is not None and "failed with status 1" in why and str(log) in why
     assert "no compiler here" in log.read_text()
+
+
+def _started(_: Any) -> str:
+    """A step that does nothing: the worker has started once it is done."""
+    return ""
 
 
 def _killed(_: Any) -> str:
