@@ -158,8 +158,8 @@ def _season_table(entrants: int, counts: tuple[int, ...]) -> str:
         rows.append((f"{s.entrants:,}", f"{s.games:,}", f"{s.wave_ms:.1f}", f"{s.fill_seconds:.0f}",
                      f"{s.store_mb:.1f}", *(f"{x:.1f}" for x in (*s.rerate, *s.leaderboard, *s.startup))))
     return tabulate(rows, headers=("entrants", "games stored", "ms a wave", "fill s", "store MB", "rerate s",
-                                   "rerate CPU s", "leaderboard s", "leaderboard CPU s", "start-up s",
-                                   "start-up CPU s"))
+                                   "rerate CPU s", "leaderboard s", "leaderboard CPU s", "its start-up s",
+                                   "its start-up CPU s"))
 
 
 def _real_season_table(entrants: int, games: int, jobs: int, every: float) -> str:

@@ -19,11 +19,9 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
 
-from arena.bots.entrants import Entrant, Refusal
 from arena.errors import ArenaError, ConfigError
-from arena.match.record import GameRecord
 from arena.match.seeds import seeding
 from arena.ratings.trueskill import GameOutcome, Ratings
 from arena.tournament.accounts import (
@@ -39,6 +37,10 @@ from arena.tournament.accounts import (
     new_secret,
     salted_hash,
 )
+
+if TYPE_CHECKING:  # not imported at run time: the bots' processes and the protocol cost the leaderboard's start
+    from arena.bots.entrants import Entrant, Refusal
+    from arena.match.record import GameRecord
 
 DEFAULT_DB_NAME = "arena.sqlite"
 SCHEMA_VERSION = 6
@@ -668,7 +670,10 @@ class Store:
         if not self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'refusals'").fetchone():
             return []  # an older store read as it is
         rows = self.db.execute("SELECT folder, name, reason FROM refusals WHERE tournament_id = ? ORDER BY folder",
-                               (tid,))
+                               (tid,)).fetchall()
+        if not rows:
+            return []
+        from arena.bots.entrants import Refusal  # only when there are any: a leaderboard need not load the bots' side
         return [Refusal(f, n, r) for f, n, r in rows]
 
     @_guarded
