@@ -183,10 +183,12 @@ def _memory(pid: int) -> tuple[float, float]:
             pass  # gone meanwhile
         return 0.0
     workers = 0.0
-    try:
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    except OSError:
-        children = []
+    children = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):  # every thread's: a Dask cluster's workers are started by one
+        try:
+            children += (task / "children").read_text().split()
+        except OSError:
+            pass  # gone meanwhile
     for child in children:
         try:
             command = Path(f"/proc/{child}/cmdline").read_bytes()
