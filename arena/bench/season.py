@@ -11,7 +11,7 @@ import sys
 import tempfile
 import time
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
@@ -209,14 +209,16 @@ class KnownField:
 
     games: int
     seconds: float
-    taus: tuple[tuple[int, float], ...]  # (games rated, Kendall tau of the board with the known order)
+    taus: tuple[tuple[int, float, float], ...]  # (games rated, Kendall tau of the board with the known order, and
+    # of the final ranking's board: the same games rated with the dynamics factor off, as `arena rerate --final`)
     board: tuple[tuple[str, float, float], ...]  # the final board: name, mu, sigma, as ranked
 
 
 def bench_known_field(games: int, jobs: int, points: int = 10) -> KnownField:
     """Play a ladder of KNOWN_LEVELS mixed bots for `games` real bali-2017 games (`arena tournament` as a user runs
     it, sandbox none), then rate its stored games in schedule order up to `points` cut-offs and compare each board
-    (ranked as displayed, by mu - 3 sigma) with the known order."""
+    (ranked as displayed, by mu - 3 sigma), as played and as `arena rerate --final` re-rates it, with the known
+    order."""
     from scipy.stats import kendalltau
 
     names = [f"p{round(100 * p):03d}" for p in KNOWN_LEVELS]
@@ -231,11 +233,13 @@ def bench_known_field(games: int, jobs: int, points: int = 10) -> KnownField:
         seconds = time.perf_counter() - start
         with Store(db) as store:
             outcomes = store.outcomes(store.tournament(NAME).id)
+    def tau(ratings: Ratings) -> float:
+        return float(kendalltau(KNOWN_LEVELS, [ratings.get(n).conservative for n in names]).statistic)
+
     taus = []
     for cut in sorted({max(1, len(outcomes) * (k + 1) // points) for k in range(points)}):
         ratings = rate_all(CONFIG, outcomes[:cut])
-        shown = [ratings.get(n).conservative for n in names]
-        taus.append((cut, float(kendalltau(KNOWN_LEVELS, shown).statistic)))
+        taus.append((cut, tau(ratings), tau(rate_all(replace(CONFIG, tau=0.0), outcomes[:cut]))))
     ranked = sorted(names, key=lambda n: (-ratings.get(n).conservative, n))
     return KnownField(len(outcomes), seconds, tuple(taus),
                       tuple((n, ratings.get(n).mu, ratings.get(n).sigma) for n in ranked))

@@ -188,7 +188,8 @@ def _real_season_table(entrants: int, games: int, jobs: int, every: float, clust
 def _known_field_table(games: int, jobs: int) -> str:
     click.echo(f"a ladder of 11 mixed bots of known order, {games:,} real games, --jobs {jobs} ...", err=True)
     r = bench_known_field(games, jobs)
-    taus = tabulate([(f"{n:,}", f"{t:.3f}") for n, t in r.taus], headers=("games rated", "Kendall tau"))
+    taus = tabulate([(f"{n:,}", f"{t:.3f}", f"{final:.3f}") for n, t, final in r.taus],
+                    headers=("games rated", "Kendall tau", "final (tau 0)"))
     board = tabulate([(i, name, f"{mu:.2f}", f"{sigma:.2f}") for i, (name, mu, sigma) in enumerate(r.board, 1)],
                      headers=("rank", "bot (p x 100)", "mu", "sigma"))
     return f"{taus}\n\n{board}\n{r.games:,} games stored in {r.seconds:,.0f} s"

@@ -91,8 +91,8 @@ def test_bench_known_field_ranks_real_games_of_bots_of_known_order(tmp_path: Pat
     r = arena("bench", "--known-field", "48", "--jobs", "1", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
-    assert lines[0].split() == ["games", "rated", "Kendall", "tau"]
-    taus = [float(line.split()[1]) for line in lines[2:12]]
+    assert lines[0].split() == ["games", "rated", "Kendall", "tau", "final", "(tau", "0)"]
+    taus = [float(line.split()[2]) for line in lines[2:12]]
     assert len(taus) == 10 and taus[-1] > 0.5  # the board has the diluted heuristics mostly in their order
     board = [line.split()[1] for line in lines[13:-1] if line.split() and line.split()[0].isdigit()]
     assert sorted(board) == [f"p{p:03d}" for p in range(0, 101, 10)] and board.index("p100") < board.index("p000")
