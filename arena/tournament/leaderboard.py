@@ -128,8 +128,9 @@ def rank(title: str, ratings: Ratings, stats: Mapping[str, Mapping[str, float]],
 
     shown = [name for name in stats if all_versions or name not in retired]
     everyone = sorted((row(name) for name in shown), key=lambda r: (-r.conservative, r.bot))
-    ranked = [r for r in everyone if max_fault_rate is None or r.fault_rate <= max_fault_rate]
-    withheld = [r for r in everyone if not (max_fault_rate is None or r.fault_rate <= max_fault_rate)]
+    kept = [max_fault_rate is None or r.fault_rate <= max_fault_rate for r in everyone]
+    ranked = [r for r, k in zip(everyone, kept) if k]
+    withheld = [r for r, k in zip(everyone, kept) if not k]
     rows = [replace(r, rank=i, p_above_next=None if below is None else
                     above_next(r.mu, r.sigma, below.mu, below.sigma))
             for i, (r, below) in enumerate(zip(ranked, [*ranked[1:], None]), start=1)]
