@@ -223,7 +223,7 @@ def bench_known_field(games: int, jobs: int, points: int = 10) -> KnownField:
 
     names = [f"p{round(100 * p):03d}" for p in KNOWN_LEVELS]
     bots = [f"{n}={sys.executable} -m {KNOWN_BOT} {p}" for n, p in zip(names, KNOWN_LEVELS)]
-    with tempfile.TemporaryDirectory(prefix="arena-known-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="arena-known-", ignore_cleanup_errors=True) as tmp:  # a reader may linger
         db = Path(tmp) / "arena.sqlite"
         start = time.perf_counter()
         subprocess.run([sys.executable, "-m", "arena", "tournament", REAL_GAME, *bots, "--format", "ladder",
