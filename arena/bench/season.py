@@ -11,7 +11,7 @@ import sys
 import tempfile
 import time
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
@@ -19,7 +19,7 @@ import numpy as np
 
 from arena.bench.ranking import CONFIG, random_wave
 from arena.bots.entrants import Entrant
-from arena.ratings.trueskill import Rating, Ratings
+from arena.ratings.trueskill import Rating, Ratings, rate_all
 from arena.tournament.formats.base import DEFAULT_WAVE
 from arena.tournament.formats.ladder import ladder_wave
 from arena.tournament.store import Store, StoredGame
@@ -38,8 +38,8 @@ class Season:
     fill_seconds: float
     store_mb: float
     rerate: tuple[float, float]  # seconds and CPU seconds of `arena rerate`
-    leaderboard: tuple[float, float]  # seconds and CPU seconds of `arena leaderboard --format json`
-    startup: tuple[float, float]  # seconds and CPU seconds of `arena --help`: what every command costs to start
+    leaderboard: tuple[float, float]  # seconds and CPU seconds of `arena leaderboard` (its table, as a user asks)
+    startup: tuple[float, float]  # seconds and CPU seconds of `arena leaderboard --help`: what it costs to start
 
 
 def wave_time(entrants: int, waves: int = 30) -> float:
@@ -98,9 +98,10 @@ def bench_season(entrants: int, games: int) -> Season:
         fill(db, entrants, games)
         filled = time.perf_counter() - start
         rerate = _timed("rerate", "--db", str(db))
-        board = _timed("leaderboard", "--db", str(db), "--format", "json")
+        board = _timed("leaderboard", "--db", str(db))
         size = sum(p.stat().st_size for p in Path(tmp).glob("arena.sqlite*")) / 1e6
-    return Season(entrants, games, wave_time(entrants), filled, size, rerate, board, _timed("--help"))
+    return Season(entrants, games, wave_time(entrants), filled, size, rerate, board,
+                  _timed("leaderboard", "--help"))
 
 
 @dataclass(frozen=True)
@@ -130,10 +131,12 @@ REAL_GAME = "bali-2017"  # the shorter game
 
 
 def bench_season_real(entrants: int, games: int, jobs: int, every: float = 30.0,
-                      progress: Callable[[Sample], None] = lambda sample: None) -> RealSeason:
+                      progress: Callable[[Sample], None] = lambda sample: None, cluster: bool = False) -> RealSeason:
     """Play a ladder of `entrants` random bots for `games` real games with `jobs` workers (`arena tournament`
-    as a user runs it, sandbox none), sampling the games stored and the arena's memory every `every` seconds."""
+    as a user runs it, sandbox none; `cluster`: on a local Dask cluster of `jobs` workers), sampling the games
+    stored and the arena's memory every `every` seconds."""
     bots = [f"r{i:05d}={sys.executable} -m {REAL_BOT}" for i in range(entrants)]
+    where = ["--cluster", "local"] if cluster else []
     with tempfile.TemporaryDirectory(prefix="arena-season-real-") as tmp:
         db = Path(tmp) / "arena.sqlite"
         log = Path(tmp) / "season.log"  # its progress lines: a file, never a pipe it could fill and block on
@@ -141,7 +144,7 @@ def bench_season_real(entrants: int, games: int, jobs: int, every: float = 30.0,
             run = subprocess.Popen([sys.executable, "-m", "arena", "tournament", REAL_GAME, *bots, "--format",
                                     "ladder", "--seats", str(SEASON_SEATS), "--games", str(games), "--jobs",
                                     str(jobs), "--sandbox", "none", "--seed", "0", "--name", NAME, "--results", tmp,
-                                    "--db", str(db)], stdout=subprocess.DEVNULL, stderr=out)
+                                    "--db", str(db), *where], stdout=subprocess.DEVNULL, stderr=out)
         start, samples = time.perf_counter(), []
         while True:
             try:
@@ -180,10 +183,12 @@ def _memory(pid: int) -> tuple[float, float]:
             pass  # gone meanwhile
         return 0.0
     workers = 0.0
-    try:
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    except OSError:
-        children = []
+    children = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):  # every thread's: a Dask cluster's workers are started by one
+        try:
+            children += (task / "children").read_text().split()
+        except OSError:
+            pass  # gone meanwhile
     for child in children:
         try:
             command = Path(f"/proc/{child}/cmdline").read_bytes()
@@ -192,3 +197,49 @@ def _memory(pid: int) -> tuple[float, float]:
         if REAL_BOT.encode() not in command:
             workers += rss(int(child))
     return rss(pid), workers
+
+
+KNOWN_BOT = "sample_bots.mixed_bot"  # the heuristic's move with probability P, else a random one
+KNOWN_LEVELS = tuple(i / 10 for i in range(11))  # the field's P: a larger P plays better
+
+
+@dataclass(frozen=True)
+class KnownField:
+    """A ladder of bots of known order in real games: the board's Kendall tau with that order as games were added."""
+
+    games: int
+    seconds: float
+    taus: tuple[tuple[int, float, float], ...]  # (games rated, Kendall tau of the board with the known order, and
+    # of the final ranking's board: the same games rated with the dynamics factor off, as `arena rerate --final`)
+    board: tuple[tuple[str, float, float], ...]  # the final board: name, mu, sigma, as ranked
+
+
+def bench_known_field(games: int, jobs: int, points: int = 10) -> KnownField:
+    """Play a ladder of KNOWN_LEVELS mixed bots for `games` real bali-2017 games (`arena tournament` as a user runs
+    it, sandbox none), then rate its stored games in schedule order up to `points` cut-offs and compare each board
+    (ranked as displayed, by mu - 3 sigma), as played and as `arena rerate --final` re-rates it, with the known
+    order."""
+    from scipy.stats import kendalltau
+
+    names = [f"p{round(100 * p):03d}" for p in KNOWN_LEVELS]
+    bots = [f"{n}={sys.executable} -m {KNOWN_BOT} {p}" for n, p in zip(names, KNOWN_LEVELS)]
+    with tempfile.TemporaryDirectory(prefix="arena-known-", ignore_cleanup_errors=True) as tmp:  # a reader may linger
+        db = Path(tmp) / "arena.sqlite"
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "arena", "tournament", REAL_GAME, *bots, "--format", "ladder",
+                        "--seats", str(SEASON_SEATS), "--games", str(games), "--jobs", str(jobs), "--sandbox", "none",
+                        "--seed", "0", "--name", NAME, "--results", tmp, "--db", str(db)],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        seconds = time.perf_counter() - start
+        with Store(db) as store:
+            outcomes = store.outcomes(store.tournament(NAME).id)
+    def tau(ratings: Ratings) -> float:
+        return float(kendalltau(KNOWN_LEVELS, [ratings.get(n).conservative for n in names]).statistic)
+
+    taus = []
+    for cut in sorted({max(1, len(outcomes) * (k + 1) // points) for k in range(points)}):
+        ratings = rate_all(CONFIG, outcomes[:cut])
+        taus.append((cut, tau(ratings), tau(rate_all(replace(CONFIG, tau=0.0), outcomes[:cut]))))
+    ranked = sorted(names, key=lambda n: (-ratings.get(n).conservative, n))
+    return KnownField(len(outcomes), seconds, tuple(taus),
+                      tuple((n, ratings.get(n).mu, ratings.get(n).sigma) for n in ranked))

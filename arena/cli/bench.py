@@ -10,7 +10,7 @@ from tabulate import tabulate
 from arena.bench.protocol import bench_protocol, bench_sandboxes
 from arena.bench.publish import bench_publish
 from arena.bench.ranking import PRECISION_AT, TAUS, RankingRow, bench_ranking
-from arena.bench.season import Sample, bench_season, bench_season_real
+from arena.bench.season import Sample, bench_known_field, bench_season, bench_season_real
 from arena.bench.tournament import bench_compare, bench_tournament
 from arena.cli.params import GAME
 from arena.games import Game, available, get_game
@@ -34,7 +34,8 @@ from arena.match.local import bench_engine
 @click.option("--tournament", is_flag=True, help="Also measure tournaments: games per minute with --jobs 1 and 2, "
               "bots reused and fresh.")
 @click.option("--cluster", is_flag=True, help="With --tournament, also through a local Dask cluster of two "
-              "workers (needs the cluster extra), against --jobs 2.")
+              "workers (needs the cluster extra), against --jobs 2; with --season-real, the ladder plays on a local "
+              "Dask cluster of --jobs workers.")
 @click.option("--tournament-rounds", type=click.IntRange(min=1), default=2, show_default=True,
               help="Round-robin rounds of five random bots per tournament measurement.")
 @click.option("--compare", "compare_pairs", type=click.IntRange(min=1), default=None, metavar="PAIRS",
@@ -68,18 +69,23 @@ from arena.match.local import bench_engine
 @click.option("--season-real", "real_games", type=click.IntRange(min=1), default=None, metavar="GAMES",
               help="Instead, play a ladder of --entrants random bots for GAMES real games (bali-2017, 4 seats, "
                    "--jobs workers, sandbox none) and sample the games stored and the arena's memory as it plays.")
+@click.option("--known-field", "known_games", type=click.IntRange(min=1), default=None, metavar="GAMES",
+              help="Instead, play a ladder of 11 sample bots of known order (the heuristic's move with probability "
+                   "0, 0.1, ..., 1, else a random one) for GAMES real games (bali-2017, 4 seats, --jobs workers) "
+                   "and print the Kendall tau of its board with that order as the games were added.")
 @click.option("--sample-every", type=click.FloatRange(min=1), default=60, show_default=True,
               help="Seconds between samples of a --season-real.")
 @click.option("--entrants", type=click.IntRange(min=4), default=1000, show_default=True,
               help="Entrants of a --season or --season-real.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
-              help="With --ranking: simulate in this many processes; with --season-real: the ladder's --jobs.")
+              help="With --ranking: simulate in this many processes; with --season-real or --known-field: the "
+                   "ladder's --jobs.")
 def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, starts: int, round_trips: int,
           match_games: int, tournament: bool, cluster: bool, tournament_rounds: int,
           compare_pairs: int | None, publish_games: int | None, serve_authors: int | None, serve_seconds: float,
           serve_jobs: int, serve_games: int | None, ranking: bool, as_json: bool, quick: bool,
-          season_games: tuple[int, ...], real_games: int | None, sample_every: float, entrants: int,
-          jobs: int) -> None:
+          season_games: tuple[int, ...], real_games: int | None, known_games: int | None, sample_every: float,
+          entrants: int, jobs: int) -> None:
     """Measure random-play games and decisions per second, in-process on one core; with --protocol, also the
     bot protocol's round trip against raw ZeroMQ and games per second with subprocess bots; with --tournament,
     games per minute of whole tournaments; with --sandbox, what each sandbox level costs; with --ranking, only
@@ -94,7 +100,10 @@ def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, 
         click.echo(_season_table(entrants, season_games))
         return
     if real_games:
-        click.echo(_real_season_table(entrants, real_games, jobs, sample_every))
+        click.echo(_real_season_table(entrants, real_games, jobs, sample_every, cluster))
+        return
+    if known_games:
+        click.echo(_known_field_table(known_games, jobs))
         return
     chosen = games or tuple(get_game(name) for name in available())
     click.echo(_engine_table(chosen, count))
@@ -159,21 +168,32 @@ def _season_table(entrants: int, counts: tuple[int, ...]) -> str:
         rows.append((f"{s.entrants:,}", f"{s.games:,}", f"{s.wave_ms:.1f}", f"{s.fill_seconds:.0f}",
                      f"{s.store_mb:.1f}", *(f"{x:.1f}" for x in (*s.rerate, *s.leaderboard, *s.startup))))
     return tabulate(rows, headers=("entrants", "games stored", "ms a wave", "fill s", "store MB", "rerate s",
-                                   "rerate CPU s", "leaderboard s", "leaderboard CPU s", "start-up s",
-                                   "start-up CPU s"))
+                                   "rerate CPU s", "leaderboard s", "leaderboard CPU s", "its start-up s",
+                                   "its start-up CPU s"))
 
 
-def _real_season_table(entrants: int, games: int, jobs: int, every: float) -> str:
+def _real_season_table(entrants: int, games: int, jobs: int, every: float, cluster: bool) -> str:
     def shown(s: Sample) -> tuple[str, ...]:
         return f"{s.seconds:.0f}", f"{s.games:,}", f"{s.arena_mib:.1f}", f"{s.workers_mib:.1f}"
     headers = ("seconds", "games stored", "arena MiB", "workers MiB")
     click.echo(f"a ladder of {entrants:,} random bots, {games:,} real games, --jobs {jobs}; every {every:g} s:",
                err=True)
     click.echo("  ".join(headers), err=True)
-    r = bench_season_real(entrants, games, jobs, every, progress=lambda s: click.echo("  ".join(shown(s)), err=True))
+    r = bench_season_real(entrants, games, jobs, every, progress=lambda s: click.echo("  ".join(shown(s)), err=True),
+                          cluster=cluster)
     note = (f"{r.entrants:,} entrants: {r.stored:,} of {r.games:,} games stored in {r.seconds:,.0f} s "
             f"({60 * r.stored / r.seconds:,.0f} a minute); store {r.store_mb:.1f} MB")
     return tabulate([shown(s) for s in r.samples], headers=headers) + "\n" + note
+
+
+def _known_field_table(games: int, jobs: int) -> str:
+    click.echo(f"a ladder of 11 mixed bots of known order, {games:,} real games, --jobs {jobs} ...", err=True)
+    r = bench_known_field(games, jobs)
+    taus = tabulate([(f"{n:,}", f"{t:.3f}", f"{final:.3f}") for n, t, final in r.taus],
+                    headers=("games rated", "Kendall tau", "final (tau 0)"))
+    board = tabulate([(i, name, f"{mu:.2f}", f"{sigma:.2f}") for i, (name, mu, sigma) in enumerate(r.board, 1)],
+                     headers=("rank", "bot (p x 100)", "mu", "sigma"))
+    return f"{taus}\n\n{board}\n{r.games:,} games stored in {r.seconds:,.0f} s"
 
 
 def _publish_table(games: tuple[Game, ...], count: int) -> str:

@@ -13,6 +13,7 @@ from arena.bots.entrants import bot_command
 from arena.bots.meter import wait_accounting
 from arena.bots.process import BotCommand
 from arena.bots.sandbox import MIB, WALL_CEILING, Isolation, Limits, Sandbox, crowding
+from arena.cli.store_options import db_option, results_option, store_path  # noqa: F401 (re-exported)
 from arena.errors import ConfigError
 from arena.games import Game, GameError, available, check_variants, get_game
 from arena.match.wire import with_game_clock
@@ -107,13 +108,6 @@ BOT = BotCommandType()
 SECONDS = click.FloatRange(min=0.0, min_open=True)
 
 
-def results_option(command: Callable[..., Any]) -> Callable[..., Any]:
-    """--results DIR, for every command that writes."""
-    return click.option("--results", "results_dir", type=click.Path(file_okay=False, path_type=Path),
-                        default=Path("results"), show_default=True,
-                        help="Directory for game records, match summaries and bot logs.")(command)
-
-
 def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """--timeout, --init-timeout, --time-bank, --increment and --game-clock, gathered into the TimeControl of the
     command's `game` (its own game clock where --game-clock is not given), passed as `time`."""
@@ -146,18 +140,6 @@ def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 def _game_clocks() -> str:
     return ", ".join(f"{get_game(name).game_clock:g} for {name}" for name in available())
-
-
-def db_option(command: Callable[..., Any]) -> Callable[..., Any]:
-    """--db PATH: the results store (default: arena.sqlite in the results directory)."""
-    return click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=None,
-                        help="The results database (default: RESULTS/arena.sqlite).")(command)
-
-
-def store_path(results_dir: Path, db: Path | None) -> Path:
-    """The results database the --results and --db options name."""
-    from arena.tournament.store import DEFAULT_DB_NAME
-    return db if db is not None else results_dir / DEFAULT_DB_NAME
 
 
 def rating_options(command: Callable[..., Any]) -> Callable[..., Any]:

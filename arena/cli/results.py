@@ -5,20 +5,23 @@ from __future__ import annotations
 import shlex
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from tabulate import tabulate
 
-from arena.cli.params import db_option, results_option, store_path
+from arena.cli.store_options import db_option, results_option, store_path
 from arena.errors import ArenaError, ReplayError
 from arena.games import get_game
-from arena.match.record import GameRecord, load_record
-from arena.match.replay import turn_lines
 from arena.ratings.trueskill import RatingConfig, Ratings, rate_all
 from arena.site.boards import FORMATS, BoardRequest, render_leaderboard
 from arena.tournament.leaderboard import above_next
 from arena.tournament.store import Store, StoredGameRow, replay_path
-from arena.viewer import write_replay
+
+if TYPE_CHECKING:
+    from arena.match.record import GameRecord
+
+# `arena show`'s replay reading and page writing are imported when it runs: `arena leaderboard` does not need them.
 
 _tournament_option = click.option("--tournament", "-t", "name",
                                   help="Tournament name (default: the latest one in the store).")
@@ -100,6 +103,8 @@ def show(number: int, name: str | None, verbose: bool, html: Path | None, seat: 
     click.echo(_describe(m, path, _show_command(number, t.name, results_dir, db)))
     if path is None:
         raise click.ClickException("this game has no replay file (it failed before it was played)")
+    from arena.match.record import load_record
+    from arena.match.replay import turn_lines
     try:
         record = load_record(path)
     except ReplayError as exc:
@@ -114,6 +119,7 @@ def show(number: int, name: str | None, verbose: bool, html: Path | None, seat: 
 def _write_page(record: GameRecord, path: Path, seat: int | None) -> None:
     if seat is not None and seat >= record.num_players:
         raise click.BadParameter(f"the game had seats 0 to {record.num_players - 1}", param_hint="'--seat'")
+    from arena.viewer import write_replay
     write_replay(record, path, seat)
     click.echo(f"replay page written to {path}", err=True)
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Protocol, Sequence
 
-import numpy as np
 import trueskill
 
 from arena.errors import ConfigError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # trueskill's documented defaults: mu 25, sigma mu/3, beta sigma/2, tau sigma/100.
 DEFAULT_MU = 25.0
@@ -271,6 +273,8 @@ def _through(m: Message) -> Message:
 def match_quality(mu: np.ndarray, sigma: np.ndarray, beta: float) -> np.ndarray:
     """TrueSkill's match quality of many free-for-all tables at once, one a row of `mu` and `sigma` (tables x
     seats): the value `trueskill.TrueSkill.quality` gives for each, without its per-table matrix objects."""
+    import numpy as np  # here, not at the top: the leaderboard reads ratings and should not pay for NumPy
+
     seats = mu.shape[1]
     a = np.zeros((seats, seats - 1))  # each column compares one seat with the next, as the library's matrix does
     a[np.arange(seats - 1), np.arange(seats - 1)] = 1.0

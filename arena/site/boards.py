@@ -8,8 +8,6 @@ from pathlib import Path
 from typing import Callable
 
 from arena.errors import ConfigError
-from arena.site.build import leaderboard_page
-from arena.site.data import tournament_data
 from arena.tournament.leaderboard import TEXT_FORMATS, TextFormat, tournament_board
 from arena.tournament.store import Store, Tournament
 
@@ -38,6 +36,8 @@ def _text(fmt: TextFormat) -> Renderer:
 
 def _html(request: BoardRequest) -> str:
     """The published site's leaderboard page, on its own."""
+    from arena.site.build import leaderboard_page  # the site's builder only for this format: the text ones start faster
+    from arena.site.data import tournament_data
     return leaderboard_page(tournament_data(request.store, request.tournament, request.max_fault_rate))
 
 

@@ -9,17 +9,18 @@ import json
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from statistics import NormalDist
-from typing import Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from tabulate import tabulate
 
-from arena.bots.entrants import Refusal
 from arena.errors import ReplayError
 from arena.games import get_game
-from arena.match.record import entrant_label, load_record
 from arena.match.seeds import PUBLIC_NOTE, stored_public_seed
 from arena.ratings.trueskill import Rating, RatingConfig, Ratings, rate_all
 from arena.tournament.store import Store, Tournament, replay_path
+
+if TYPE_CHECKING:  # the bots' processes are not imported by a command that only reads a board
+    from arena.bots.entrants import Refusal
 
 COLUMNS = ("rank", "bot", "conservative", "mu", "sigma", "games", "wins", "mean_score", "mean_rank", "fault_rate",
            "p_above_next")
@@ -69,6 +70,7 @@ def handshake_names(records: Iterable[Path], names: Iterable[str], most: int = 2
         if most <= 0 or wanted <= found.keys():
             break
         most -= 1
+        from arena.match.record import load_record  # with the protocol it reads, only once there is a record
         try:
             seats = load_record(path).seats
         except ReplayError:
@@ -126,8 +128,9 @@ def rank(title: str, ratings: Ratings, stats: Mapping[str, Mapping[str, float]],
 
     shown = [name for name in stats if all_versions or name not in retired]
     everyone = sorted((row(name) for name in shown), key=lambda r: (-r.conservative, r.bot))
-    ranked = [r for r in everyone if max_fault_rate is None or r.fault_rate <= max_fault_rate]
-    withheld = [r for r in everyone if r not in ranked]
+    kept = [max_fault_rate is None or r.fault_rate <= max_fault_rate for r in everyone]
+    ranked = [r for r, k in zip(everyone, kept) if k]
+    withheld = [r for r, k in zip(everyone, kept) if not k]
     rows = [replace(r, rank=i, p_above_next=None if below is None else
                     above_next(r.mu, r.sigma, below.mu, below.sigma))
             for i, (r, below) in enumerate(zip(ranked, [*ranked[1:], None]), start=1)]
@@ -144,9 +147,17 @@ def above_next(mu: float, sigma: float, next_mu: float, next_sigma: float) -> fl
 def _cells(r: Row, handshakes: Mapping[str, str]) -> list[object]:
     def num(x: float | None, digits: int = 2) -> object:
         return "" if x is None else round(x, digits)
-    bot = entrant_label(r.bot, handshakes.get(r.bot, ""))
+    bot = _label(r.bot, handshakes)
     return [r.rank or "-", bot, num(r.conservative), num(r.mu), num(r.sigma), r.games, r.wins,
             num(r.mean_score), num(r.mean_rank), f"{100 * r.fault_rate:.1f}%", num(r.p_above_next)]
+
+
+def _label(bot: str, handshakes: Mapping[str, str]) -> str:
+    """The bot's entrant_label; the record reader it lives with is imported only once a handshake name was read."""
+    if bot not in handshakes:
+        return bot
+    from arena.match.record import entrant_label
+    return entrant_label(bot, handshakes[bot])
 
 
 def _note(board: Leaderboard, markdown: bool = False) -> str:

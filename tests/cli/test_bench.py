@@ -74,3 +74,26 @@ def test_bench_season_real_plays_real_games_and_samples_the_arenas_memory(tmp_pa
     assert samples and all(float(s[2]) > 0 for s in samples)  # the arena was alive at every sample
     assert [int(s[1].replace(",", "")) for s in samples] == sorted(int(s[1].replace(",", "")) for s in samples)
     assert lines[-1].startswith("6 entrants: 12 of 12 games stored in ")
+
+
+@pytest.mark.slow
+def test_bench_season_times_rerate_and_the_leaderboard_on_a_filled_store(tmp_path: Path) -> None:
+    r = arena("bench", "--season", "64", "--entrants", "8", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    header, _, row = r.stdout.splitlines()[:3]
+    assert "leaderboard s" in header and "its start-up s" in header
+    cells = row.split()
+    assert cells[:2] == ["8", "64"] and all(float(c) >= 0 for c in cells[2:])
+
+
+@pytest.mark.slow
+def test_bench_known_field_ranks_real_games_of_bots_of_known_order(tmp_path: Path) -> None:
+    r = arena("bench", "--known-field", "48", "--jobs", "1", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].split() == ["games", "rated", "Kendall", "tau", "final", "(tau", "0)"]
+    taus = [float(line.split()[2]) for line in lines[2:12]]
+    assert len(taus) == 10 and taus[-1] > 0.5  # the board has the diluted heuristics mostly in their order
+    board = [line.split()[1] for line in lines[13:-1] if line.split() and line.split()[0].isdigit()]
+    assert sorted(board) == [f"p{p:03d}" for p in range(0, 101, 10)] and board.index("p100") < board.index("p000")
+    assert lines[-1] == "48 games stored in " + lines[-1].split(" in ")[1]

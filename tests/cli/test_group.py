@@ -78,3 +78,21 @@ def test_a_command_imports_only_what_it_needs() -> None:
             "print(sorted(m for m in ('scipy', 'arena.site', 'arena.cli.bench', 'matplotlib') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_the_leaderboard_reads_a_store_without_numpy_the_bots_or_the_site(tmp_path: Path) -> None:
+    """`arena leaderboard` pays only for what it uses: no NumPy, no bot processes or sandbox, no site builder."""
+    import subprocess
+    import sys
+
+    from arena.bench.season import fill
+    db = tmp_path / "arena.sqlite"
+    fill(db, 8, 32)
+    heavy = ("numpy", "scipy", "arena.site.build", "arena.viewer", "arena.bots.process", "arena.bots.sandbox",
+             "arena.cli.params", "zmq", "dask")
+    code = ("import sys; from arena.cli import main; from click.testing import CliRunner; "
+            f"r = CliRunner().invoke(main, ['leaderboard', '--db', {str(db)!r}]); print(r.output); "
+            f"print(sorted(m for m in {heavy!r} if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "season (bali-2017, ladder, sandbox none)" in out and "bot00007" in out
+    assert out.strip().splitlines()[-1] == "[]"
