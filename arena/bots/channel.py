@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import zmq
 
-from arena.bots.meter import Handover, Span, Timing, WaitMeter, handed_over, own_wait, wall_timing
+from arena.bots.meter import Handover, Span, Timing, WaitMeter, handed_over, own_turns, wall_timing
 from arena.errors import (
     BotFault,
     BotTimeout,
@@ -235,13 +235,17 @@ class Channel:
         while True:
             remaining = deadline - time.monotonic()
             wait = max(remaining, 0.0) if self.watch_fd is not None else min(max(remaining, 0.0), _SLICE)
-            before = own_wait() if self._metered else None
+            before = own_turns() if self._metered else None
             ready = dict(poller.poll(math.ceil(wait * 1000)))
             if ready.get(self._socket, 0) & flag:
                 # The arena's thread woke for the reply but may have waited for a core first: not the bot's time.
-                after = own_wait() if before is not None else None
-                self._late = after - before if before is not None and after is not None else 0
-                self._handed = handed_over() if before is not None and flag == zmq.POLLIN else None
+                after = own_turns() if before is not None else None
+                self._late = after[0] - before[0] if before is not None and after is not None else 0
+                # Given a core once, for the reply, and kept since: that wait was all its lateness. Otherwise (the
+                # reply was there before it waited, or it slept again as it woke, for Python's lock) ask when the
+                # reply was handed over.
+                once = before is not None and after is not None and after[1] - before[1] == 1
+                self._handed = handed_over() if before is not None and not once and flag == zmq.POLLIN else None
                 return True
             fault = self._exited() if ready or self.watch_fd is None else None
             if fault is not None:

@@ -20,6 +20,22 @@ runnable threads than cores) waits for itself, and that floor charges it for it.
 the bot's either: the waits of the arena's messaging threads (which carry the request to the bot and the reply
 back) and of the arena's thread that wakes for the reply (`own_wait`).
 
+The arena is late in a way no run queue shows, too: once the answer is in, the thread that waits for it must take
+Python's interpreter lock, which another thread of the arena (the watchdog, a log reader) may hold while it waits
+for a core; the waiting thread sleeps meanwhile, and on a busy machine that can last a second. So the time after
+the answer was handed over is the arena's, all of it (`handed_over`): the messaging thread that carried the answer
+stopped running after it handed it over, and the kernel stamps that stop (se.exec_start of /proc's sched file,
+read while the thread sleeps and checked unchanged around the reading of its state). The stamp is on the clock of
+the core it stopped on, which leaves out that core's time on interrupts or taken by the host, so it is compared
+with the monotonic clock on that core only, through the waiting thread's own last start there (it moves to that
+core for the reading if it runs elsewhere). Every error of this falls on the late side: a later stop (the carrier
+ran again since), the offset between the clocks read after that start (so no smaller than it is), the core's clock
+falling further behind since the stop. The bot is thus never credited time from before its answer came, whatever
+it does: flooding its log makes the arena later to read the answer but cannot move the answer earlier. Of the
+waits of the bot's threads, those seen since the last look before the answer count for no more than the time from
+that look to the answer. Where the stamp cannot be read (no sched file, a carrier still busy after 10 ms), the
+time after the answer is charged as before, less the waking thread's own wait for a core.
+
 cgroup v2's `cpu.pressure` (`some`: the time at least one task of the cgroup waited) is not used: it needs a v2
 cgroup per bot, which a root machine with cgroup v1 does not give, where schedstat needs no cgroup at all. Where
 schedstat cannot be read, every decision is charged its wall time (`wait_accounting` says so once).
@@ -71,9 +87,17 @@ def _schedstat(text: bytes) -> tuple[int, int]:
 
 def own_wait() -> int | None:
     """Nanoseconds the calling thread has waited for a core so far; None where this cannot be read."""
+    turns = own_turns()
+    return None if turns is None else turns[0]
+
+
+def own_turns() -> tuple[int, int] | None:
+    """(nanoseconds the calling thread has waited for a core, times it has been given one) so far; None where this
+    cannot be read."""
     try:
         with open(_OWN, "rb") as stat:
-            return _schedstat(stat.read())[1]
+            _, wait, turns = stat.read().split()
+            return int(wait), int(turns)
     except (OSError, ValueError):
         return None
 
