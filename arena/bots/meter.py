@@ -43,6 +43,7 @@ schedstat cannot be read, every decision is charged its wall time (`wait_account
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -167,7 +168,7 @@ def _carrier(tid: int) -> tuple[int, int, int] | None:
     try:
         fds.append(os.open(f"/proc/self/task/{tid}/sched", os.O_RDONLY))
     except OSError:
-        fds.append(-1)  # no scheduler debug file: last_stop() reads nothing
+        fds.append(-1)  # no scheduler debug file: stops() reads nothing
     return fds[0], fds[1], fds[2]
 
 
@@ -226,7 +227,8 @@ def _offset(core: int) -> int | None:
     except OSError:
         return None
     finally:
-        os.sched_setaffinity(0, allowed)
+        with contextlib.suppress(OSError):  # the cores it may use changed meanwhile: the new ones hold
+            os.sched_setaffinity(0, allowed)
 
 
 def _own_offset(core: int) -> int | None:
