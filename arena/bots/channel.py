@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import zmq
 
-from arena.bots.meter import Span, Timing, WaitMeter, own_wait, wall_timing
+from arena.bots.meter import Handover, Span, Timing, WaitMeter, handed_over, own_turns, wall_timing
 from arena.errors import (
     BotFault,
     BotTimeout,
@@ -106,6 +106,7 @@ class Channel:
         self.next_id = 1
         self.stuck = False  # the last request timed out: the bot may still be busy with it
         self._late = 0  # ns the arena's thread waited for a core after the last reply arrived
+        self._handed: Handover | None = None  # when the last reply was handed over (or later)
         self._metered = False  # the request in flight is metered: read the arena's own lateness
         self._abandoned: set[int] = set()
         self._socket = self._bind(endpoint)
@@ -145,19 +146,24 @@ class Channel:
         data = encode(request, request_id)
         busy = max(self._abandoned) if self.stuck and self._abandoned else None
         span = charge.meter.start() if charge is not None else None
-        start = time.monotonic()
         wall = charge.ceiling if charge is not None and span is not None else timeout
+        self._late, self._handed, self._metered = 0, None, span is not None
+        _progress(time.monotonic() + wall)
+        # Taken just before the request goes out: whatever holds the arena up before then is not the bot's.
+        start = time.monotonic()
         deadline = start + wall
-        _progress(deadline)
-        self._late, self._metered = 0, span is not None
         if not self._send(data, deadline, start):
             self._reopen(request_id)
             raise BotTimeout(f"request {request_id} could not be delivered within {wall:.3g} s: "
                              "the bot is not connected", time.monotonic() - start)
         frames = self._await(start, timeout, deadline, span)
         elapsed = time.monotonic() - start
+        # The arena's lateness once the answer was in: its thread's wait for a core as it woke, and all the time
+        # since the messaging thread handed the answer over (which also holds a wait for Python's interpreter lock
+        # while another of the arena's threads held it).
+        handed = replace(self._handed, at=self._handed.at - start) if frames is not None and self._handed else None
         late = self._late / 1e9 if frames is not None else 0.0
-        timing = span.timing(elapsed, late) if span is not None else wall_timing(elapsed)
+        timing = span.timing(elapsed, late, handed) if span is not None else wall_timing(elapsed)
         _progress(start + elapsed)
         if frames is None:
             self._reopen(request_id)
@@ -183,7 +189,8 @@ class Channel:
             guard = deadline + (timing.wait or 0.0)
             _progress(guard)
             if now - start >= timeout and timing.charged >= timeout and not span.queued() or now >= guard:
-                return None
+                # The arena may have been held up since the last look: an answer already there is taken first.
+                return self._receive(now, start)
             until = min(guard, now + max(min(timeout - timing.charged, _WATCH), _LOOK))
             frames = self._receive(until, start)
             if frames is not None:
@@ -204,7 +211,7 @@ class Channel:
             try:
                 return self._socket.recv_multipart(zmq.NOBLOCK)
             except zmq.Again:
-                self._late = 0  # the arena woke for nothing the bot owes now
+                self._late, self._handed = 0, None  # the arena woke for nothing the bot owes now
                 continue  # what arrived was a late reply to an earlier request, and zmq dropped it
         return None
 
@@ -228,12 +235,17 @@ class Channel:
         while True:
             remaining = deadline - time.monotonic()
             wait = max(remaining, 0.0) if self.watch_fd is not None else min(max(remaining, 0.0), _SLICE)
-            before = own_wait() if self._metered else None
+            before = own_turns() if self._metered else None
             ready = dict(poller.poll(math.ceil(wait * 1000)))
             if ready.get(self._socket, 0) & flag:
                 # The arena's thread woke for the reply but may have waited for a core first: not the bot's time.
-                after = own_wait() if before is not None else None
-                self._late = after - before if before is not None and after is not None else 0
+                after = own_turns() if before is not None else None
+                self._late = after[0] - before[0] if before is not None and after is not None else 0
+                # Given a core once, for the reply, and kept since: that wait was all its lateness. Otherwise (the
+                # reply was there before it waited, or it slept again as it woke, for Python's lock) ask when the
+                # reply was handed over.
+                once = before is not None and after is not None and after[1] - before[1] == 1
+                self._handed = handed_over() if before is not None and not once and flag == zmq.POLLIN else None
                 return True
             fault = self._exited() if ready or self.watch_fd is None else None
             if fault is not None:

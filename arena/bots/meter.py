@@ -20,6 +20,22 @@ runnable threads than cores) waits for itself, and that floor charges it for it.
 the bot's either: the waits of the arena's messaging threads (which carry the request to the bot and the reply
 back) and of the arena's thread that wakes for the reply (`own_wait`).
 
+The arena is late in a way no run queue shows, too: once the answer is in, the thread that waits for it must take
+Python's interpreter lock, which another thread of the arena (the watchdog, a log reader) may hold while it waits
+for a core; the waiting thread sleeps meanwhile, and on a busy machine that can last a second. So the time after
+the answer was handed over is the arena's, all of it (`handed_over`): the messaging thread that carried the answer
+stopped running after it handed it over, and the kernel stamps that stop (se.exec_start of /proc's sched file,
+read while the thread sleeps and checked unchanged around the reading of its state). The stamp is on the clock of
+the core it stopped on, which leaves out that core's time on interrupts or taken by the host, so it is compared
+with the monotonic clock on that core only, through the waiting thread's own last start there (it moves to that
+core for the reading if it runs elsewhere). Every error of this falls on the late side: a later stop (the carrier
+ran again since), the offset between the clocks read after that start (so no smaller than it is), the core's clock
+falling further behind since the stop. The bot is thus never credited time from before its answer came, whatever
+it does: flooding its log makes the arena later to read the answer but cannot move the answer earlier. Of the
+waits of the bot's threads, those seen since the last look before the answer count for no more than the time from
+that look to the answer. Where the stamp cannot be read (no sched file, a carrier still busy after 10 ms), the
+time after the answer is charged as before, less the waking thread's own wait for a core.
+
 cgroup v2's `cpu.pressure` (`some`: the time at least one task of the cgroup waited) is not used: it needs a v2
 cgroup per bot, which a root machine with cgroup v1 does not give, where schedstat needs no cgroup at all. Where
 schedstat cannot be read, every decision is charged its wall time (`wait_accounting` says so once).
@@ -27,12 +43,18 @@ schedstat cannot be read, every decision is charged its wall time (`wait_account
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
+import time
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
 _OWN = "/proc/thread-self/schedstat"
+_OWN_SCHED = "/proc/thread-self/sched"
+_ASLEEP = (b"S", b"D")  # the states of a thread that is not running nor waiting for a core
+_SETTLE = 10  # milliseconds at most to wait for a busy messaging thread to stop, one at a time
+_CPU = 36  # the field of /proc/PID/stat (after the command's closing bracket) that gives the core it last ran on
 _CARRIERS = b"ZMQbg/IO/"  # the names of the messaging library's threads that carry every request and reply
 
 
@@ -66,51 +88,165 @@ def _schedstat(text: bytes) -> tuple[int, int]:
 
 def own_wait() -> int | None:
     """Nanoseconds the calling thread has waited for a core so far; None where this cannot be read."""
+    turns = own_turns()
+    return None if turns is None else turns[0]
+
+
+def own_turns() -> tuple[int, int] | None:
+    """(nanoseconds the calling thread has waited for a core, times it has been given one) so far; None where this
+    cannot be read."""
     try:
         with open(_OWN, "rb") as stat:
-            return _schedstat(stat.read())[1]
+            _, wait, turns = stat.read().split()
+            return int(wait), int(turns)
     except (OSError, ValueError):
         return None
 
 
 class _Carriers:
-    """The arena's own messaging threads, read through kept-open schedstat files (the list refreshed each look)."""
+    """The arena's own messaging threads, read through kept-open files (the list refreshed each look): their
+    schedstat, and for when they last stopped running, their stat and sched files."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._files: dict[int, int | None] = {}  # tid -> fd of its schedstat (None: not a carrier)
+        self._files: dict[int, tuple[int, int, int] | None] = {}  # tid -> fds of schedstat, stat, sched (None: not
+        # a carrier)
+
+    def _refresh(self) -> list[tuple[int, int, int]]:
+        """The files of the carriers now (the lock held)."""
+        try:
+            tids = {int(name) for name in os.listdir("/proc/self/task")}
+        except OSError:
+            return []
+        for tid in set(self._files) - tids:
+            for fd in self._files.pop(tid) or ():
+                if fd >= 0:
+                    os.close(fd)
+        for tid in tids - set(self._files):
+            self._files[tid] = _carrier(tid)
+        return [fds for fds in self._files.values() if fds is not None]
 
     def waited(self) -> int:
         """Nanoseconds the carriers have waited for a core so far (0 where they cannot be read)."""
         total = 0
         with self._lock:
-            try:
-                tids = {int(name) for name in os.listdir("/proc/self/task")}
-            except OSError:
-                return 0
-            for tid in set(self._files) - tids:
-                fd = self._files.pop(tid)
-                if fd is not None:
-                    os.close(fd)
-            for tid in tids:
-                if tid not in self._files:
-                    self._files[tid] = _carrier(tid)
-                fd = self._files[tid]
+            for stat, _, _ in self._refresh():
                 try:
-                    total += _schedstat(os.pread(fd, 128, 0))[1] if fd is not None else 0
+                    total += _schedstat(os.pread(stat, 128, 0))[1]
                 except (OSError, ValueError):
                     continue
         return total
 
+    def stops(self) -> list[tuple[int, int]] | None:
+        """When each carrier last stopped running, in nanoseconds of the clock of the core it stopped on, with that
+        core: after it handed over the last message it carried. None where that is not known (a carrier is running
+        or waiting for a core, or ran while it was read; or there is no sched file)."""
+        found = []
+        with self._lock:
+            for _, stat, sched in self._refresh():
+                try:
+                    stopped = _exec_start(os.pread(sched, 4096, 0))
+                    fields = os.pread(stat, 1024, 0).rsplit(b")", 1)[1].split()
+                    # Asleep, and not run between the two reads of its stop: that stop is its last, on that core.
+                    if fields[0] not in _ASLEEP or _exec_start(os.pread(sched, 4096, 0)) != stopped:
+                        return None
+                    found.append((stopped, int(fields[_CPU])))
+                except (OSError, ValueError, IndexError):
+                    return None
+        return found
 
-def _carrier(tid: int) -> int | None:
-    """An open schedstat file of the arena's thread tid if it is a messaging thread, else None."""
+
+def _carrier(tid: int) -> tuple[int, int, int] | None:
+    """Open schedstat, stat and sched files of the arena's thread tid if it is a messaging thread, else None."""
     try:
         with open(f"/proc/self/task/{tid}/comm", "rb") as comm:
             if not comm.read().startswith(_CARRIERS):
                 return None
-        return os.open(f"/proc/self/task/{tid}/schedstat", os.O_RDONLY)
+        fds = [os.open(f"/proc/self/task/{tid}/{name}", os.O_RDONLY) for name in ("schedstat", "stat")]
     except OSError:
+        return None
+    try:
+        fds.append(os.open(f"/proc/self/task/{tid}/sched", os.O_RDONLY))
+    except OSError:
+        fds.append(-1)  # no scheduler debug file: stops() reads nothing
+    return fds[0], fds[1], fds[2]
+
+
+def _exec_start(text: bytes) -> int:
+    """se.exec_start of a sched file (milliseconds with six decimals), in nanoseconds."""
+    at = text.index(b"se.exec_start")
+    whole, _, part = text[text.index(b":", at) + 1:text.index(b"\n", at)].strip().partition(b".")
+    return int(whole) * 1_000_000 + int(part.ljust(6, b"0")[:6])
+
+
+@dataclass(frozen=True)
+class Handover:
+    """When (time.monotonic()) the arena's messaging threads last handed a message over to a socket, or a moment
+    later, never earlier; and the nanoseconds they had waited for a core by then."""
+
+    at: float
+    carried: int
+
+
+def handed_over() -> Handover | None:
+    """When the arena's messaging threads last handed a message over, as an answer is found waiting and before it
+    is taken (taking it may wake a messaging thread again); None where this cannot be known."""
+    stops = _carriers.stops()
+    for _ in range(_SETTLE):
+        if stops:
+            break
+        time.sleep(0.001)  # a carrier is busy: it will have stopped in a moment (later than the answer: no harm)
+        stops = _carriers.stops()
+    if not stops:
+        return None
+    latest = 0
+    for stopped, core in stops:
+        offset = _offset(core)
+        if offset is None:
+            return None
+        latest = max(latest, stopped + offset)
+    return Handover(latest / 1e9, _carriers.waited())
+
+
+def _offset(core: int) -> int | None:
+    """time.monotonic_ns() less the scheduler's clock of `core`, or more, never less; None where not known.
+
+    Each core's scheduler clock (the one a thread's stop is stamped with) leaves out the time that core spent on
+    interrupts or was taken by the host: it falls behind the monotonic clock, each core its own way, so the two are
+    compared on the same core only. The calling thread's last start there, read before time.monotonic(), gives an
+    offset no smaller than it is now, and so no smaller than it was at an earlier stop on that core. The thread is
+    moved to that core for the reading if it runs elsewhere (and back)."""
+    if _own_core() == core:
+        return _own_offset(core)
+    allowed = os.sched_getaffinity(0)
+    if core not in allowed:
+        return None
+    try:
+        os.sched_setaffinity(0, {core})
+        return _own_offset(core)
+    except OSError:
+        return None
+    finally:
+        with contextlib.suppress(OSError):  # the cores it may use changed meanwhile: the new ones hold
+            os.sched_setaffinity(0, allowed)
+
+
+def _own_offset(core: int) -> int | None:
+    try:
+        with open(_OWN_SCHED, "rb") as sched:
+            began = _exec_start(sched.read())
+    except (OSError, ValueError):
+        return None
+    offset = time.monotonic_ns() - began
+    return offset if _own_core() == core else None  # moved between the two readings: not known
+
+
+def _own_core() -> int | None:
+    """The core the calling thread runs on."""
+    try:
+        with open("/proc/thread-self/stat", "rb") as stat:
+            return int(stat.read().rsplit(b")", 1)[1].split()[_CPU])
+    except (OSError, ValueError, IndexError):
         return None
 
 
@@ -210,24 +346,35 @@ class Span:
         self._base = base
         self._cpu = cpu
         self._carried = _carriers.waited()  # ns the arena's messaging threads had waited when the decision began
+        self._at = 0.0  # seconds after the start of the last look
         self._last = base  # the last look
         self._before = base  # the look before it
         # (pid, tid) -> ns it waited since the start, at the last look (kept once the thread ends)
         self._waits: dict[tuple[int, int], int] = {}
 
-    def timing(self, wall: float, late: float = 0.0) -> Timing:
+    def timing(self, wall: float, late: float = 0.0, handed: Handover | None = None) -> Timing:
         """The figures of the decision after `wall` seconds, of which the arena itself was late `late` seconds
-        (its thread waited for a core after the reply came) besides its messaging threads' waits."""
+        (its thread waited for a core after the reply came) besides its messaging threads' waits. With `handed`
+        (when the answer was handed over, in seconds after the start: see handed_over()), all the time after it is
+        the arena's, and the threads' waits count up to then only."""
+        looked, waited = self._at, sum(self._waits.values())
         now = self._meter.look()
         if now is not None:
             self._waits.update((key, wait - self._base.get(key, (0, 0))[1]) for key, (_, wait) in now.items())
-            self._before, self._last = self._last, now
-        late = max(late, 0.0) + max(0, _carriers.waited() - self._carried) / 1e9
+            self._before, self._last, self._at = self._last, now, wall
+        waits = sum(self._waits.values()) / 1e9
+        carried = (handed.carried if handed is not None else _carriers.waited()) - self._carried
+        if handed is not None:
+            arrived = min(wall, max(0.0, handed.at))
+            late = max(late, wall - arrived)
+            # A wait seen since the look before the answer came counts for no more time than that look had left.
+            waits = min(waits, waited / 1e9 + max(0.0, arrived - looked))
+        late = max(late, 0.0) + max(0, carried) / 1e9
         own = max(0.0, wall - min(late, wall))
         floor = 0.0
         if self._cpu is not None and (cpu := self._meter.cpu()) is not None:
             floor = max(0.0, cpu - self._cpu) / self._meter.cores
-        charged = min(own, max(own - sum(self._waits.values()) / 1e9, floor))
+        charged = min(own, max(own - waits, floor))
         return Timing(charged, wall, wall - charged)
 
     def queued(self) -> bool:

@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -257,4 +258,52 @@ def test_a_seat_whose_game_clock_runs_out_plays_the_default_for_the_rest_of_the_
     # What `arena replay --seat 0` shows is what the bot was told: never more time than its game clock had left.
     told = [m.time for m in seat_messages(record, 0) if m.TYPE.value == "decide"]
     assert told[0].game_clock == 1.0 and all(t.remaining <= t.game_clock for t in told)
+    spawned.assert_all_gone()
+
+
+class HeldLock:
+    """A thread of the arena's process that keeps Python's interpreter lock and is kept off its core: pinned at the
+    lowest priority to one core that a CPU-bound process at the ordinary priority keeps busy. Whenever the arena's
+    thread that waits for an answer needs the lock, it waits for this thread's next turn on that core, as it does on
+    a busy machine behind the watchdog or a log reader that was preempted holding the lock."""
+
+    def __init__(self) -> None:
+        self.core = max(os.sched_getaffinity(0))
+        self.burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+        os.sched_setaffinity(self.burner.pid, {self.core})
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._hold, daemon=True)
+
+    def _hold(self) -> None:
+        os.sched_setaffinity(0, {self.core})
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+        while not self.stop.is_set():
+            pass  # pure Python: the lock is held from one switch interval to the next
+
+    def __enter__(self) -> "HeldLock":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop.set()
+        self.thread.join()
+        self.burner.kill()
+        self.burner.wait()
+
+
+@pytest.mark.slow
+def test_the_arena_held_up_by_its_own_threads_on_the_interpreter_lock_does_not_charge_the_bot(
+        tmp_path: Path, spawned: Spawned) -> None:
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("the thread that holds the lock needs a core of its own to be kept off")
+    with HeldLock():
+        mine, faults = paced(tmp_path, "sleep", 0.1, decisions=0, time=TimeControl(timeout=5.0, init=20.0))
+    # Asleep 0.1 s at every decision, while the arena's thread that waits for the answer is held up for the lock
+    # again and again, for up to seconds: the bot is charged its sleep (and what answering takes it), not the
+    # arena's wait for the lock after the answer came. (5 s per decision: the arena held up before its request goes
+    # out, a moment the meter cannot see, is rarer and is not what this shows.)
+    charged = sorted(d.charged or 0.0 for d in mine)
+    assert not faults and len(charged) > 20, faults
+    assert charged[len(charged) * 3 // 4] < 0.1 + 0.05, charged
+    assert sum(d.time or 0.0 for d in mine) > 2 * sum(charged), "the lock did not hold the arena up"
     spawned.assert_all_gone()
