@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 import shutil
 import threading
 import time
@@ -27,6 +28,8 @@ from arena.tournament.accounts import Author, Submission, check_author_name
 from arena.tournament.leaderboard import tournament_board
 from arena.tournament.run import sample_opponents
 from arena.tournament.store import Store, StoredGameRow, Tournament, replay_path
+
+log = logging.getLogger("arena.serve")
 
 SESSION_SECONDS = 14 * 24 * 3600
 DAY = 24 * 3600.0
@@ -199,6 +202,8 @@ class Hosting:
                 self._board = self._look_at_board(self._board)
             except ArenaError:  # the store busy a moment too long: the next look tries again
                 continue
+            except Exception as error:  # noqa: BLE001 - a refresher that died would leave the board as it was for good
+                log.warning("the leaderboard was not worked out again (the next look tries again): %s", error)
 
     def _look_at_board(self, board: Board | None) -> Board:
         """The ranking: the one given if nothing was stored since, else worked out again."""
