@@ -42,8 +42,9 @@ def interrupted_at(delay: float, results: Path) -> subprocess.CompletedProcess[s
 
 
 def check_interrupted(done: subprocess.CompletedProcess[str], delay: float, results: Path) -> None:
-    if done.returncode == -signal.SIGINT and not done.stderr or "Fatal Python error: init_import_site" in done.stderr:
-        # Before the interpreter runs any of the arena's code, it ends as Python does, and nothing was done.
+    if done.returncode == -signal.SIGINT and not done.stderr or "Fatal Python error: init_" in done.stderr:
+        # Before the interpreter runs any of the arena's code (while it starts: its standard streams, its site
+        # module), it ends as Python does, and nothing was done.
         assert not results.exists()
         return
     assert done.returncode == 130, (delay, done.returncode, done.stderr[-2000:])
