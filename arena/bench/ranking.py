@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 import numpy as np
@@ -48,7 +48,17 @@ def random_wave(ratings: Ratings, games_played: dict[str, int], names: Sequence[
                   0, duplicate=False) for t in range(tables)]
 
 
-STRATEGIES: dict[str, Rule] = {"arena": ladder_wave, "random": random_wave, "previous": quality_wave}
+def rotations_wave(ratings: Ratings, games_played: dict[str, int], names: Sequence[str], seats: int, tables: int,
+                   first_seq: int, first_table: int, seed: Seed) -> list[Table]:
+    """The shipped matchmaking with each table played in every seat rotation, as ladder tables were before they
+    played one game each: what the one-game table is worth."""
+    return [replace(t, first_seq=first_seq + i * seats, plan=None)
+            for i, t in enumerate(ladder_wave(ratings, games_played, names, seats, tables, first_seq, first_table,
+                                              seed))]
+
+
+STRATEGIES: dict[str, Rule] = {"arena": ladder_wave, "random": random_wave, "rotations": rotations_wave,
+                               "previous": quality_wave}
 
 
 @dataclass(frozen=True)

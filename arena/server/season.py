@@ -185,6 +185,8 @@ class Season:
         """One wave of ladder tables among these entrants (the latest version of each bot) and the sample bots."""
         s = self.settings
         seats = s.table_seats
+        # A season's wave is a run of its own (its workers started, the pages published after it), so it plays
+        # `seats` of the ladder's waves of one-game tables: as many games as one wave of every seat rotation.
         per_wave = max(s.wave, s.jobs) * seats
         with Store(s.db) as store:
             done = _stored_games(store, s.name)

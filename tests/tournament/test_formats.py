@@ -65,7 +65,8 @@ def test_ladder_waves_anchor_on_uncertainty_and_are_reproducible() -> None:
     counts = {"a": 10, "b": 10, "c": 10}
     wave = ladder_wave(ratings, counts, BOTS, 3, tables=2, first_seq=30, first_table=10, seed=4)
     assert wave == ladder_wave(ratings, counts, BOTS, 3, tables=2, first_seq=30, first_table=10, seed=4)
-    assert [t.table for t in wave] == [10, 11] and [t.first_seq for t in wave] == [30, 33]
+    assert [t.table for t in wave] == [10, 11] and [t.first_seq for t in wave] == [30, 31]  # one game a table
+    assert [t.games for t in wave] == [1, 1]
     assert {t.bots[0] for t in wave} == {"d", "e"}  # the unrated bots are the most uncertain
     assert all(len(set(t.bots)) == 3 for t in wave)
 
@@ -113,7 +114,7 @@ def test_each_format_chooses_its_own_seats_and_rounds_and_says_whether_its_entra
 def test_ladder_waves_stop_at_its_number_of_games() -> None:
     s = spec("ladder", seats=3, wave=2, max_games=10, seed=0)
     waves = list(s.fmt.waves(s, lambda first, below: []))
-    assert [[t.first_seq for t in w] for w in waves] == [[0, 3], [6, 9]]  # the table from 12 on is past 10
+    assert [[t.first_seq for t in w] for w in waves] == [[0, 1], [2, 3], [4, 5], [6, 7], [8, 9]]  # a game a table
     assert s.fmt.total_games(s) == 10
 
 

@@ -1,17 +1,21 @@
 """The ladder's matchmaking: no bot at two tables of a wave, every entrant's exposure within its bound, anchors where
-a game most improves the board, the earlier rule kept as it was, and the batch match quality equal to the
-library's."""
+a game most improves the board, one game a table with each bot's seats evened out, the earlier rule kept as it was,
+and the batch match quality equal to the library's."""
 
 from __future__ import annotations
 
-from collections import Counter
+import random
+from collections import Counter, defaultdict
 
 import numpy as np
 import pytest
 import trueskill
 
 from arena.bench.ranking import random_wave, simulate
+from arena.bots.entrants import Entrant
 from arena.ratings.trueskill import GameOutcome, Rating, RatingConfig, Ratings, match_quality, rate_all
+from arena.tournament.formats import get_format
+from arena.tournament.formats.base import TournamentSpec
 from arena.tournament.formats.ladder import EXPOSURE, TOP_EVERY, ladder_wave, quality_wave
 
 
@@ -36,7 +40,8 @@ def test_no_bot_sits_at_two_tables_of_a_wave(rule, bots: int, seats: int, tables
         seated = [b for t in wave for b in t.bots]
         assert len(wave) == tables and all(len(t.bots) == seats for t in wave)
         assert len(seated) == len(set(seated)), f"a bot at two tables: {Counter(seated).most_common(1)}"
-        assert [t.first_seq for t in wave] == [10 * first_table + seats * i for i in range(tables)]
+        assert [t.first_seq for t in wave] == [10 * first_table + sum(u.games for u in wave[:i])
+                                               for i in range(tables)]
 
 
 @pytest.mark.parametrize("bots, seats, tables", [(4, 3, 4), (5, 4, 3), (6, 2, 5)])
@@ -92,3 +97,29 @@ def test_the_batch_match_quality_is_the_librarys(seats: int) -> None:
     env = trueskill.TrueSkill(beta=4.0)
     expected = [env.quality([(env.create_rating(m, s),) for m, s in zip(ms, ss)]) for ms, ss in zip(mu, sigma)]
     assert match_quality(mu, sigma, 4.0) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("game, bots, seats, wave, games", [
+    ("bali-2001", 40, 4, 4, 4000), ("bali-2001", 9, 3, 2, 900), ("bali-2017", 12, 2, 6, 600),
+    ("bali-2001", 5, 4, 3, 400),
+])
+def test_a_ladder_table_is_one_game_and_every_bots_seats_stay_within_two_games_of_each_other(
+        game: str, bots: int, seats: int, wave: int, games: int) -> None:
+    names = [f"b{i:02d}" for i in range(bots)]
+    spec = TournamentSpec(game, get_format("ladder"), tuple(Entrant(n, ("bot",)) for n in names), seats,
+                          max_games=games, wave=wave, seed=3)
+    stored: dict[int, GameOutcome] = {}
+    sat: dict[str, Counter[int]] = defaultdict(Counter)
+    rng = random.Random(1)
+    for tables in spec.fmt.waves(spec, lambda first, below: [stored[s] for s in range(max(first, 0), below)]):
+        for table in tables:
+            assert table.games == 1
+            seated = table.seated(0)
+            ranks = tuple(rng.sample(range(1, seats + 1), seats))
+            stored[table.first_seq] = GameOutcome(table.first_seq, seated, ranks)
+            for seat, bot in enumerate(seated):
+                sat[bot][seat] += 1
+    assert sorted(stored) == list(range(games))
+    for bot in names:
+        counts = [sat[bot][seat] for seat in range(seats)]
+        assert max(counts) - min(counts) <= 2, f"{bot} sat {counts} times in each seat"

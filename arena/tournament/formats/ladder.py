@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from itertools import count
 from typing import Iterator, Sequence
 
 import numpy as np
 
 from arena.errors import ConfigError
+from arena.match.play import Seating
 from arena.match.seeds import Seed, derive_seed, table_seed
 from arena.ratings.trueskill import Ratings, match_quality
 from arena.tournament.formats.base import DEFAULT_WAVE, Outcomes, Table, TournamentFormat, TournamentSpec
 
-__all__ = ["DEFAULT_WAVE", "EXPOSURE", "Ladder", "ladder_wave", "quality_wave"]
+__all__ = ["DEFAULT_WAVE", "EXPOSURE", "Ladder", "ladder_wave", "quality_wave", "seat_balanced"]
 UNSETTLED = 1.5  # a sigma this many times the median marks a bot to be matched more often
 NEIGHBOURS = 20  # the places on either side (by mu) over which a bot's chance of being misordered is summed
 FILL_POOL = 4  # a table's other seats go to the most worthwhile of this many nearest neighbours in sampled skill
@@ -23,11 +25,16 @@ TOP_WEIGHT = 10.0  # how far that chance outweighs the sigma in choosing those a
 # A bot that has played more than EXPOSURE times the mean number of games, plus one, neither anchors nor fills a
 # table while enough others can: no entrant plays more than that plus one table (the bound on its exposure).
 EXPOSURE = 1.5
+# A ladder table plays one game: every game then meets a new line-up, which orders the field in far fewer games than
+# the same four bots playing every seat rotation (docs/tournaments.md, "How the ladder matches bots"); seat_balanced
+# evens out each bot's seats instead.
+TABLE_GAMES = 1
 
 
 class Ladder(TournamentFormat):
-    """`wave` tables at a time, each anchored on the bot whose next game would most improve the board's order and
-    filled from its neighbours in a sampled skill, until `max_games` or the time limit."""
+    """`wave` tables of one game at a time, each anchored on the bot whose next game would most improve the board's
+    order and filled from its neighbours in a sampled skill, each bot seated where it has sat least, until
+    `max_games` or the time limit."""
 
     name = "ladder"
     summary = "tables chosen by rating until --games or --time-limit"
@@ -44,27 +51,31 @@ class Ladder(TournamentFormat):
 
     def waves(self, spec: TournamentSpec, outcomes: Outcomes) -> Iterator[list[Table]]:
         """Each wave from the ratings of every game before it (kept up incrementally)."""
-        per_wave = spec.wave * spec.seats
+        per_wave = spec.wave * TABLE_GAMES
         env = spec.rating.environment()
         ratings, counts = Ratings(spec.rating), dict.fromkeys(spec.names(), 0)
+        sat: dict[str, list[int]] = {}  # each bot's games at each seat
         for wave_no in count():
             first_seq = wave_no * per_wave
             if spec.max_games is not None and first_seq >= spec.max_games:
                 return
             for outcome in outcomes(first_seq - per_wave, first_seq):
                 ratings = ratings.after(outcome, env)
-                for bot in outcome.bots:  # a retired bot's games count too: they rated its opponents
+                for seat, bot in enumerate(outcome.bots):  # a retired bot's games count too: they rated others
                     counts[bot] = counts.get(bot, 0) + 1
+                    sat.setdefault(bot, [0] * spec.seats)[seat] += 1
             wave = ladder_wave(ratings, counts, spec.names(), spec.seats, spec.wave, first_seq,
                                wave_no * spec.wave, spec.seed)
-            yield [t for t in wave if spec.max_games is None or t.first_seq < spec.max_games]
+            yield [seat_balanced(t, sat, spec.seed) for t in wave
+                   if spec.max_games is None or t.first_seq < spec.max_games]
 
 
 def ladder_wave(ratings: Ratings, games_played: dict[str, int], names: Sequence[str], seats: int, tables: int,
                 first_seq: int, first_table: int, seed: Seed) -> list[Table]:
-    """The next `tables` ladder tables: each anchored on a free bot whose next game would most improve the board's
-    order, and filled from its nearest neighbours in one draw of every bot's skill from its rating (Thompson
-    sampling) by the same measure; no bot at two tables.
+    """The next `tables` ladder tables of one game each: each anchored on a free bot whose next game would most
+    improve the board's order, and filled from its nearest neighbours in one draw of every bot's skill from its
+    rating (Thompson sampling) by the same measure; no bot at two tables. Seats are given in the order chosen
+    (`seat_balanced` evens them out).
 
     Newcomers (a sigma over UNSETTLED times the median) anchor first. Then a bot's worth is its sigma times how
     many bots it may be misordered with (the chance, from the two ratings, summed over its nearest NEIGHBOURS on
@@ -100,9 +111,26 @@ def ladder_wave(ratings: Ratings, games_played: dict[str, int], names: Sequence[
         fill = near[np.argsort(-worth[near], kind="stable")[:seats - 1]]
         free[fill] = False
         bots = (names[anchor], *(names[i] for i in fill))
-        wave.append(Table(first_table + t, first_seq + t * seats, bots, table_seed(seed, first_table + t),
-                          duplicate=False))
+        wave.append(Table(first_table + t, first_seq + t * TABLE_GAMES, bots, table_seed(seed, first_table + t),
+                          duplicate=False, plan=(Seating(tuple(range(seats)), 0),)))
     return wave
+
+
+def seat_balanced(table: Table, sat: dict[str, list[int]], seed: Seed) -> Table:
+    """The one-game table with its bots in the seats where they have sat least (`sat`: each bot's games at each
+    seat), the fewest such games in all; ties broken by a draw from the table's seed."""
+    from scipy.optimize import linear_sum_assignment  # imported when a ladder plays, as in _misordered
+
+    seats = len(table.bots)
+    rng = np.random.default_rng(derive_seed(seed, "ladder seats", table.table))
+    # The draw adds less than 1 to any assignment's cost, so it only orders assignments of equal counts.
+    cost = np.array([sat.get(bot, [0] * seats)[:seats] for bot in table.bots], dtype=float)
+    cost += rng.random((seats, seats)) / (seats + 1)
+    bots, places = linear_sum_assignment(cost)
+    order = [""] * seats
+    for bot, place in zip(bots, places):
+        order[place] = table.bots[bot]
+    return replace(table, bots=tuple(order))
 
 
 def _anchor(unsure: np.ndarray, t: int, order: np.ndarray, free: np.ndarray, preferred: np.ndarray) -> int:
