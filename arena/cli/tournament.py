@@ -76,7 +76,7 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
               help="Start no new table after this many seconds, once one has started (the same command resumes later).")
 @click.option("--wave", type=click.IntRange(min=1), default=DEFAULT_WAVE, show_default=True,
-              help="Ladder: tables chosen at a time from the ratings so far.")
+              help="Ladder: tables (of one game each) chosen at a time from the ratings so far.")
 @click.option("--seed", "-s", type=int, default=None,
               help=PUBLIC_SEED_HELP)
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True,
