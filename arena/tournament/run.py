@@ -273,7 +273,9 @@ class Runner:
             wave = next(waves, None)
             if wave is None:
                 return
-            done = self.store.done_seqs(tid)
+            # Only the wave's own positions: a set of every stored game would cost memory and time with each wave.
+            done = self.store.done_seqs(tid, min((t.first_seq for t in wave), default=0),
+                                        max((t.first_seq + t.games for t in wave), default=0))
             self._play([t for t in wave if not set(t.seqs) <= done])
 
     def _job(self, table: Table, cpus: tuple[int, ...] = ()) -> TableJob:

@@ -588,9 +588,10 @@ class Store:
 
     # --- games ------------------------------------------------------------------------------------------------------
     @_guarded
-    def done_seqs(self, tid: int) -> set[int]:
-        """The schedule positions already recorded (finished or failed)."""
-        return {r[0] for r in self.db.execute("SELECT seq FROM games WHERE tournament_id = ?", (tid,))}
+    def done_seqs(self, tid: int, first: int = 0, below: int | None = None) -> set[int]:
+        """The schedule positions already recorded (finished or failed), those from `first` below `below` if given."""
+        return {r[0] for r in self.db.execute("SELECT seq FROM games WHERE tournament_id = ? AND seq >= ? AND seq < ?",
+                                              (tid, first, 2 ** 63 - 1 if below is None else below))}
 
     @_guarded
     def replays(self) -> set[str]:
