@@ -134,6 +134,7 @@ class RealSeason:
     seconds: float
     store_mb: float
     samples: tuple[Sample, ...]
+    peak_mib: float  # the arena process's largest resident memory over the whole run, its start and end included
     killed: Kill | None = None  # the worker killed during the run, if one was asked for and it was
 
 
@@ -177,8 +178,10 @@ def bench_season_real(entrants: int, games: int, jobs: int, every: float = 30.0,
             raise RuntimeError(f"the season stopped with exit code {run.returncode}: "
                                f"{log.read_text(errors='replace')[-2000:]}")
         size = sum(p.stat().st_size for p in Path(tmp).glob("arena.sqlite*")) / 1e6
+        # The arena is this process's only child, and the largest process it waited for in turn: the peak is its.
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         return RealSeason(entrants, games, _stored_games(db), time.perf_counter() - start, size, tuple(samples),
-                          killed)
+                          peak, killed)
 
 
 def _kill_worker(pid: int, db: Path, at: int) -> Kill | None:

@@ -189,7 +189,8 @@ def _real_season_table(entrants: int, games: int, jobs: int, every: float, clust
     r = bench_season_real(entrants, games, jobs, every, progress=lambda s: click.echo("  ".join(shown(s)), err=True),
                           cluster=cluster, kill_at=kill_at)
     note = (f"{r.entrants:,} entrants: {r.stored:,} of {r.games:,} games stored in {r.seconds:,.0f} s "
-            f"({60 * r.stored / r.seconds:,.0f} a minute); store {r.store_mb:.1f} MB")
+            f"({60 * r.stored / r.seconds:,.0f} a minute); store {r.store_mb:.1f} MB; the arena's peak "
+            f"{r.peak_mib:.1f} MiB")
     if kill_at is not None:
         note += (f"\nworker {r.killed.pid} killed (SIGKILL) at {r.killed.games:,} games stored" if r.killed else
                  f"\nno worker killed: none was running once {kill_at:,} games were stored")

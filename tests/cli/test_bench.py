@@ -82,8 +82,10 @@ def test_bench_season_real_kills_a_worker_and_still_stores_every_game(tmp_path: 
     r = arena("bench", "--season-real", "96", "--entrants", "40", "--jobs", "2", "--sample-every", "1",
               "--kill-worker-at", "8", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    *_, stored, killed = r.stdout.splitlines()
+    *table, stored, killed = r.stdout.splitlines()
     assert stored.startswith("40 entrants: 96 of 96 games stored in ")  # its table played again on a new worker
+    peak = float(re.search(r"the arena's peak ([\d.]+) MiB$", stored).group(1))
+    assert peak >= max([float(line.split()[2]) for line in table[2:]], default=1.0) > 0  # start and end included
     pid, at = re.fullmatch(r"worker (\d+) killed \(SIGKILL\) at (\d+) games stored", killed).groups()
     assert int(pid) > 0 and 8 <= int(at) < 96
 
