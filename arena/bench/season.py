@@ -4,7 +4,9 @@ and a ladder of real games with the arena's memory sampled as it plays."""
 
 from __future__ import annotations
 
+import os
 import resource
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -115,6 +117,14 @@ class Sample:
 
 
 @dataclass(frozen=True)
+class Kill:
+    """A worker killed during a real season: its pid and the games stored when it was killed."""
+
+    pid: int
+    games: int
+
+
+@dataclass(frozen=True)
 class RealSeason:
     """A ladder of real games: entrants, games asked and stored, and the samples taken while it played."""
 
@@ -124,17 +134,23 @@ class RealSeason:
     seconds: float
     store_mb: float
     samples: tuple[Sample, ...]
+    peak_mib: float  # the arena process's largest resident memory over the whole run, its start and end included
+    killed: Kill | None = None  # the worker killed during the run, if one was asked for and it was
 
 
 REAL_BOT = "sample_bots.random_bot"  # the cheapest sample bot: the season measures the arena, not the bots
 REAL_GAME = "bali-2017"  # the shorter game
+KILL_LOOK = 0.2  # seconds between two looks at the games stored, until the worker asked for is killed
+WORKER_MARK = b"spawn_main"  # in a pool worker's command line (multiprocessing's spawn), not in its resource tracker's
 
 
 def bench_season_real(entrants: int, games: int, jobs: int, every: float = 30.0,
-                      progress: Callable[[Sample], None] = lambda sample: None, cluster: bool = False) -> RealSeason:
+                      progress: Callable[[Sample], None] = lambda sample: None, cluster: bool = False,
+                      kill_at: int | None = None) -> RealSeason:
     """Play a ladder of `entrants` random bots for `games` real games with `jobs` workers (`arena tournament`
     as a user runs it, sandbox none; `cluster`: on a local Dask cluster of `jobs` workers), sampling the games
-    stored and the arena's memory every `every` seconds."""
+    stored and the arena's memory every `every` seconds; once `kill_at` games are stored, one of its workers is
+    killed (SIGKILL), as a crash would end it."""
     bots = [f"r{i:05d}={sys.executable} -m {REAL_BOT}" for i in range(entrants)]
     where = ["--cluster", "local"] if cluster else []
     with tempfile.TemporaryDirectory(prefix="arena-season-real-") as tmp:
@@ -145,20 +161,43 @@ def bench_season_real(entrants: int, games: int, jobs: int, every: float = 30.0,
                                     "ladder", "--seats", str(SEASON_SEATS), "--games", str(games), "--jobs",
                                     str(jobs), "--sandbox", "none", "--seed", "0", "--name", NAME, "--results", tmp,
                                     "--db", str(db), *where], stdout=subprocess.DEVNULL, stderr=out)
-        start, samples = time.perf_counter(), []
+        start, samples, killed = time.perf_counter(), [], None
         while True:
+            due = every * (len(samples) + 1) - (time.perf_counter() - start)
             try:
-                run.wait(every)
+                run.wait(max(0.0, due if kill_at is None or killed else min(due, KILL_LOOK)))
                 break
             except subprocess.TimeoutExpired:
-                sample = Sample(time.perf_counter() - start, _stored_games(db), *_memory(run.pid))
-                samples.append(sample)
-                progress(sample)
+                pass
+            if kill_at is not None and killed is None:
+                killed = _kill_worker(run.pid, db, kill_at)
+            if time.perf_counter() - start >= every * (len(samples) + 1):
+                samples.append(Sample(time.perf_counter() - start, _stored_games(db), *_memory(run.pid)))
+                progress(samples[-1])
         if run.returncode:
             raise RuntimeError(f"the season stopped with exit code {run.returncode}: "
                                f"{log.read_text(errors='replace')[-2000:]}")
         size = sum(p.stat().st_size for p in Path(tmp).glob("arena.sqlite*")) / 1e6
-        return RealSeason(entrants, games, _stored_games(db), time.perf_counter() - start, size, tuple(samples))
+        # The arena is this process's only child, and the largest process it waited for in turn: the peak is its.
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        return RealSeason(entrants, games, _stored_games(db), time.perf_counter() - start, size, tuple(samples),
+                          peak, killed)
+
+
+def _kill_worker(pid: int, db: Path, at: int) -> Kill | None:
+    """Once `at` games are stored, SIGKILL one worker of the arena process `pid` (None: not yet, or no worker
+    running to kill at this look)."""
+    stored = _stored_games(db)
+    if stored < at:
+        return None
+    for child in _children(pid):
+        try:
+            if WORKER_MARK in Path(f"/proc/{child}/cmdline").read_bytes():
+                os.kill(child, signal.SIGKILL)
+                return Kill(child, stored)
+        except (OSError, ProcessLookupError):
+            continue  # gone meanwhile: the next one, or the next look
+    return None
 
 
 def _stored_games(db: Path) -> int:
@@ -172,6 +211,17 @@ def _stored_games(db: Path) -> int:
         return 0
 
 
+def _children(pid: int) -> list[int]:
+    """The child processes of `pid`."""
+    children = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):  # every thread's: a Dask cluster's workers are started by one
+        try:
+            children += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            pass  # gone meanwhile
+    return children
+
+
 def _memory(pid: int) -> tuple[float, float]:
     """Resident MiB of the process `pid` and of its children that are Python workers (not bots)."""
     def rss(p: int) -> float:
@@ -183,13 +233,7 @@ def _memory(pid: int) -> tuple[float, float]:
             pass  # gone meanwhile
         return 0.0
     workers = 0.0
-    children = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):  # every thread's: a Dask cluster's workers are started by one
-        try:
-            children += (task / "children").read_text().split()
-        except OSError:
-            pass  # gone meanwhile
-    for child in children:
+    for child in _children(pid):
         try:
             command = Path(f"/proc/{child}/cmdline").read_bytes()
         except OSError:

@@ -73,6 +73,9 @@ from arena.match.local import bench_engine
               help="Instead, play a ladder of 11 sample bots of known order (the heuristic's move with probability "
                    "0, 0.1, ..., 1, else a random one) for GAMES real games (bali-2017, 4 seats, --jobs workers) "
                    "and print the Kendall tau of its board with that order as the games were added.")
+@click.option("--kill-worker-at", "kill_at", type=click.IntRange(min=1), default=None, metavar="GAMES",
+              help="With --season-real: once GAMES games are stored, kill (SIGKILL) one of the arena's workers, as "
+                   "a crash would; the run must still store every game (GAMES below --season-real's).")
 @click.option("--sample-every", type=click.FloatRange(min=1), default=60, show_default=True,
               help="Seconds between samples of a --season-real.")
 @click.option("--entrants", type=click.IntRange(min=4), default=1000, show_default=True,
@@ -84,14 +87,17 @@ def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, 
           match_games: int, tournament: bool, cluster: bool, tournament_rounds: int,
           compare_pairs: int | None, publish_games: int | None, serve_authors: int | None, serve_seconds: float,
           serve_jobs: int, serve_games: int | None, ranking: bool, as_json: bool, quick: bool,
-          season_games: tuple[int, ...], real_games: int | None, known_games: int | None, sample_every: float,
-          entrants: int, jobs: int) -> None:
+          season_games: tuple[int, ...], real_games: int | None, known_games: int | None, kill_at: int | None,
+          sample_every: float, entrants: int, jobs: int) -> None:
     """Measure random-play games and decisions per second, in-process on one core; with --protocol, also the
     bot protocol's round trip against raw ZeroMQ and games per second with subprocess bots; with --tournament,
     games per minute of whole tournaments; with --sandbox, what each sandbox level costs; with --ranking, only
     how many games the ladder needs to rank a field right."""
     if (as_json or quick) and not ranking:
         raise click.UsageError("--json and --quick go with --ranking")
+    if kill_at is not None and not (real_games and kill_at < real_games and not cluster):
+        raise click.UsageError("--kill-worker-at goes with --season-real, below its GAMES, on the local pool "
+                               "(not --cluster)")
     if ranking:
         rows = bench_ranking(quick, jobs, progress=lambda line: click.echo(line, err=True))
         click.echo(json.dumps({"rows": [r.to_dict() for r in rows]}, indent=1) if as_json else _ranking_table(rows))
@@ -100,7 +106,7 @@ def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, 
         click.echo(_season_table(entrants, season_games))
         return
     if real_games:
-        click.echo(_real_season_table(entrants, real_games, jobs, sample_every, cluster))
+        click.echo(_real_season_table(entrants, real_games, jobs, sample_every, cluster, kill_at))
         return
     if known_games:
         click.echo(_known_field_table(known_games, jobs))
@@ -172,7 +178,8 @@ def _season_table(entrants: int, counts: tuple[int, ...]) -> str:
                                    "its start-up CPU s"))
 
 
-def _real_season_table(entrants: int, games: int, jobs: int, every: float, cluster: bool) -> str:
+def _real_season_table(entrants: int, games: int, jobs: int, every: float, cluster: bool,
+                       kill_at: int | None) -> str:
     def shown(s: Sample) -> tuple[str, ...]:
         return f"{s.seconds:.0f}", f"{s.games:,}", f"{s.arena_mib:.1f}", f"{s.workers_mib:.1f}"
     headers = ("seconds", "games stored", "arena MiB", "workers MiB")
@@ -180,9 +187,13 @@ def _real_season_table(entrants: int, games: int, jobs: int, every: float, clust
                err=True)
     click.echo("  ".join(headers), err=True)
     r = bench_season_real(entrants, games, jobs, every, progress=lambda s: click.echo("  ".join(shown(s)), err=True),
-                          cluster=cluster)
+                          cluster=cluster, kill_at=kill_at)
     note = (f"{r.entrants:,} entrants: {r.stored:,} of {r.games:,} games stored in {r.seconds:,.0f} s "
-            f"({60 * r.stored / r.seconds:,.0f} a minute); store {r.store_mb:.1f} MB")
+            f"({60 * r.stored / r.seconds:,.0f} a minute); store {r.store_mb:.1f} MB; the arena's peak "
+            f"{r.peak_mib:.1f} MiB")
+    if kill_at is not None:
+        note += (f"\nworker {r.killed.pid} killed (SIGKILL) at {r.killed.games:,} games stored" if r.killed else
+                 f"\nno worker killed: none was running once {kill_at:,} games were stored")
     return tabulate([shown(s) for s in r.samples], headers=headers) + "\n" + note
 
 

@@ -118,11 +118,12 @@ class Ratings:
         return env.quality([(env.create_rating(r.mu, r.sigma),) for r in map(self.get, bots)])
 
 
-def rate_all(config: RatingConfig, outcomes: Iterable[GameOutcome]) -> Ratings:
-    """Ratings rebuilt from outcomes in schedule order (seq), whatever order they finished in."""
+def rate_all(config: RatingConfig, outcomes: Iterable[GameOutcome], in_order: bool = False) -> Ratings:
+    """Ratings rebuilt from outcomes in schedule order (seq), whatever order they finished in (`in_order`: they
+    come in that order already, and are rated as they come, never held together)."""
     env = config.environment()
     table: dict[str, Rating] = {}
-    for outcome in sorted(outcomes, key=lambda o: o.seq):
+    for outcome in outcomes if in_order else sorted(outcomes, key=lambda o: o.seq):
         _rate_into(table, config, outcome, env)  # one table updated in place: a copy per game costs more
     return Ratings(config, table)
 

@@ -183,10 +183,12 @@ class Runner:
         tid = self.tournament.id
         self._total = spec.fmt.total_games(spec)
         self._done_before = len(self.store.done_seqs(tid))
+        self._failed = self.store.failed_count(tid)
         # Live ratings for the progress display follow finishing order; the final ones are rebuilt in schedule order.
-        self._live = rate_all(spec.rating, self.store.outcomes(tid)) if self.on_progress else Ratings(spec.rating)
+        self._live = (rate_all(spec.rating, self.store.each_outcome(tid), in_order=True) if self.on_progress
+                      else Ratings(spec.rating))
         self._play_waves()
-        ratings = rate_all(spec.rating, self.store.outcomes(tid))
+        ratings = rate_all(spec.rating, self.store.each_outcome(tid), in_order=True)
         self.store.save_ratings(tid, ratings)
         self.store.finish_tournament(tid, self.complete())  # a ladder given more games is open again
         return ratings
@@ -273,7 +275,9 @@ class Runner:
             wave = next(waves, None)
             if wave is None:
                 return
-            done = self.store.done_seqs(tid)
+            # Only the wave's own positions: a set of every stored game would cost memory and time with each wave.
+            done = self.store.done_seqs(tid, min((t.first_seq for t in wave), default=0),
+                                        max((t.first_seq + t.games for t in wave), default=0))
             self._play([t for t in wave if not set(t.seqs) <= done])
 
     def _job(self, table: Table, cpus: tuple[int, ...] = ()) -> TableJob:
@@ -334,9 +338,9 @@ class Runner:
         for game in result.games:
             if game.status == "done" and game.ranks is not None:
                 self._live = self._live.after(GameOutcome(game.seq, game.bots, game.ranks))
-        failed = self.store.failed_count(self.tournament.id)
+        self._failed += sum(game.status == "failed" for game in result.games)  # not a count over every game stored
         self.on_progress(Progress(self._done_before + self._played, self._total, self._played, self._started,
-                                  self._live, failed))
+                                  self._live, self._failed))
 
 
 def check_options(game: str, options: dict[str, Any] | None) -> None:

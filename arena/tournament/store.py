@@ -278,6 +278,7 @@ def explain(path: Path, exc: BaseException) -> str:
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
+OUTCOME_BLOCK = 2000  # games read at once when every stored game of a tournament is rated
 
 
 def _guarded(method: _F) -> _F:
@@ -588,9 +589,10 @@ class Store:
 
     # --- games ------------------------------------------------------------------------------------------------------
     @_guarded
-    def done_seqs(self, tid: int) -> set[int]:
-        """The schedule positions already recorded (finished or failed)."""
-        return {r[0] for r in self.db.execute("SELECT seq FROM games WHERE tournament_id = ?", (tid,))}
+    def done_seqs(self, tid: int, first: int = 0, below: int | None = None) -> set[int]:
+        """The schedule positions already recorded (finished or failed), those from `first` below `below` if given."""
+        return {r[0] for r in self.db.execute("SELECT seq FROM games WHERE tournament_id = ? AND seq >= ? AND seq < ?",
+                                              (tid, first, 2 ** 63 - 1 if below is None else below))}
 
     @_guarded
     def replays(self) -> set[str]:
@@ -640,6 +642,17 @@ class Store:
         for seq, _, name, rank in rows:
             games.setdefault(seq, []).append((name, rank))
         return [GameOutcome(seq, tuple(n for n, _ in s), tuple(r for _, r in s)) for seq, s in games.items()]
+
+    def each_outcome(self, tid: int, block: int = OUTCOME_BLOCK) -> Iterator[GameOutcome]:
+        """The finished games of a tournament as rating input, in schedule order, read `block` games at a time:
+        never all held at once, however many are stored."""
+        last = self._last_seq(tid)
+        for first in range(0, -1 if last is None else last + 1, block):
+            yield from self.outcomes(tid, first, first + block)
+
+    @_guarded
+    def _last_seq(self, tid: int) -> int | None:
+        return self.db.execute("SELECT MAX(seq) FROM games WHERE tournament_id = ?", (tid,)).fetchone()[0]
 
     @_guarded
     def failed_count(self, tid: int) -> int:

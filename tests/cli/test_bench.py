@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -74,6 +75,28 @@ def test_bench_season_real_plays_real_games_and_samples_the_arenas_memory(tmp_pa
     assert samples and all(float(s[2]) > 0 for s in samples)  # the arena was alive at every sample
     assert [int(s[1].replace(",", "")) for s in samples] == sorted(int(s[1].replace(",", "")) for s in samples)
     assert lines[-1].startswith("6 entrants: 12 of 12 games stored in ")
+
+
+@pytest.mark.slow
+def test_bench_season_real_kills_a_worker_and_still_stores_every_game(tmp_path: Path) -> None:
+    r = arena("bench", "--season-real", "96", "--entrants", "40", "--jobs", "2", "--sample-every", "1",
+              "--kill-worker-at", "8", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    *table, stored, killed = r.stdout.splitlines()
+    assert stored.startswith("40 entrants: 96 of 96 games stored in ")  # its table played again on a new worker
+    peak = float(re.search(r"the arena's peak ([\d.]+) MiB$", stored).group(1))
+    assert peak >= max([float(line.split()[2]) for line in table[2:]], default=1.0) > 0  # start and end included
+    pid, at = re.fullmatch(r"worker (\d+) killed \(SIGKILL\) at (\d+) games stored", killed).groups()
+    assert int(pid) > 0 and 8 <= int(at) < 96
+
+
+@pytest.mark.parametrize("args", [("--season-real", "20", "--kill-worker-at", "20"),
+                                  ("--season-real", "20", "--kill-worker-at", "0"),
+                                  ("--kill-worker-at", "5"),
+                                  ("--season-real", "20", "--kill-worker-at", "5", "--cluster")])
+def test_bench_kill_worker_at_is_a_usage_error_unless_below_a_season_reals_games(args: tuple[str, ...]) -> None:
+    r = run("bench", *args)
+    assert r.exit_code == 2 and "--kill-worker-at" in r.output and "Traceback" not in r.output
 
 
 @pytest.mark.slow

@@ -29,6 +29,7 @@ def test_ratings_depend_on_schedule_order_not_on_finishing_order() -> None:
     shuffled = games[:]
     random.Random(2).shuffle(shuffled)
     assert rate_all(config, games).table == rate_all(config, shuffled).table
+    assert rate_all(config, iter(games), in_order=True).table == rate_all(config, shuffled).table  # as they come
 
 
 def test_an_update_returns_new_ratings_and_changes_nothing() -> None:

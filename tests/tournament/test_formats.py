@@ -156,6 +156,25 @@ def test_the_runner_refuses_a_ladder_that_would_never_end_before_storing_anythin
         assert store.tournaments() == []
 
 
+@pytest.mark.slow
+def test_a_ladder_run_looks_up_only_each_waves_own_positions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[tuple[int, int | None]] = []
+    done_seqs = Store.done_seqs
+
+    def watched(self: Store, tid: int, first: int = 0, below: int | None = None) -> set[int]:
+        asked.append((first, below))
+        return done_seqs(self, tid, first, below)
+
+    monkeypatch.setattr(Store, "done_seqs", watched)
+    with Store(tmp_path / "arena.sqlite") as store:
+        Runner(spec("ladder", wave=2, max_games=24, seed=0), store, tmp_path, jobs=1).run()
+        assert len(store.done_seqs(store.tournament().id)) == 24
+    # A wave of 2 tables of 3 games asks for its 6 positions, not for every game stored: the run's memory and
+    # time per wave stay flat however long the ladder plays; only the run's start and end count them all.
+    assert [a for a in asked if a[1] is not None] == [(0, 6), (6, 12), (12, 18), (18, 24)]
+    assert len([a for a in asked if a[1] is None]) <= 3
+
+
 def test_a_newcomer_anchors_every_table_until_its_sigma_comes_down() -> None:
     played = [GameOutcome(i, ("a", "b", "c"), ((i % 3) + 1, ((i + 1) % 3) + 1, ((i + 2) % 3) + 1))
               for i in range(60)]

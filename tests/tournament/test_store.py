@@ -355,6 +355,17 @@ def test_a_full_disk_is_one_line_and_the_stored_games_are_kept(tmp_path: Path) -
         assert store.done_seqs(t.id) == {0}
 
 
+def test_each_outcome_reads_every_finished_game_in_schedule_order_a_block_at_a_time(tmp_path: Path) -> None:
+    with Store(tmp_path / "arena.sqlite") as store:
+        t = store.open_tournament("t", "bali-2001", "ladder", {}, [Entrant(n, (n,)) for n in "abc"])
+        games = [StoredGame(seq, seq, 1, ("a", "b", "c"), "failed" if seq in (3, 4, 5) else "done", "end",
+                            (1, 2, 3), (3, 2, 1)) for seq in (9, 0, 2, 1, 3, 4, 5, 6, 7, 8, 10)]
+        store.record_games(t.id, games)
+        assert [o.seq for o in store.each_outcome(t.id, block=3)] == [0, 1, 2, 6, 7, 8, 9, 10]  # a block all failed
+        assert list(store.each_outcome(t.id, block=3)) == store.outcomes(t.id)
+        assert list(store.each_outcome(store.open_tournament("u", "bali-2001", "ladder", {}, []).id)) == []
+
+
 @pytest.mark.parametrize("schema, expected", [("7", "newer than this arena's 6"), ("0", "which no release"),
                                               (None, "not an arena results store")])
 def test_a_store_of_an_unknown_schema_is_refused_and_left_alone(tmp_path: Path, schema: str | None,

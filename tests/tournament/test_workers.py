@@ -106,6 +106,8 @@ def test_bots_that_terminate_kill_or_stop_the_arena_cost_only_their_own_tables(j
             assert status == "failed" and "killed by SIGKILL" in reason and "try 3 of 3" in reason, reason
         else:
             assert status == "done", (bots, reason)
+    failed = sum(status == "failed" for status, _, _ in games)
+    assert f"12/12 games (100%), {failed} failed," in err  # the progress line counts them as they are stored
     with sqlite3.connect(tmp_path / "arena.sqlite") as db:
         random_faults = db.execute("SELECT COUNT(*) FROM faults f JOIN seats s ON s.game_id = f.game_id AND "
                                    "s.seat = f.seat WHERE s.name = 'random'")
