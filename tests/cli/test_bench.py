@@ -50,7 +50,7 @@ def test_bench_ranking_json_has_a_row_per_field_and_rule(tmp_path: Path) -> None
     rows = json.loads(r.stdout)["rows"]  # stdout is the one JSON object; progress goes to stderr
     assert {(row["bots"], row["seats"], row["spread"]) for row in rows} == {
         (bots, seats, spread) for bots in (50, 200) for seats in (2, 4) for spread in (1.0, 2.0)}
-    assert {row["strategy"] for row in rows} == {"arena", "random", "previous"} and len(rows) == 24
+    assert {row["strategy"] for row in rows} == {"arena", "random", "rotations", "previous"} and len(rows) == 32
     for row in rows:
         assert set(row["games_to_tau"]) == {"0.8", "0.9", "0.95"}
         assert all(v is None or (isinstance(v, int) and 0 < v <= row["games"]) for v in row["games_to_tau"].values())
