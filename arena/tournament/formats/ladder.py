@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-from itertools import count
+from functools import cache
+from itertools import count, permutations
 from typing import Iterator, Sequence
 
 import numpy as np
@@ -119,18 +120,24 @@ def ladder_wave(ratings: Ratings, games_played: dict[str, int], names: Sequence[
 def seat_balanced(table: Table, sat: dict[str, list[int]], seed: Seed) -> Table:
     """The one-game table with its bots in the seats where they have sat least (`sat`: each bot's games at each
     seat), the fewest such games in all; ties broken by a draw from the table's seed."""
-    from scipy.optimize import linear_sum_assignment  # imported when a ladder plays, as in _misordered
-
     seats = len(table.bots)
     rng = np.random.default_rng(derive_seed(seed, "ladder seats", table.table))
-    # The draw adds less than 1 to any assignment's cost, so it only orders assignments of equal counts.
+    # The draw adds less than 1 to any seating's cost, so it only orders seatings of equal counts.
     cost = np.array([sat.get(bot, [0] * seats)[:seats] for bot in table.bots], dtype=float)
     cost += rng.random((seats, seats)) / (seats + 1)
-    bots, places = linear_sum_assignment(cost)
+    seatings = _seatings(seats)  # every one is tried: a table has a game's few seats (24 seatings at 4)
+    best = seatings[np.argmin(cost[np.arange(seats), seatings].sum(axis=1))]
     order = [""] * seats
-    for bot, place in zip(bots, places):
+    for bot, place in enumerate(best):
         order[place] = table.bots[bot]
     return replace(table, bots=tuple(order))
+
+
+@cache
+def _seatings(seats: int) -> np.ndarray:
+    """Every seating of a table: row k gives each bot's seat. (Not scipy.optimize's assignment solver: importing it
+    costs the arena's process about 24 MiB.)"""
+    return np.array(list(permutations(range(seats))))
 
 
 def _anchor(unsure: np.ndarray, t: int, order: np.ndarray, free: np.ndarray, preferred: np.ndarray) -> int:
