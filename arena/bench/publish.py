@@ -107,7 +107,7 @@ def bench_store(game: str, games: int, results_dir: Path, seed: int = 0) -> int:
     with Store(results_dir / DEFAULT_DB_NAME) as store:
         runner = Runner(spec, store, results_dir, player=InProcessPlayer(flaky=entrants[-1].name))
         runner.run()
-        return len(store.done_seqs(store.tournament().id))  # the bench's store holds this ladder alone
+        return store.recorded_count(store.tournament().id)  # the bench's store holds this ladder alone
 
 
 @dataclass(frozen=True)

@@ -195,7 +195,7 @@ def _kill_worker(pid: int, db: Path, at: int) -> Kill | None:
             if WORKER_MARK in Path(f"/proc/{child}/cmdline").read_bytes():
                 os.kill(child, signal.SIGKILL)
                 return Kill(child, stored)
-        except (OSError, ProcessLookupError):
+        except OSError:
             continue  # gone meanwhile: the next one, or the next look
     return None
 

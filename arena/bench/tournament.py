@@ -55,7 +55,7 @@ def bench_tournament(game: str, seats: int, rounds: int, jobs: int, fresh: bool,
             start = time.perf_counter()
             Runner(spec, store, Path(tmp), jobs=jobs, player=player).run()
             seconds = time.perf_counter() - start
-            games = len(store.done_seqs(store.tournament().id))
+            games = store.recorded_count(store.tournament().id)
     return TournamentBench(game, seats, jobs, fresh, games, seconds, cluster)
 
 

@@ -300,7 +300,7 @@ def paused(settings: SeasonSettings, submission: Submission, store: Store | None
 def _stored_games(store: Store, name: str) -> int:
     """How many games the named tournament has stored (0 before it exists)."""
     found = [t for t in store.tournaments() if t.name == name]
-    return len(store.done_seqs(found[0].id)) if found else 0
+    return store.recorded_count(found[0].id) if found else 0
 
 
 def _tail(path: Path) -> str:

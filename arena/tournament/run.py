@@ -182,7 +182,7 @@ class Runner:
         self._played = 0
         tid = self.tournament.id
         self._total = spec.fmt.total_games(spec)
-        self._done_before = len(self.store.done_seqs(tid))
+        self._done_before = self.store.recorded_count(tid)
         self._failed = self.store.failed_count(tid)
         # Live ratings for the progress display follow finishing order; the final ones are rebuilt in schedule order.
         self._live = (rate_all(spec.rating, self.store.each_outcome(tid), in_order=True) if self.on_progress
@@ -247,7 +247,7 @@ class Runner:
 
     def complete(self) -> bool:
         """True once every scheduled game is stored (an open-ended format: its number of games reached)."""
-        done = len(self.store.done_seqs(self.tournament.id))
+        done = self.store.recorded_count(self.tournament.id)
         return self._total is not None and done >= self._total
 
     def start_no_new_table(self) -> None:

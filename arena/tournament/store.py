@@ -595,6 +595,11 @@ class Store:
                                               (tid, first, 2 ** 63 - 1 if below is None else below))}
 
     @_guarded
+    def recorded_count(self, tid: int) -> int:
+        """How many schedule positions are recorded (finished or failed): done_seqs's size, without the set."""
+        return self.db.execute("SELECT COUNT(*) FROM games WHERE tournament_id = ?", (tid,)).fetchone()[0]
+
+    @_guarded
     def replays(self) -> set[str]:
         """The replay path of every stored game of every tournament, as stored (relative to the results folder)."""
         return {r[0] for r in self.db.execute("SELECT DISTINCT replay FROM games WHERE replay IS NOT NULL")}
