@@ -156,7 +156,7 @@ class Channel:
             self._reopen(request_id)
             raise BotTimeout(f"request {request_id} could not be delivered within {wall:.3g} s: "
                              "the bot is not connected", time.monotonic() - start)
-        frames = self._await(start, timeout, deadline, span)
+        frames, cut = self._await(start, timeout, deadline, span)
         elapsed = time.monotonic() - start
         # The arena's lateness once the answer was in: its thread's wait for a core as it woke, and all the time
         # since the messaging thread handed the answer over (which also holds a wait for Python's interpreter lock
@@ -167,7 +167,7 @@ class Channel:
         _progress(start + elapsed)
         if frames is None:
             self._reopen(request_id)
-            timing = _out_at(timing, timeout)
+            timing = _out_at(timing, timeout, cut)
             raise _late(f"no answer within {_limit_hit(timeout, wall, timing)}", timing, busy)
         self.stuck = False
         if elapsed > wall + (timing.wait or 0.0) or timing.charged > timeout:
@@ -175,26 +175,29 @@ class Channel:
             raise _late(f"the answer came over its {_limit_hit(timeout, wall, timing)}", timing, busy)
         return Reply(self._check(request, request_id, frames, elapsed), elapsed, timing)
 
-    def _await(self, start: float, timeout: float, deadline: float, span: Span | None) -> list[bytes] | None:
+    def _await(self, start: float, timeout: float, deadline: float,
+               span: Span | None) -> tuple[list[bytes] | None, bool]:
         """The reply's frames, or None once the bot is out of time: (metered) once it has been charged `timeout`
-        seconds, or at the deadline, which the time the bot waited for a core pushes back (the guard). The meter
-        looks at the bot's threads every _WATCH seconds, so that the wait of a thread that ends before the answer is
-        not lost; the charge, never more than the wall time, is only checked once `timeout` has passed."""
+        seconds, or at the deadline, which the time the bot waited for a core pushes back (the guard); and whether
+        a look found the bot charged its `timeout`. The meter looks at the bot's threads every _WATCH seconds, so
+        that the wait of a thread that ends before the answer is not lost; the charge, never more than the wall
+        time, is only checked once `timeout` has passed."""
         if span is None:
-            return self._receive(deadline, start)
+            return self._receive(deadline, start), False
         while True:
             now = time.monotonic()
             # A quick answer needs no look but the last: the first look waits until the bot has had _LOOK seconds.
             timing = span.timing(now - start) if now - start >= _LOOK else wall_timing(now - start)
             guard = deadline + (timing.wait or 0.0)
             _progress(guard)
-            if now - start >= timeout and timing.charged >= timeout and not span.queued() or now >= guard:
+            spent = now - start >= timeout and timing.charged >= timeout and not span.queued()
+            if spent or now >= guard:
                 # The arena may have been held up since the last look: an answer already there is taken first.
-                return self._receive(now, start)
+                return self._receive(now, start), spent
             until = min(guard, now + max(min(timeout - timing.charged, _WATCH), _LOOK))
             frames = self._receive(until, start)
             if frames is not None:
-                return frames
+                return frames, False
 
     def _send(self, data: bytes, deadline: float, start: float) -> bool:
         while True:
@@ -288,13 +291,15 @@ def _limit_hit(timeout: float, wall: float, timing: Timing) -> str:
     return f"{timeout:.3g} s ({timing.describe()})"
 
 
-def _out_at(timing: Timing, timeout: float) -> Timing:
+def _out_at(timing: Timing, timeout: float, spent: bool) -> Timing:
     """A decision that got no answer, charged its allowance and no more: the bot was out of time once it had been
     charged `timeout`; how late the arena was to see it (it looks every _WATCH seconds, and waits for a core too)
-    is the arena's, not charged."""
-    if timing.wait is None or timing.charged <= timeout:
+    is the arena's, not charged. `spent`: a look found it charged `timeout`, and the decision was cut there, so it
+    is charged no less either: the kernel adds a queued thread's wait only once the thread runs again, and a
+    reading after the cut may credit back a wait that the look could not see."""
+    if timing.wait is None or timing.charged == timeout or timing.charged < timeout and not spent:
         return timing
-    return replace(timing, charged=timeout, wait=timing.wait + timing.charged - timeout)
+    return replace(timing, charged=timeout, wait=timing.wall - timeout)
 
 
 def _late(detail: str, timing: Timing, busy: int | None) -> BotTimeout:

@@ -11,15 +11,17 @@ import threading
 from pathlib import Path
 
 import pytest
+import zmq
 
 from arena.bots import cgroups
-from arena.bots.meter import WaitMeter
+from arena.bots.channel import Channel, Charge
+from arena.bots.meter import Timing, WaitMeter
 from arena.bots.sandbox import WALL_CEILING
-from arena.errors import FaultKind
+from arena.errors import BotTimeout, FaultKind
 from arena.match.record import DecisionRecord, load_record, record_from_dict, save_record
 from arena.match.replay import resimulate, seat_messages, took
 from arena.match.wire import SeatClock, time_identity
-from protocol import Clock, TimeControl
+from protocol import Clock, Shutdown, TimeControl
 from tests.helpers import wait_until
 from tests.match.conftest import RANDOM, Spawned, double, play
 
@@ -132,6 +134,46 @@ def test_the_meter_lists_a_bots_tasks_again_only_when_its_task_count_or_a_task_i
         meter.close()
         child.kill()
         child.wait()
+
+
+class Hindsight:
+    """A meter whose look finds the bot charged its whole wall time, and whose next reading credits back 0.05 s of
+    it: a thread's wait for a core that the kernel counts only once the thread runs again."""
+
+    def __init__(self) -> None:
+        self.cut_at: float | None = None
+
+    def start(self) -> "Hindsight":
+        return self
+
+    def timing(self, wall: float, late: float = 0.0, handed: object = None) -> Timing:
+        if self.cut_at is None:
+            if wall >= 0.2:
+                self.cut_at = wall
+            return Timing(wall, wall, 0.0)
+        return Timing(0.15, wall, wall - 0.15)
+
+    def queued(self) -> bool:
+        return False
+
+
+def test_a_decision_cut_when_a_look_found_its_allowance_spent_is_charged_the_allowance_whatever_a_later_reading_says(
+        tmp_path: Path) -> None:
+    context = zmq.Context()
+    link = Channel(context, f"ipc://{tmp_path}/clock.sock")
+    bot = context.socket(zmq.REP)  # connected, never answers
+    bot.connect(link.endpoint)
+    meter = Hindsight()
+    try:
+        with pytest.raises(BotTimeout) as caught:
+            link.ask(Shutdown(id=0, reason="test"), 0.2, Charge(meter, ceiling=5.0))  # type: ignore[arg-type]
+    finally:
+        bot.close(linger=0)
+        link.close()
+        context.term()
+    fault = caught.value
+    assert meter.cut_at is not None and fault.elapsed is not None and fault.charged == 0.2
+    assert fault.wait == pytest.approx(fault.elapsed - 0.2) and "charged 0.2 s" in fault.detail, fault.detail
 
 
 def test_the_fields_added_to_the_time_maps_default_for_older_arenas_and_records() -> None:
