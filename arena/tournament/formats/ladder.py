@@ -26,12 +26,11 @@ TOP_WEIGHT = 10.0  # how far that chance outweighs the sigma in choosing those a
 # A bot that has played more than EXPOSURE times the mean number of games, plus one, neither anchors nor fills a
 # table while enough others can: no entrant plays more than that plus one table (the bound on its exposure).
 EXPOSURE = 1.5
-# A ladder table plays one game: every game then meets a new line-up, which orders the field in far fewer games than
-# the same four bots playing every seat rotation (docs/tournaments.md, "How the ladder matches bots"); seat_balanced
-# evens out each bot's seats instead.
-TABLE_GAMES = 1
 
 
+# A ladder table plays one game, so a wave of `wave` tables is `wave` games: every game then meets a new line-up,
+# which orders the field in far fewer games than the same bots playing every seat rotation (docs/tournaments.md,
+# "How the ladder matches bots"); seat_balanced evens out each bot's seats instead.
 class Ladder(TournamentFormat):
     """`wave` tables of one game at a time, each anchored on the bot whose next game would most improve the board's
     order and filled from its neighbours in a sampled skill, each bot seated where it has sat least, until
@@ -52,7 +51,7 @@ class Ladder(TournamentFormat):
 
     def waves(self, spec: TournamentSpec, outcomes: Outcomes) -> Iterator[list[Table]]:
         """Each wave from the ratings of every game before it (kept up incrementally)."""
-        per_wave = spec.wave * TABLE_GAMES
+        per_wave = spec.wave  # one game a table
         env = spec.rating.environment()
         ratings, counts = Ratings(spec.rating), dict.fromkeys(spec.names(), 0)
         sat: dict[str, list[int]] = {}  # each bot's games at each seat
@@ -112,7 +111,7 @@ def ladder_wave(ratings: Ratings, games_played: dict[str, int], names: Sequence[
         fill = near[np.argsort(-worth[near], kind="stable")[:seats - 1]]
         free[fill] = False
         bots = (names[anchor], *(names[i] for i in fill))
-        wave.append(Table(first_table + t, first_seq + t * TABLE_GAMES, bots, table_seed(seed, first_table + t),
+        wave.append(Table(first_table + t, first_seq + t, bots, table_seed(seed, first_table + t),
                           duplicate=False, plan=(Seating(tuple(range(seats)), 0),)))
     return wave
 
