@@ -23,7 +23,7 @@ from arena.bench.ranking import CONFIG, random_wave
 from arena.bots.entrants import Entrant
 from arena.ratings.trueskill import Rating, Ratings, rate_all
 from arena.tournament.formats.base import DEFAULT_WAVE
-from arena.tournament.formats.ladder import ladder_wave
+from arena.tournament.formats.ladder import ladder_wave, seat_balanced
 from arena.tournament.store import Store, StoredGame
 
 SEASON_SEATS = 4
@@ -45,16 +45,19 @@ class Season:
 
 
 def wave_time(entrants: int, waves: int = 30) -> float:
-    """The median milliseconds the ladder takes to choose a wave from a settled field of `entrants` bots."""
+    """The median milliseconds the ladder takes to choose a wave from a settled field of `entrants` bots: its
+    tables, and each table's seats, as `Ladder.waves` does."""
     rng = np.random.default_rng(entrants)
     names = [f"bot{i:05d}" for i in range(entrants)]
     ratings = Ratings(CONFIG, {n: Rating(float(m), float(s)) for n, m, s in
                                zip(names, rng.normal(25, 8, entrants), rng.uniform(0.7, 3, entrants))})
-    counts = {n: int(c) for n, c in zip(names, rng.integers(50, 150, entrants))}
+    sat = {n: [int(c) for c in row] for n, row in zip(names, rng.integers(12, 38, (entrants, SEASON_SEATS)))}
+    counts = {n: sum(row) for n, row in sat.items()}
     times = []
     for w in range(waves):
         start = time.perf_counter()
-        ladder_wave(ratings, counts, names, SEASON_SEATS, DEFAULT_WAVE, w * 16, w * DEFAULT_WAVE, 1)
+        wave = ladder_wave(ratings, counts, names, SEASON_SEATS, DEFAULT_WAVE, w * DEFAULT_WAVE, w * DEFAULT_WAVE, 1)
+        [seat_balanced(table, sat, 1) for table in wave]
         times.append(time.perf_counter() - start)
     return 1000 * float(np.median(times))
 
