@@ -36,7 +36,7 @@ class Season:
 
     entrants: int
     games: int
-    wave_ms: float  # the median time the ladder takes to choose a wave of DEFAULT_WAVE tables
+    wave_ms: tuple[float, float]  # median milliseconds and CPU milliseconds to choose a wave of DEFAULT_WAVE tables
     fill_seconds: float
     store_mb: float
     rerate: tuple[float, float]  # seconds and CPU seconds of `arena rerate`
@@ -44,22 +44,23 @@ class Season:
     startup: tuple[float, float]  # seconds and CPU seconds of `arena leaderboard --help`: what it costs to start
 
 
-def wave_time(entrants: int, waves: int = 30) -> float:
-    """The median milliseconds the ladder takes to choose a wave from a settled field of `entrants` bots: its
-    tables, and each table's seats, as `Ladder.waves` does."""
+def wave_time(entrants: int, waves: int = 30) -> tuple[float, float]:
+    """The median milliseconds and CPU milliseconds the ladder takes to choose a wave from a settled field of
+    `entrants` bots: its tables, and each table's seats, as `Ladder.waves` does."""
     rng = np.random.default_rng(entrants)
     names = [f"bot{i:05d}" for i in range(entrants)]
     ratings = Ratings(CONFIG, {n: Rating(float(m), float(s)) for n, m, s in
                                zip(names, rng.normal(25, 8, entrants), rng.uniform(0.7, 3, entrants))})
     sat = {n: [int(c) for c in row] for n, row in zip(names, rng.integers(12, 38, (entrants, SEASON_SEATS)))}
     counts = {n: sum(row) for n, row in sat.items()}
-    times = []
+    times, cpu = [], []
     for w in range(waves):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.thread_time()
         wave = ladder_wave(ratings, counts, names, SEASON_SEATS, DEFAULT_WAVE, w * DEFAULT_WAVE, w * DEFAULT_WAVE, 1)
         [seat_balanced(table, sat, 1) for table in wave]
         times.append(time.perf_counter() - start)
-    return 1000 * float(np.median(times))
+        cpu.append(time.thread_time() - start_cpu)
+    return 1000 * float(np.median(times)), 1000 * float(np.median(cpu))
 
 
 def fill(db: Path, entrants: int, games: int) -> None:

@@ -171,11 +171,11 @@ def _season_table(entrants: int, counts: tuple[int, ...]) -> str:
     for games in counts:
         click.echo(f"filling a store of {games:,} games of {entrants:,} entrants ...", err=True)
         s = bench_season(entrants, games)
-        rows.append((f"{s.entrants:,}", f"{s.games:,}", f"{s.wave_ms:.1f}", f"{s.fill_seconds:.0f}",
+        rows.append((f"{s.entrants:,}", f"{s.games:,}", *(f"{x:.1f}" for x in s.wave_ms), f"{s.fill_seconds:.0f}",
                      f"{s.store_mb:.1f}", *(f"{x:.1f}" for x in (*s.rerate, *s.leaderboard, *s.startup))))
-    return tabulate(rows, headers=("entrants", "games stored", "ms a wave", "fill s", "store MB", "rerate s",
-                                   "rerate CPU s", "leaderboard s", "leaderboard CPU s", "its start-up s",
-                                   "its start-up CPU s"))
+    return tabulate(rows, headers=("entrants", "games stored", "ms a wave", "CPU ms a wave", "fill s", "store MB",
+                                   "rerate s", "rerate CPU s", "leaderboard s", "leaderboard CPU s",
+                                   "its start-up s", "its start-up CPU s"))
 
 
 def _real_season_table(entrants: int, games: int, jobs: int, every: float, cluster: bool,

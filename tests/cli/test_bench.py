@@ -104,7 +104,7 @@ def test_bench_season_times_rerate_and_the_leaderboard_on_a_filled_store(tmp_pat
     r = arena("bench", "--season", "64", "--entrants", "8", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     header, _, row = r.stdout.splitlines()[:3]
-    assert "leaderboard s" in header and "its start-up s" in header
+    assert "CPU ms a wave" in header and "leaderboard s" in header and "its start-up s" in header
     cells = row.split()
     assert cells[:2] == ["8", "64"] and all(float(c) >= 0 for c in cells[2:])
 
