@@ -25,6 +25,10 @@ from arena.tournament.store import StoredGame
 
 LOCAL = "local"
 CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler before giving up
+# Dask's workers profile themselves: every 10 ms they sample the stack of the thread that plays, and keep a tree of
+# it for each of the last 1,000 seconds. That grew a worker by about 30 KiB a table for a quarter of an hour
+# (docs/cluster.md) and took CPU from the bots; the arena has no use for it.
+NO_PROFILER = {"distributed.worker.profile.enabled": False}
 MAX_SUBMISSION_BYTES = 64 * 2**20  # a packed submission folder; beyond this, use shared storage
 RETRIES = 2  # a task that raises is tried again this many times; a lost worker's tasks are rescheduled anyway
 
@@ -223,8 +227,10 @@ def _connect(address: str, workers: int) -> tuple[Any, Any]:
         if address == LOCAL:
             # Processes, one thread each: a table's engine runs in Python, so threads would share one core.
             # Its scheduler and HTTP server on the loopback only, on free ports (8787 may be another cluster's).
+            # No statistical profiler in its workers (NO_PROFILER, given to each worker's nanny, which gives it
+            # to a worker that replaces a dead one too).
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                   dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR)
+                                   dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR, config=NO_PROFILER)
             client = Client(cluster, timeout=CONNECT_TIMEOUT)
             _pin_workers(client, workers)
             return client, cluster

@@ -126,6 +126,24 @@ def test_a_worker_killed_mid_run_loses_and_doubles_nothing_and_ratings_equal_a_l
 
 
 @pytest.mark.slow
+def test_the_local_clusters_workers_run_without_dasks_profiler_and_so_does_a_worker_that_replaces_a_dead_one() -> None:
+    def profiled(dask_worker: object) -> bool:
+        return "profile" in dask_worker.periodic_callbacks  # type: ignore[attr-defined]
+
+    client, local = cluster._connect(cluster.LOCAL, 1)
+    try:
+        assert list(client.run(profiled).values()) == [False]
+        first = list(client.scheduler_info()["workers"])
+        for pid in client.run(os.getpid).values():
+            os.kill(pid, signal.SIGKILL)  # the worker dies; its nanny starts another
+        assert wait_until(lambda: set(client.scheduler_info()["workers"]) - set(first), 60), "no worker came back"
+        assert list(client.run(profiled).values()) == [False]
+    finally:
+        client.close()
+        local.close()
+
+
+@pytest.mark.slow
 def test_submission_folders_travel_with_the_task(tmp_path: Path) -> None:
     for name in ("alpha", "beta", "gamma"):
         folder = tmp_path / "subs" / name
