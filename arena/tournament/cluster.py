@@ -26,8 +26,8 @@ from arena.tournament.store import StoredGame
 LOCAL = "local"
 CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler before giving up
 # Dask's workers profile themselves: every 10 ms they sample the stack of the thread that plays, and keep a tree of
-# it for each of the last 1,000 seconds. That grew a worker by about 30 KiB a table for a quarter of an hour
-# (docs/cluster.md) and took CPU from the bots; the arena has no use for it.
+# it for each of the last 1,000 seconds. That grew a worker by about 30 KiB a table for those 1,000 seconds
+# (docs/cluster.md), and the arena has no use for it.
 NO_PROFILER = {"distributed.worker.profile.enabled": False}
 MAX_SUBMISSION_BYTES = 64 * 2**20  # a packed submission folder; beyond this, use shared storage
 RETRIES = 2  # a task that raises is tried again this many times; a lost worker's tasks are rescheduled anyway
