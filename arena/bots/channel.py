@@ -297,7 +297,7 @@ def _out_at(timing: Timing, timeout: float, spent: bool) -> Timing:
     is the arena's, not charged. `spent`: a look found it charged `timeout`, and the decision was cut there, so it
     is charged no less either: the kernel adds a queued thread's wait only once the thread runs again, and a
     reading after the cut may credit back a wait that the look could not see."""
-    if timing.wait is None or timing.charged == timeout or timing.charged < timeout and not spent:
+    if timing.wait is None or timing.charged <= timeout and not spent:
         return timing
     return replace(timing, charged=timeout, wait=timing.wall - timeout)
 
