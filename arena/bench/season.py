@@ -56,8 +56,9 @@ def wave_time(entrants: int, waves: int = 30) -> tuple[float, float]:
     times, cpu = [], []
     for w in range(waves):
         start, start_cpu = time.perf_counter(), time.thread_time()
-        wave = ladder_wave(ratings, counts, names, SEASON_SEATS, DEFAULT_WAVE, w * DEFAULT_WAVE, w * DEFAULT_WAVE, 1)
-        [seat_balanced(table, sat, 1) for table in wave]
+        for table in ladder_wave(ratings, counts, names, SEASON_SEATS, DEFAULT_WAVE, w * DEFAULT_WAVE,
+                                 w * DEFAULT_WAVE, 1):
+            seat_balanced(table, sat, 1)
         times.append(time.perf_counter() - start)
         cpu.append(time.thread_time() - start_cpu)
     return 1000 * float(np.median(times)), 1000 * float(np.median(cpu))
