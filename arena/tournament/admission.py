@@ -1,6 +1,6 @@
-"""Admission: a submission plays a first game against the sample bots before it enters a tournament; one that
-cannot take part (a failed build, start or handshake, a crash) is refused with the reason, the end of its stderr and
-its kept log, one that only plays badly is admitted, its faults counted against it."""
+"""Admission: a submission plays a first game against the sample bots before it enters a tournament; one with any
+fault of its own in that game (a failed build, start or handshake, a crash, a timeout, an illegal or malformed
+answer) is refused with the fault, the end of its stderr and its kept log."""
 
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ from arena.bots.entrants import Entrant, Refusal, shown, without_paths
 from arena.bots.process import BotCommand
 from arena.bots.sandbox import Sandbox
 from arena.bots.submission import BuildWatch
-from arena.errors import ArenaError, FaultKind
+from arena.errors import ArenaError
 from arena.games import get_game
 from arena.match.play import MatchConfig, file_safe, run_match
-from arena.match.record import Phase
+from arena.match.record import FaultRecord, Phase
 from arena.tournament.run import sample_opponents
 from protocol import TimeControl
 
@@ -60,17 +60,21 @@ def first_game(entrant: Entrant, game: str, options: dict[str, Any] | None, cloc
             record = run_match(config).records[0]
         except (ArenaError, OSError, zmq.ZMQError) as exc:
             return f"its first game against the sample bots could not be played: {exc}", ""
-        # A bot that cannot take part is kept out; one that plays badly (illegal or late answers) plays, its
-        # faults counted against it in the tournament.
-        fault = next((f for f in record.faults if f.participant == 0 and (
-            f.phase in (Phase.HANDSHAKE, Phase.NEW_GAME) or f.kind in (FaultKind.BUILD, FaultKind.CRASH))), None)
+        # Any fault of its own keeps it out: a bot that times out or answers illegally against the sample bots
+        # would only be paused after games that cost its opponents their clocks.
+        fault = next((f for f in record.faults if f.participant == 0), None)
         if fault is None:
             return None
         kept = _keep_logs(Path(work), logs, entrant.name)
     where = f"; its log: {kept}" if kept else ""
     lines = [line.strip()[:ADMISSION_LINE] for line in fault.stderr.strip().splitlines() if line.strip()]
-    return (f"failed its first game against the sample bots ({fault.kind.value}: {fault.detail}){where}",
+    return (f"failed its first game against the sample bots ({_fault_line(fault)}){where}",
             " | ".join(lines[-ADMISSION_LINES:]))
+
+
+def _fault_line(fault: FaultRecord) -> str:
+    """The fault as an author reads it: its kind and detail, and for a decision its place and timing."""
+    return fault.message() if fault.phase == Phase.DECIDE else f"{fault.kind.value}: {fault.detail}"
 
 
 def _keep_logs(work: Path, logs: Path | None, name: str) -> Path | None:

@@ -85,3 +85,24 @@ def test_a_bot_that_dies_at_the_handshake_is_not_admitted_while_the_others_play(
                                          f"{json.dumps([sys.executable, '-m', 'sample_bots.random_bot'])}\n")
     again = arena(*args, cwd=tmp_path)
     assert "not admitted" not in again.stderr
+
+
+@pytest.mark.slow
+def test_a_bot_that_times_out_or_answers_illegally_in_its_first_game_is_refused_with_the_fault(
+        tmp_path: Path) -> None:
+    subs = tmp_path / "subs"
+    for name in ("a", "b"):
+        submission(subs / name, name)
+    for mode in ("sleep", "illegal"):
+        folder = submission(subs / mode, mode, [sys.executable, "faulty_bot.py", mode])
+        shutil.copy(FAULTY, folder)
+    r = arena("tournament", "bali-2017", "--submissions", "subs", "--jobs", "1", "--seats", "2", "--rounds", "1",
+              "--timeout", "0.3", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    refused = {line.split(": ", 2)[1]: line for line in r.stderr.splitlines() if line.startswith("not admitted: ")}
+    assert sorted(refused) == ["subs/illegal", "subs/sleep"], r.stderr
+    assert "(game 1, decision #" in refused["subs/sleep"] and ": timeout: " in refused["subs/sleep"]
+    assert "limit (raise it with --timeout)" in refused["subs/sleep"]
+    assert "(game 1, decision #" in refused["subs/illegal"] and ": illegal" in refused["subs/illegal"]
+    ranked = json.loads(arena("leaderboard", "--format", "json", cwd=tmp_path).stdout)["ranking"]
+    assert sorted(row["bot"] for row in ranked) == ["a", "b"]

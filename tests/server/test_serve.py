@@ -133,15 +133,17 @@ def _games(server: Server) -> int:
 
 def test_a_bot_that_faults_game_after_game_sits_out_with_a_notice(tmp_path: Path) -> None:
     results = tmp_path / "results"
-    process, url = start(results, "--pause-after", "2", "--wave", "1")
+    process, url = start(results, "--pause-after", "2", "--wave", "1", "--seats", "4")
     server = Server(url, results, process)
     try:
         _, alice = server.author("alice")
         _, bob = server.author("bob")
         faulty = kit_bot(tmp_path / "faulty")
         bot = faulty / "bot.py"
-        bot.write_text(bot.read_text().replace('reply(request, "action", index=index)',
-                                               'reply(request, "action", index=len(options) + 7)'))
+        # Clean in its admission game (the game's fewest seats, 3), illegal at every decision of the 4-seat ladder.
+        bot.write_text(bot.read_text().replace(
+            'reply(request, "action", index=index)',
+            'reply(request, "action", index=len(options) + 7 if request["view"]["num_players"] == 4 else index)'))
         assert admitted(server, alice, upload(server, alice, zipped(faulty)).json()["id"])
         assert admitted(server, bob, upload(server, bob, zipped(kit_bot(tmp_path / "steady"))).json()["id"])
         with server.client(alice) as c:
