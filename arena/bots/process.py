@@ -32,6 +32,9 @@ from protocol import ARENA_PID_ENV, DEFAULT_MAX_MESSAGE, ENDPOINT_ENV, LIFELINE_
 _LAST_WORDS = 0.5  # seconds to wait for a dead bot's stderr to drain before judging why it died
 _REAP_WAIT = 2.0  # seconds to wait for a killed bot's processes to die, to reap them
 _INTERPRETERS = ("python", "pypy", "node", "deno", "bun", "ruby", "perl", "java", "php", "sh", "bash", "julia")
+# The interpreter that runs a script of each kind, offered when a script is given as the program itself.
+RUN_WITH = {".py": "python3", ".js": "node", ".mjs": "node", ".rb": "ruby", ".pl": "perl", ".php": "php",
+            ".jl": "julia", ".lua": "lua", ".sh": "sh", ".jar": "java -jar"}
 
 
 class Transport(StrEnum):
@@ -67,8 +70,10 @@ class BotCommand:
         base = Path(self.cwd or ".")
         program = self.argv[0]
         if os.sep in program:
-            if not os.access(base / program, os.X_OK) or not (base / program).is_file():
-                raise ConfigError(f"bot command {self}: {program!r} does not exist or is not executable")
+            if not (base / program).is_file():
+                raise ConfigError(f"bot command {self}: {program!r} does not exist")
+            if not os.access(base / program, os.X_OK):
+                raise ConfigError(f"bot command {self}: {program!r} is not executable{_run_with(program)}")
         elif shutil.which(program) is None:
             raise ConfigError(f"bot command {self}: {program!r} is not found on PATH")
         for arg in self.argv[1:]:
@@ -332,3 +337,9 @@ class BotProcess:
             self._meter.close()
         if self.cgroup is not None:
             self.cgroup.remove()
+
+
+def _run_with(program: str) -> str:
+    """A hint to run a script that is not executable through its interpreter ('' where its kind is not known)."""
+    interpreter = RUN_WITH.get(Path(program).suffix)
+    return f" (run it with its interpreter: {interpreter} {shlex.quote(program)})" if interpreter else ""

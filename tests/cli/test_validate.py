@@ -12,6 +12,7 @@ from urllib.parse import unquote
 import pytest
 
 from tests.cli.conftest import FAST, run
+from tests.helpers import arena
 from tests.match.conftest import faulty, sample_bot
 
 
@@ -127,3 +128,12 @@ def test_validate_names_its_logs_and_records_and_the_printed_paths_work(tmp_path
     assert shown.exit_code == 0 and shown.output.startswith(f"game 1 of {browse.group(3)} (table 0)"), shown.output
     again = re.search(r"^replay: arena replay (.*)$", shown.output, re.M).group(1)
     assert run("replay", *shlex.split(again)).exit_code == 0
+
+
+def test_a_script_given_as_the_program_that_is_not_executable_is_told_how_to_run_it(tmp_path: Path) -> None:
+    (tmp_path / "mybot").mkdir()
+    (tmp_path / "mybot" / "bot.py").write_text("print('hi')\n")
+    run = arena("validate", "mybot/bot.py", "--game", "bali-2017", cwd=tmp_path)
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert "'mybot/bot.py' is not executable (run it with its interpreter: python3 mybot/bot.py)" in run.stderr
+    assert "does not exist" not in run.stderr

@@ -126,7 +126,9 @@ def test_a_tcp_bot_plays_under_bwrap(tmp_path: Path) -> None:
     ('name = "b"\nversion = "1"\ncommand = "python3 bot.py"\ntransport = "udp"\n', "transport must be one of"),
     ('name = "b"\nversion = "1"\ncommand = "./target/release/bot"\nbuild = "no-such-builder --release"\n',
      "build: bot command no-such-builder --release: 'no-such-builder' is not found on PATH"),
-    ('name = "b"\nversion = "1"\ncommand = "./target/release/bot"\n', "does not exist or is not executable"),
+    ('name = "b"\nversion = "1"\ncommand = "./target/release/bot"\n', "'./target/release/bot' does not exist"),
+    ('name = "b"\nversion = "1"\ncommand = "./bot.py"\n',
+     "'./bot.py' is not executable (run it with its interpreter: python3 ./bot.py)"),
     ('name = "b"\nversion = "1"\ncommand = "python3 bot.py"\nbuild = ""\n', "'build' must be a non-empty string"),
 ])
 def test_a_broken_submission_folder_is_a_usage_error(tmp_path: Path, manifest: str | None, message: str) -> None:
