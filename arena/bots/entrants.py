@@ -25,6 +25,7 @@ INSTALL_HINTS = {
     "javac": "default-jdk-headless", "java": "default-jdk-headless",
 }
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+NAME_RULE = "1-64 letters, digits, '_', '.' or '-', starting with a letter or digit"  # NAME_PATTERN in words
 _NAMED_COMMAND = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.-]{0,63})=(.+)$", re.S)
 
 

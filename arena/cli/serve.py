@@ -92,6 +92,10 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
 @click.option("--pause-after", type=click.IntRange(min=1), default=PAUSE_AFTER, show_default=True,
               metavar="GAMES", help="A bot whose last GAMES games each had a fault of its own sits out, with a "
               "notice on its author's page, until a new version is admitted.")
+@click.option("--description", metavar="MARKDOWN", help="What the front page says of the competition (Markdown; "
+              "a competition file's [serve] description, usually).")
+@click.option("--start", metavar="YYYY-MM-DD", help="The season's first day, shown on the front page.")
+@click.option("--end", metavar="YYYY-MM-DD", help="The season's last day, shown on the front page.")
 @click.option("--no-play", is_flag=True, help="Serve only: admit no upload and play no game (the pages and the "
               "API over the store as it is).")
 @time_options
@@ -103,7 +107,8 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
 def serve(game: Game, submissions: Path | None, host: str, port: int, name: str | None, title: str | None,
           seats: int | None, samples: str, wave: int, jobs: int, seed: int | None, uploads_per_day: int,
           active_bots: int, max_upload: int, max_unpacked: int, max_members: int, body_timeout: float,
-          stream_seconds: float, pause_after: int, no_play: bool, time: TimeControl, sandbox: Sandbox,
+          stream_seconds: float, pause_after: int, description: str | None, start: str | None, end: str | None,
+          no_play: bool, time: TimeControl, sandbox: Sandbox,
           options: dict[str, Any] | None, rating: RatingConfig, results_dir: Path, db: Path | None) -> None:
     """Host a competition at GAME: authors (added with `arena authors add`) upload bots in the browser or with
     their API token, follow their admission, and see their own bots' games with their logs; everyone sees the
@@ -118,6 +123,7 @@ def serve(game: Game, submissions: Path | None, host: str, port: int, name: str 
     from arena.server.hosting import Hosting
     from arena.server.season import SeasonSettings
 
+    about = competition.about(description, start, end)
     sandbox.check_strangers()
     settings = SeasonSettings(game.name, name or title or f"{game.name}-ladder", results_dir,
                               store_path(results_dir, db), seats, wave, jobs, samples, options, time,
@@ -125,5 +131,5 @@ def serve(game: Game, submissions: Path | None, host: str, port: int, name: str 
     limits = UploadLimits(max_upload=max_upload * MIB, max_unpacked=max_unpacked * MIB, max_members=max_members,
                           uploads_per_day=uploads_per_day, active_bots=active_bots)
     announce_sandbox(settings.sandbox)
-    run_server(Hosting(settings, limits, body_timeout, stream_seconds), host, port, play=not no_play,
+    run_server(Hosting(settings, limits, body_timeout, stream_seconds, about), host, port, play=not no_play,
                submissions=submissions)

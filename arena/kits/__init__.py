@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import glob
+import io
 import re
 import shutil
 import subprocess
+import tempfile
+import zipfile
 from dataclasses import dataclass
 from enum import StrEnum
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from arena.bots.entrants import MANIFEST, NAME_PATTERN
+from arena.bots.entrants import MANIFEST, NAME_PATTERN, NAME_RULE
 from arena.errors import ConfigError
 
 TEMPLATE_SUFFIXES = (".toml", ".py", ".js", ".json", ".cpp", ".java", ".rs", ".md", ".txt", "Makefile")
@@ -136,8 +139,7 @@ def create(folder: Path, language: Language) -> Path:
     folder exists or the name is not a valid bot name."""
     name = folder.name
     if not NAME_PATTERN.match(name):
-        raise ConfigError(f"{name!r} is not a valid bot name: 1-64 letters, digits, '_', '.' or '-', "
-                          "starting with a letter or digit")
+        raise ConfigError(f"{name!r} is not a valid bot name: {NAME_RULE}")
     if folder.exists():
         raise ConfigError(f"{str(folder)!r} already exists: choose a new folder")
     template = resources.files(__name__) / language.value
@@ -173,3 +175,22 @@ def _copy(source: Traversable, target: Path, values: dict[str, str]) -> None:
                 text = text.replace(key, value)
             data = text.encode("utf-8")
         (target / name).write_bytes(data)
+
+
+def archive(language: Language, name: str) -> bytes:
+    """The kit of language as a zip whose one top folder is the bot `name`, ready to upload as it is (a kit with a
+    step to prepare, such as npm's packages, needs that step run first); ConfigError for a name that is not valid,
+    or that says the kit could not be made, naming no path of this machine."""
+    if not NAME_PATTERN.match(name):
+        raise ConfigError(f"{name[:64]!r} is not a valid bot name: {NAME_RULE}")
+    with tempfile.TemporaryDirectory(prefix="arena-kit-") as work:
+        try:
+            folder = create(Path(work) / name, language)
+        except ConfigError:
+            raise ConfigError(f"the {language.value} kit could not be made: the server's disk refused it") from None
+        data = io.BytesIO()
+        with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as zipped:
+            for path in sorted(folder.rglob("*")):
+                if path.is_file():
+                    zipped.write(path, path.relative_to(folder.parent).as_posix())
+        return data.getvalue()

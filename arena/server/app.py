@@ -4,6 +4,7 @@ organiser, so that whether a bot or game exists does not leak."""
 
 from __future__ import annotations
 
+import datetime
 import hmac
 import mimetypes
 import shutil
@@ -22,10 +23,13 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from arena import __version__
+from arena.errors import ConfigError
+from arena.kits import PREPARE, Language
 from arena.server.events import EventStream, StreamLimits
 from arena.server.hosting import SESSION_SECONDS, Hosting
 from arena.server.limits import SMALL_BODY, BodyRefused, BoundedRequests
 from arena.server.uploads import UploadRefused
+from arena.site.markdown import html as markdown_html
 from arena.tournament.accounts import ACTIVE, Author
 
 COOKIE = "arena_session"
@@ -33,6 +37,9 @@ UPLOAD_PATHS = ("/api/submissions", "/me/upload")
 NOT_FOUND = "not found"
 ACTIVE_STATUSES = {s.value for s in ACTIVE}
 _HEADERS = {"Cache-Control": "no-store", "X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff"}
+MAX_NAME = 64  # the longest bot name (a kit's name is checked by the kit, this only bounds what is echoed)
+# The starter kits offered on the front page, with the step to run before uploading where a kit needs one.
+KITS = [(k.value, " ".join(PREPARE[k]) if k in PREPARE else "") for k in Language]
 _env = jinja2.Environment(loader=jinja2.PackageLoader("arena.server", "templates"), autoescape=True)
 
 
@@ -41,6 +48,7 @@ def make_app(hosting: Hosting) -> BoundedRequests:
     web = _Web(hosting)
     routes = [
         Route("/health", web.health), Route("/", web.board), Route("/api/leaderboard", web.api_leaderboard),
+        Route("/rules", web.rules), Route("/kits/{language}.zip", web.kit),
         Route("/api/games", web.api_games), Route("/api/games/{gid:int}/log", web.api_game_log),
         Route("/api/submissions", web.api_submit, methods=["POST"]),
         Route("/api/submissions/{sid:int}", web.api_submission),
@@ -138,20 +146,47 @@ class _Web:
         return JSONResponse({"status": "ok", "version": __version__, "tournament": t.name if t else None})
 
     def board(self, request: Request) -> Response:
+        """The front page: what the competition is, how to enter, its rules and kits, and the live board."""
         author, _ = self.who(request)
         site = "/site/" if (self.h.settings.site / "index.html").is_file() else None
         rows, playing = self.h.leaderboard(), self.h.playing()
+        today = datetime.datetime.now(datetime.timezone.utc).date()
+        origin = str(request.base_url).rstrip("/")
         if author is not None:
-            return _page("board.html.j2", f"{self.h.settings.name}: leaderboard", author, self.csrf(request),
-                         rows=rows, site=site, playing=playing)
-        # Everyone else's page is the same: made once per change of the ranking, of who plays, or of the site.
-        key = (id(rows), playing, site, self.csrf(request))
+            return self._front(author, self.csrf(request), rows, site, playing, today, origin)
+        # Everyone else's page is the same: made once per change of the ranking, of who plays, of the site or the day.
+        key = (id(rows), playing, site, self.csrf(request), today, origin)
         cached = self._board
         if cached is None or cached[0] != key or cached[1] is not rows:
-            page = _page("board.html.j2", f"{self.h.settings.name}: leaderboard", None, key[3],
-                         rows=rows, site=site, playing=playing)
+            page = self._front(None, key[3], rows, site, playing, today, origin)
             cached = self._board = (key, rows, page.body)
         return HTMLResponse(cached[2], headers=_HEADERS)
+
+    def _front(self, author: Author | None, csrf: str, rows: list[dict[str, Any]], site: str | None,
+               playing: tuple[str, ...], today: datetime.date, origin: str) -> HTMLResponse:
+        about = self.h.about
+        return _page("board.html.j2", self.h.settings.name, author, csrf, rows=rows, site=site, playing=playing,
+                     game=self.h.settings.game, description=markdown_html(about.description) if about.description
+                     else "", state=about.state(today), about=about, kits=KITS, origin=origin)
+
+    def rules(self, request: Request) -> Response:
+        author, _ = self.who(request)
+        return _page("rules.html.j2", f"{self.h.settings.game}: the rules", author, self.csrf(request),
+                     rules=self.h.rules())
+
+    def kit(self, request: Request) -> Response:
+        """A starter kit as a zip, its bot named by ?name= (else the author's name and the language, or 'mybot')."""
+        author, _ = self.who(request)
+        language = request.path_params["language"]
+        name = request.query_params.get("name") or (f"{author.name}-{language}" if author else "mybot")
+        try:
+            data = self.h.kit(language, name[:MAX_NAME])
+        except ConfigError as exc:
+            raise HTTPException(400, str(exc)) from None
+        if data is None:
+            raise _not_found()
+        return Response(data, media_type="application/zip", headers={
+            **_HEADERS, "Content-Disposition": f'attachment; filename="{name[:MAX_NAME]}.zip"'})
 
     def api_leaderboard(self, request: Request) -> Response:
         return Response(self.h.board_json(), media_type="application/json")

@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 from arena.errors import ArenaError, ConfigError
 from arena.games import get_game
+from arena.kits import Language, archive
 from arena.match.record import load_record
 from arena.server.events import STREAM_SECONDS
 from arena.server.limits import BODY_SECONDS
@@ -24,7 +25,9 @@ from arena.server.season import SeasonSettings, paused
 from arena.server.uploads import UploadLimits, UploadRefused, receive
 from arena.site.build import ASSETS
 from arena.site.data import slug
+from arena.site.markdown import rules_html
 from arena.tournament.accounts import Author, Submission, check_author_name
+from arena.tournament.competition import About
 from arena.tournament.leaderboard import tournament_board
 from arena.tournament.run import sample_opponents
 from arena.tournament.store import Store, StoredGameRow, Tournament, replay_path
@@ -44,8 +47,10 @@ class Hosting:
     """A served competition: its settings, upload limits, and a store connection per serving thread."""
 
     def __init__(self, settings: SeasonSettings, limits: UploadLimits = UploadLimits(),
-                 body_seconds: float = BODY_SECONDS, stream_seconds: float = STREAM_SECONDS) -> None:
+                 body_seconds: float = BODY_SECONDS, stream_seconds: float = STREAM_SECONDS,
+                 about: About = About()) -> None:
         self.settings = settings
+        self.about = about
         self.limits = limits
         self.body_seconds = body_seconds
         self.stream_seconds = stream_seconds
@@ -170,6 +175,18 @@ class Hosting:
         return self.store().submissions(None if author.organiser else author.name)[::-1]
 
     # --- the ladder ---------------------------------------------------------------------------------------------
+    def rules(self) -> str:
+        """The game's bot-author reference, its numbered rules, as HTML."""
+        return rules_html(self.settings.game)
+
+    def kit(self, language: str, name: str) -> bytes | None:
+        """The starter kit of language as a zip with its bot named `name`, None if there is no kit of that language;
+        ConfigError for a name that is not a valid bot name."""
+        kind = next((k for k in Language if k.value == language), None)
+        if kind is None:
+            return None
+        return archive(kind, name)
+
     def tournament(self) -> Tournament | None:
         """The served ladder's tournament, once its first wave has started."""
         return next((t for t in self.store().tournaments() if t.name == self.settings.name), None)

@@ -6,7 +6,9 @@ them. Paths in the file are relative to the file's own folder.
 
 from __future__ import annotations
 
+import datetime
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +33,8 @@ TABLES = {
     # arena serve's limits on uploads (arena tournament takes none of them)
     "serve": {"uploads_per_day": "uploads_per_day", "active_bots": "active_bots", "max_upload": "max_upload",
               "max_unpacked": "max_unpacked", "max_members": "max_members", "body_timeout": "body_timeout",
-              "pause_after": "pause_after", "host": "host", "port": "port"},
+              "pause_after": "pause_after", "host": "host", "port": "port",
+              "description": "description", "start": "start", "end": "end"},
     "rating": {"mu": "mu", "sigma": "sigma", "beta": "beta", "tau": "tau", "draw_probability": "draw_probability"},
 }
 SERVE_ONLY = frozenset(TABLES["serve"].values())  # what only arena serve reads from a shared competition file
@@ -110,3 +113,44 @@ def _relative(path: Path, value: Any, key: str) -> Path:
         raise ConfigError(f"{path}: {key!r} must be a path (a string), not {value!r}")
     target = Path(value).expanduser()
     return target if target.is_absolute() else path.parent / target
+
+
+DESCRIPTION_CHARS = 20_000  # the most of a season's description (Markdown) the front page shows
+
+
+@dataclass(frozen=True)
+class About:
+    """What a hosted competition's front page tells a newcomer: a description (Markdown) and the season's dates."""
+
+    description: str = ""
+    start: datetime.date | None = None
+    end: datetime.date | None = None
+
+    def state(self, today: datetime.date) -> str:
+        """Where the season stands on `today`, in words."""
+        if self.start is not None and today < self.start:
+            return f"opens on {self.start.isoformat()}"
+        if self.end is not None and today > self.end:
+            return f"ended on {self.end.isoformat()}"
+        return f"open until {self.end.isoformat()}" if self.end is not None else "open"
+
+
+def about(description: str | None, start: str | None, end: str | None) -> About:
+    """The front page's facts from the organiser's settings; ConfigError for a date that is not YYYY-MM-DD, an end
+    before the start or a description too long to show."""
+    text = description or ""
+    if len(text) > DESCRIPTION_CHARS:
+        raise ConfigError(f"the description has {len(text):,} characters; the most is {DESCRIPTION_CHARS:,}")
+    first, last = _day(start, "start"), _day(end, "end")
+    if first is not None and last is not None and last < first:
+        raise ConfigError(f"the season ends ({last}) before it starts ({first})")
+    return About(text, first, last)
+
+
+def _day(value: str | None, key: str) -> datetime.date | None:
+    if not value:
+        return None
+    try:
+        return datetime.date.fromisoformat(value.strip()[:10])
+    except ValueError:
+        raise ConfigError(f"{key}: {value[:40]!r} is not a date (YYYY-MM-DD)") from None

@@ -83,3 +83,29 @@ def test_the_leaderboard_page_follows_the_games_without_reloading(server: Server
     assert wait_until(lambda: games() > seen, 180)
     assert driver.execute_script("return window.arenaLoaded;") == "once"
     assert "random_bot" in _text(driver, "rows")
+
+
+def test_a_stranger_reads_the_rules_downloads_a_kit_from_the_front_page_and_uploads_it_as_it_is(
+        server: Server, tmp_path: Path, driver: Any) -> None:
+    from selenium.webdriver.common.by import By
+
+    code, _ = server.author("erin")
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)})
+    driver.get(f"{server.url}/signin/{code}")
+    driver.find_element(By.ID, "sign-in").click()
+    assert wait_until(lambda: driver.current_url.endswith("/me"))
+    driver.get(f"{server.url}/")
+    driver.find_element(By.CSS_SELECTOR, 'a[href="/rules"]').click()
+    assert wait_until(lambda: "Rules as implemented" in _text(driver, "rules"))
+    driver.back()
+    driver.find_element(By.CSS_SELECTOR, 'a[href="/kits/python.zip"]').click()
+    kit = downloads / "erin-python.zip"
+    assert wait_until(lambda: kit.is_file() and not list(downloads.glob("*.crdownload")), 60)
+    driver.get(f"{server.url}/me")
+    driver.find_element(By.ID, "file").send_keys(str(kit))
+    driver.find_element(By.ID, "upload").click()
+    assert wait_until(lambda: "/me/submissions/" in driver.current_url)
+    assert wait_until(lambda: _text(driver, "status") in ("admitted", "refused"), 120)
+    assert _text(driver, "status") == "admitted", driver.page_source[-2000:]
