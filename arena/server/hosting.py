@@ -192,7 +192,7 @@ class Hosting:
         return next((t for t in self.store().tournaments() if t.name == self.settings.name), None)
 
     def leaderboard(self) -> list[dict[str, Any]]:
-        """The current ranking as plain rows (name, bot, mu, sigma, conservative, games), best first; retired
+        """The current ranking as plain rows (name, bot, rank, score, mu, sigma, games, faults), best first; retired
         versions left out. Worked out again in a thread of its own whenever the store has changed, so that a
         request only reads the last one (worked out here only for the first request)."""
         board = self._board
@@ -235,10 +235,14 @@ class Hosting:
 
     def _ranking(self, store: Store, t: Tournament) -> list[dict[str, Any]]:
         board = tournament_board(store, t, max_fault_rate=1.0)  # a server withholds nobody: it pauses faulty bots
-        return [{"name": r.bot, "bot": bot_of(r.bot), "rank": r.rank, "mu": round(r.mu, 3),
-                 "sigma": round(r.sigma, 3), "conservative": round(r.conservative, 3), "games": r.games,
-                 "p_above_next": None if r.p_above_next is None else round(r.p_above_next, 3)}
-                for r in board.rows if r.games]  # a bot shows once it has played
+        # `score` is what the board sorts by (mu - 3 sigma); a bot shows once it has played, ranked among those shown.
+        shown = [r for r in board.rows if r.games]
+        return [{"name": r.bot, "bot": bot_of(r.bot), "rank": rank, "score": round(r.conservative, 3),
+                 "mu": round(r.mu, 3), "sigma": round(r.sigma, 3), "games": r.games,
+                 "faulty_games": round(r.fault_rate * r.games), "fault_rate": round(r.fault_rate, 4),
+                 "p_above_next": None if r.p_above_next is None else round(r.p_above_next, 3),
+                 "page": self._public_page(t, r.bot)}
+                for rank, r in enumerate(shown, start=1)]
 
     def games_of(self, bot: str) -> list[dict[str, Any]]:
         """A bot's stored games (every version's), newest first, as plain rows."""
@@ -263,8 +267,9 @@ class Hosting:
     def public_page(self, key: str) -> str | None:
         """The published page of a ladder entrant (its rating's history, head to head), once there is one."""
         t = self.tournament()
-        if t is None:
-            return None
+        return None if t is None else self._public_page(t, key)
+
+    def _public_page(self, t: Tournament, key: str) -> str | None:
         relative = f"{slug(t.name)}/bots/{slug(key)}.html"
         return f"/site/{relative}" if (self.settings.site / relative).is_file() else None
 

@@ -3,6 +3,7 @@ get admitted, opens one of its games and sees its own stderr beside a decision, 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -78,11 +79,37 @@ def test_the_leaderboard_page_follows_the_games_without_reloading(server: Server
     driver.execute_script("window.arenaLoaded = 'once';")
     first = driver.find_element(By.ID, "rows").text
     assert wait_until(lambda: _text(driver, "rows") not in ("", first), 180)  # the sample bots' games come in
-    games = lambda: sum(int(row.split()[-1]) for row in _text(driver, "rows").splitlines() if row)  # noqa: E731
-    seen = games()
-    assert wait_until(lambda: games() > seen, 180)
+    seen = _games_shown(driver)
+    assert wait_until(lambda: _games_shown(driver) > seen, 180)
     assert driver.execute_script("return window.arenaLoaded;") == "once"
     assert "random_bot" in _text(driver, "rows")
+    # The rows the script draws from the live updates read as the server's page draws them, names linked alike.
+    with server.client() as c:
+        assert wait_until(lambda: _rows_html(driver) == _rows_of(c.get("/").text), 120)
+    assert wait_until(lambda: driver.find_elements(By.CSS_SELECTOR, '#rows a[href^="/site/"]'), 180)
+    link = driver.find_element(By.CSS_SELECTOR, '#rows a[href^="/site/"]')
+    name = link.text
+    link.click()
+    assert wait_until(lambda: name in driver.title or name in driver.page_source)
+
+
+def _games_shown(driver: Any) -> int:
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.common.by import By
+
+    try:
+        return sum(int(row.find_elements(By.TAG_NAME, "td")[4].text)
+                   for row in driver.find_elements(By.CSS_SELECTOR, "#rows tr"))
+    except (WebDriverException, IndexError, ValueError):  # the rows are being drawn again
+        return -1
+
+
+def _rows_html(driver: Any) -> str:
+    return re.sub(r">\s+<", "><", driver.execute_script("return document.getElementById('rows').innerHTML;"))
+
+
+def _rows_of(page: str) -> str:
+    return re.sub(r">\s+<", "><", page.split('<tbody id="rows">', 1)[1].split("</tbody>", 1)[0])
 
 
 def test_a_stranger_reads_the_rules_downloads_a_kit_from_the_front_page_and_uploads_it_as_it_is(

@@ -80,3 +80,19 @@ def test_a_competition_files_serve_table_gives_the_description_and_the_dates(tmp
         assert "ended on 2020-05-31" in page and "from 2020-03-01 to 2020-05-31" in page
     finally:
         stop(process)
+
+
+def test_the_board_and_its_api_give_rank_score_rating_games_and_faults_in_rank_order(server: Server) -> None:
+    from tests.helpers import wait_until
+
+    with server.client() as c:
+        assert wait_until(lambda: len(c.get("/api/leaderboard").json()) == 3 and
+                          all(r["games"] for r in c.get("/api/leaderboard").json()), 180)
+        rows = c.get("/api/leaderboard").json()
+        page = c.get("/").text
+    assert [r["rank"] for r in rows] == [1, 2, 3]
+    assert [r["score"] for r in rows] == sorted((r["score"] for r in rows), reverse=True)
+    for r in rows:
+        assert r["score"] == pytest.approx(r["mu"] - 3 * r["sigma"], abs=0.002)
+        assert r["faulty_games"] == round(r["fault_rate"] * r["games"]) and r["faulty_games"] <= r["games"]
+    assert "Ranked by <strong>score</strong>" in page and "<th>score</th>" in page
