@@ -35,6 +35,7 @@ SEASON_NICE = 10  # added to the season's nice value (and so its workers' and bo
 PLAYING_BYTES = 64 * 1024  # the JSON list of the bots playing now, as the season tells the server
 PLAYING_LOOK = 0.5  # seconds between two looks at which bots are playing
 PUBLISH_REST = 2.0  # times as long as the last publish took that the publisher rests before the next
+TRACKER_WARNING = "ignore:resource_tracker:UserWarning"  # its notice of a killed process's semaphores, removed
 
 
 def publish_site(s: SeasonSettings) -> None:
@@ -86,6 +87,11 @@ class SeasonProcess:
     admissions off at once: the store holds only what was finished, and the next start plays the rest again."""
 
     def __init__(self, settings: SeasonSettings) -> None:
+        # A stop kills this process by design, and multiprocessing's resource tracker then removes the semaphores it
+        # held, as it is there to: it need not warn of them on every Ctrl-C. Its command line takes this process's
+        # warning filters when it starts, which is below (the first semaphore made).
+        if TRACKER_WARNING not in sys.warnoptions:
+            sys.warnoptions.append(TRACKER_WARNING)
         context = get_context("spawn")
         self._stop = context.Event()
         self._playing = context.Array("c", PLAYING_BYTES)

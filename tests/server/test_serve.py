@@ -264,6 +264,7 @@ def test_a_ctrl_c_with_a_ladder_game_under_way_cuts_it_off_and_leaves_the_store_
     assert status == 130
     assert wait_until(lambda: not any(_running(pid, started) for pid, started in below)), "left running"
     assert "Traceback" not in log.read_text()
+    assert "leaked semaphore" not in log.read_text() and "Warning" not in log.read_text(), log.read_text()[-2000:]
     with sqlite3.connect(results / "arena.sqlite") as db:
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         seqs = [r[0] for r in db.execute("SELECT seq FROM games ORDER BY seq")]
