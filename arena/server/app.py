@@ -279,7 +279,8 @@ class _Web:
             upload = form.get("file")
             if not isinstance(upload, UploadFile) or not upload.filename:
                 await run_in_threadpool(self.h.refused, author, "no archive in the multipart field 'file'")
-                raise HTTPException(400, "send the archive as the multipart field 'file'")
+                raise HTTPException(400, "choose your bot's archive (a .zip or .tar.gz) before you upload"
+                                    if by_session else "send the archive as the multipart field 'file'")
             with tempfile.TemporaryDirectory(prefix="arena-upload-") as work:
                 archive = Path(work) / "upload"
                 with open(archive, "wb") as out:

@@ -136,3 +136,15 @@ def test_a_stranger_reads_the_rules_downloads_a_kit_from_the_front_page_and_uplo
     assert wait_until(lambda: "/me/submissions/" in driver.current_url)
     assert wait_until(lambda: _text(driver, "status") in ("admitted", "refused"), 120)
     assert _text(driver, "status") == "admitted", driver.page_source[-2000:]
+
+
+def test_uploading_with_no_archive_chosen_is_told_in_the_browsers_words(server: Server, driver: Any) -> None:
+    from selenium.webdriver.common.by import By
+
+    code, _ = server.author("fay")
+    driver.get(f"{server.url}/signin/{code}")
+    driver.find_element(By.ID, "sign-in").click()
+    assert wait_until(lambda: driver.current_url.endswith("/me"))
+    driver.find_element(By.ID, "upload").click()
+    assert wait_until(lambda: "choose your bot's archive (a .zip or .tar.gz) before you upload" in driver.page_source)
+    assert "multipart" not in driver.page_source
