@@ -49,14 +49,15 @@ def make_app(hosting: Hosting) -> BoundedRequests:
     routes = [
         Route("/health", web.health), Route("/", web.board), Route("/api/leaderboard", web.api_leaderboard),
         Route("/rules", web.rules), Route("/kits/{language}.zip", web.kit),
-        Route("/api/games", web.api_games), Route("/api/games/{gid:int}/log", web.api_game_log),
+        Route("/api/games", web.api_games), Route("/api/games/{number:int}/log", web.api_game_log),
+        Route("/games/{number:int}", web.game),
         Route("/api/submissions", web.api_submit, methods=["POST"]),
         Route("/api/submissions/{sid:int}", web.api_submission),
         Route("/signin/{code}", web.signin_page), Route("/signin", web.signin, methods=["POST"]),
         Route("/join/{code}", web.join_page), Route("/join", web.join, methods=["POST"]),
         Route("/signout", web.signout, methods=["POST"]), Route("/me", web.me),
         Route("/me/upload", web.upload, methods=["POST"]), Route("/me/bots/{bot}", web.my_bot),
-        Route("/me/games/{gid:int}", web.my_game), Route("/me/submissions/{sid:int}", web.my_submission),
+        Route("/me/games/{number:int}", web.my_game), Route("/me/submissions/{sid:int}", web.my_submission),
         Route("/events/leaderboard", web.leaderboard_events),
         Route("/events/submissions/{sid:int}", web.submission_events),
     ]
@@ -243,7 +244,7 @@ class _Web:
     # --- private: an author's own, else 404 ---------------------------------------------------------------------
     def api_game_log(self, request: Request) -> Response:
         author, _ = self.who(request)
-        found = self.h.game_log(author, request.path_params["gid"], request.query_params.get("bot", ""))
+        found = self.h.game_log(author, request.path_params["number"], request.query_params.get("bot", ""))
         if found is None:
             raise _not_found()
         return JSONResponse(found)
@@ -345,7 +346,7 @@ class _Web:
         bot = request.path_params["bot"]
         if not self.h.may_see(author, bot):
             raise _not_found()
-        rows = [{**r, "page": self.h.public_page(r["name"])} for r in self.h.leaderboard() if r["bot"] == bot]
+        rows = [r for r in self.h.leaderboard() if r["bot"] == bot]
         submissions = [s for s in self.h.submissions(author) if s.bot == bot]  # type: ignore[arg-type]
         games = self.h.games_of(bot)
         return _page("bot.html.j2", bot, author, self.csrf(request), bot=bot, rows=rows, submissions=submissions,
@@ -354,10 +355,17 @@ class _Web:
 
     def my_game(self, request: Request) -> Response:
         author, _ = self.who(request)
-        page = self.h.private_replay(author, request.path_params["gid"], request.query_params.get("bot", ""))
+        page = self.h.private_replay(author, request.path_params["number"], request.query_params.get("bot", ""))
         if page is None:
             raise _not_found()
         return HTMLResponse(page, headers={"Cache-Control": "no-store", "X-Frame-Options": "DENY"})
+
+    def game(self, request: Request) -> Response:
+        """A game's public replay page (no seat's logs), from the moment it is stored."""
+        page = self.h.public_replay(request.path_params["number"])
+        if page is None:
+            raise _not_found()
+        return HTMLResponse(page, headers={"Cache-Control": "no-cache", "X-Frame-Options": "DENY"})
 
     def my_submission(self, request: Request) -> Response:
         author, _ = self.who(request)

@@ -39,7 +39,8 @@ DAY = 24 * 3600.0
 MAX_GAMES_LISTED = 200  # a bot's most recent games in a list
 MAX_FAULTY_GAMES = 50  # of those, the games whose faults are listed
 BOARD_LOOK = 1.0  # seconds between two looks for a change of the ranking
-GAME_PAGES = 64  # private game pages kept made (a stored game never changes)
+GAME_PAGES = 64  # game pages kept made (a stored game never changes)
+MAX_NUMBER = 2**62  # no game number beyond this is looked up (SQLite's integers end at 2**63)
 Board = tuple[tuple[int, int, int], list[dict[str, Any]]]  # a ranking, and the store's state it was made from
 
 
@@ -250,26 +251,23 @@ class Hosting:
         if t is None:
             return []
         rows = self.store().games_of(t.id, bot, MAX_GAMES_LISTED)
-        return [{"id": g.id, "number": g.seq + 1, "status": g.status, "reason": g.reason,
+        return [{"number": g.seq + 1, "url": f"/games/{g.seq + 1}", "status": g.status, "reason": g.reason,
                  "seats": [{"seat": s.seat, "bot": s.bot, "rank": s.rank, "score": s.score, "faults": s.faults}
                            for s in g.seats]} for g in rows]
 
     def faults_of(self, bot: str, games: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The bot's faults in these games (of games_of), newest first: game, seat, decision and kind."""
-        found = []
-        for game in games[:MAX_FAULTY_GAMES]:
+        """The bot's faults in these games (of games_of), newest first: game number, seat, decision and kind."""
+        t, found = self.tournament(), []
+        for game in games[:MAX_FAULTY_GAMES] if t is not None else ():
             seats = {s["seat"] for s in game["seats"] if bot_of(s["bot"]) == bot and s["faults"]}
             if seats:
-                found += [{"game": game["id"], "number": game["number"], "seat": f.seat, "decision": f.decision,
-                           "kind": f.kind} for f in self.store().game(game["id"]).faults if f.seat in seats]
+                stored = self.store().game_numbered(t, game["number"])
+                found += [{"game": game["number"], "seat": f.seat, "decision": f.decision, "kind": f.kind}
+                          for f in stored.faults if f.seat in seats]
         return found
 
-    def public_page(self, key: str) -> str | None:
-        """The published page of a ladder entrant (its rating's history, head to head), once there is one."""
-        t = self.tournament()
-        return None if t is None else self._public_page(t, key)
-
     def _public_page(self, t: Tournament, key: str) -> str | None:
+        """The published page of a ladder entrant (its rating's history, head to head), once there is one."""
         relative = f"{slug(t.name)}/bots/{slug(key)}.html"
         return f"/site/{relative}" if (self.settings.site / relative).is_file() else None
 
@@ -284,25 +282,31 @@ class Hosting:
             return False
         return author.organiser or self.store().bot_owner(bot) == author.name
 
-    def own_game(self, author: Author | None, gid: int, bot: str) -> tuple[StoredGameRow, set[int]] | None:
-        """A game of the bot that author may see, with the bot's seats in it; None (a 404) for anyone else, or if
-        the bot did not play it."""
+    def own_game(self, author: Author | None, number: int, bot: str) -> tuple[StoredGameRow, set[int]] | None:
+        """Game `number` of the served ladder, if the bot played it and author may see it, with the bot's seats in
+        it; None (a 404) for anyone else, or if the bot did not play it."""
         if not self.may_see(author, bot):
             return None
+        game = self.game(number)
+        seats = set() if game is None else {s.seat for s in game.seats if bot_of(s.bot) == bot}
+        return (game, seats) if game is not None and seats else None
+
+    def game(self, number: int) -> StoredGameRow | None:
+        """Game `number` of the served ladder (its number everywhere: lists, pages, the published site), once it
+        is stored with its replay; None for any other number."""
+        t = self.tournament()
+        if t is None or not 1 <= number <= MAX_NUMBER:
+            return None
         try:
-            game = self.store().game(gid)
+            game = self.store().game_numbered(t, number)
         except ArenaError:
             return None
-        t = self.tournament()
-        seats = {s.seat for s in game.seats if bot_of(s.bot) == bot}
-        if t is None or game.tournament != t.name or not seats or game.replay is None:
-            return None
-        return game, seats
+        return game if game.replay else None
 
-    def game_log(self, author: Author | None, gid: int, bot: str) -> dict[str, Any] | None:
+    def game_log(self, author: Author | None, number: int, bot: str) -> dict[str, Any] | None:
         """The bot's own per-decision log of a game (what it wrote to stderr, its times, its faults with their
         stderr tails), for its author and the organiser; None for anyone else."""
-        found = self.own_game(author, gid, bot)
+        found = self.own_game(author, number, bot)
         if found is None:
             return None
         game, seats = found
@@ -312,36 +316,45 @@ class Hosting:
                      for n, d in enumerate(record.decisions) if d.seat in seats]
         faults = [{"seat": f.seat, "decision": f.decision, "kind": f.kind.value, "detail": f.detail,
                    "stderr": f.stderr} for f in record.faults if f.seat in seats]
-        return {"game": gid, "bot": bot, "seats": sorted(seats), "decisions": decisions, "faults": faults}
+        return {"game": number, "bot": bot, "seats": sorted(seats), "decisions": decisions, "faults": faults}
 
-    def private_replay(self, author: Author | None, gid: int, bot: str) -> str | None:
+    def private_replay(self, author: Author | None, number: int, bot: str) -> str | None:
         """The game's replay page with the bot's own stderr and times beside its decisions (the other seats' logs
         left out), for its author and the organiser; None for anyone else."""
-        found = self.own_game(author, gid, bot)
-        if found is None:
-            return None
-        game, seats = found
+        found = self.own_game(author, number, bot)
+        return None if found is None else self._kept_page(found[0], found[1], bot)
+
+    def public_replay(self, number: int) -> str | None:
+        """The game's replay page as everyone may see it (no seat's logs), as soon as it is stored; None if there is
+        no such game."""
+        game = self.game(number)
+        return None if game is None else self._kept_page(game, set(), None)
+
+    def _kept_page(self, game: StoredGameRow, seats: set[int], bot: str | None) -> str:
+        """A game's page, made once and kept (the GAME_PAGES last asked for): a stored game never changes."""
         assets = self.settings.site / ASSETS  # the published site's scripts, once it has game pages
-        key = (gid, bot, "/site/assets/" if (assets / "viewer.js").is_file() else None)
+        key = (game.seq, bot, "/site/assets/" if (assets / "viewer.js").is_file() else None)
         with self._pages_lock:
             page = self._pages.get(key)
         if page is None:
-            page = self._private_page(game, seats, bot, key[2])
+            page = self._game_page(game, seats, bot, key[2])
             with self._pages_lock:
                 self._pages[key] = page
                 while len(self._pages) > GAME_PAGES:
                     self._pages.popitem(last=False)
         return page
 
-    def _private_page(self, game: StoredGameRow, seats: set[int], bot: str, linked: str | None) -> str:
+    def _game_page(self, game: StoredGameRow, seats: set[int], bot: str | None, linked: str | None) -> str:
         from arena.viewer import render_page, replay_data  # the viewer is only needed for a game page
 
-        data = replay_data(load_record(self._replay_path(game)), None, check=False, bot_output=True)
+        data = replay_data(load_record(self._replay_path(game)), None, check=False, bot_output=bot is not None)
+        heading = f"game {game.seq + 1} of {game.tournament}"
+        if bot is None:
+            return render_page(data, back=("/", self.settings.name), linked=linked, heading=heading)
         data["logs"] = {k: v for k, v in data["logs"].items() if data["decisions"][int(k)][0] in seats}
         data["faults"] = [f if f["seat"] in seats else {k: v for k, v in f.items() if k not in ("detail", "stderr")}
                           for f in data["faults"]]
-        return render_page(data, back=(f"/me/bots/{bot}", f"{bot}: your bot"), linked=linked,
-                           heading=f"game {game.seq + 1} of {game.tournament}")
+        return render_page(data, back=(f"/me/bots/{bot}", f"{bot}: your bot"), linked=linked, heading=heading)
 
     def _replay_path(self, game: StoredGameRow) -> Path:
         return replay_path(game.replay or "", self.settings.results_dir) or self.settings.results_dir

@@ -68,7 +68,7 @@ def _text(driver: Any, element: str) -> str:
 def _shared_game(client: Any) -> int | None:
     for game in client.get("/api/games", params={"bot": "alicebot"}).json():
         if {"alicebot", "bobbot"} <= {s["bot"] for s in game["seats"]}:
-            return game["id"]
+            return game["number"]
     return None
 
 

@@ -33,8 +33,12 @@ def test_an_uploaded_kit_bot_is_admitted_ranked_and_its_log_is_its_authors_only(
         row = next(r for r in c.get("/api/leaderboard").json() if r["name"] == "alicebot")
         assert row["games"] >= 1 and row["sigma"] > 0 and isinstance(row["mu"], float)
         games = c.get("/api/games", params={"bot": "alicebot"}).json()
-        assert games and all("id" in g for g in games)
-        gid = games[0]["id"]
+        assert games and all(g["url"] == f"/games/{g['number']}" and "id" not in g for g in games)
+        gid = games[0]["number"]  # one number per game: the list's, the pages', the published site's
+        public = c.get(games[0]["url"])  # its public replay, at once: no seat's logs
+        assert public.status_code == 200 and f"game {gid} of bali-2001-ladder" in public.text
+        assert "thinking about" not in public.text
+        assert c.get("/games/99999999999999999999999").status_code == 404
         assert c.get(f"/api/games/{gid}/log", params={"bot": "alicebot"}).status_code == 404  # not signed in
         # The public pages, as `arena publish` makes them: the bot ranked, its games replayed, no bot's output.
         assert wait_until(lambda: "alicebot" in c.get("/site/bali-2001-ladder/index.html").text, 120)
@@ -50,6 +54,7 @@ def test_an_uploaded_kit_bot_is_admitted_ranked_and_its_log_is_its_authors_only(
         assert any("thinking about" in d["log"] for d in log.json()["decisions"])
         assert c.get(f"/me/games/{gid}", params={"bot": "alicebot"}).status_code == 200
         page = c.get("/me/bots/alicebot").text  # with a link to its public page: its rating's history
+        assert f'href="/me/games/{gid}?bot=alicebot">game {gid}</a>' in page
         assert 'class="public" href="/site/bali-2001-ladder/bots/alicebot.html"' in page
     with server.client(boss) as c:  # the organiser sees everything
         assert c.get(f"/api/games/{gid}/log", params={"bot": "alicebot"}).status_code == 200
