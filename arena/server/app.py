@@ -57,6 +57,8 @@ def make_app(hosting: Hosting) -> BoundedRequests:
         Route("/join/{code}", web.join_page), Route("/join", web.join, methods=["POST"]),
         Route("/signout", web.signout, methods=["POST"]), Route("/me", web.me),
         Route("/me/upload", web.upload, methods=["POST"]), Route("/me/bots/{bot}", web.my_bot),
+        Route("/me/bots/{bot}/retire", web.retire, methods=["POST"]),
+        Route("/api/bots/{bot}", web.api_retire, methods=["DELETE"]),
         Route("/me/games/{number:int}", web.my_game), Route("/me/submissions/{sid:int}", web.my_submission),
         Route("/events/leaderboard", web.leaderboard_events),
         Route("/events/submissions/{sid:int}", web.submission_events),
@@ -352,6 +354,24 @@ class _Web:
         return _page("bot.html.j2", bot, author, self.csrf(request), bot=bot, rows=rows, submissions=submissions,
                      games=games, faults=self.h.faults_of(bot, games),
                      paused=self.h.paused(bot) and self.h.settings.pause_after)
+
+    def api_retire(self, request: Request) -> Response:
+        """Retire a bot with its owner's (or the organiser's) token: it leaves the ladder, its games stay."""
+        author, _ = self.who(request)
+        if not self.h.retire(author, request.path_params["bot"]):
+            raise _not_found()
+        return JSONResponse({"bot": request.path_params["bot"], "status": "retired"})
+
+    async def retire(self, request: Request) -> Response:
+        """The retire button of a bot's page."""
+        author, by_session = self.who(request)
+        form = await request.form(max_files=0, max_fields=2)
+        if by_session:
+            self.check_csrf(request, form.get("csrf"))
+        bot = request.path_params["bot"]
+        if not await run_in_threadpool(self.h.retire, author, bot):
+            raise _not_found()
+        return RedirectResponse(f"/me/bots/{bot}", 303)
 
     def my_game(self, request: Request) -> Response:
         author, _ = self.who(request)

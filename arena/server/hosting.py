@@ -276,6 +276,14 @@ class Hosting:
         current = [s for s in self.store().current_versions() if s.bot == bot]
         return bool(current) and paused(self.settings, current[0])
 
+    def retire(self, author: Author | None, bot: str) -> bool:
+        """Take the bot out of the ladder for its owner or the organiser (its games and pages stay; a new version
+        brings it back); False (a 404) for anyone else or a bot with no admitted version."""
+        if not self.may_see(author, bot) or not self.store().retire_bot(bot):
+            return False
+        log.info("%s retired %s", author.name if author else "?", bot)
+        return True
+
     def may_see(self, author: Author | None, bot: str) -> bool:
         """True if author may see the bot's private pages and logs: its owner, or the organiser."""
         if author is None:

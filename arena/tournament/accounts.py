@@ -30,6 +30,7 @@ class Status(StrEnum):
     VALIDATING = "validating"
     ADMITTED = "admitted"
     REFUSED = "refused"
+    RETIRED = "retired"  # was admitted; its author took the bot out of the ladder (its games stay)
 
 
 ACTIVE = (Status.QUEUED, Status.BUILDING, Status.VALIDATING)  # not yet decided

@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # not imported at run time: the bots' processes and the proto
     from arena.match.record import GameRecord
 
 DEFAULT_DB_NAME = "arena.sqlite"
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 _LOCK_WAIT = 2.0  # seconds to wait for a new lock holder to write who it is
 SERVER_LOCK = "(server)"  # the lock `arena serve` holds, beside the tournaments' (no tournament name is a file name)
 _MAX_COMMAND = 200  # characters of a lock holder's command line shown in a message
@@ -85,6 +85,17 @@ CREATE TABLE refusals (
     reason TEXT NOT NULL, checked REAL NOT NULL, PRIMARY KEY (tournament_id, folder));
 CREATE TABLE secrets (tournament_id INTEGER PRIMARY KEY REFERENCES tournaments(id), secret TEXT NOT NULL);
 """
+
+
+def _submissions_table(name: str) -> str:
+    """The statement that creates the table of submissions under `name`, its statuses those of Status."""
+    statuses = ", ".join(f"'{status.value}'" for status in Status)
+    return (f"CREATE TABLE {name} (id INTEGER PRIMARY KEY, author_id INTEGER NOT NULL REFERENCES authors(id), "
+            "bot TEXT NOT NULL, version TEXT NOT NULL, folder TEXT NOT NULL, status TEXT NOT NULL CHECK (status IN "
+            f"({statuses})), reason TEXT NOT NULL, created REAL NOT NULL, updated REAL NOT NULL, build_log TEXT NOT "
+            "NULL DEFAULT '')")
+
+
 # A hosted competition's authors (their token and sign-in link only as salted scrypt hashes), the bot names each
 # owns, and every uploaded version of a bot with where it is on its way into the ladder.
 _ACCOUNTS = (
@@ -92,10 +103,15 @@ _ACCOUNTS = (
     "token_salt BLOB, token_hash BLOB, link_salt BLOB, link_hash BLOB, link_expires REAL, created REAL NOT NULL, "
     "revoked REAL)",
     "CREATE TABLE owners (bot TEXT PRIMARY KEY, author_id INTEGER NOT NULL REFERENCES authors(id))",
-    "CREATE TABLE submissions (id INTEGER PRIMARY KEY, author_id INTEGER NOT NULL REFERENCES authors(id), "
-    "bot TEXT NOT NULL, version TEXT NOT NULL, folder TEXT NOT NULL, status TEXT NOT NULL CHECK (status IN "
-    "('queued', 'building', 'validating', 'admitted', 'refused')), reason TEXT NOT NULL, created REAL NOT NULL, "
-    "updated REAL NOT NULL, build_log TEXT NOT NULL DEFAULT '')",
+    _submissions_table("submissions"),
+    "CREATE INDEX submissions_by_author ON submissions (author_id, created)",
+)
+# A submission's statuses grew one (retired): SQLite changes a CHECK only by copying the table into a new one.
+_RETIRING = (
+    _submissions_table("submissions_new"),
+    "INSERT INTO submissions_new SELECT * FROM submissions",
+    "DROP TABLE submissions",
+    "ALTER TABLE submissions_new RENAME TO submissions",
     "CREATE INDEX submissions_by_author ON submissions (author_id, created)",
 )
 # Uploads refused before they were queued (they count toward the daily limit), and invite codes for self sign-up
@@ -127,6 +143,8 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     4: _ACCOUNTS,
     # Refused uploads count toward an author's daily limit; invite codes let competitors sign themselves up.
     5: _SERVING,
+    # An author may retire a bot: its admitted versions leave the ladder, their games stay.
+    6: _RETIRING,
 }
 
 
@@ -932,6 +950,12 @@ class Store:
         """Move a submission on (with the reason of a refusal, and the build's log once there is one)."""
         self.db.execute("UPDATE submissions SET status = ?, reason = ?, updated = ?, build_log = COALESCE(?, "
                         "build_log) WHERE id = ?", (status.value, reason, time.time(), build_log, sid))
+
+    @_guarded
+    def retire_bot(self, bot: str) -> int:
+        """Take a bot out of the ladder: its admitted versions become retired (their games stay); how many."""
+        return self.db.execute("UPDATE submissions SET status = ?, updated = ? WHERE bot = ? AND status = ?",
+                               (Status.RETIRED.value, time.time(), bot, Status.ADMITTED.value)).rowcount
 
     _SUBMISSION = ("SELECT s.id, a.name, s.bot, s.version, s.folder, s.status, s.reason, s.created, s.updated, "
                    "s.build_log FROM submissions s JOIN authors a ON a.id = s.author_id ")

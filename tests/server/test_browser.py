@@ -148,3 +148,25 @@ def test_uploading_with_no_archive_chosen_is_told_in_the_browsers_words(server: 
     driver.find_element(By.ID, "upload").click()
     assert wait_until(lambda: "choose your bot's archive (a .zip or .tar.gz) before you upload" in driver.page_source)
     assert "multipart" not in driver.page_source
+
+
+def test_an_author_retires_a_bot_with_its_button_and_it_leaves_the_ladder_while_its_games_stay(
+        server: Server, tmp_path: Path, driver: Any) -> None:
+    from selenium.webdriver.common.by import By
+
+    code, token = server.author("gil")
+    assert admitted(server, token, upload(server, token, zipped(kit_bot(tmp_path / "gilbot"))).json()["id"])
+    with server.client() as c:
+        assert wait_until(lambda: any(r["bot"] == "gilbot" for r in c.get("/api/leaderboard").json()), 180)
+    driver.get(f"{server.url}/signin/{code}")
+    driver.find_element(By.ID, "sign-in").click()
+    assert wait_until(lambda: driver.current_url.endswith("/me"))
+    driver.get(f"{server.url}/me/bots/gilbot")
+    driver.find_element(By.CSS_SELECTOR, "#retire button").click()
+    assert wait_until(lambda: "retired" in driver.find_element(By.TAG_NAME, "body").text)
+    assert not driver.find_elements(By.ID, "retire")
+    with server.client() as c:
+        played = len(c.get("/api/games", params={"bot": "gilbot"}).json())
+        assert played >= 1
+        assert wait_until(lambda: all(r["bot"] != "gilbot" for r in c.get("/api/leaderboard").json()), 180)
+        assert len(c.get("/api/games", params={"bot": "gilbot"}).json()) >= played  # its games stay

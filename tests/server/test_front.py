@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import re
+import sqlite3
 import zipfile
 from pathlib import Path
 
@@ -96,3 +97,21 @@ def test_the_board_and_its_api_give_rank_score_rating_games_and_faults_in_rank_o
         assert r["score"] == pytest.approx(r["mu"] - 3 * r["sigma"], abs=0.002)
         assert r["faulty_games"] == round(r["fault_rate"] * r["games"]) and r["faulty_games"] <= r["games"]
     assert "Ranked by <strong>score</strong>" in page and "<th>score</th>" in page
+
+
+def test_delete_api_bots_retires_a_bot_for_its_owner_only(server: Server, tmp_path: Path) -> None:
+    from tests.server.conftest import kit_bot, zipped
+
+    _, owner = server.author("hal")
+    _, other = server.author("ida")
+    assert admitted(server, owner, upload(server, owner, zipped(kit_bot(tmp_path / "halbot"))).json()["id"])
+    with server.client(other) as c:
+        assert c.delete("/api/bots/halbot").status_code == 404
+    with server.client() as c:
+        assert c.delete("/api/bots/halbot").status_code == 404
+    with server.client(owner) as c:
+        answer = c.delete("/api/bots/halbot")
+        assert answer.status_code == 200 and answer.json() == {"bot": "halbot", "status": "retired"}
+        assert c.delete("/api/bots/halbot").status_code == 404  # nothing admitted left to retire
+    with sqlite3.connect(server.results / "arena.sqlite") as db:
+        assert [r[0] for r in db.execute("SELECT status FROM submissions ORDER BY id")] == ["retired"]

@@ -22,7 +22,16 @@ from click.testing import CliRunner
 from arena.bots import leftovers
 from arena.bots.entrants import Entrant
 from arena.cli import main
-from arena.tournament.store import SCHEMA_VERSION, Store, StoreBusy, StoredFault, StoredGame, StoreError
+from arena.tournament.accounts import Status
+from arena.tournament.store import (
+    SCHEMA_VERSION,
+    Store,
+    StoreBusy,
+    StoredFault,
+    StoredGame,
+    StoreError,
+    _submissions_table,
+)
 from tests.helpers import parent_of
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -366,7 +375,7 @@ def test_each_outcome_reads_every_finished_game_in_schedule_order_a_block_at_a_t
         assert list(store.each_outcome(store.open_tournament("u", "bali-2001", "ladder", {}, []).id)) == []
 
 
-@pytest.mark.parametrize("schema, expected", [("7", "newer than this arena's 6"), ("0", "which no release"),
+@pytest.mark.parametrize("schema, expected", [("8", "newer than this arena's 7"), ("0", "which no release"),
                                               (None, "not an arena results store")])
 def test_a_store_of_an_unknown_schema_is_refused_and_left_alone(tmp_path: Path, schema: str | None,
                                                                   expected: str) -> None:
@@ -416,7 +425,7 @@ def test_a_store_of_schema_2_gains_refusals_and_retirement_and_keeps_every_row(t
         assert store.refusals(t.id) == [] and store.retired(t.id) == set()
         assert [key for key, *_ in store.roster(t.id)]
     with closing(sqlite3.connect(db)) as con:
-        assert con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == str(SCHEMA_VERSION) == "6"
+        assert con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == str(SCHEMA_VERSION) == "7"
         assert {t: con.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall() for t in before} == before
         assert con.execute("SELECT COUNT(*) FROM entrants WHERE retired IS NULL").fetchone()[0] == 3
         assert con.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
@@ -438,5 +447,31 @@ def test_a_store_of_schema_5_gains_refused_uploads_and_invites_and_keeps_its_aut
         assert store.uploads_since(author, 0) == 2
         assert store.invites() == []
     with closing(sqlite3.connect(db)) as con:
-        assert con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == "6"
+        assert con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == "7"
         assert con.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+
+
+def test_a_store_of_schema_6_takes_retired_submissions_and_keeps_every_row(tmp_path: Path) -> None:
+    db = tmp_path / "arena.sqlite"
+    with Store(db) as store:
+        author, _, _ = store.add_author("alice")
+        kept = store.add_submission(author, "alicebot", "1", str(tmp_path))
+        store.set_status(kept.id, Status.ADMITTED)
+        kept = store.submission(kept.id)
+    with closing(sqlite3.connect(db)) as con:  # the table of submissions as schema 6 had it
+        con.execute("ALTER TABLE submissions RENAME TO s6")
+        con.execute(_submissions_table("submissions").replace("'retired'", "'refused'"))
+        con.execute("INSERT INTO submissions SELECT * FROM s6")
+        con.execute("DROP TABLE s6")
+        con.execute("UPDATE meta SET value = '6' WHERE key = 'schema'")
+        con.commit()
+        with pytest.raises(sqlite3.IntegrityError):
+            con.execute("UPDATE submissions SET status = 'retired'")
+    with Store(db) as store:
+        assert store.submission(kept.id) == kept
+        assert store.retire_bot("alicebot") == 1 and store.submission(kept.id).status == Status.RETIRED
+        assert store.current_versions() == []
+    with closing(sqlite3.connect(db)) as con:
+        assert con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == "7"
+        assert con.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        assert con.execute("SELECT name FROM sqlite_master WHERE name = 'submissions_by_author'").fetchone()
