@@ -56,7 +56,8 @@ class Hosting:
         self.body_seconds = body_seconds
         self.stream_seconds = stream_seconds
         self._local = threading.local()
-        self._submitting = threading.Lock()  # one upload's limit checks and naming at a time
+        self._naming = threading.Lock()  # one upload's name checked and taken at a time
+        self._uploading: dict[int, threading.Lock] = {}  # per author: one upload of theirs at a time
         self._tokens: dict[bytes, int] = {}  # sha256 of a token checked once -> its author's id
         self._board: Board | None = None  # the last ranking, and when
         self._board_lock = threading.Lock()
@@ -65,6 +66,7 @@ class Hosting:
         self._pages_lock = threading.Lock()
         self.playing: Callable[[], tuple[str, ...]] = tuple  # the bots of the wave under way (set by the server)
         self.key = self.store().server_key()
+        self._sweep_uploads()
         self.reserved = {e.name for e in sample_opponents(settings.game, get_game(settings.game).max_players, set())}
 
     def store(self) -> Store:
@@ -131,19 +133,41 @@ class Hosting:
         """Check and unpack an uploaded archive and queue it for admission: UploadRefused (one line, with its HTTP
         status) for anything the competition does not take."""
         store = self.store()
-        with self._submitting:
+        # One upload of an author's at a time (so that their daily limit holds), and the names checked and taken
+        # one upload at a time; the archive itself is checked and unpacked holding neither, so that no upload
+        # waits on another author's.
+        with self._author_lock(author):
             self.check_rate(author)
             try:
                 manifest, unpacked, folder = receive(archive, filename, self.settings.uploads, self.limits)
                 try:
-                    self._check_name(store, author, manifest.name)
-                    return store.add_submission(author, manifest.name, manifest.version, str(folder))
+                    with self._naming:
+                        self._check_name(store, author, manifest.name, manifest.version)
+                        return store.add_submission(author, manifest.name, manifest.version, str(folder))
                 except BaseException:
                     shutil.rmtree(unpacked, ignore_errors=True)
                     raise
             except UploadRefused as exc:
                 self.refused(author, str(exc))
                 raise
+
+    def _sweep_uploads(self) -> None:
+        """Remove what an upload cut off while it was unpacked (a server killed by SIGKILL) left in the uploads
+        folder: every folder there that holds no queued or decided submission."""
+        uploads = self.settings.uploads
+        if not uploads.is_dir():
+            return
+        root = uploads.resolve()
+        folders = (Path(s.folder).resolve() for s in self.store().submissions())
+        kept = {f.relative_to(root).parts[0] for f in folders if f.is_relative_to(root) and f != root}
+        for leftover in uploads.iterdir():
+            if leftover.is_dir() and not leftover.is_symlink() and leftover.name not in kept:
+                shutil.rmtree(leftover, ignore_errors=True)
+                log.info("removed %s, left by an upload cut off", leftover.name)
+
+    def _author_lock(self, author: Author) -> threading.Lock:
+        with self._naming:
+            return self._uploading.setdefault(author.id, threading.Lock())
 
     def check_rate(self, author: Author) -> None:
         """UploadRefused (429) if the author made as many uploads in the last 24 hours as they may, refused ones
@@ -156,11 +180,18 @@ class Hosting:
         """Count an upload refused before it was queued toward the author's daily limit."""
         self.store().refuse_upload(author, reason)
 
-    def _check_name(self, store: Store, author: Author, name: str) -> None:
+    def _check_name(self, store: Store, author: Author, name: str, version: str) -> None:
+        if name in self.reserved:
+            raise UploadRefused(f"the bot name {name!r} is a sample bot's, which play in every competition: choose "
+                                "another name in manifest.toml", 409)
         owner = store.bot_owner(name)
-        if name in self.reserved or (owner is not None and owner != author.name):
+        if owner is not None and owner != author.name:
             raise UploadRefused(f"the bot name {name!r} belongs to someone else: choose another name in "
                                 "manifest.toml", 409)
+        same = store.version_in(name, version)
+        if same is not None:
+            raise UploadRefused(f"version {version!r} of {name} is in already (upload {same.id}, {same.status.value}):"
+                                " raise the version in manifest.toml", 409)
         owned = store.owned_bots(author)
         if owner is None and len(owned) >= self.limits.active_bots:
             raise UploadRefused(f"you have {len(owned)} bots ({', '.join(owned)}), the limit: upload a new version "

@@ -12,6 +12,7 @@ import tempfile
 import tomllib
 import unicodedata
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO, Any, Iterator
@@ -84,13 +85,23 @@ def members(archive: Path, kind: str, limits: UploadLimits) -> list[Member]:
     size = archive.stat().st_size
     if size > limits.max_upload:
         raise UploadRefused(f"the upload is {size} bytes, over the limit of {limits.max_upload}", 413)
-    found = list(_zip_members(archive) if kind == "zip" else _tar_members(archive, limits))
-    paths = [m.path for m in found]
-    if len(set(paths)) < len(paths):
-        twice = next(p for p in paths if paths.count(p) > 1)
-        raise UploadRefused(f"member {str(twice)!r} appears twice in the archive")
-    if len(found) > limits.max_members:
-        raise UploadRefused(f"the archive holds {len(found)} members, over the limit of {limits.max_members}")
+    found: list[Member] = []
+    seen: set[PurePosixPath] = set()
+    # In one pass, each check a set look-up: the count is bounded before any other work on a member, so that no
+    # archive costs more than its member limit allows, whatever it repeats.
+    for member in _zip_members(archive) if kind == "zip" else _tar_members(archive, limits):
+        if len(found) >= limits.max_members:
+            raise UploadRefused(f"the archive holds more than {limits.max_members} members, over the limit of "
+                                f"{limits.max_members}")
+        if not member.path.parts:  # '.' or './': the archive's root itself, a folder, or a file with no name
+            if member.folder:
+                continue
+            raise UploadRefused(f"a file member is named {str(member.path)!r}, the archive's root")
+        if member.path in seen:
+            raise UploadRefused(f"member {str(member.path)!r} appears twice in the archive")
+        seen.add(member.path)
+        found.append(member)
+    _check_tree(found)
     total = sum(m.size for m in found)
     if total > limits.max_unpacked:
         raise UploadRefused(f"the archive unpacks to {total} bytes, over the limit of {limits.max_unpacked}")
@@ -98,6 +109,16 @@ def members(archive: Path, kind: str, limits: UploadLimits) -> list[Member]:
         raise UploadRefused(f"the archive unpacks to {total / max(size, 1):.0f} times its size, over the limit of "
                             f"{limits.max_ratio:.0f} (a zip bomb?)")
     return found
+
+
+def _check_tree(found: list[Member]) -> None:
+    """UploadRefused if the members do not make one tree of folders and files: a file that another member lies
+    inside (`a` beside `a/b`)."""
+    files = {m.path for m in found if not m.folder}
+    for member in found:
+        clash = next((parent for parent in member.path.parents if parent in files), None)
+        if clash is not None:
+            raise UploadRefused(f"member {str(member.path)!r} lies inside {str(clash)!r}, which is a file")
 
 
 def _zip_members(archive: Path) -> Iterator[Member]:
@@ -226,7 +247,16 @@ def _parse(data: bytes, root: PurePosixPath) -> Manifest:
 
 
 def unpack(archive: Path, kind: str, found: list[Member], target: Path) -> None:
-    """Write the checked members under target (a new, empty folder), each file no larger than its index said."""
+    """Write the checked members under target (a new, empty folder), each file no larger than its index said;
+    UploadRefused if the archive's data does not match its index."""
+    try:
+        _unpack(archive, kind, found, target)
+    except (zipfile.BadZipFile, tarfile.TarError, zlib.error, EOFError, OSError, KeyError) as exc:
+        detail = str(exc).replace(str(target), ".") if not isinstance(exc, OSError) else exc.strerror or "error"
+        raise UploadRefused(f"the archive could not be unpacked: {_shown(detail)}") from None
+
+
+def _unpack(archive: Path, kind: str, found: list[Member], target: Path) -> None:
     sizes = {m.path: m for m in found}
     for member in found:
         if member.folder:

@@ -947,9 +947,22 @@ class Store:
 
     @_guarded
     def set_status(self, sid: int, status: Status, reason: str = "", build_log: str | None = None) -> None:
-        """Move a submission on (with the reason of a refusal, and the build's log once there is one)."""
-        self.db.execute("UPDATE submissions SET status = ?, reason = ?, updated = ?, build_log = COALESCE(?, "
-                        "build_log) WHERE id = ?", (status.value, reason, time.time(), build_log, sid))
+        """Move a submission on (with the reason of a refusal, and the build's log once there is one); a refusal
+        gives the bot's name back when no version of it is left that is not refused."""
+        with self._transaction():
+            self.db.execute("UPDATE submissions SET status = ?, reason = ?, updated = ?, build_log = COALESCE(?, "
+                            "build_log) WHERE id = ?", (status.value, reason, time.time(), build_log, sid))
+            if status == Status.REFUSED:
+                self.db.execute("DELETE FROM owners WHERE bot = (SELECT bot FROM submissions WHERE id = ?) AND NOT "
+                                "EXISTS (SELECT 1 FROM submissions WHERE bot = owners.bot AND status != ?)",
+                                (sid, Status.REFUSED.value))
+
+    @_guarded
+    def version_in(self, bot: str, version: str) -> Submission | None:
+        """The latest submission of this bot at this version that was not refused, or None."""
+        row = self.db.execute(self._SUBMISSION + "WHERE s.bot = ? AND s.version = ? AND s.status != ? ORDER BY s.id "
+                              "DESC LIMIT 1", (bot, version, Status.REFUSED.value)).fetchone()
+        return None if row is None else _submission(row)
 
     @_guarded
     def retire_bot(self, bot: str) -> int:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import socket
 import sqlite3
 import stat
@@ -152,21 +153,26 @@ def test_a_bot_name_owned_by_someone_else_or_a_sample_bot_is_refused(quiet: Serv
     alice, bob = _author(quiet), _author(quiet)
     assert upload(quiet, alice, tarred(kit_bot(tmp_path / "taken")), "bot.tar.gz").status_code == 202
     _refused(quiet, zipped(tmp_path / "taken"), "belongs to someone else", 409, token=bob)
-    _refused(quiet, _zip(_bot("random_bot")), "belongs to someone else", 409, token=bob)
+    _refused(quiet, _zip(_bot("random_bot")), "is a sample bot's, which play in every competition", 409, token=bob)
 
 
 def test_uploads_over_the_daily_limit_are_refused(quiet: Server, tmp_path: Path) -> None:
     token = _author(quiet)
-    data = zipped(kit_bot(tmp_path / "often"))
-    assert [upload(quiet, token, data).status_code for _ in range(3)] == [202] * 3
-    _refused(quiet, data, "the limit: try again later", 429, token=token)
+    folder = kit_bot(tmp_path / "often")
+    sent = []
+    for version in ("1", "2", "3"):
+        (folder / "manifest.toml").write_text(re.sub(r'version = "[^"]*"', f'version = "{version}"',
+                                                     (folder / "manifest.toml").read_text()))
+        sent.append(upload(quiet, token, zipped(folder)).status_code)
+    assert sent == [202] * 3
+    _refused(quiet, zipped(folder), "the limit: try again later", 429, token=token)
 
 
 def test_refused_uploads_count_toward_the_daily_limit_and_hammering_adds_nothing(quiet: Server,
                                                                                  tmp_path: Path) -> None:
     token = _author(quiet)
     _refused(quiet, b"not a zip at all", "not a readable zip archive", token=token)
-    _refused(quiet, _zip(_bot("random_bot")), "belongs to someone else", 409, token=token)
+    _refused(quiet, _zip(_bot("random_bot")), "is a sample bot's", 409, token=token)
     oversized = upload(quiet, token, _zip({**_bot(), "noise": os.urandom(2 << 20)}))
     assert oversized.status_code == 413
     sound = zipped(kit_bot(tmp_path / "hammered"))
