@@ -218,12 +218,12 @@ def _upload_all(client: object, tokens: list[str], archives: list[bytes],
 
 
 def _ready(get: Callable[..., object]) -> int:
-    """The id of bot0's first game, once it has one and its published bot page is there."""
+    """The number of bot0's first game, once it has one and its published bot page is there."""
     deadline = time.monotonic() + 10 * PATIENCE
     while time.monotonic() < deadline:
         games = get("/api/games", params={"bot": "bot0"}).json()  # type: ignore[attr-defined]
         if games and get(f"/site/{_slug(get)}/bots/bot0.html").status_code == 200:  # type: ignore[attr-defined]
-            return int(games[0]["id"])
+            return int(games[0]["number"])
         time.sleep(1.0)
     raise TimeoutError("bot0 played no game, or its page was not published, within ten minutes")
 

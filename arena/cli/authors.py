@@ -11,7 +11,9 @@ from tabulate import tabulate
 from arena.cli.params import db_option, results_option, store_path
 from arena.tournament.store import Store
 
-DEFAULT_URL = "http://127.0.0.1:8000"
+DEFAULT_URL = "http://127.0.0.1:8000"  # where `arena serve` listens by default, until a server has said otherwise
+URL_HELP = ("The address the competition is reached at, for the link (default: where `arena serve` last served "
+            "this store, else " + DEFAULT_URL + ").")
 
 
 @click.group()
@@ -23,17 +25,60 @@ def authors() -> None:
 @authors.command()
 @click.argument("name")
 @click.option("--organiser", is_flag=True, help="An organiser, who sees every author's bots, games and logs.")
-@click.option("--url", default=DEFAULT_URL, show_default=True,
-              help="The address the competition is reached at, for the sign-in link.")
+@click.option("--url", help=URL_HELP)
 @results_option
 @db_option
-def add(name: str, organiser: bool, url: str, results_dir: Path, db: Path | None) -> None:
+def add(name: str, organiser: bool, url: str | None, results_dir: Path, db: Path | None) -> None:
     """Add an author NAME: prints their one-time sign-in link, then their API token alone on the last line. Neither
     is stored (only a slow hash of each), so send them now."""
     with Store(store_path(results_dir, db)) as store:
         author, token, code = store.add_author(name, organiser)
-    click.echo(f"sign-in link for {author.name} (one use, within a week): {url.rstrip('/')}/signin/{code}")
+        base = _base(store, url)
+    click.echo(f"sign-in link for {author.name} (one use, within a week): {base}/signin/{code}")
     click.echo(token)
+
+
+@authors.command()
+@click.argument("name")
+@click.option("--url", help=URL_HELP)
+@results_option
+@db_option
+def link(name: str, url: str | None, results_dir: Path, db: Path | None) -> None:
+    """A new one-time sign-in link for author NAME (the one before stops working), on the last line: for an author
+    locked out, signed out or whose session expired."""
+    with Store(store_path(results_dir, db)) as store:
+        author, code = store.new_link(name)
+        base = _base(store, url)
+    click.echo(f"a new sign-in link for {author.name} (one use, within a week):")
+    click.echo(f"{base}/signin/{code}")
+
+
+@authors.command()
+@click.argument("name")
+@results_option
+@db_option
+def token(name: str, results_dir: Path, db: Path | None) -> None:
+    """A new API token for author NAME, alone on the last line; the one before stops working."""
+    with Store(store_path(results_dir, db)) as store:
+        author, secret = store.new_token(name)
+    click.echo(f"a new API token for {author.name} (the old one no longer works):")
+    click.echo(secret)
+
+
+@authors.command()
+@click.argument("name")
+@click.option("--url", help=URL_HELP)
+@results_option
+@db_option
+def restore(name: str, url: str | None, results_dir: Path, db: Path | None) -> None:
+    """Take back the revocation of author NAME: prints a new sign-in link, then a new API token alone on the last
+    line (their bots and games were kept)."""
+    with Store(store_path(results_dir, db)) as store:
+        author, code = store.new_link(name, restore=True)
+        _, secret = store.new_token(name)
+        base = _base(store, url)
+    click.echo(f"restored {author.name}; sign-in link (one use, within a week): {base}/signin/{code}")
+    click.echo(secret)
 
 
 @authors.command(name="list")
@@ -66,16 +111,16 @@ def revoke(name: str, results_dir: Path, db: Path | None) -> None:
               help="How many competitors may sign up with the code.")
 @click.option("--days", type=click.FloatRange(min=0, min_open=True), default=7.0, show_default=True,
               help="How long the code may be used.")
-@click.option("--url", default=DEFAULT_URL, show_default=True,
-              help="The address the competition is reached at, for the sign-up link.")
+@click.option("--url", help=URL_HELP)
 @results_option
 @db_option
-def invite(uses: int, days: float, url: str, results_dir: Path, db: Path | None) -> None:
+def invite(uses: int, days: float, url: str | None, results_dir: Path, db: Path | None) -> None:
     """Make an invite code for self sign-up: prints its sign-up link, the code alone on the last line. Only a slow
     hash of it is kept, so send it now."""
     with Store(store_path(results_dir, db)) as store:
         iid, code = store.add_invite(uses, days * 24 * 3600)
-    click.echo(f"invite {iid}, {uses} sign-up(s) within {days:g} day(s): {url.rstrip('/')}/join/{code}")
+        base = _base(store, url)
+    click.echo(f"invite {iid}, {uses} sign-up(s) within {days:g} day(s): {base}/join/{code}")
     click.echo(code)
 
 
@@ -107,3 +152,8 @@ def uninvite(invite_id: int, results_dir: Path, db: Path | None) -> None:
 
 def _when(stamp: float | None) -> str:
     return "" if stamp is None else time.strftime("%Y-%m-%d %H:%M", time.gmtime(stamp))
+
+
+def _base(store: Store, url: str | None) -> str:
+    """The competition's address for a link: given, else where a server last served the store, else the default."""
+    return (url or store.served_at() or DEFAULT_URL).rstrip("/")

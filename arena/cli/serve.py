@@ -60,6 +60,9 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
               help="The address to listen on (behind a reverse proxy, keep the default).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="The port to listen on; 0 picks a free one (printed).")
+@click.option("--proxy", metavar="ADDRESS", help="The address of the reverse proxy in front of the server, whose "
+              "X-Forwarded-For and X-Forwarded-Proto headers are believed (default: none is: a client's address is "
+              "the one it connects from).")
 @click.option("--name", help="The ladder's name in the store (default: GAME-ladder).")
 @click.option("--title", help="Same as --name, as competition files have it.", hidden=True)
 @click.option("--seats", type=click.IntRange(min=1), help="Seats per table (default: the game's fewest).")
@@ -104,7 +107,8 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
 @rating_options
 @results_option
 @db_option
-def serve(game: Game, submissions: Path | None, host: str, port: int, name: str | None, title: str | None,
+def serve(game: Game, submissions: Path | None, host: str, port: int, proxy: str | None, name: str | None,
+          title: str | None,
           seats: int | None, samples: str, wave: int, jobs: int, seed: int | None, uploads_per_day: int,
           active_bots: int, max_upload: int, max_unpacked: int, max_members: int, body_timeout: float,
           stream_seconds: float, pause_after: int, description: str | None, start: str | None, end: str | None,
@@ -132,4 +136,4 @@ def serve(game: Game, submissions: Path | None, host: str, port: int, name: str 
                           uploads_per_day=uploads_per_day, active_bots=active_bots)
     announce_sandbox(settings.sandbox)
     run_server(Hosting(settings, limits, body_timeout, stream_seconds, about), host, port, play=not no_play,
-               submissions=submissions)
+               submissions=submissions, proxy=proxy)

@@ -6,22 +6,26 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import errno
 import json
 import logging
 import logging.config
 import os
 import signal
+import socket
 import sys
 import threading
 import time
 from multiprocessing import get_context
 from multiprocessing.pool import Pool
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Callable
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, ConfigError
 from arena.interrupt import die_with
+from arena.server.connections import GuardedConnection
 from arena.server.hosting import Hosting
+from arena.server.limits import MAX_HEADERS
 from arena.server.season import Season, SeasonSettings, enter_folders
 from arena.tournament.store import Store
 from arena.tournament.worker import descendants, start_time
@@ -29,12 +33,12 @@ from arena.tournament.worker import descendants, start_time
 log = logging.getLogger("arena.serve")
 MAX_CONNECTIONS = 200  # at once; more are answered 503 by the server itself
 KEEP_ALIVE = 5  # seconds an idle connection is kept
-MAX_HEADERS = 16 * 1024  # bytes of a request's line and headers
 STOP_GRACE = 2  # seconds the requests under way get at a stop
 SEASON_NICE = 10  # added to the season's nice value (and so its workers' and bots'): the server answers first
 PLAYING_BYTES = 64 * 1024  # the JSON list of the bots playing now, as the season tells the server
 PLAYING_LOOK = 0.5  # seconds between two looks at which bots are playing
 PUBLISH_REST = 2.0  # times as long as the last publish took that the publisher rests before the next
+SECRET_PATHS = ("/signin/", "/join/")  # paths whose rest is a secret code, hidden in the access log
 TRACKER_WARNING = "ignore:resource_tracker:UserWarning"  # its notice of a killed process's semaphores, removed
 
 
@@ -48,14 +52,16 @@ def publish_site(s: SeasonSettings) -> None:
 
 
 def serve(hosting: Hosting, host: str, port: int, out: IO[str] = sys.stdout, play: bool = True,
-          submissions: Path | None = None) -> None:
+          submissions: Path | None = None, proxy: str | None = None) -> None:
     """Serve the competition until Ctrl-C (or SIGTERM): StoreBusy if another server holds the store. Prints
     `serving on http://HOST:PORT` to out once requests are answered. The organiser's own folders under
-    `submissions` are queued for admission first."""
+    `submissions` are queued for admission first; `proxy`, the address of a reverse proxy whose forwarded
+    headers are believed (none by default)."""
     import uvicorn
 
     from arena.server.app import make_app
 
+    check_address(host, port)
     with Store(hosting.settings.db) as lock:
         lock.hold_server()
         if submissions is not None:
@@ -66,15 +72,17 @@ def serve(hosting: Hosting, host: str, port: int, out: IO[str] = sys.stdout, pla
             log.info("%d of the folders in %s queued for admission", queued, submissions)
         season = SeasonProcess(hosting.settings)
         hosting.playing = season.playing
+        # Proxy headers (the client's address and scheme) are believed only from the proxy the organiser names.
         config = uvicorn.Config(make_app(hosting), host=host, port=port, log_config=_log_config(), access_log=True,
                                 limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=KEEP_ALIVE,
-                                h11_max_incomplete_event_size=MAX_HEADERS, proxy_headers=True,
+                                h11_max_incomplete_event_size=MAX_HEADERS, http=GuardedConnection,
+                                proxy_headers=proxy is not None, forwarded_allow_ips=proxy or "",
                                 timeout_graceful_shutdown=STOP_GRACE)
         server = uvicorn.Server(config)
         if play:
             season.start()
         try:
-            asyncio.run(_serve(server, out, f"{host}:{port}"))
+            asyncio.run(_serve(server, out, f"{host}:{port}", lock.note_served_at))
         finally:
             season.stop()
 
@@ -187,19 +195,42 @@ class Publishing:
         self._done()
 
 
-async def _serve(server: Any, out: IO[str], address: str) -> None:
-    task = asyncio.create_task(server.serve())
+def check_address(host: str, port: int) -> None:
+    """ConfigError, before anything starts, if the server could not listen at host:port: an address that is not
+    this machine's, or a port another program holds."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError, OverflowError):
+        raise ConfigError(f"--host {host[:80]!r} is not an address or a host name this machine resolves") from None
+    family, kind, proto, _, where = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(where)
+        except OSError as exc:
+            said = "is in use by another program" if exc.errno == errno.EADDRINUSE else \
+                f"cannot be listened on ({exc.strerror})"
+            raise ConfigError(f"{host}:{port} {said}: choose another --port (0 picks a free one) or --host") from None
+
+
+async def _serve(server: Any, out: IO[str], address: str, served: Callable[[str], None]) -> None:
+    async def serving() -> bool:
+        try:
+            await server.serve()
+        except SystemExit:  # uvicorn could not start (it has logged why): said below, without a traceback
+            return False
+        return True
+
+    task = asyncio.create_task(serving())
     while not server.started and not task.done():
         await asyncio.sleep(0.02)
     if server.started:
         host, port = server.servers[0].sockets[0].getsockname()[:2]
+        served(f"http://{host}:{port}")
         out.write(f"serving on http://{host}:{port}\n")
         out.flush()
-    try:
-        await task
-    except SystemExit:  # uvicorn could not start (it has logged why)
-        raise ArenaError(f"cannot serve on {address}: is the port taken, or the address not this machine's?") \
-            from None
+    if not await task:
+        raise ArenaError(f"cannot serve on {address}: is the port taken, or the address not this machine's?")
 
 
 def _log_config() -> dict[str, object]:
@@ -210,4 +241,19 @@ def _log_config() -> dict[str, object]:
     for handler in config["handlers"].values():  # type: ignore[union-attr]
         handler["stream"] = "ext://sys.stderr"
     config["loggers"]["arena"] = {"handlers": ["default"], "level": "INFO", "propagate": False}  # type: ignore[index]
+    config.setdefault("filters", {})["codes"] = {"()": CodesHidden}  # type: ignore[union-attr]
+    config["handlers"]["access"]["filters"] = ["codes"]  # type: ignore[index]
     return config
+
+
+class CodesHidden(logging.Filter):
+    """Takes the sign-in and invite codes out of the access log's paths: a log is read by more people than a
+    code may be."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple) and len(record.args) >= 3 and isinstance(record.args[2], str):
+            path = record.args[2]
+            for prefix in SECRET_PATHS:
+                if path.startswith(prefix):
+                    record.args = (*record.args[:2], prefix + "[hidden]", *record.args[3:])
+        return True

@@ -11,7 +11,8 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
+from urllib.parse import urlsplit
 
 import jinja2
 from starlette.applications import Starlette
@@ -26,8 +27,8 @@ from arena import __version__
 from arena.errors import ConfigError
 from arena.kits import PREPARE, Language
 from arena.server.events import EventStream, StreamLimits
-from arena.server.hosting import SESSION_SECONDS, Hosting
-from arena.server.limits import SMALL_BODY, BodyRefused, BoundedRequests
+from arena.server.hosting import MAX_SECRET, SESSION_SECONDS, Hosting
+from arena.server.limits import SMALL_BODY, BodyRefused, BoundedRequests, FailedAuthentications
 from arena.server.uploads import UploadRefused
 from arena.site.markdown import html as markdown_html
 from arena.tournament.accounts import ACTIVE, Author
@@ -36,7 +37,10 @@ COOKIE = "arena_session"
 UPLOAD_PATHS = ("/api/submissions", "/me/upload")
 NOT_FOUND = "not found"
 ACTIVE_STATUSES = {s.value for s in ACTIVE}
-_HEADERS = {"Cache-Control": "no-store", "X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff"}
+# same-origin: a page's address (a sign-in link's code among them) is never sent on to another site, while a form
+# sent to this site still names its origin (no-referrer would make it "null").
+_HEADERS = {"Cache-Control": "no-store", "X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff",
+            "Referrer-Policy": "same-origin"}
 MAX_NAME = 64  # the longest bot name (a kit's name is checked by the kit, this only bounds what is echoed)
 # The starter kits offered on the front page, with the step to run before uploading where a kit needs one.
 KITS = [(k.value, " ".join(PREPARE[k]) if k in PREPARE else "") for k in Language]
@@ -53,7 +57,8 @@ def make_app(hosting: Hosting) -> BoundedRequests:
         Route("/games/{number:int}", web.game),
         Route("/api/submissions", web.api_submit, methods=["POST"]),
         Route("/api/submissions/{sid:int}", web.api_submission),
-        Route("/signin/{code}", web.signin_page), Route("/signin", web.signin, methods=["POST"]),
+        Route("/signin", web.signin_page), Route("/signin/{code}", web.signin_page),
+        Route("/signin", web.signin, methods=["POST"]),
         Route("/join/{code}", web.join_page), Route("/join", web.join, methods=["POST"]),
         Route("/signout", web.signout, methods=["POST"]), Route("/me", web.me),
         Route("/me/upload", web.upload, methods=["POST"]), Route("/me/bots/{bot}", web.my_bot),
@@ -114,26 +119,51 @@ class _Web:
     def __init__(self, hosting: Hosting) -> None:
         self.h = hosting
         self.streams = StreamLimits()
+        self.failures = FailedAuthentications()
         self._board: tuple[Any, list[dict[str, Any]], bytes] | None = None  # the page everyone else sees, made
 
     # --- who is asking ------------------------------------------------------------------------------------------
     def who(self, request: Request) -> tuple[Author | None, bool]:
-        """(the author, whether by a session cookie): a bearer token wins over a cookie; a bad token is a 401."""
+        """The one way a request is known: (the author, whether by a session cookie). A bearer token wins over a
+        cookie; a token that is not valid is a 401, and an address that failed too often a 429 before its token
+        is checked."""
         header = request.headers.get("authorization", "")
         if header:
             scheme, _, token = header.partition(" ")
-            author = self.h.by_token(token.strip()) if scheme.lower() == "bearer" else None
+            if scheme.lower() != "bearer" or not token.strip():
+                raise HTTPException(401, "send the API token as the header: Authorization: Bearer TOKEN")
+            author = self._checked(request, lambda: self.h.by_token(token.strip()))
             if author is None:
-                raise HTTPException(401, "the API token is not valid (revoked, mistyped, or not a token)")
+                raise HTTPException(401, "the API token is not valid (revoked, mistyped, or replaced)")
             return author, False
         cookie = request.cookies.get(COOKIE, "")
         return (self.h.by_session(cookie) if cookie else None), True
 
+    def _checked(self, request: Request, check: Callable[[], Author | None]) -> Author | None:
+        """check() of a secret the request sent, unless its address failed too often lately (429); a failure noted."""
+        client = request.client.host if request.client else ""
+        if self.failures.blocked(client):
+            raise HTTPException(429, "too many failed sign-ins or tokens from your address: wait a minute")
+        author = check()
+        if author is None:
+            self.failures.failed(client)
+        return author
+
     def signed_in(self, request: Request) -> Author:
         author, _ = self.who(request)
         if author is None:
-            raise HTTPException(401, "sign in first: open the sign-in link the organiser sent you")
+            ended = " Your session has ended (signed out, or expired)." if request.cookies.get(COOKIE) else ""
+            raise HTTPException(401, f"sign in first.{ended} Sign in at /signin with a sign-in link the organiser "
+                                "sends you (arena authors link NAME) or with your API token")
         return author
+
+    @staticmethod
+    def same_origin(request: Request) -> None:
+        """A form that signs in or up must come from this site's own pages (a browser names the page's origin):
+        another site's form cannot sign its visitor in as someone else."""
+        origin = request.headers.get("origin")
+        if origin is not None and urlsplit(origin).netloc != request.headers.get("host", ""):
+            raise HTTPException(403, "this form was sent from another site: sign in on this site's own page")
 
     def csrf(self, request: Request) -> str:
         return self.h.csrf_for(request.cookies.get(COOKIE, ""))
@@ -293,17 +323,23 @@ class _Web:
             await form.close()
 
     def signin_page(self, request: Request) -> Response:
-        return _page("signin.html.j2", "sign in", None, code=request.path_params["code"][:200])
+        """The sign-in page: a link's code, sent on by pressing sign in (a POST, so that no code is followed by a
+        browser's prefetch), or a field for a code or an API token."""
+        code = request.path_params.get("code", "")[:MAX_SECRET]
+        return _page("signin.html.j2", "sign in", None, code=code)
 
     async def signin(self, request: Request) -> Response:
+        self.same_origin(request)
         async with request.form(max_files=0, max_fields=2) as form:
-            code = form.get("code")
-        author = await run_in_threadpool(self.h.sign_in, code) if isinstance(code, str) else None
+            secret = form.get("code") or form.get("token")
+        if not isinstance(secret, str) or not secret.strip():
+            raise HTTPException(400, "send the sign-in code or your API token")
+        author = await run_in_threadpool(self._checked, request, lambda: self.h.sign_in(secret.strip()))
         if author is None:
-            raise HTTPException(403, "this sign-in link is not valid: it was used already, has expired or was "
-                                "revoked; ask the organiser for a new one")
+            raise HTTPException(403, "this sign-in link or token is not valid: a link works once and for a week; "
+                                "ask the organiser for a new link (arena authors link NAME), or use your API token")
         response = RedirectResponse("/me", 303)
-        _set_session(response, self.h.session_for(author), request)
+        _set_session(response, await run_in_threadpool(self.h.session_for, author), request)
         return response
 
     def join_page(self, request: Request) -> Response:
@@ -311,6 +347,7 @@ class _Web:
 
     async def join(self, request: Request) -> Response:
         """Sign up with an invite code: a new author, signed in, shown their API token this once."""
+        self.same_origin(request)
         async with request.form(max_files=0, max_fields=2) as form:
             code, name = form.get("code"), form.get("name")
         if not isinstance(code, str) or not isinstance(name, str):
@@ -332,6 +369,7 @@ class _Web:
     async def signout(self, request: Request) -> Response:
         async with request.form(max_files=0, max_fields=2) as form:
             self.check_csrf(request, form.get("csrf"))
+        await run_in_threadpool(self.h.end_session, request.cookies.get(COOKIE, ""))
         response = RedirectResponse("/", 303)
         response.delete_cookie(COOKIE)
         return response
@@ -365,9 +403,9 @@ class _Web:
     async def retire(self, request: Request) -> Response:
         """The retire button of a bot's page."""
         author, by_session = self.who(request)
-        form = await request.form(max_files=0, max_fields=2)
-        if by_session:
-            self.check_csrf(request, form.get("csrf"))
+        async with request.form(max_files=0, max_fields=2) as form:
+            if by_session:
+                self.check_csrf(request, form.get("csrf"))
         bot = request.path_params["bot"]
         if not await run_in_threadpool(self.h.retire, author, bot):
             raise _not_found()

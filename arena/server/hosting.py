@@ -26,7 +26,7 @@ from arena.server.uploads import UploadLimits, UploadRefused, receive
 from arena.site.build import ASSETS
 from arena.site.data import slug
 from arena.site.markdown import rules_html
-from arena.tournament.accounts import Author, Submission, check_author_name
+from arena.tournament.accounts import HOUSE_AUTHOR, Author, Submission, check_author_name
 from arena.tournament.competition import About
 from arena.tournament.leaderboard import tournament_board
 from arena.tournament.run import sample_opponents
@@ -39,6 +39,7 @@ DAY = 24 * 3600.0
 MAX_GAMES_LISTED = 200  # a bot's most recent games in a list
 MAX_FAULTY_GAMES = 50  # of those, the games whose faults are listed
 BOARD_LOOK = 1.0  # seconds between two looks for a change of the ranking
+MAX_SECRET = 200  # characters of a session id, sign-in code or token looked up (longer ones are none of them)
 GAME_PAGES = 64  # game pages kept made (a stored game never changes)
 MAX_NUMBER = 2**62  # no game number beyond this is looked up (SQLite's integers end at 2**63)
 Board = tuple[tuple[int, int, int], list[dict[str, Any]]]  # a ranking, and the store's state it was made from
@@ -65,7 +66,6 @@ class Hosting:
         self._pages: OrderedDict[tuple[int, str, str | None], str] = OrderedDict()  # private game pages made
         self._pages_lock = threading.Lock()
         self.playing: Callable[[], tuple[str, ...]] = tuple  # the bots of the wave under way (set by the server)
-        self.key = self.store().server_key()
         self._sweep_uploads()
         self.reserved = {e.name for e in sample_opponents(settings.game, get_game(settings.game).max_players, set())}
 
@@ -90,39 +90,42 @@ class Hosting:
         return author
 
     def session_for(self, author: Author) -> str:
-        """A signed session value for an author, valid for SESSION_SECONDS."""
-        body = f"{author.id}.{int(time.time() + SESSION_SECONDS)}"
-        return f"{body}.{self._sign('session.' + body)}"
+        """A new session of the author's, kept by the store (as a hash) for SESSION_SECONDS or until sign-out."""
+        return self.store().open_session(author, SESSION_SECONDS)
 
     def by_session(self, value: str) -> Author | None:
-        """The author a session value names, if its signature holds, it has not expired and they are not
-        revoked."""
-        parts = value.split(".")
-        if len(parts) != 3 or not parts[0].isdigit() or not parts[1].isdigit() or len(value) > 200:
+        """The author of a session that has not expired or been ended, if they are not revoked."""
+        return self.store().session_author(value) if 0 < len(value) <= MAX_SECRET else None
+
+    def end_session(self, value: str) -> None:
+        """Sign out: the session opens nothing from now on."""
+        if 0 < len(value) <= MAX_SECRET:
+            self.store().end_session(value)
+
+    @staticmethod
+    def csrf_for(session: str) -> str:
+        """The CSRF token of a session: the forms of its pages carry it, and a change without it is refused. Made
+        from the session id, a secret only its browser holds, so that no key need be kept."""
+        return hmac.new(session.encode(), b"csrf", hashlib.sha256).hexdigest() if session else ""
+
+    def sign_in(self, secret: str) -> Author | None:
+        """The author whose one-time sign-in code this is (then used up), or whose API token it is; failed tries
+        are limited per address by the caller."""
+        if not 0 < len(secret) <= MAX_SECRET:
             return None
-        body = f"{parts[0]}.{parts[1]}"
-        if not hmac.compare_digest(parts[2], self._sign("session." + body)) or int(parts[1]) < time.time():
-            return None
-        return self.store().author(int(parts[0]))
-
-    def csrf_for(self, session: str) -> str:
-        """The CSRF token of a session: the forms of its pages carry it, and a change without it is refused."""
-        return self._sign("csrf." + session)
-
-    def _sign(self, text: str) -> str:
-        return hmac.new(self.key, text.encode(), hashlib.sha256).hexdigest()
-
-    def sign_in(self, code: str) -> Author | None:
-        """The author whose one-time sign-in code this is (then used up)."""
-        return self.store().sign_in(code)
+        return self.store().sign_in(secret) or self.by_token(secret)
 
     def sign_up(self, code: str, name: str) -> tuple[Author, str] | None:
         """A new author NAME signed up by an invite code: (the author, their API token); None if the code is not
-        one with a use left; UploadRefused (400, 409) for a name that is not a name or is taken (no use spent)."""
+        one with a use left; UploadRefused (400, 409) for a name that is not a name, is reserved (the organiser's,
+        a sample bot's) or is taken (no use spent)."""
         try:
             check_author_name(name)
         except ConfigError as exc:
             raise UploadRefused(str(exc), 400) from None
+        if name.lower() in {HOUSE_AUTHOR, *(r.lower() for r in self.reserved)}:
+            raise UploadRefused(f"the name {name!r} is reserved (the organiser's, or a sample bot's): choose another",
+                                409)
         try:
             return self.store().redeem_invite(code, name)
         except ConfigError:
@@ -199,7 +202,7 @@ class Hosting:
 
     def submission(self, author: Author, sid: int) -> Submission | None:
         """A submission its author (or the organiser) may see, else None (as if there were none)."""
-        found = self.store().submission(sid)
+        found = self.store().submission(sid) if 0 < sid <= MAX_NUMBER else None
         return found if found is not None and (author.organiser or found.author == author.name) else None
 
     def submissions(self, author: Author) -> list[Submission]:

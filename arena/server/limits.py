@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
+import time
 from typing import Any, Awaitable, Callable
 
 Scope = dict[str, Any]
@@ -13,6 +15,7 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
+MAX_HEADERS = 16 * 1024  # bytes of a request's line and headers
 SMALL_BODY = 64 * 1024  # bytes of any request body but an upload's
 BODY_SECONDS = 30.0  # a body must have arrived whole within this (a slow or endless body is cut off)
 REQUEST_SECONDS = 60.0  # a request must be answered within this
@@ -37,8 +40,14 @@ class BoundedRequests:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        raw = scope.get("headers") or []
+        # However the headers arrived (in one piece or many), more than the limit are not served.
+        if len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"") + \
+                sum(len(k) + len(v) + 4 for k, v in raw) > MAX_HEADERS:
+            await _answer(send, 431, f"the request's line and headers are over {MAX_HEADERS} bytes, the limit")
+            return
         cap = self.cap(scope["path"])
-        headers = dict(scope.get("headers") or [])
+        headers = dict(raw)
         declared = headers.get(b"content-length", b"")
         # A body declared over the cap is refused when the app first asks for it, unread: the app may first learn
         # who sent it (an upload refused counts toward its author's daily limit).
@@ -93,3 +102,36 @@ async def _answer(send: Send, status: int, message: str) -> None:
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                             (b"connection", b"close")]})
     await send({"type": "http.response.body", "body": body})
+
+
+MAX_FAILURES = 20  # failed sign-ins or tokens an address may make in FAILURE_WINDOW before it is made to wait
+FAILURE_WINDOW = 60.0  # seconds
+
+
+class FailedAuthentications:
+    """Failed authentications per client address in a sliding window: past the limit, an address is answered 429
+    before any secret of its is checked, so that guessing costs the server no slow hash."""
+
+    def __init__(self, limit: int = MAX_FAILURES, window: float = FAILURE_WINDOW) -> None:
+        self.limit, self.window = limit, window
+        self._seen: dict[str, list[float]] = {}
+        self._lock = threading.Lock()
+
+    def blocked(self, client: str) -> bool:
+        """True if the address failed `limit` times within the window."""
+        with self._lock:
+            recent = self._recent(client, time.monotonic())
+            return len(recent) >= self.limit
+
+    def failed(self, client: str) -> None:
+        """Note a failure of the address (addresses without one in the window are forgotten on the way)."""
+        now = time.monotonic()
+        with self._lock:
+            self._recent(client, now).append(now)
+            if len(self._seen) > 10_000:  # an address flood: keep only those still in their window
+                self._seen = {k: v for k, v in self._seen.items() if v and v[-1] > now - self.window}
+
+    def _recent(self, client: str, now: float) -> list[float]:
+        times = [t for t in self._seen.get(client, []) if t > now - self.window][-self.limit:]
+        self._seen[client] = times
+        return times

@@ -114,6 +114,17 @@ def matches(secret: str, salt: bytes | None, digest: bytes | None) -> bool:
     return hmac.compare_digest(salted_hash(secret, salt)[1], digest)
 
 
+def session_hash(session: str) -> bytes:
+    """What the store keeps of a session id: its SHA-256 (an id is 32 random bytes, so no slow hash is needed to
+    keep a stolen store's hashes from being turned back into sessions)."""
+    return hashlib.sha256(session.encode()).digest()
+
+
+def new_session() -> str:
+    """A fresh session id: 32 random bytes, URL-safe."""
+    return secrets.token_urlsafe(SECRET_BYTES)
+
+
 def author_id_of(secret: str) -> int | None:
     """The author id a secret names (its part before the dot), or None for anything not shaped like one."""
     head, _, tail = secret.partition(".")

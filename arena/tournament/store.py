@@ -35,7 +35,9 @@ from arena.tournament.accounts import (
     check_author_name,
     matches,
     new_secret,
+    new_session,
     salted_hash,
+    session_hash,
 )
 
 if TYPE_CHECKING:  # not imported at run time: the bots' processes and the protocol cost the leaderboard's start
@@ -43,7 +45,7 @@ if TYPE_CHECKING:  # not imported at run time: the bots' processes and the proto
     from arena.match.record import GameRecord
 
 DEFAULT_DB_NAME = "arena.sqlite"
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 _LOCK_WAIT = 2.0  # seconds to wait for a new lock holder to write who it is
 SERVER_LOCK = "(server)"  # the lock `arena serve` holds, beside the tournaments' (no tournament name is a file name)
 _MAX_COMMAND = 200  # characters of a lock holder's command line shown in a message
@@ -123,6 +125,12 @@ _SERVING = (
     "CREATE TABLE invites (id INTEGER PRIMARY KEY, salt BLOB, hash BLOB, uses INTEGER NOT NULL, used INTEGER NOT "
     "NULL DEFAULT 0, expires REAL NOT NULL, created REAL NOT NULL, revoked REAL)",
 )
+_SESSIONS = (
+    "CREATE TABLE sessions (hash BLOB PRIMARY KEY, author_id INTEGER NOT NULL REFERENCES authors(id), "
+    "created REAL NOT NULL, expires REAL NOT NULL)",
+    "CREATE INDEX sessions_by_author ON sessions (author_id)",
+    "DELETE FROM meta WHERE key = 'session_key'",
+)
 
 # MIGRATIONS[v] takes a store of schema v to v + 1; they run in one transaction, so a failure changes nothing.
 MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -145,6 +153,8 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     5: _SERVING,
     # An author may retire a bot: its admitted versions leave the ladder, their games stay.
     6: _RETIRING,
+    # Sessions are kept server-side (ended by signing out), as hashes: no key to sign cookies with is kept.
+    7: _SESSIONS,
 }
 
 
@@ -428,7 +438,7 @@ class Store:
         if version == SCHEMA_VERSION:
             return
         if version is None:
-            for statement in [*filter(str.strip, _SCHEMA.split(";")), *_ACCOUNTS, *_SERVING]:
+            for statement in [*filter(str.strip, _SCHEMA.split(";")), *_ACCOUNTS, *_SERVING, *_SESSIONS]:
                 self.db.execute(statement)
             self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             return
@@ -802,10 +812,38 @@ class Store:
                             "serve: stop it first, or give this one another --results or --db") from None
 
     @_guarded
-    def server_key(self) -> bytes:
-        """The key that signs this store's session cookies, made on first use (kept where no bot reads it)."""
-        self.db.execute("INSERT OR IGNORE INTO meta VALUES ('session_key', ?)", (os.urandom(32).hex(),))
-        return bytes.fromhex(self.db.execute("SELECT value FROM meta WHERE key = 'session_key'").fetchone()[0])
+    def open_session(self, author: Author, seconds: float) -> str:
+        """A new session of the author's, good for `seconds` or until it is ended: its id, which the store keeps only
+        as a hash (sessions that have expired are dropped on the way)."""
+        session, now = new_session(), time.time()
+        with self._transaction():
+            self.db.execute("DELETE FROM sessions WHERE expires < ?", (now,))
+            self.db.execute("INSERT INTO sessions (hash, author_id, created, expires) VALUES (?,?,?,?)",
+                            (session_hash(session), author.id, now, now + seconds))
+        return session
+
+    @_guarded
+    def note_served_at(self, address: str) -> None:
+        """Keep the address a server of this store answers at, for the links `arena authors` prints."""
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES ('served_at', ?)", (address,))
+
+    @_guarded
+    def served_at(self) -> str | None:
+        """The address a server of this store last answered at, if one has."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'served_at'").fetchone()
+        return None if row is None else row[0]
+
+    @_guarded
+    def session_author(self, session: str) -> Author | None:
+        """The (not revoked) author of a session that has neither expired nor been ended, else None."""
+        row = self.db.execute("SELECT author_id FROM sessions WHERE hash = ? AND expires > ?",
+                              (session_hash(session), time.time())).fetchone()
+        return None if row is None else self.author(row[0])
+
+    @_guarded
+    def end_session(self, session: str) -> None:
+        """End a session (a sign-out): its id opens nothing from now on."""
+        self.db.execute("DELETE FROM sessions WHERE hash = ?", (session_hash(session),))
 
     @_guarded
     def add_author(self, name: str, organiser: bool = False) -> tuple[Author, str, str]:
@@ -901,11 +939,41 @@ class Store:
     @_guarded
     def revoke_author(self, name: str) -> Author:
         """Revoke an author: their token, sign-in link and sessions stop working; ConfigError if there is none."""
-        cur = self.db.execute("UPDATE authors SET revoked = ?, token_hash = NULL, link_hash = NULL WHERE name = ? "
-                              "AND revoked IS NULL", (time.time(), name))
-        if cur.rowcount == 0:
-            raise ConfigError(f"no author {name!r} to revoke; arena authors list shows them")
+        with self._transaction():
+            cur = self.db.execute("UPDATE authors SET revoked = ?, token_hash = NULL, link_hash = NULL WHERE name = ? "
+                                  "AND revoked IS NULL", (time.time(), name))
+            if cur.rowcount == 0:
+                raise ConfigError(f"no author {name!r} to revoke; arena authors list shows them")
+            self.db.execute("DELETE FROM sessions WHERE author_id = (SELECT id FROM authors WHERE name = ?)", (name,))
         return next(a for a in self.authors() if a.name == name)
+
+    @_guarded
+    def new_link(self, name: str, restore: bool = False) -> tuple[Author, str]:
+        """A fresh one-use sign-in code for an author (the one before it stops working); `restore` also takes back
+        a revocation. ConfigError if there is no such author, or they are revoked and not restored."""
+        return self._new_secret(name, "link", restore)
+
+    @_guarded
+    def new_token(self, name: str) -> tuple[Author, str]:
+        """A fresh API token for an author (the one before it stops working); ConfigError if there is no such
+        author or they are revoked."""
+        return self._new_secret(name, "token", False)
+
+    def _new_secret(self, name: str, kind: str, restore: bool) -> tuple[Author, str]:
+        with self._transaction():
+            row = self.db.execute("SELECT id, revoked FROM authors WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                raise ConfigError(f"no author {name!r}; arena authors list shows them")
+            if row[1] is not None and not restore:
+                raise ConfigError(f"author {name!r} was revoked: arena authors restore {name} brings them back")
+            secret = new_secret(row[0])
+            if kind == "link":
+                self.db.execute("UPDATE authors SET link_salt = ?, link_hash = ?, link_expires = ?, revoked = NULL "
+                                "WHERE id = ?", (*salted_hash(secret), time.time() + SIGN_IN_SECONDS, row[0]))
+            else:
+                self.db.execute("UPDATE authors SET token_salt = ?, token_hash = ? WHERE id = ?",
+                                (*salted_hash(secret), row[0]))
+        return self.author(row[0]), secret  # type: ignore[return-value]
 
     @_guarded
     def author_by_token(self, token: str) -> Author | None:
@@ -924,8 +992,9 @@ class Store:
             (aid,)).fetchone()
         if row is None or (row[2] or 0) < time.time() or not matches(code, row[0], row[1]):
             return None
-        self.db.execute("UPDATE authors SET link_hash = NULL WHERE id = ?", (aid,))
-        return self.author(aid)  # type: ignore[arg-type]
+        # Used up only if it still is this code: of the same code sent at once, one signs in.
+        used = self.db.execute("UPDATE authors SET link_hash = NULL WHERE id = ? AND link_hash = ?", (aid, row[1]))
+        return self.author(aid) if used.rowcount == 1 else None  # type: ignore[arg-type]
 
     @_guarded
     def bot_owner(self, bot: str) -> str | None:

@@ -375,7 +375,7 @@ def test_each_outcome_reads_every_finished_game_in_schedule_order_a_block_at_a_t
         assert list(store.each_outcome(store.open_tournament("u", "bali-2001", "ladder", {}, []).id)) == []
 
 
-@pytest.mark.parametrize("schema, expected", [("8", "newer than this arena's 7"), ("0", "which no release"),
+@pytest.mark.parametrize("schema, expected", [("9", "newer than this arena's 8"), ("0", "which no release"),
                                               (None, "not an arena results store")])
 def test_a_store_of_an_unknown_schema_is_refused_and_left_alone(tmp_path: Path, schema: str | None,
                                                                   expected: str) -> None:
@@ -425,7 +425,7 @@ def test_a_store_of_schema_2_gains_refusals_and_retirement_and_keeps_every_row(t
         assert store.refusals(t.id) == [] and store.retired(t.id) == set()
         assert [key for key, *_ in store.roster(t.id)]
     with closing(sqlite3.connect(db)) as con:
-        assert con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == str(SCHEMA_VERSION) == "7"
+        assert con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == str(SCHEMA_VERSION) == "8"
         assert {t: con.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall() for t in before} == before
         assert con.execute("SELECT COUNT(*) FROM entrants WHERE retired IS NULL").fetchone()[0] == 3
         assert con.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
@@ -437,7 +437,7 @@ def test_a_store_of_schema_5_gains_refused_uploads_and_invites_and_keeps_its_aut
         author, token, _ = store.add_author("alice")
         store.add_submission(author, "alicebot", "1", str(tmp_path))
     with closing(sqlite3.connect(db)) as con:  # as schema 5 had it
-        for table in ("refused_uploads", "invites"):
+        for table in ("refused_uploads", "invites", "sessions"):
             con.execute(f"DROP TABLE {table}")
         con.execute("UPDATE meta SET value = '5' WHERE key = 'schema'")
         con.commit()
@@ -447,7 +447,7 @@ def test_a_store_of_schema_5_gains_refused_uploads_and_invites_and_keeps_its_aut
         assert store.uploads_since(author, 0) == 2
         assert store.invites() == []
     with closing(sqlite3.connect(db)) as con:
-        assert con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == "7"
+        assert con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == "8"
         assert con.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
 
 
@@ -463,6 +463,7 @@ def test_a_store_of_schema_6_takes_retired_submissions_and_keeps_every_row(tmp_p
         con.execute(_submissions_table("submissions").replace("'retired'", "'refused'"))
         con.execute("INSERT INTO submissions SELECT * FROM s6")
         con.execute("DROP TABLE s6")
+        con.execute("DROP TABLE sessions")
         con.execute("UPDATE meta SET value = '6' WHERE key = 'schema'")
         con.commit()
         with pytest.raises(sqlite3.IntegrityError):
@@ -472,6 +473,27 @@ def test_a_store_of_schema_6_takes_retired_submissions_and_keeps_every_row(tmp_p
         assert store.retire_bot("alicebot") == 1 and store.submission(kept.id).status == Status.RETIRED
         assert store.current_versions() == []
     with closing(sqlite3.connect(db)) as con:
-        assert con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == "7"
+        assert con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == "8"
         assert con.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
         assert con.execute("SELECT name FROM sqlite_master WHERE name = 'submissions_by_author'").fetchone()
+
+
+def test_a_store_of_schema_7_gains_server_side_sessions_and_drops_its_signing_key(tmp_path: Path) -> None:
+    db = tmp_path / "arena.sqlite"
+    with Store(db) as store:
+        author, _, _ = store.add_author("alice")
+    with closing(sqlite3.connect(db)) as con:  # as schema 7 had it: a key that signed session cookies
+        con.execute("DROP TABLE sessions")
+        con.execute("INSERT INTO meta VALUES ('session_key', 'ab')")
+        con.execute("UPDATE meta SET value = '7' WHERE key = 'schema'")
+        con.commit()
+    with Store(db) as store:
+        session = store.open_session(author, 60)
+        assert store.session_author(session) == author
+        store.end_session(session)
+        assert store.session_author(session) is None
+        expired = store.open_session(author, -1)
+        assert store.session_author(expired) is None
+    with closing(sqlite3.connect(db)) as con:
+        assert con.execute("SELECT value FROM meta WHERE key = 'session_key'").fetchone() is None
+        assert all(len(h) == 32 and session.encode() not in h for h, in con.execute("SELECT hash FROM sessions"))
