@@ -59,7 +59,7 @@ class Hosting:
         self._local = threading.local()
         self._naming = threading.Lock()  # one upload's name checked and taken at a time
         self._uploading: dict[int, threading.Lock] = {}  # per author: one upload of theirs at a time
-        self._tokens: dict[bytes, int] = {}  # sha256 of a token checked once -> its author's id
+        self._tokens: dict[bytes, tuple[int, bytes]] = {}  # sha256 of a token checked once -> (author id, hash)
         self._board: Board | None = None  # the last ranking, and when
         self._board_lock = threading.Lock()
         self._board_json: tuple[list[dict[str, Any]], bytes] | None = None
@@ -81,13 +81,14 @@ class Hosting:
         """The author whose API token this is; the slow hash is checked once per token and process, and whether
         the author was revoked at every request."""
         digest = hashlib.sha256(token.encode()).digest()
-        aid = self._tokens.get(digest)
-        if aid is not None:
-            return self.store().author(aid)
-        author = self.store().author_by_token(token)
-        if author is not None:
-            self._tokens[digest] = author.id
-        return author
+        known = self._tokens.get(digest)
+        if known is not None:
+            return self.store().author_holding(*known)  # None once revoked, or the token replaced
+        found = self.store().author_by_token(token)
+        if found is None:
+            return None
+        self._tokens[digest] = (found[0].id, found[1])
+        return found[0]
 
     def session_for(self, author: Author) -> str:
         """A new session of the author's, kept by the store (as a hash) for SESSION_SECONDS or until sign-out."""

@@ -976,12 +976,23 @@ class Store:
         return self.author(row[0]), secret  # type: ignore[return-value]
 
     @_guarded
-    def author_by_token(self, token: str) -> Author | None:
-        """The (not revoked) author whose API token this is, else None."""
+    def author_by_token(self, token: str) -> tuple[Author, bytes] | None:
+        """The (not revoked) author whose API token this is, with the token's stored hash (to check again cheaply
+        with author_holding), else None."""
         aid = author_id_of(token)
         row = None if aid is None else self.db.execute(
             "SELECT token_salt, token_hash FROM authors WHERE id = ? AND revoked IS NULL", (aid,)).fetchone()
-        return self.author(aid) if row is not None and aid is not None and matches(token, *row) else None
+        if row is None or aid is None or not matches(token, *row):
+            return None
+        author = self.author(aid)
+        return None if author is None else (author, row[1])
+
+    @_guarded
+    def author_holding(self, aid: int, token_hash: bytes) -> Author | None:
+        """The author, if not revoked and their token is still the one hashed as token_hash (not replaced)."""
+        row = self.db.execute("SELECT id, name, organiser, created, revoked FROM authors WHERE id = ? AND revoked "
+                              "IS NULL AND token_hash = ?", (aid, token_hash)).fetchone()
+        return None if row is None else Author(row[0], row[1], bool(row[2]), row[3], row[4])
 
     @_guarded
     def sign_in(self, code: str) -> Author | None:

@@ -23,7 +23,7 @@ def test_a_token_is_shown_once_stored_as_a_hash_and_works_until_revoked(tmp_path
     raw = (tmp_path / "arena.sqlite").read_bytes() + b"".join(p.read_bytes() for p in tmp_path.glob("arena.sqlite-*"))
     assert token.split(".")[1].encode() not in raw and code.split(".")[1].encode() not in raw
     with Store(tmp_path / "arena.sqlite") as store:
-        assert store.author_by_token(token).name == "alice"
+        assert store.author_by_token(token)[0].name == "alice"
         assert store.author_by_token(token[:-1] + ("A" if token[-1] != "A" else "B")) is None
         assert store.author_by_token(code) is None  # the sign-in code is no token
         assert store.sign_in(code).name == "alice"
@@ -59,7 +59,7 @@ def test_an_invite_code_is_stored_as_a_hash_signs_up_its_uses_and_can_be_revoked
     assert code.split(".")[1].encode() not in raw
     with Store(tmp_path / "arena.sqlite") as store:
         alice, token = store.redeem_invite(code, "alice")
-        assert store.author_by_token(token) == alice and not alice.organiser
+        assert store.author_by_token(token)[0] == alice and not alice.organiser
         assert store.redeem_invite(code, "bob") is not None
         assert store.redeem_invite(code, "carol") is None  # used up
     other = _invite(tmp_path)

@@ -442,7 +442,7 @@ def test_a_store_of_schema_5_gains_refused_uploads_and_invites_and_keeps_its_aut
         con.execute("UPDATE meta SET value = '5' WHERE key = 'schema'")
         con.commit()
     with Store(db) as store:
-        assert store.author_by_token(token) == author and store.uploads_since(author, 0) == 1
+        assert store.author_by_token(token)[0] == author and store.uploads_since(author, 0) == 1
         store.refuse_upload(author, "not a readable zip archive")
         assert store.uploads_since(author, 0) == 2
         assert store.invites() == []
