@@ -93,10 +93,15 @@ class TournamentData:
         return sum(1 for g in self.games if g.status == "done")
 
 
+SLUG_SAFE = re.compile(r"[A-Za-z0-9_.-]")  # the characters a page's file name keeps as they are
+
+
 def slug(text: str) -> str:
-    """A file-name-safe form of a name, readable and stable."""
-    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")
-    return cleaned or "unnamed"
+    """A file-name-safe form of a name, readable, stable and one-to-one (two names never share a page): letters,
+    digits, '_', '.' and '-' stay as they are, every other byte (and a leading '.') becomes ~XX, its hex; '~'
+    is in no name, so no escaped form can be another name's plain one."""
+    escaped = "".join(c if SLUG_SAFE.match(c) else "".join(f"~{b:02x}" for b in c.encode()) for c in text)
+    return "~2e" + escaped[1:] if escaped.startswith(".") else escaped or "~"
 
 
 def rating_history(config: RatingConfig, outcomes: Iterable[GameOutcome],

@@ -171,3 +171,30 @@ def test_game_pages_made_by_worker_processes_are_those_made_in_process(results: 
     pages = sorted(p.relative_to(tmp_path / "parallel") for p in (tmp_path / "parallel").rglob("games/*.html"))
     assert len(pages) == 6
     assert all((tmp_path / "parallel" / p).read_bytes() == (tmp_path / "serial" / p).read_bytes() for p in pages)
+
+
+@pytest.mark.parametrize("names", [("plainbot-0.3-12", "plainbot@0.3#12", "plainbot~400.3~2312"),
+                                   ("dotbot.", "dotbot", "~2edotbot", ".dotbot"), ("a/b", "a-b", "a~2fb")])
+def test_page_names_are_one_to_one(names: tuple[str, ...]) -> None:
+    from arena.site.data import SLUG_SAFE, slug
+
+    pages = [slug(n) for n in names]
+    assert len(set(pages)) == len(pages), pages
+    assert all(SLUG_SAFE.match(c) or c == "~" for page in pages for c in page) and not any(
+        page.startswith(".") for page in pages)
+
+
+def test_two_entrants_whose_names_once_shared_a_page_get_a_page_each(tmp_path: Path) -> None:
+    bot = f"{sys.executable} -m sample_bots.random_bot"
+    run = subprocess.run([sys.executable, "-m", "arena", "tournament", "bali-2017", f"dotbot={bot}", f"dotbot.={bot}",
+                          "--seats", "2", "--rounds", "1", "--jobs", "1", "--name", "cup"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    site = subprocess.run([sys.executable, "-m", "arena", "publish", "-o", "site", "--no-games"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert site.returncode == 0, site.stderr
+    pages = {p.name: p.read_text() for p in (tmp_path / "site" / "cup" / "bots").glob("*.html")}
+    assert sorted(pages) == ["dotbot..html", "dotbot.html"]
+    assert "<h1>dotbot.</h1>" in pages["dotbot..html"] or "dotbot." in pages["dotbot..html"].split("</h1>")[0]
+    board = (tmp_path / "site" / "cup" / "index.html").read_text()
+    assert 'href="bots/dotbot.html"' in board and 'href="bots/dotbot..html"' in board
