@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 from typing import Any
 
 import click
@@ -39,6 +40,10 @@ COMMANDS = {
 }
 
 
+PRIVATE_UMASK = 0o077  # what every command but those below creates: readable by the arena's user alone
+SHARED_OUTPUT = {"new", "publish"}  # a bot author's new folder; pages for a web server to serve
+
+
 class ArenaGroup(click.Group):
     """A click group that reports the arena's errors, whichever command raised them, once and the same way, and
     imports a command's module only when it is needed."""
@@ -65,6 +70,9 @@ class ArenaGroup(click.Group):
     def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
         found = super().resolve_command(ctx, args)
         check_interrupted()  # a Ctrl-C while the command's modules were imported
+        if found[0] not in SHARED_OUTPUT:
+            # The store (authors' hashes, secret seeds), game records and bots' logs: the arena's user's alone.
+            os.umask(PRIVATE_UMASK)
         return found
 
     def invoke(self, ctx: click.Context) -> Any:

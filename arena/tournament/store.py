@@ -5,6 +5,7 @@ what to do; one arena at a time plays a tournament (a lock file per tournament b
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import functools
@@ -156,6 +157,17 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     # Sessions are kept server-side (ended by signing out), as hashes: no key to sign cookies with is kept.
     7: _SESSIONS,
 }
+
+
+def _keep_private(path: Path) -> None:
+    """The store file, created for its user alone (SQLite gives its journals the same mode), and a store that an
+    older release left readable to others made so: it holds authors' hashes and secret seeds."""
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    for file in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        with contextlib.suppress(OSError):  # not ours, or gone: left as it is
+            if file.stat().st_mode & 0o077 and file.stat().st_uid == os.geteuid():
+                file.chmod(file.stat().st_mode & 0o700)
 
 
 class StoreError(ArenaError):
@@ -359,6 +371,7 @@ class Store:
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             _check_writable(self.path)
+            _keep_private(self.path)
             self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
         try:
             self._check_intact()
