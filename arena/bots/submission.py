@@ -7,6 +7,7 @@ processes (tournament workers) from building the same folder at once.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import json
@@ -105,7 +106,7 @@ def run_build(folder: Path, build: tuple[str, ...], log: Path, sandbox: Sandbox 
     if it does not succeed, goes over a limit or past BUILD_TIMEOUT."""
     log.parent.mkdir(parents=True, exist_ok=True)
     folder = folder.resolve()
-    with log.open("wb") as out, tempfile.TemporaryDirectory(prefix="arena-build-") as home:
+    with log.open("wb") as out, tempfile.TemporaryDirectory(prefix="arena-build-") as home, _closed_to_others(folder):
         out.write(f"$ {shlex.join(build)}   (in {folder})\n".encode())
         out.flush()
         run = BuildRun(folder, sandbox)
@@ -119,12 +120,32 @@ def run_build(folder: Path, build: tuple[str, ...], log: Path, sandbox: Sandbox 
             status, over = run.wait()
         finally:
             run.end()
+            special = clear_all_special_bits(folder)
+    if over is None and special is not None:
+        over = f"what its folder may hold ({special})"
     if over is not None:
         raise BuildFailed(f"the build step {shlex.join(build)!r} went over {over} and was stopped; its output: {log}",
                           _tail(log))
     if status != 0:
         raise BuildFailed(f"the build step {shlex.join(build)!r} failed with status {status}; its output: {log}",
                           _tail(log))
+
+
+@contextmanager
+def _closed_to_others(folder: Path) -> Iterator[None]:
+    """The folder reachable by its owner alone while its build runs (its mode as it was afterwards): no other user
+    of the machine can run a program the build makes before the arena has looked at it."""
+    try:
+        mode = stat.S_IMODE(folder.stat().st_mode)
+        folder.chmod(mode & 0o700)
+    except OSError:  # not the arena's to change: left as it is
+        yield
+        return
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            folder.chmod(mode)
 
 
 class BuildRun:
@@ -204,14 +225,26 @@ def _disk_use(folder: Path, clear: bool = False) -> int:
     """Bytes the folder's files take: on disk, or by their apparent size where that is more (a sparse file);
     FolderRefused past a limit of arena.bots.folders, and with `clear` (its setuid and setgid bits cleared) for a
     setuid or setgid file."""
-    used = 0
+    used, special = 0, None
     for entry in walk(folder):
         info = entry.info
         used += max(info.st_blocks * 512, info.st_size if stat.S_ISREG(info.st_mode) else 0)
         if clear and stat.S_ISREG(info.st_mode) and info.st_mode & (stat.S_ISUID | stat.S_ISGID):
-            clear_special_bits(entry)
-            raise FolderRefused(f"{folder}: {shown(entry.relative)} is a setuid or setgid program")
+            clear_special_bits(entry)  # every one of them, not only the first: the look goes on through the folder
+            special = special or entry.relative
+    if special is not None:
+        raise FolderRefused(f"{folder}: {shown(special)} is a setuid or setgid program")
     return used
+
+
+def clear_all_special_bits(folder: Path) -> str | None:
+    """Clear every setuid and setgid bit in the folder, whatever else it holds (after a build, refused or not: a
+    program it made in its last moments must not outlive it); what was found, or None."""
+    try:
+        _disk_use(folder, clear=True)
+    except FolderRefused as exc:
+        return str(exc)
+    return None
 
 
 def _tail(log: Path) -> str:

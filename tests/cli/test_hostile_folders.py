@@ -197,3 +197,51 @@ def test_a_name_belongs_to_the_folder_first_admitted_under_it(tmp_path: Path) ->
     assert r.returncode == 0, r.stderr
     assert "subs/aaa/manifest.toml: the name 'alice' belongs to subs/zzz (admitted under it first)" in r.stderr
     assert "not admitted: subs/zzz" not in r.stderr and r.stderr.count("not admitted: ") == 1
+
+
+RACE = ("import os, shutil, time\n"
+        "for i in range(12):\n"
+        "    shutil.copy('/usr/bin/id', f's{i}')\n"
+        "    os.chmod(f's{i}', 0o4755)\n"
+        "    time.sleep(0.25)\n")
+POLLER = ("import os, subprocess, sys, time\n"
+          "folder, until = sys.argv[1], time.time() + float(sys.argv[2])\n"
+          "while time.time() < until:\n"
+          "    try:\n"
+          "        names = os.listdir(folder)\n"
+          "    except OSError:\n"
+          "        names = []\n"
+          "    for name in names:\n"
+          "        try:\n"
+          "            out = subprocess.run([os.path.join(folder, name), '-u'], capture_output=True, text=True)\n"
+          "            print(out.stdout.strip(), flush=True)\n"
+          "        except OSError:\n"
+          "            pass\n"
+          "    time.sleep(0.01)\n")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.geteuid() != 0, reason="the race is against a setuid-root program: needs the arena as root")
+def test_a_build_racing_setuid_copies_gives_no_local_user_root(tmp_path: Path) -> None:
+    tmp_path.chmod(0o755)  # the organiser's folders, readable by the machine's other users as a home often is
+    subs = tmp_path / "subs"
+    for i in (1, 2):
+        submission(subs / f"victim{i}", f"victim{i}")
+    racer = submission(subs / "racer", "racer", [sys.executable, "race.py"])
+    (racer / "race.py").write_text(RACE)
+    for path in (subs, *subs.iterdir()):
+        path.chmod(0o755)
+    (tmp_path / "poller.py").write_text(POLLER)
+    (tmp_path / "poller.py").chmod(0o644)
+    poller = subprocess.Popen(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable,
+                               str(tmp_path / "poller.py"), str(racer), "60"], stdout=subprocess.PIPE, text=True)
+    try:
+        r = arena("tournament", "bali-2017", "--submissions", "subs", "--seats", "2", "--rounds", "1", "--jobs", "1",
+                  cwd=tmp_path, timeout=300)
+        assert r.returncode == 0, r.stderr
+    finally:
+        poller.kill()
+        seen = poller.communicate()[0].split()
+    assert "0" not in seen, "a local user ran a program the build made as root"
+    assert not any(p.stat().st_mode & (stat.S_ISUID | stat.S_ISGID) for p in racer.iterdir() if p.is_file())
+    assert stat.S_IMODE(racer.stat().st_mode) == 0o755  # the folder's own mode, given back after the build
