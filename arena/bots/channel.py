@@ -164,15 +164,11 @@ class Channel:
         if charge is None:
             frames = self._receive(deadline, start)
         else:
-            # A quick answer is taken unmetered; only a decision that outlasts QUICK starts the meter, lazily.
-            self._quick = start + QUICK
-            frames = self._receive(min(self._quick, deadline), start)
-            self._quick = None
+            frames, span = self._quickly(start, deadline, charge.meter)
             if frames is None:
-                span, quick = charge.meter.start(time.monotonic() - start), False
+                quick = False
                 if span is None:  # the meter cannot read the bot: the wall clock rules
                     wall, deadline = timeout, start + timeout
-                self._metered = span is not None
                 frames, cut = self._await(start, timeout, deadline, span)
         elapsed = time.monotonic() - start
         # The arena's lateness once the answer was in: its thread's wait for a core as it woke, and all the time
@@ -194,6 +190,17 @@ class Channel:
             # Whatever held it up (the bot, the machine, a signal that stopped the arena), the arena's clock rules.
             raise _late(f"the answer came over its {_limit_hit(timeout, wall, timing)}", timing, busy)
         return Reply(self._check(request, request_id, frames, elapsed), elapsed, timing)
+
+    def _quickly(self, start: float, deadline: float, meter: WaitMeter) -> tuple[list[bytes] | None, Span | None]:
+        """A quick answer, taken unmetered; else no frames and the meter started, lazily, once QUICK has passed."""
+        self._quick = start + QUICK
+        frames = self._receive(min(self._quick, deadline), start)
+        self._quick = None
+        if frames is not None:
+            return frames, None
+        span = meter.start(time.monotonic() - start)
+        self._metered = span is not None
+        return None, span
 
     def _await(self, start: float, timeout: float, deadline: float,
                span: Span | None) -> tuple[list[bytes] | None, bool]:
