@@ -3,7 +3,8 @@
 (a) a raw pyzmq REQ/REP round trip between two processes, msgpack-encoding a typical decide message
     and decoding a reply, as lean as Python gets;
 (b) the arena's own round trip for the same message with a trivial SDK bot (encode, lazy-pirate poll,
-    checked decode on both sides, and the meter's looks at the bot's threads, as every decision of a game has);
+    checked decode on both sides, and the meter's looks at the bot's threads, as every decision of a game has),
+    and the same with the meter off, in the same rounds: the meter's share of (b);
 (c) whole games per second with subprocess random bots, reusing processes and with fresh ones, against
     in-process random play and against the socket-bound rate (the engine's own time plus one raw round trip (a)
     per decision), with the share of it that subprocess play reaches;
@@ -59,6 +60,12 @@ class ProtocolBench:
     reused_gps: float
     fresh_gps: float
     decisions_per_game: float
+    unmetered_us: float = 0.0  # (b) with the meter off: the wall clock alone times each decision
+
+    @property
+    def meter_share(self) -> float:
+        """The share of (b) that metering the decision costs."""
+        return 1.0 - self.unmetered_us / self.arena_us
 
     @property
     def ratio(self) -> float:
@@ -142,13 +149,14 @@ class ArenaPeer:
         self.bot.handshake(ARENA_NAME, 10.0)
         self.startup = time.perf_counter() - start  # from spawn to ready
 
-    def round_trips(self, message: Decide, count: int) -> float:
-        """Seconds for count asks of the decide message, in a new game (so the bot's event log starts empty)."""
+    def round_trips(self, message: Decide, count: int, metered: bool = True) -> float:
+        """Seconds for count asks of the decide message, in a new game (so the bot's event log starts empty);
+        metered as a game's decisions are, or (metered False) timed by the wall clock alone."""
         self.bot.ask(NewGame(id=0, game="bench", game_index=0, options={}, seat=0, num_players=1, seed=0,
                              time=TimeControl()), 10.0)
         start = time.perf_counter()
         for _ in range(count):
-            self.bot.ask(message, 1.0, WALL_CEILING * 1.0)  # metered, as a game's decisions are
+            self.bot.ask(message, 1.0, WALL_CEILING * 1.0 if metered else None)
         return time.perf_counter() - start
 
     def close(self) -> None:
@@ -156,20 +164,22 @@ class ArenaPeer:
         self.bot.stop(1.0)
 
 
-def round_trip_pair(message: Decide, count: int, workdir: Path, rounds: int = _ROUNDS) -> tuple[float, float]:
-    """Mean microseconds per round trip of (a) and (b): the best of several alternating rounds, so that
-    other load on the machine disturbs both alike and as little as possible."""
+def round_trip_pair(message: Decide, count: int, workdir: Path, rounds: int = _ROUNDS) -> tuple[float, float, float]:
+    """Mean microseconds per round trip of (a), (b) and (b) with the meter off: the best of several alternating
+    rounds, so that other load on the machine disturbs all alike and as little as possible."""
     context = zmq.Context()
     raw, arena = RawPeer(context, workdir), ArenaPeer(context, workdir)
     try:
         per_round = max(1, count // rounds)
         raw.round_trips(message, _WARM_UP)
         arena.round_trips(message, _WARM_UP)
-        raw_times, arena_times = [], []
+        raw_times, arena_times, unmetered_times = [], [], []
         for _ in range(rounds):
             raw_times.append(raw.round_trips(message, per_round))
             arena_times.append(arena.round_trips(message, per_round))
-        return min(raw_times) / per_round * 1e6, min(arena_times) / per_round * 1e6
+            unmetered_times.append(arena.round_trips(message, per_round, metered=False))
+        return tuple(min(times) / per_round * 1e6  # type: ignore[return-value]
+                     for times in (raw_times, arena_times, unmetered_times))
     finally:
         raw.close()
         arena.close()
@@ -243,14 +253,14 @@ def bench_protocol(game: Game, players: int, round_trips: int, games: int) -> Pr
     message = typical_decide(game, players)
     workdir = Path(tempfile.mkdtemp(prefix="arena-bench-"))
     try:
-        raw, arena = round_trip_pair(message, round_trips, workdir)
+        raw, arena, unmetered = round_trip_pair(message, round_trips, workdir)
         engine = bench_engine(game, players, games)
         reused = games_per_second(game, players, games, workdir, fresh=False)
         fresh = games_per_second(game, players, games, workdir, fresh=True)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return ProtocolBench(game.name, players, len(encode(message)), round_trips, raw, arena, games,
-                         engine.games_per_second, reused, fresh, engine.decisions / engine.games)
+                         engine.games_per_second, reused, fresh, engine.decisions / engine.games, unmetered)
 
 
 def _echo_server(endpoint: str) -> None:

@@ -46,6 +46,10 @@ _LOOK = 0.01  # seconds at least between two looks at a bot's charged time once 
 # clock
 _WATCH = 0.05  # seconds at most between two looks at a bot's threads while it decides
 _REBIND_WAIT = 1.0  # seconds to retry binding a tcp port that a socket closed a moment ago still holds
+# Seconds within which an answer is charged its wall time, unmetered: a bot cannot have waited for a core for long
+# within it, and reading its threads costs the arena more than the answer took. It is the most a quick decision is
+# overcharged, and the most of a slow one's wait left uncredited (the meter's first reading comes at this bound).
+QUICK = 0.001
 
 
 @dataclass(frozen=True)
@@ -108,6 +112,7 @@ class Channel:
         self._late = 0  # ns the arena's thread waited for a core after the last reply arrived
         self._handed: Handover | None = None  # when the last reply was handed over (or later)
         self._metered = False  # the request in flight is metered: read the arena's own lateness
+        self._quick: float | None = None  # the end of the unmetered wait for a quick answer, while it lasts
         self._abandoned: set[int] = set()
         self._socket = self._bind(endpoint)
         if endpoint.endswith(":*"):
@@ -145,9 +150,8 @@ class Channel:
         self.next_id += 1
         data = encode(request, request_id)
         busy = max(self._abandoned) if self.stuck and self._abandoned else None
-        span = charge.meter.start() if charge is not None else None
-        wall = charge.ceiling if charge is not None and span is not None else timeout
-        self._late, self._handed, self._metered = 0, None, span is not None
+        wall = charge.ceiling if charge is not None else timeout
+        self._late, self._handed, self._metered = 0, None, False
         _progress(time.monotonic() + wall)
         # Taken just before the request goes out: whatever holds the arena up before then is not the bot's.
         start = time.monotonic()
@@ -156,14 +160,26 @@ class Channel:
             self._reopen(request_id)
             raise BotTimeout(f"request {request_id} could not be delivered within {wall:.3g} s: "
                              "the bot is not connected", time.monotonic() - start)
-        frames, cut = self._await(start, timeout, deadline, span)
+        span, cut, quick = None, False, charge is not None
+        if charge is None:
+            frames = self._receive(deadline, start)
+        else:
+            frames, span = self._quickly(start, deadline, charge.meter)
+            if frames is None:
+                quick = False
+                if span is None:  # the meter cannot read the bot: the wall clock rules
+                    wall, deadline = timeout, start + timeout
+                frames, cut = self._await(start, timeout, deadline, span)
         elapsed = time.monotonic() - start
         # The arena's lateness once the answer was in: its thread's wait for a core as it woke, and all the time
         # since the messaging thread handed the answer over (which also holds a wait for Python's interpreter lock
         # while another of the arena's threads held it).
         handed = replace(self._handed, at=self._handed.at - start) if frames is not None and self._handed else None
         late = self._late / 1e9 if frames is not None else 0.0
-        timing = span.timing(elapsed, late, handed) if span is not None else wall_timing(elapsed)
+        if span is not None:
+            timing = span.timing(elapsed, late, handed)
+        else:
+            timing = _quick_timing(elapsed, handed) if quick else wall_timing(elapsed)
         _progress(start + elapsed)
         if frames is None:
             self._reopen(request_id)
@@ -174,6 +190,17 @@ class Channel:
             # Whatever held it up (the bot, the machine, a signal that stopped the arena), the arena's clock rules.
             raise _late(f"the answer came over its {_limit_hit(timeout, wall, timing)}", timing, busy)
         return Reply(self._check(request, request_id, frames, elapsed), elapsed, timing)
+
+    def _quickly(self, start: float, deadline: float, meter: WaitMeter) -> tuple[list[bytes] | None, Span | None]:
+        """A quick answer, taken unmetered; else no frames and the meter started, lazily, once QUICK has passed."""
+        self._quick = start + QUICK
+        frames = self._receive(min(self._quick, deadline), start)
+        self._quick = None
+        if frames is not None:
+            return frames, None
+        span = meter.start(time.monotonic() - start)
+        self._metered = span is not None
+        return None, span
 
     def _await(self, start: float, timeout: float, deadline: float,
                span: Span | None) -> tuple[list[bytes] | None, bool]:
@@ -249,6 +276,8 @@ class Channel:
                 # reply was handed over.
                 once = before is not None and after is not None and after[1] - before[1] == 1
                 self._handed = handed_over() if before is not None and not once and flag == zmq.POLLIN else None
+                if self._quick is not None and time.monotonic() > self._quick:
+                    self._handed = handed_over()  # the arena woke late for a quick answer: when did it come?
                 return True
             fault = self._exited() if ready or self.watch_fd is None else None
             if fault is not None:
@@ -289,6 +318,13 @@ def _limit_hit(timeout: float, wall: float, timing: Timing) -> str:
     if timing.wall >= wall + (timing.wait or 0.0) and timing.charged < timeout:
         return f"guard of {wall:.3g} s on the wall clock beyond its wait for a core ({timing.describe()})"
     return f"{timeout:.3g} s ({timing.describe()})"
+
+
+def _quick_timing(elapsed: float, handed: Handover | None) -> Timing:
+    """A quick answer, charged its wall time up to when it was handed over where the arena woke late for it (the
+    time after that is the arena's), else all of it: no wait for a core is credited."""
+    charged = elapsed if handed is None else min(elapsed, max(0.0, handed.at))
+    return Timing(charged, elapsed, elapsed - charged)
 
 
 def _out_at(timing: Timing, timeout: float, spent: bool) -> Timing:

@@ -325,11 +325,11 @@ class WaitMeter:
         except (OSError, ValueError):
             return None
 
-    def start(self) -> "Span | None":
-        """Start metering a decision; None where the bot's threads cannot be read (it is then charged its wall
-        time)."""
+    def start(self, at: float = 0.0) -> "Span | None":
+        """Start metering a decision `at` seconds after it began (the waits before are not credited); None where
+        the bot's threads cannot be read (it is then charged its wall time)."""
         base = self.look()
-        return None if base is None else Span(self, base, self.cpu())
+        return None if base is None else Span(self, base, self.cpu(), at)
 
     def close(self) -> None:
         """Close the kept-open files."""
@@ -341,12 +341,13 @@ class WaitMeter:
 class Span:
     """One decision being metered, from start() on."""
 
-    def __init__(self, meter: WaitMeter, base: dict[tuple[int, int], tuple[int, int]], cpu: float | None) -> None:
+    def __init__(self, meter: WaitMeter, base: dict[tuple[int, int], tuple[int, int]], cpu: float | None,
+                 at: float = 0.0) -> None:
         self._meter = meter
         self._base = base
         self._cpu = cpu
         self._carried = _carriers.waited()  # ns the arena's messaging threads had waited when the decision began
-        self._at = 0.0  # seconds after the start of the last look
+        self._at = at  # seconds after the start of the last look
         self._last = base  # the last look
         self._before = base  # the look before it
         # (pid, tid) -> ns it waited since the start, at the last look (kept once the thread ends)

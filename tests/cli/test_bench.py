@@ -26,12 +26,13 @@ def test_bench_protocol_reports_round_trips_and_games_per_second() -> None:
     assert r.exit_code == 0, r.output
     header = next(line for line in r.output.splitlines() if "b/a" in line)
     assert "(a) raw µs" in header and "(b) arena µs" in header and "fresh processes" in header
-    assert "socket-bound" in header and "share" in header
+    assert "socket-bound" in header and "share" in header and "meter's share of (b)" in header
     row = [line for line in r.output.splitlines() if line.startswith("bali-2017")][-1].split()  # after the engine rows
-    assert len(row) == 11 and float(row[5]) > 0  # b/a
-    in_process, socket_bound, subprocess_bots = (float(row[i].replace(",", "")) for i in (6, 7, 8))
+    assert len(row) == 12 and float(row[6]) > 0  # b/a
+    assert row[5].endswith("%") and float(row[5].rstrip("%")) < 100  # the meter's share: (b) on and off in one run
+    in_process, socket_bound, subprocess_bots = (float(row[i].replace(",", "")) for i in (7, 8, 9))
     assert 0 < socket_bound < in_process  # the round trips cost something
-    assert abs(float(row[9].rstrip("%")) - 100 * subprocess_bots / socket_bound) <= 2  # the share, of rounded figures
+    assert abs(float(row[10].rstrip("%")) - 100 * subprocess_bots / socket_bound) <= 2  # the share, of rounded figures
 
 
 def test_bench_sandbox_reports_start_up_and_round_trip_per_level() -> None:

@@ -14,14 +14,14 @@ import pytest
 import zmq
 
 from arena.bots import cgroups
-from arena.bots.channel import Channel, Charge
+from arena.bots.channel import QUICK, Channel, Charge, Reply
 from arena.bots.meter import Timing, WaitMeter
 from arena.bots.sandbox import WALL_CEILING
 from arena.errors import BotTimeout, FaultKind
 from arena.match.record import DecisionRecord, load_record, record_from_dict, save_record
 from arena.match.replay import resimulate, seat_messages, took
 from arena.match.wire import SeatClock, time_identity
-from protocol import Clock, Shutdown, TimeControl
+from protocol import Ack, Clock, Shutdown, TimeControl, decode, encode
 from tests.helpers import wait_until
 from tests.match.conftest import RANDOM, Spawned, double, play
 
@@ -143,7 +143,7 @@ class Hindsight:
     def __init__(self) -> None:
         self.cut_at: float | None = None
 
-    def start(self) -> "Hindsight":
+    def start(self, at: float = 0.0) -> "Hindsight":
         return self
 
     def timing(self, wall: float, late: float = 0.0, handed: object = None) -> Timing:
@@ -174,6 +174,80 @@ def test_a_decision_cut_when_a_look_found_its_allowance_spent_is_charged_the_all
     fault = caught.value
     assert meter.cut_at is not None and fault.elapsed is not None and fault.charged == 0.2
     assert fault.wait == pytest.approx(fault.elapsed - 0.2) and "charged 0.2 s" in fault.detail, fault.detail
+
+
+class FixedWait:
+    """A meter whose every reading finds the bot waited WAIT seconds for a core since the decision began, noting
+    when (seconds into the decision) it was started."""
+
+    WAIT = 0.0005  # less than QUICK: all of it is credited to an answer that comes beyond QUICK
+
+    def __init__(self) -> None:
+        self.started: list[float] = []
+        self.begun = threading.Event()
+
+    def start(self, at: float = 0.0) -> "FixedWait":
+        self.started.append(at)
+        self.begun.set()
+        return self
+
+    def timing(self, wall: float, late: float = 0.0, handed: object = None) -> Timing:
+        wait = min(wall, self.WAIT)
+        return Timing(wall - wait, wall, wait)
+
+    def queued(self) -> bool:
+        return False
+
+
+def _answering(context: zmq.Context, endpoint: str, holds: list[threading.Event]) -> threading.Thread:
+    """A bot on a thread that answers every request with an ack: at once, or once the event in `holds` (if any)
+    is set; until a shutdown whose reason is "stop"."""
+    bot = context.socket(zmq.REP)
+    bot.connect(endpoint)
+
+    def answer() -> None:
+        while True:
+            request = decode(bot.recv(), Shutdown)
+            for hold in holds:
+                hold.wait(10.0)
+            bot.send(encode(Ack(id=request.id), request.id))
+            if request.reason == "stop":
+                bot.close(linger=1000)
+                return
+
+    thread = threading.Thread(target=answer, daemon=True)  # a failed test leaves it waiting: it must not hang
+    thread.start()
+    return thread
+
+
+def test_an_answer_within_the_quick_bound_is_charged_its_wall_time_and_one_beyond_it_its_wall_less_its_wait(
+        tmp_path: Path) -> None:
+    context = zmq.Context()
+    link = Channel(context, f"ipc://{tmp_path}/clock.sock")
+    quick: list[Reply] = []
+    holds: list[threading.Event] = []
+    bot = _answering(context, link.endpoint, holds)
+
+    def ask_quick() -> bool:
+        meter = FixedWait()
+        reply = link.ask(Shutdown(id=0, reason="test"), 1.0, Charge(meter, ceiling=5.0))  # type: ignore[arg-type]
+        quick[:] = [reply] if reply.elapsed <= QUICK else []
+        return bool(quick) and not meter.started  # answered within the bound, and the meter never read
+
+    try:
+        # A busy machine may hold any one answer up beyond the bound: the first that comes within it is looked at.
+        assert wait_until(ask_quick, interval=0.0)
+        assert quick[0].timing == Timing(quick[0].elapsed, quick[0].elapsed, 0.0)
+        meter = FixedWait()
+        holds.append(meter.begun)  # the bot answers once the meter has started: beyond the bound
+        slow = link.ask(Shutdown(id=0, reason="stop"), 1.0, Charge(meter, ceiling=5.0))  # type: ignore[arg-type]
+        assert slow.timing is not None and slow.timing.wait == pytest.approx(FixedWait.WAIT)
+        assert slow.timing.charged == pytest.approx(slow.elapsed - FixedWait.WAIT)
+        assert meter.started and meter.started[0] >= QUICK  # started lazily, once the bound had passed
+        bot.join()
+    finally:
+        link.close()
+        context.destroy(linger=0)
 
 
 def test_the_fields_added_to_the_time_maps_default_for_older_arenas_and_records() -> None:
