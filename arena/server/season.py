@@ -35,6 +35,7 @@ PAUSE_AFTER = 5  # games in a row with a fault of its own after which a bot sits
 BUILD_WALKS = 4  # walks of a submission's folder around its build (digests and checks), each within its time limit
 BUILDING = "building this submission"  # an admission's steps, as a failure of the worker names them
 FIRST_GAME = "playing this submission's first game"
+ADMISSIONS = 2  # uploads admitted at once, each of another author's
 CUT_AFTER = 20.0  # seconds a wave plays before an admission may end it
 WAVE_SECONDS = 60.0  # no new table of a wave starts after this long, so that a stop is quick
 
@@ -95,7 +96,10 @@ class Season:
         self.playing: tuple[str, ...] = ()
         self.games = 0  # stored in the ladder by this server
         self.wave_began = 0.0  # when the wave under way began (time.monotonic())
-        self.threads = [threading.Thread(target=self._guard, args=(self._admissions,), name="admissions", daemon=True),
+        self._claims = threading.Lock()
+        self._admitting: set[str] = set()  # the authors one of whose uploads is being admitted now
+        self.threads = [*(threading.Thread(target=self._guard, args=(self._admissions,), name=f"admissions-{n}",
+                                           daemon=True) for n in range(ADMISSIONS)),
                         threading.Thread(target=self._guard, args=(self._ladder,), name="ladder", daemon=True)]
 
     def start(self) -> None:
@@ -127,15 +131,31 @@ class Season:
 
     # --- admissions ---------------------------------------------------------------------------------------------
     def _admissions(self) -> None:
-        # One worker admits one upload after another (a worker is started again only if one fails): a burst of
-        # uploads does not start an interpreter for each.
+        # Each of ADMISSIONS threads has a worker that admits one upload after another (a worker is started again
+        # only if one fails): a burst of uploads does not start an interpreter for each, and no author's build,
+        # however long, holds up the others', since an author has one upload admitted at a time.
         with Store(self.settings.db) as store, AdmissionWorker() as worker:
             while not self.stopping.is_set():
-                queued = store.submissions(status=Status.QUEUED)
-                if not queued:
+                claimed = self._claim(store)
+                if claimed is None:
                     self.stopping.wait(IDLE)
                     continue
-                self.admit(store, queued[0], worker)
+                try:
+                    self.admit(store, claimed, worker)
+                finally:
+                    with self._claims:
+                        self._admitting.discard(claimed.author)
+
+    def _claim(self, store: Store) -> Submission | None:
+        """The oldest queued upload of an author none of whose uploads is being admitted now, taken for this
+        thread (it is building from then on), or None."""
+        with self._claims:
+            for submission in store.submissions(status=Status.QUEUED):
+                if submission.author not in self._admitting:
+                    self._admitting.add(submission.author)
+                    store.set_status(submission.id, Status.BUILDING)
+                    return submission
+        return None
 
     def admit(self, store: Store, submission: Submission, worker: AdmissionWorker | None = None) -> None:
         """Build a submission in the sandbox and play its first game against the sample bots (in `worker`, else

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import wait_until
 from tests.server.conftest import Server, admitted, kit_bot, start, stop, upload, zipped
 
 pytestmark = pytest.mark.slow
@@ -131,3 +132,16 @@ def test_a_refused_upload_takes_no_name_and_a_version_already_in_is_refused(serv
     with sqlite3.connect(server.results / "arena.sqlite") as db:
         owners = dict(db.execute("SELECT o.bot, a.name FROM owners o JOIN authors a ON a.id = o.author_id"))
     assert owners == {"fourth": "pia", "dud0": "quin"}
+
+
+def test_an_endless_build_holds_up_no_other_authors_admission(server: Server, tmp_path: Path) -> None:
+    _, slow = server.author("sloane")
+    _, other = server.author("otto")
+    endless = kit_bot(tmp_path / "endless")
+    manifest = endless / "manifest.toml"
+    manifest.write_text(re.sub(r"^build = .*$", 'build = ["sleep", "100000"]', manifest.read_text(), flags=re.M))
+    stuck = upload(server, slow, zipped(endless)).json()["id"]
+    assert wait_until(lambda: server.status(slow, stuck)["status"] == "building")
+    honest = upload(server, other, zipped(kit_bot(tmp_path / "ottobot"))).json()["id"]
+    assert admitted(server, other, honest), server.status(other, honest)
+    assert server.status(slow, stuck)["status"] == "building"  # still at it, alone
