@@ -1,6 +1,6 @@
 """The competition `arena serve` plays while it serves: uploads admitted two at once, an author's one at a time
-(built in the sandbox, then a first game against the sample bots), and the ladder of the admitted bots' latest versions played wave after wave,
-its public pages published after each wave."""
+(built in the sandbox, then a first game against the sample bots), and the ladder of the admitted bots' latest
+versions played wave after wave, its public pages published after each wave."""
 
 from __future__ import annotations
 
