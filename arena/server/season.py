@@ -98,6 +98,7 @@ class Season:
         self.wave_began = 0.0  # when the wave under way began (time.monotonic())
         self._claims = threading.Lock()
         self._admitting: set[str] = set()  # the authors one of whose uploads is being admitted now
+        self._paused: set[int] = set()  # the submissions sitting out at the last wave (each said once in the log)
         self.threads = [*(threading.Thread(target=self._guard, args=(self._admissions,), name=f"admissions-{n}",
                                            daemon=True) for n in range(ADMISSIONS)),
                         threading.Thread(target=self._guard, args=(self._ladder,), name="ladder", daemon=True)]
@@ -169,9 +170,11 @@ class Season:
         store.set_status(submission.id, Status.BUILDING)
         failed = worker.run(_build_step, (str(folder), build_log, s.sandbox.resolved()), BUILDING)
         if failed is not None:
-            store.set_status(submission.id, Status.REFUSED, f"the build failed: {failed}", _tail(build_log))
+            store.set_status(submission.id, Status.REFUSED, shown_to_author(f"the build failed: {failed}", folder),
+                             shown_to_author(_tail(build_log), folder))
+            log.info("refused %s %s: its build failed", submission.bot, submission.version)
             return
-        store.set_status(submission.id, Status.VALIDATING, build_log=_tail(build_log))
+        store.set_status(submission.id, Status.VALIDATING, build_log=shown_to_author(_tail(build_log), folder))
         try:
             reason = worker.run(_game_step, (entrant_of(submission), s.game, s.options, s.time,
                                              s.sandbox.resolved()), FIRST_GAME)
@@ -187,12 +190,20 @@ class Season:
             if runner is not None and time.monotonic() - self.wave_began >= CUT_AFTER:
                 runner.start_no_new_table()
         else:
-            store.set_status(submission.id, Status.REFUSED, reason.replace(str(folder), "."))
+            store.set_status(submission.id, Status.REFUSED, shown_to_author(reason, folder))
+            log.info("refused %s %s: its first game", submission.bot, submission.version)
 
     # --- the ladder ---------------------------------------------------------------------------------------------
     def _ladder(self) -> None:
         with Store(self.settings.db) as store:
-            current = [s for s in store.current_versions() if not paused(self.settings, s, store)]
+            versions = store.current_versions()
+            sitting = {s.id for s in versions if paused(self.settings, s, store)}
+        for submission in versions:
+            if submission.id in sitting and submission.id not in self._paused:
+                log.info("paused %s %s: a fault of its own in each of its last %d games", submission.bot,
+                         submission.version, self.settings.pause_after)
+        self._paused = sitting
+        current = [s for s in versions if s.id not in sitting]
         entrants = []
         for submission in current:
             try:
@@ -321,6 +332,14 @@ def _stored_games(store: Store, name: str) -> int:
     """How many games the named tournament has stored (0 before it exists)."""
     found = [t for t in store.tournaments() if t.name == name]
     return store.recorded_count(found[0].id) if found else 0
+
+
+def shown_to_author(text: str, folder: Path) -> str:
+    """A refusal or build log as its author is shown it: the submission's folder is '.', and the folder it was
+    unpacked in, with every path of the server's machine above it, is left out."""
+    for path in (folder, folder.resolve()):
+        text = text.replace(f"{path.parent}/", "").replace(str(path), ".")
+    return text
 
 
 def _tail(path: Path) -> str:

@@ -202,3 +202,26 @@ def _closed(s: socket.socket) -> bool:
         return False
     except OSError:
         return True
+
+
+def test_a_refusal_and_its_build_log_name_no_path_of_the_server(logged: tuple[Server, Path], tmp_path: Path) -> None:
+    server, log = logged
+    _, token = server.author("xia")
+    from tests.server.conftest import kit_bot, upload, zipped
+
+    folder = kit_bot(tmp_path / "brokenbuild")
+    (folder / "bot.py").write_text("this is not python(\n")  # its build (compileall) fails, printing paths
+    sid = upload(server, token, zipped(folder)).json()["id"]
+    # --no-play admits nothing: the admission is run here as the season would, on the same store
+    from arena.server.season import Season, SeasonSettings
+    from arena.tournament.store import Store
+
+    settings = SeasonSettings("bali-2001", "bali-2001-ladder", server.results, server.results / "arena.sqlite")
+    with Store(settings.db) as store:
+        Season(settings).admit(store, store.submission(sid))
+    with server.client(token) as c:
+        shown = c.get(f"/api/submissions/{sid}").json()
+        page = c.get(f"/me/submissions/{sid}").text
+    assert shown["status"] == "refused" and "build" in shown["reason"]
+    for text in (shown["reason"], shown.get("build_log", ""), page):
+        assert str(server.results) not in text and str(tmp_path) not in text and "/tmp/" not in text, text
