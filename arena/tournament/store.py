@@ -127,9 +127,10 @@ _SERVING = (
     "NULL DEFAULT 0, expires REAL NOT NULL, created REAL NOT NULL, revoked REAL)",
 )
 _SESSIONS = (
-    "CREATE TABLE sessions (hash BLOB PRIMARY KEY, author_id INTEGER NOT NULL REFERENCES authors(id), "
+    # IF NOT EXISTS: a store that an older arena only marked older (its schema number) may hold the table already.
+    "CREATE TABLE IF NOT EXISTS sessions (hash BLOB PRIMARY KEY, author_id INTEGER NOT NULL REFERENCES authors(id), "
     "created REAL NOT NULL, expires REAL NOT NULL)",
-    "CREATE INDEX sessions_by_author ON sessions (author_id)",
+    "CREATE INDEX IF NOT EXISTS sessions_by_author ON sessions (author_id)",
     "DELETE FROM meta WHERE key = 'session_key'",
 )
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.bots.test_sandbox import ISOLATED, LEVELS, LIMIT_OPTIONS, bot, match, new_marker, stored_faults
+from tests.bots.test_sandbox import ISOLATED, LEVELS, LIMIT_OPTIONS, bot, match, new_marker, told
 from tests.helpers import processes_with, wait_until
 from tests.match.conftest import ROOT
 
@@ -78,10 +78,11 @@ def test_only_isolation_hides_the_runtimes_owner_only_files(level: str, tmp_path
     (folder / "manifest.toml").write_text(f"name = 'thief'\nversion = '1'\ncommand = {command!r}\n")
     run = subprocess.run([sys.executable, "-m", "arena", "tournament", "bali-2017", "--submissions",
                           str(tmp_path / "entries"), f"random={bot(marker, 'sample_bots/random_bot.py')}",
-                          f"random2={bot(marker, 'sample_bots/random_bot.py')}", "--seats", "3", "--jobs", "1",
+                          f"random2={bot(marker, 'sample_bots/random_bot.py')}",
+                          f"random3={bot(marker, 'sample_bots/random_bot.py')}", "--seats", "3", "--jobs", "1",
                           "--sandbox", level, "--results", str(tmp_path / "results"), *LIMIT_OPTIONS],
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     read = level not in ISOLATED
-    assert (stored_faults(tmp_path / "results", "illegal") > 0) == read, run.stderr
+    assert told(tmp_path / "results", run.stderr) == read, run.stderr
     assert wait_until(lambda: not processes_with(marker, -1), 5.0)
