@@ -119,9 +119,9 @@ class FailedAuthentications:
 
     def blocked(self, client: str) -> bool:
         """True if the address failed `limit` times within the window."""
-        with self._lock:
-            recent = self._recent(client, time.monotonic())
-            return len(recent) >= self.limit
+        now = time.monotonic()
+        with self._lock:  # an address with no failure is not kept: only failures take room
+            return sum(t > now - self.window for t in self._seen.get(client, ())) >= self.limit
 
     def failed(self, client: str) -> None:
         """Note a failure of the address (addresses without one in the window are forgotten on the way)."""
