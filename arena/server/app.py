@@ -41,7 +41,6 @@ ACTIVE_STATUSES = {s.value for s in ACTIVE}
 # sent to this site still names its origin (no-referrer would make it "null").
 _HEADERS = {"Cache-Control": "no-store", "X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff",
             "Referrer-Policy": "same-origin"}
-MAX_NAME = 64  # the longest bot name (a kit's name is checked by the kit, this only bounds what is echoed)
 # The starter kits offered on the front page, with the step to run before uploading where a kit needs one.
 KITS = [(k.value, " ".join(PREPARE[k]) if k in PREPARE else "") for k in Language]
 _env = jinja2.Environment(loader=jinja2.PackageLoader("arena.server", "templates"), autoescape=True)
@@ -213,13 +212,13 @@ class _Web:
         language = request.path_params["language"]
         name = request.query_params.get("name") or (f"{author.name}-{language}" if author else "mybot")
         try:
-            data = self.h.kit(language, name[:MAX_NAME])
+            data = self.h.kit(language, name)  # a name that is no bot name is refused there, before it is echoed
         except ConfigError as exc:
             raise HTTPException(400, str(exc)) from None
         if data is None:
             raise _not_found()
         return Response(data, media_type="application/zip", headers={
-            **_HEADERS, "Content-Disposition": f'attachment; filename="{name[:MAX_NAME]}.zip"'})
+            **_HEADERS, "Content-Disposition": f'attachment; filename="{name}.zip"'})
 
     def api_leaderboard(self, request: Request) -> Response:
         return Response(self.h.board_json(), media_type="application/json")
