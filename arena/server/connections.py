@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from typing import Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
@@ -55,8 +54,3 @@ class GuardedConnection(H11Protocol):
         waiting = self.cycle is None or self.cycle.response_complete
         if waiting and not self.transport.is_closing():
             self.transport.close()
-
-
-def open_connections() -> dict[str, Any]:
-    """The connections open now, per client address (for the tests and the log)."""
-    return dict(_open)
