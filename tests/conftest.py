@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import compileall
+import os
 import signal
 from pathlib import Path
 
@@ -34,6 +35,16 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     for package in COMPILED:
         compileall.compile_dir(ROOT / package, quiet=1)
+
+
+USER_UMASK = 0o022  # a user's shell's: what they make is readable by others, as bots dropped to a host uid need
+
+
+@pytest.fixture(autouse=True)
+def users_umask() -> None:
+    """Each test makes its files as a user's shell would: an arena command run in this process (CliRunner) sets
+    its own private umask, which must not carry over to the bot programs the next test writes."""
+    os.umask(USER_UMASK)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -12,6 +12,7 @@ from typing import Any, Callable
 import zmq
 
 from arena.bots.meter import Handover, Span, Timing, WaitMeter, handed_over, own_turns, wall_timing
+from arena.bots.sandbox.hostuser import open_socket
 from arena.errors import (
     BotFault,
     BotTimeout,
@@ -102,8 +103,11 @@ class Channel:
     """
 
     def __init__(self, context: zmq.Context, endpoint: str, max_message: int = DEFAULT_MAX_MESSAGE,
-                 exited: Callable[[], BotFault | None] = lambda: None, watch_fd: int | None = None) -> None:
+                 exited: Callable[[], BotFault | None] = lambda: None, watch_fd: int | None = None,
+                 shared: bool = False) -> None:
+        """Bind endpoint; shared: an ipc socket the bot's group (a host uid of its own) may connect to."""
         self._context = context
+        self._shared = shared
         self.endpoint = endpoint
         self.max_message = max_message
         self._exited = exited
@@ -132,6 +136,8 @@ class Channel:
         while True:
             try:
                 socket.bind(endpoint)
+                if self._shared and (path := ipc_path(endpoint)) is not None:
+                    open_socket(path)
                 return socket
             except zmq.ZMQError as exc:
                 # A tcp port of a socket closed a moment ago may still be held by its closing listener.
@@ -139,6 +145,9 @@ class Channel:
                     socket.close(linger=0)
                     raise ConfigError(f"cannot bind {endpoint}: {exc}") from None
                 time.sleep(0.005)
+            except OSError as exc:  # the socket's file could not be shared
+                socket.close(linger=0)
+                raise ConfigError(f"cannot share {endpoint} with its bot: {exc}") from None
 
     def ask(self, request: Message, timeout: float, charge: Charge | None = None) -> Reply:
         """Send request under the next id and return the checked reply; a BotFault if there is none.

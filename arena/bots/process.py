@@ -23,6 +23,7 @@ from arena.bots.channel import Channel, Charge, Reply, ipc_path
 from arena.bots.logs import DEFAULT_LOG_CAP, DecisionLog, LogDrain
 from arena.bots.meter import WaitMeter
 from arena.bots.sandbox import NO_SANDBOX, Sandbox
+from arena.bots.sandbox.hostuser import Lease, open_directory
 from arena.bots.sandbox.limits import limit_fault
 from arena.bots.sandbox.paths import SCRIPT_SUFFIXES, missing_hint
 from arena.bots.sandbox.watchdog import Watchdog, kill_all, processes, reap_pids, tree_cpu, verdict
@@ -148,13 +149,14 @@ class BotProcess:
         self._watchdog = confinement.watchdog
         self._relayed = confinement.relayed and ipc_path(endpoint) is not None
         self._meter: WaitMeter | None = None
+        self._lease: Lease | None = None
         try:
             command.check()
         except ConfigError as exc:
             raise BotCrashed(f"cannot start the bot: {exc}") from None
         log_stem.parent.mkdir(parents=True, exist_ok=True)
         # Bind before the bot starts, so that it can connect at once.
-        self.channel = Channel(context, endpoint, max_message, self._exit_fault)
+        self.channel = Channel(context, endpoint, max_message, self._exit_fault, shared=sandbox.drops)
         self.endpoint = self.channel.endpoint
         self.cgroup = new_cgroup()
         self.process = self._start(command, sandbox, confinement, confinement.private or log_stem.parent)
@@ -171,6 +173,8 @@ class BotProcess:
         try:
             return self._spawn(command, sandbox, private, confinement.hidden, confinement.games, confinement.masked)
         except (OSError, ValueError) as exc:
+            if self._lease is not None:
+                self._lease.release()
             self.channel.close()
             if self.cgroup is not None:
                 self.cgroup.remove()
@@ -209,8 +213,11 @@ class BotProcess:
         # The relay appends the bot's own endpoint, and puts it in the environment in place of the arena's.
         wrapped = (*relay.command(str(ipc_path(self.endpoint)), ENDPOINT_ENV), *command.argv) if self._relayed \
             else (*command.argv, self.endpoint)
+        self._lease = sandbox.lease()
+        if self._lease is not None:
+            open_directory(private)
         argv = sandbox.command(wrapped, command.cwd, private, hidden, games, masked,
-                               self.cgroup.join if self.cgroup else ())
+                               self.cgroup.join if self.cgroup else (), self._lease.uid if self._lease else None)
         try:
             return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                     env=env, start_new_session=True, close_fds=True, pass_fds=(lifeline,),
@@ -337,6 +344,8 @@ class BotProcess:
             self._meter.close()
         if self.cgroup is not None:
             self.cgroup.remove()
+        if self._lease is not None:
+            self._lease.release()  # its processes are all gone: the uid may serve another bot
 
 
 def _run_with(program: str) -> str:

@@ -39,6 +39,7 @@ from arena.bots.folders import (
 )
 from arena.bots.process import Transport
 from arena.bots.sandbox import BUILD_LIMITS, MIB, Sandbox
+from arena.bots.sandbox.hostuser import Lease, hand_over
 from arena.bots.sandbox.limits import BUILD_GROWTH, limit_text
 from arena.bots.sandbox.watchdog import Watchdog, kill_all, reap_pids
 from arena.errors import BuildFailed, ConfigError, FaultKind
@@ -46,6 +47,7 @@ from arena.errors import BuildFailed, ConfigError, FaultKind
 STAMP = ".arena-build"
 LOCK = ".arena-build.lock"
 BUILD_TIMEOUT = 900.0  # seconds a build may take: a first Rust or npm build on a slow machine takes minutes
+BUILD_ENTRIES = 20_000  # new files and folders a build may leave (a cargo target or a JavaScript bundle: hundreds)
 # Top-level folders that builds and runs write into; their files are not the submission's sources.
 BUILD_OUTPUTS = frozenset({"target", "node_modules", "build", "results", "logs", "__pycache__", ".git"})
 TAIL_LINES = 20  # lines of a failed build's output shown with its fault
@@ -78,8 +80,12 @@ def ensure_built(cwd: str | None, log: Path, sandbox: Sandbox = Sandbox(), watch
         try:
             if build is not None:
                 _build_if_changed(folder, build, log, sandbox.resolved(), watch)
+            if sandbox.resolved().drops:
+                hand_over(folder)  # its bots run as host uids of their own, which reach its files as nogroup
         except FolderRefused as exc:
             raise BuildFailed(str(exc)) from None
+        except OSError as exc:
+            raise BuildFailed(f"cannot hand the folder to its bots: {exc.strerror or exc}") from None
         _built.add(cwd)
 
 
@@ -114,15 +120,16 @@ def run_build(folder: Path, build: tuple[str, ...], log: Path, sandbox: Sandbox 
             run.start(build, out, Path(home))
         except OSError as exc:
             run.end()
+            run.give_back()
             raise BuildFailed(f"cannot run the build step {shlex.join(build)!r}: {exc.strerror or exc}"
                               f"{install_hint(build[0])}") from None
         try:
             status, over = run.wait()
         finally:
             run.end()
-            special = clear_all_special_bits(folder)
-    if over is None and special is not None:
-        over = f"what its folder may hold ({special})"
+            last = run.look()  # a program or files it made in its last moments must not outlive it either
+            run.give_back()
+    over = over or last
     if over is not None:
         raise BuildFailed(f"the build step {shlex.join(build)!r} went over {over} and was stopped; its output: {log}",
                           _tail(log))
@@ -163,13 +170,20 @@ class BuildRun:
         self.watchdog = Watchdog() if sandbox.limited else None
         self.process: subprocess.Popen[bytes] | None = None
         self.pid = 0
-        self.size = _disk_use(folder) if sandbox.limited else 0
+        self.size, self.entries = _disk_use(folder)
+        self.owner = folder.stat().st_uid
+        self.lease: Lease | None = None
 
     def start(self, build: tuple[str, ...], out: IO[bytes], home: Path) -> None:
-        """Start the build, its output to out."""
+        """Start the build, its output to out: where it drops, as a host uid of its own that owns its folder
+        meanwhile (so that what it makes there is never root's)."""
         if self.cgroup is not None:
             self.cgroup.limit(BUILD_LIMITS.memory, BUILD_LIMITS.processes + self.sandbox.helpers)
-        argv = self.sandbox.build_command(build, self.folder, self.cgroup.join if self.cgroup else ())
+        self.lease = self.sandbox.lease()
+        if self.lease is not None:
+            hand_over(self.folder, self.lease.uid, writable=True)
+        argv = self.sandbox.build_command(build, self.folder, self.cgroup.join if self.cgroup else (),
+                                          self.lease.uid if self.lease else None)
         self.process = subprocess.Popen(argv, cwd=self.folder, stdin=subprocess.DEVNULL, stdout=out,
                                         stderr=subprocess.STDOUT, start_new_session=True,
                                         env=self.sandbox.build_environment(home))
@@ -188,21 +202,26 @@ class BuildRun:
             except subprocess.TimeoutExpired:
                 if time.monotonic() > deadline:
                     return None, f"its {BUILD_TIMEOUT:g} s"
-                over = self._look() if self.limited else None
+                over = self.look() if self.limited else None
                 if over is not None:
                     return None, over
         if self.limit_hit is not None:
             return status, f"its limit of {limit_text(self.limit_hit, BUILD_LIMITS)}"
         return status, None
 
-    def _look(self) -> str | None:
+    def look(self) -> str | None:
         """What the build went over so far (None: nothing): BUILD_GROWTH, a limit of what the arena reads of a
         folder, or no setuid or setgid file (its bits are cleared at once: such a program lives a second at most)."""
         try:
-            grown = _disk_use(self.folder, clear=True) - self.size > BUILD_GROWTH
+            size, entries = _disk_use(self.folder, clear=True)
         except FolderRefused as exc:
             return f"what its folder may hold ({exc})"
-        return f"its limit of {BUILD_GROWTH // MIB} MiB of new files in its folder" if grown else None
+        if size - self.size > BUILD_GROWTH:
+            return f"its limit of {BUILD_GROWTH // MIB} MiB of new files in its folder"
+        if entries - self.entries > BUILD_ENTRIES:
+            # Every start of its bots reads the whole folder (its digest): a build may not make that slow.
+            return f"its limit of {BUILD_ENTRIES} new files and folders in its folder"
+        return None
 
     def end(self) -> None:
         """Kill whatever of the build is left (its daemons too), and release its cgroup and watchdog."""
@@ -220,13 +239,23 @@ class BuildRun:
         if self.cgroup is not None:
             self.cgroup.remove()
 
+    def give_back(self) -> None:
+        """Once its processes are gone and its folder looked at: the folder to its owner again, the uid it ran as
+        to the next bot or build."""
+        if self.lease is not None:
+            with contextlib.suppress(OSError):
+                hand_over(self.folder, self.owner)
+            self.lease.release()
+            self.lease = None
 
-def _disk_use(folder: Path, clear: bool = False) -> int:
-    """Bytes the folder's files take: on disk, or by their apparent size where that is more (a sparse file);
-    FolderRefused past a limit of arena.bots.folders, and with `clear` (its setuid and setgid bits cleared) for a
-    setuid or setgid file."""
-    used, special = 0, None
+
+def _disk_use(folder: Path, clear: bool = False) -> tuple[int, int]:
+    """Bytes the folder's files take (on disk, or by their apparent size where that is more: a sparse file), and
+    how many files and folders it holds; FolderRefused past a limit of arena.bots.folders, and with `clear` (its
+    setuid and setgid bits cleared) for a setuid or setgid file."""
+    used, count, special = 0, 0, None
     for entry in walk(folder):
+        count += 1
         info = entry.info
         used += max(info.st_blocks * 512, info.st_size if stat.S_ISREG(info.st_mode) else 0)
         if clear and stat.S_ISREG(info.st_mode) and info.st_mode & (stat.S_ISUID | stat.S_ISGID):
@@ -234,17 +263,7 @@ def _disk_use(folder: Path, clear: bool = False) -> int:
             special = special or entry.relative
     if special is not None:
         raise FolderRefused(f"{folder}: {shown(special)} is a setuid or setgid program")
-    return used
-
-
-def clear_all_special_bits(folder: Path) -> str | None:
-    """Clear every setuid and setgid bit in the folder, whatever else it holds (after a build, refused or not: a
-    program it made in its last moments must not outlive it); what was found, or None."""
-    try:
-        _disk_use(folder, clear=True)
-    except FolderRefused as exc:
-        return str(exc)
-    return None
+    return used, count
 
 
 def _tail(log: Path) -> str:

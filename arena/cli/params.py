@@ -13,6 +13,7 @@ from arena.bots.entrants import bot_command
 from arena.bots.meter import wait_accounting
 from arena.bots.process import BotCommand
 from arena.bots.sandbox import MIB, WALL_CEILING, Isolation, Limits, Sandbox, crowding
+from arena.bots.sandbox.hostuser import HostUids
 from arena.cli.store_options import db_option, results_option, store_path  # noqa: F401 (re-exported)
 from arena.errors import ConfigError
 from arena.games import Game, GameError, available, check_variants, get_game
@@ -166,6 +167,20 @@ def rating_options(command: Callable[..., Any]) -> Callable[..., Any]:
     ])
 
 
+class UidRange(click.ParamType):
+    """A range of host uids, FIRST-LAST, that belongs to no account of this machine."""
+
+    name = "uids"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> HostUids:
+        if isinstance(value, HostUids):
+            return value
+        try:
+            return HostUids.parse(str(value))
+        except ConfigError as exc:
+            self.fail(str(exc), param, ctx)
+
+
 def sandbox_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """--sandbox and the limits of each bot, gathered into a Sandbox passed as `sandbox`."""
     default = Limits()
@@ -173,10 +188,11 @@ def sandbox_options(command: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(command)
     def gathered(*args: Any, sandbox: str, memory_limit: int, cpu_limit: float, max_processes: int,
                  max_file_size: int, max_open_files: int, disk_limit: int, build_network: bool,
-                 **kwargs: Any) -> Any:
+                 bot_uids: HostUids | None, **kwargs: Any) -> Any:
         limits = Limits(memory=memory_limit * MIB, cpu=cpu_limit, processes=max_processes,
                         file_size=max_file_size * MIB, open_files=max_open_files, disk=disk_limit * MIB)
-        return command(*args, sandbox=Sandbox(Isolation(sandbox), limits, build_network=build_network), **kwargs)
+        return command(*args, sandbox=Sandbox(Isolation(sandbox), limits, build_network=build_network,
+                                              uids=bot_uids), **kwargs)
 
     options = [
         click.option("--sandbox", type=click.Choice([i.value for i in Isolation]), default=Isolation.AUTO.value,
@@ -202,6 +218,10 @@ def sandbox_options(command: Callable[..., Any]) -> Callable[..., Any]:
                      "packages). A build then shares this machine's network: it can reach the internet and every "
                      "service listening here, the arena's own tcp ports and your local databases included. "
                      "Without it a build under bwrap has no network at all."),
+        click.option("--bot-uids", type=UidRange(), default=None, metavar="FIRST-LAST",
+                     help="Host uids that belong to no account, for the bots and builds when the arena runs as "
+                     "root under bwrap: each running one takes a free uid of the range as its own (default, or "
+                     "when every one is in use: nobody). Never root, whatever the range."),
     ]
     for option in reversed(options):
         gathered = option(gathered)

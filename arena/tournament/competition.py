@@ -29,7 +29,7 @@ TABLES = {
     "sandbox": {"level": "sandbox", "memory_limit": "memory_limit", "cpu_limit": "cpu_limit",
                 "max_processes": "max_processes", "max_file_size": "max_file_size",
                 "max_open_files": "max_open_files", "disk_limit": "disk_limit",
-                "build_network": "build_network"},
+                "build_network": "build_network", "bot_uids": "bot_uids"},
     # arena serve's limits on uploads (arena tournament takes none of them)
     "serve": {"uploads_per_day": "uploads_per_day", "active_bots": "active_bots", "max_upload": "max_upload",
               "max_unpacked": "max_unpacked", "max_members": "max_members", "body_timeout": "body_timeout",

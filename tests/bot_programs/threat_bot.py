@@ -25,6 +25,8 @@ bounded, so that a broken sandbox cannot take the machine down:
   disk_flood     writes 4 MiB files in $HOME, up to 128 MiB in all, and dies of the error
   steal          at every decision reads each file listed in targets.txt (in its working directory: its
                  submission folder), and answers an illegal index if it could read one
+  host_uid       says on stderr at its start which uid it is to the host (its uid through its namespace's map),
+                 and plays on
   daemon_spin    leaves the same daemon, spinning the CPU for up to 40 s, and takes 0.3 s over each decision
                  until the daemon has used 6 CPU seconds, so that the game lasts while the daemon spins
 """
@@ -46,7 +48,8 @@ import msgpack
 import zmq
 
 MODES = ("memory", "fork_bomb", "cpu_spin", "disk_fill", "open_files", "connect", "peek", "signal_parent",
-         "signal_others", "hijack", "write", "spread_memory", "daemon", "daemon_spin", "disk_flood", "steal")
+         "signal_others", "hijack", "write", "spread_memory", "daemon", "daemon_spin", "disk_flood", "steal",
+         "host_uid")
 WITH_ARG = ("connect", "write")
 OPTIONAL_ARG = ("peek",)
 MIB = 1 << 20
@@ -288,8 +291,20 @@ def attack(mode: str, arg: str, request: dict[str, Any], decisions: int) -> byte
     return reply(request, type="action", index=0)
 
 
+def host_uid() -> int:
+    """This process's uid as the host sees it: its own mapped through /proc/self/uid_map."""
+    uid = os.getuid()
+    for line in Path("/proc/self/uid_map").read_text().splitlines():
+        inside, outside, count = map(int, line.split())
+        if inside <= uid < inside + count:
+            return outside + uid - inside
+    return -1
+
+
 def main(mode: str, arg: str, endpoint: str) -> None:
     """Serve the arena, attacking it."""
+    if mode == "host_uid":
+        print(f"threat_bot: host uid {host_uid()}", file=sys.stderr, flush=True)
     if mode == "peek":
         (home() / "secret.txt").write_text(f"secret of {os.getpid()}")
     context = zmq.Context()

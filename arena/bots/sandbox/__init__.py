@@ -30,10 +30,12 @@ from arena.bots.sandbox.bubblewrap import (
     HOME_IN_SANDBOX,
     bwrap_options,
     bwrap_problem,
+    entry,
     filesystem,
     isolation,
     outer_namespace,
 )
+from arena.bots.sandbox.hostuser import HostUids, Lease, dropping
 from arena.bots.sandbox.limits import BUILD_LIMITS, MIB, Limits
 from arena.bots.sandbox.paths import rustup_home
 from arena.bots.sandbox.proctree import working_prefix
@@ -65,6 +67,7 @@ class Sandbox:
     limits: Limits = field(default_factory=Limits)
     cpus: tuple[int, ...] = ()  # empty: not pinned
     build_network: bool = False  # builds share the machine's network (else they have none under bwrap)
+    uids: HostUids | None = None  # host uids for bots and builds under bwrap as root (None: nobody)
 
     def to_dict(self) -> dict[str, Any]:
         """The level and limits as plain data (the pinning is not part of what defines a tournament)."""
@@ -86,6 +89,16 @@ class Sandbox:
         """The sandbox's own processes that run in a bot's cgroup beside it (bubblewrap outside and as init, and
         unshare's where the arena itself runs in a user namespace), counted on top of the bot's task limit."""
         return 2 + (1 if outer_namespace() else 0) if self.confined else 0
+
+    @property
+    def drops(self) -> bool:
+        """True where a bot or build runs as a host uid of its own, not the arena's: bubblewrap, the arena root."""
+        return self.confined and dropping()
+
+    def lease(self) -> Lease | None:
+        """A host uid for one bot or build to run as where it drops (None elsewhere: there the sandbox's user
+        namespace maps it to the arena's own unprivileged user, or there is no sandbox)."""
+        return Lease(self.uids) if self.drops else None
 
     def resolved(self) -> "Sandbox":
         """This sandbox with auto replaced by the strongest level this machine supports."""
@@ -144,10 +157,12 @@ class Sandbox:
                 raise ConfigError(f"--sandbox bwrap cannot be used: {problem}")
 
     def command(self, argv: tuple[str, ...], cwd: str | None, private: Path, hidden: tuple[str, ...],
-                games: int = 1, masked: tuple[Path, ...] = (), join: tuple[Path, ...] = ()) -> list[str]:
+                games: int = 1, masked: tuple[Path, ...] = (), join: tuple[Path, ...] = (),
+                uid: int | None = None) -> list[str]:
         """The command line that runs argv in this sandbox for up to `games` games; private is the bot's own
         directory (socket, home), hidden the directories of the other bots and masked those of the arena (its
-        temporary and results directories), which bwrap covers; join the cgroup.procs files the bot enters."""
+        temporary and results directories), which bwrap covers; join the cgroup.procs files the bot enters; uid
+        the host user it becomes (its lease's) where the arena is root."""
         prefix: list[str] = []
         if self.cpus:
             prefix += ["taskset", "--cpu-list", ",".join(map(str, self.cpus))]
@@ -155,7 +170,7 @@ class Sandbox:
         if self.limited:
             prefix += _prlimit(self.limits, games)
         if self.level == Isolation.BWRAP:
-            prefix += [*outer_namespace(), *bwrap_options(cwd, private, hidden, argv, masked, self.limits)]
+            prefix += [*outer_namespace(), *bwrap_options(cwd, private, hidden, argv, masked, self.limits, uid)]
         return [*prefix, *argv]
 
     def environment(self, endpoint_env: dict[str, str], private: Path) -> dict[str, str]:
@@ -169,17 +184,19 @@ class Sandbox:
         home = str(private / "home")
         return {**kept, "HOME": home, "TMPDIR": home, **endpoint_env}
 
-    def build_command(self, argv: tuple[str, ...], folder: Path, join: tuple[Path, ...]) -> list[str]:
-        """The command line that runs a submission's build step in its folder: under bwrap as nobody, the folder
-        writable and nothing else of the machine's data, without network unless build_network; joining the
-        cgroup.procs files join."""
+    def build_command(self, argv: tuple[str, ...], folder: Path, join: tuple[Path, ...],
+                      uid: int | None = None) -> list[str]:
+        """The command line that runs a submission's build step in its folder: under bwrap as nobody (as root: as
+        uid, its lease's), the folder writable and nothing else of the machine's data, without network unless
+        build_network; joining the cgroup.procs files join."""
         prefix = [*launcher(join)]
         if self.limited:
             limits = BUILD_LIMITS
             prefix += ["prlimit", f"--fsize={limits.file_size}", f"--nofile={limits.open_files}", "--core=0", "--"]
         if self.level == Isolation.BWRAP:
-            prefix += [*outer_namespace(), *filesystem(BUILD_LIMITS.disk, [], ()), "--bind", str(folder),
-                       str(folder), "--chdir", str(folder), *isolation(network=self.build_network), "--"]
+            prefix += [*outer_namespace(), *filesystem(BUILD_LIMITS.disk, [], (), reached=(folder,)), "--bind",
+                       str(folder), str(folder), "--chdir", str(folder), *isolation(self.build_network, uid),
+                       *entry(uid)]
         return [*prefix, *argv]
 
     def build_environment(self, home: Path) -> dict[str, str]:

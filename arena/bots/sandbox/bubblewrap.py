@@ -11,6 +11,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from arena.bots.sandbox.hostuser import DROPPING_CAPS, setpriv
 from arena.bots.sandbox.limits import MIB, Limits
 from arena.bots.sandbox.paths import (
     HIDDEN_SYSTEM,
@@ -25,7 +26,8 @@ from arena.bots.sandbox.proctree import working_prefix
 
 SHM_SIZE = 8 * MIB  # the part of that quota that is /dev/shm (POSIX shared memory, semaphores)
 HOME_IN_SANDBOX = "/tmp/home"  # a bot's HOME inside bubblewrap, on its private /tmp
-NOBODY = 65534  # the user and group a bot and a build are inside bubblewrap
+NOBODY = 65534  # the user and group a bot and a build are inside bubblewrap run unprivileged
+SEARCHABLE = "0755"  # directories bubblewrap makes on the way to a bind: the dropped user must pass them
 
 
 @functools.cache
@@ -41,7 +43,7 @@ def outer_namespace() -> tuple[str, ...]:
 
 
 def bwrap_options(cwd: str | None, private: Path, hidden: tuple[str, ...], argv: tuple[str, ...],
-                  masked: tuple[Path, ...], limits: Limits) -> list[str]:
+                  masked: tuple[Path, ...], limits: Limits, uid: int | None = None) -> list[str]:
     """bubblewrap's part of a bot's command line: a filesystem of the runtime, the bot's own folder (or the
     folders of what its command line names, own_folders), its socket and a private home and /tmp of its own,
     within its disk limit."""
@@ -56,35 +58,61 @@ def bwrap_options(cwd: str | None, private: Path, hidden: tuple[str, ...], argv:
     temporary = Path(tempfile.gettempdir()).resolve()
     named = [p for p in named if not any(p.is_relative_to(c) for c in covered if c != temporary)]
     shown = [*arena_packages(), *([folder] if cwd is not None else []), *named]
-    args = [*filesystem(limits.disk, shown, covered, folder)]
+    args = [*filesystem(limits.disk, shown, covered, folder, reached=(private,))]
     if cwd is None:
-        args += ["--dir", str(folder)]  # a command line's bot runs where the arena runs, which it cannot see
-    return [*args, "--ro-bind", str(private), str(private), "--chdir", str(folder), *isolation(), "--"]
+        args += ["--perms", SEARCHABLE, "--dir", str(folder)]  # a command line's bot runs where the arena runs,
+        # which it cannot see
+    return [*args, "--ro-bind", str(private), str(private), "--chdir", str(folder),
+            *isolation(uid=uid), *entry(uid)]
 
 
-def isolation(network: bool = False) -> list[str]:
-    """bubblewrap's options that keep a sandbox apart: a read-only root, nobody in its own user, PID, IPC, UTS (and,
-    unless network, network) namespaces, no capabilities, a session of its own, dying with its parent."""
+def isolation(network: bool = False, uid: int | None = None) -> list[str]:
+    """bubblewrap's options that keep a sandbox apart: a read-only root, its own PID, IPC, UTS (and, unless network,
+    network) namespaces, no capabilities, a session of its own, dying with its parent; and either nobody in a user
+    namespace of its own (uid None: bubblewrap runs unprivileged) or, as root, no user namespace and only the
+    capabilities setpriv needs to become uid (entry), which it drops."""
     # The in-memory root and /dev go read-only once every mount is made: only the sized /tmp (and /dev/shm) and
     # what is bound writable can be written, not the directories bubblewrap made on the root for the binds.
-    return ["--remount-ro", "/dev", "--remount-ro", "/",
-            "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY), "--unshare-pid", "--unshare-ipc",
-            "--unshare-uts", *([] if network else ["--unshare-net"]), "--unshare-cgroup-try", "--cap-drop", "ALL",
+    user = ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY), "--cap-drop", "ALL"] if uid is None else \
+        ["--cap-drop", "ALL", *(option for cap in DROPPING_CAPS for option in ("--cap-add", cap))]
+    return ["--remount-ro", "/dev", "--remount-ro", "/", *user, "--unshare-pid", "--unshare-ipc",
+            "--unshare-uts", *([] if network else ["--unshare-net"]), "--unshare-cgroup-try",
             "--new-session", "--die-with-parent"]
 
 
-def filesystem(disk: int, shown: list[Path], covered: tuple[Path, ...], own: Path | None = None) -> list[str]:
+def entry(uid: int | None) -> list[str]:
+    """The end of bubblewrap's options, and where the arena is root the drop to the host uid of the process."""
+    return ["--"] if uid is None else ["--", *setpriv(uid)]
+
+
+def ancestors(paths: list[Path], bound: list[Path]) -> list[str]:
+    """bubblewrap's options that make the directories on the way to paths searchable (the arena's umask would
+    make them its user's alone), where no mount of the sandbox's own (nor one of the paths bound) already is."""
+    made = {Path("/"), Path("/tmp"), Path("/dev"), Path("/proc"), Path(HOME_IN_SANDBOX)}
+    args: list[str] = []
+    for path in paths:
+        for parent in reversed(path.parents):
+            if parent not in made and not any(parent.is_relative_to(b) for b in bound):
+                made.add(parent)
+                args += ["--perms", SEARCHABLE, "--dir", str(parent)]
+    return args
+
+
+def filesystem(disk: int, shown: list[Path], covered: tuple[Path, ...], own: Path | None = None,
+               reached: tuple[Path, ...] = ()) -> list[str]:
     """bubblewrap's options for a filesystem of the runtime (read-only), a private /tmp of `disk` bytes (with the
     home, HOME_IN_SANDBOX, and a small /dev/shm inside that quota), and the paths `shown`, read-only; the paths
     `covered` (other entrants' folders, the arena's files) stay out of sight even below a shown path, unless they
-    hold `own`."""
+    hold `own`; the way to the paths `reached` (which the caller binds) is made too."""
     shm = min(SHM_SIZE, disk // 8)
     args = ["bwrap", "--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--size", str(disk - shm), "--tmpfs",
-            "/tmp", "--dir", HOME_IN_SANDBOX, "--perms", "1777", "--size", str(max(shm, 4096)), "--tmpfs", "/dev/shm"]
+            "/tmp", "--perms", "1777", "--dir", HOME_IN_SANDBOX, "--perms", "1777", "--size", str(max(shm, 4096)),
+            "--tmpfs", "/dev/shm"]
     for link, target in system_links():
         args += ["--symlink", target, link]
     hidden = {c.resolve() for c in covered if c.exists()}
     bound = outermost(sorted({*runtime_roots(), *(p.resolve() for p in shown)}))
+    args += ancestors([*bound, *reached], bound)
     for path in bound:
         args += ["--ro-bind", str(path), str(path)]
     for secret in (*HIDDEN_SYSTEM, *owner_only()):
@@ -110,7 +138,8 @@ def bwrap_problem() -> str | None:
         return "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
     # The options the sandbox needs: a tmpfs of a given size (bubblewrap 0.8 or newer), another user inside.
     probe = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--size",
-             str(MIB), "--tmpfs", "/tmp", *isolation(), "--", "true"]
+             str(MIB), "--tmpfs", "/tmp", *isolation(uid=NOBODY if os.geteuid() == 0 else None),
+             *entry(NOBODY if os.geteuid() == 0 else None), "true"]
     try:
         run = subprocess.run(probe, capture_output=True, timeout=10)
     except (OSError, subprocess.SubprocessError) as exc:

@@ -1,0 +1,141 @@
+"""The host user a bot or a build runs as under bubblewrap when the arena is root: never root itself, but a uid of
+the organiser's range leased for as long as the process runs (nobody where no range is named or none is free),
+with the group nogroup, no other groups, no capabilities and no way to gain any.
+
+Run unprivileged, bubblewrap maps its sandbox's user to the arena's own, which is then what the host sees; run as
+root it would map it to root, so as root the arena makes the sandbox's mounts as root and only then drops to the
+leased uid (setpriv, inside the sandbox). The bot's files reach it through the group: a submission folder and a
+bot's own directory are given to the group nogroup, readable (and, for a build, its folder writable) by it alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import pwd
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.errors import ConfigError
+
+NOBODY = 65534  # the uid where the organiser names no range, or where every uid of it is in use
+NOGROUP = 65534  # the group of every bot and build: how their own files, and only those, reach them
+LEASES = Path("/run/bali-arena/uids")  # a lock file per uid in use, held by the process that leased it
+MAX_RANGE = 1 << 20
+# The capabilities bubblewrap keeps as root: to enter a folder the leased uid owns (its build's), and for setpriv,
+# which changes the uid and so loses every one of them for good.
+DROPPING_CAPS = ("CAP_DAC_READ_SEARCH", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP")
+
+
+@dataclass(frozen=True)
+class HostUids:
+    """A range of host uids the organiser set aside for bots and builds, first to last inclusive."""
+
+    first: int
+    last: int
+
+    @classmethod
+    def parse(cls, text: str) -> "HostUids":
+        """A range from 'FIRST-LAST'; ConfigError naming the problem for a malformed or unsafe one."""
+        first, dash, last = text.partition("-")
+        if not dash or not first.strip().isdigit() or not last.strip().isdigit():
+            raise ConfigError(f"bot uids {text[:40]!r}: give a range FIRST-LAST, for example 200000-200999")
+        uids = cls(int(first), int(last))
+        uids.check()
+        return uids
+
+    def check(self) -> None:
+        """ConfigError for a range holding root, the arena's user, an account of this machine, or too many uids."""
+        if not 0 < self.first <= self.last or self.last - self.first >= MAX_RANGE or self.last >= (1 << 32) - 1:
+            raise ConfigError(f"bot uids {self.first}-{self.last}: give a range of 1 to {MAX_RANGE} uids above 0")
+        if self.first <= os.geteuid() <= self.last:
+            raise ConfigError(f"bot uids {self.first}-{self.last} hold the arena's own uid {os.geteuid()}")
+        taken = sorted(p.pw_name for p in pwd.getpwall() if self.first <= p.pw_uid <= self.last
+                       and p.pw_uid != NOBODY)
+        if taken:
+            raise ConfigError(f"bot uids {self.first}-{self.last} hold accounts of this machine "
+                              f"({', '.join(taken[:3])}): choose uids that belong to no one")
+
+    def __str__(self) -> str:
+        return f"{self.first}-{self.last}"
+
+
+def dropping() -> bool:
+    """True where a sandboxed process must drop to a host user of its own: the arena runs as root."""
+    return os.geteuid() == 0
+
+
+class Lease:
+    """One host uid held for one process's life (a lock on its file under LEASES); nobody holds no lock."""
+
+    def __init__(self, uids: HostUids | None) -> None:
+        """Lease the first free uid of uids, or nobody where there is none."""
+        self.uid, self._fd = NOBODY, -1
+        if uids is None:
+            return
+        with contextlib.suppress(OSError):
+            LEASES.mkdir(parents=True, exist_ok=True, mode=0o700)
+        for uid in range(uids.first, uids.last + 1):
+            try:
+                fd = os.open(LEASES / str(uid), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            except OSError:
+                return  # no place for leases: nobody
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                continue
+            self.uid, self._fd = uid, fd
+            return
+
+    def release(self) -> None:
+        """Give the uid back (once its processes are gone)."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+def setpriv(uid: int) -> list[str]:
+    """The command that becomes uid (group nogroup, no other groups) with no capability left, before the bot's."""
+    return ["setpriv", f"--reuid={uid}", f"--regid={NOGROUP}", "--clear-groups", "--inh-caps=-all",
+            "--bounding-set=-all", "--"]
+
+
+def hand_over(folder: Path, owner: int = -1, writable: bool = False) -> None:
+    """Give a folder's files to the group nogroup, readable (directories and programs searchable) and not
+    writable by it; with owner (-1: each file's own kept) their owner, and with writable every file writable by
+    that owner (a build's folder). chown clears any setuid and setgid bit on the way, and so does the new mode."""
+    for path in _tree(folder):
+        info = path.lstat()
+        if stat.S_ISLNK(info.st_mode):
+            os.lchown(path, owner, NOGROUP)
+            continue
+        os.chown(path, owner, NOGROUP)
+        searchable = stat.S_ISDIR(info.st_mode) or info.st_mode & stat.S_IXUSR
+        mode = stat.S_IMODE(info.st_mode) & ~(stat.S_ISUID | stat.S_ISGID | stat.S_IWGRP)
+        mode |= stat.S_IRGRP | (stat.S_IXGRP if searchable else 0)
+        if writable:
+            mode |= stat.S_IRUSR | stat.S_IWUSR | (stat.S_IXUSR if stat.S_ISDIR(info.st_mode) else 0)
+        os.chmod(path, mode)
+
+
+def _tree(folder: Path) -> list[Path]:
+    """The folder and everything below it, links not followed."""
+    found = [folder]
+    for root, dirs, files in os.walk(folder):
+        found += [Path(root, name) for name in (*dirs, *files)]
+    return found
+
+
+def open_directory(private: Path) -> None:
+    """Let the group nogroup reach a bot's own directory (its socket), and nothing in it by that alone."""
+    os.chown(private, -1, NOGROUP)
+    os.chmod(private, 0o710)
+
+
+def open_socket(socket: Path) -> None:
+    """Let the group nogroup connect to an ipc socket the arena bound (again, after each lazy-pirate rebind)."""
+    os.chown(socket, -1, NOGROUP)
+    os.chmod(socket, 0o660)
