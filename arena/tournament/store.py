@@ -16,6 +16,7 @@ import re
 import shlex
 import sqlite3
 import sys
+import tempfile
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -50,6 +51,7 @@ SCHEMA_VERSION = 8
 _LOCK_WAIT = 2.0  # seconds to wait for a new lock holder to write who it is
 SERVER_LOCK = "(server)"  # the lock `arena serve` holds, beside the tournaments' (no tournament name is a file name)
 _MAX_COMMAND = 200  # characters of a lock holder's command line shown in a message
+BACKUP_STEP = 1024  # pages a backup copies at a time (4 MiB at SQLite's default page size), its progress between
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -472,6 +474,43 @@ class Store:
 
     def _transaction(self) -> "_Transaction":
         return _Transaction(self.db)
+
+    def backup(self, dest: Path, progress: Callable[[int, int], None] | None = None,
+               overwrite: bool = False) -> tuple[int, int]:
+        """Copy the store, as it stood when the copy began, to dest, readable by its user alone, while other
+        processes go on writing it; returns the pages and bytes copied."""
+        dest = Path(dest)
+        where, there = shlex.quote(str(self.path)), shlex.quote(str(dest))
+        _check_backup_dest(self.path, dest, overwrite)
+        partial: Path | None = None
+        try:
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            # A file of its own beside dest (mode 0600 whatever the umask), given dest's name only once it is whole
+            # and checked: a backup cut off or failed leaves dest as it was.
+            fd, name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".partial", dir=dest.parent)
+            os.close(fd)
+            partial = Path(name)
+            pages, size = _snapshot(self.path, partial, progress)
+            fd = os.open(partial, os.O_RDONLY)
+            try:
+                os.fsync(fd)  # on disk before it takes dest's name: a crash leaves a whole copy there, or none
+            finally:
+                os.close(fd)
+            if overwrite:
+                os.replace(partial, dest)
+            elif _linked(partial, dest):  # never over a file that appeared meanwhile
+                raise ConfigError(f"{there} exists: give --force to replace it, or another file")
+            return pages, pages * size
+        except (sqlite3.Error, OSError) as exc:
+            name = getattr(exc, "sqlite_errorname", "") or ""
+            if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):  # the copy is new: only the store is damaged
+                raise StoreError(_damaged(self.path, str(exc))) from None
+            raise StoreError(f"cannot back up the results store {where} to {there} ({exc}): check that both can be "
+                             f"reached and that there is room for the copy; nothing was written to {there}") from None
+        finally:
+            if partial is not None:
+                for end in ("", "-wal", "-shm", "-journal"):
+                    partial.with_name(partial.name + end).unlink(missing_ok=True)
 
     # --- tournaments ------------------------------------------------------------------------------------------------
     @contextmanager
@@ -1185,6 +1224,59 @@ def _damaged(path: Path, detail: str) -> str:
     where = shlex.quote(str(path))
     return (f"the results store {where} is damaged ({detail}); nothing was changed. Keep a copy, recover what is "
             f"readable with: sqlite3 {where} \".recover\" | sqlite3 recovered.sqlite, and use --db recovered.sqlite")
+
+
+def _check_backup_dest(store: Path, dest: Path, overwrite: bool) -> None:
+    """ConfigError for a backup's dest that is the store (or one of its files), a folder, or a file that exists
+    while it may not be replaced."""
+    where, there = shlex.quote(str(store)), shlex.quote(str(dest))
+    real = store.resolve()
+    if dest.resolve() in [real.with_name(real.name + end) for end in ("", "-wal", "-shm", "-journal")] or (
+            dest.exists() and os.path.samefile(dest, real)):
+        raise ConfigError(f"{there} is the results store {where} itself: back it up to another file")
+    if dest.is_dir():
+        raise ConfigError(f"{there} is a folder: give the backup's file, such as "
+                          f"{shlex.quote(str(dest / DEFAULT_DB_NAME))}")
+    if dest.exists() and not overwrite:
+        raise ConfigError(f"{there} exists: give --force to replace it, or another file")
+
+
+def _snapshot(store: Path, copy: Path, progress: Callable[[int, int], None] | None) -> tuple[int, int]:
+    """Copy the store at path `store` into the empty file `copy` as it stands now, BACKUP_STEP pages at a time
+    (progress told the pages copied and the total after each step), and check the copy; its pages and page size."""
+
+    def step(status: int, remaining: int, total: int) -> None:
+        if progress is not None:
+            progress(total - remaining, total)
+
+    source = _connect_readonly(store)
+    target = sqlite3.connect(copy, isolation_level=None)
+    try:
+        # One read transaction for the whole copy: every step reads the same snapshot, which writers in WAL mode do
+        # not wait for, where a copy would otherwise start again whenever another process commits (and, under a
+        # busy ladder, never end).
+        source.execute("BEGIN")
+        source.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        source.backup(target, pages=BACKUP_STEP, progress=step)
+        source.execute("COMMIT")
+        pages, size = (target.execute(f"PRAGMA {pragma}").fetchone()[0] for pragma in ("page_count", "page_size"))
+        # The copy holds the store's pages as they are: a damaged page in it is one in the store.
+        problems = [str(row[0]) for row in target.execute("PRAGMA quick_check(3)")]
+    finally:
+        target.close()
+        source.close()
+    if problems != ["ok"]:
+        raise StoreError(_damaged(store, "; ".join(problems)[:200]))
+    return pages, size
+
+
+def _linked(path: Path, name: Path) -> bool:
+    """Give the file at path the further name `name`; True if a file already has that name (left as it is)."""
+    try:
+        os.link(path, name)
+    except FileExistsError:
+        return True
+    return False
 
 
 def _check_writable(path: Path) -> None:
