@@ -63,10 +63,12 @@ _failed: dict[str, tuple[str, BuildFailed]] = {}  # folder -> (digest, fault) of
 BuildWatch = Callable[[Path, tuple[str, ...]], ContextManager[None]]  # wraps a build that runs: says it is under way
 
 
-def ensure_built(cwd: str | None, log: Path, sandbox: Sandbox = Sandbox(), watch: BuildWatch | None = None) -> None:
+def ensure_built(cwd: str | None, log: Path, sandbox: Sandbox = Sandbox(), watch: BuildWatch | None = None,
+                 time_left: float = BUILD_TIMEOUT) -> None:
     """Build the submission folder cwd (in sandbox) if its manifest names a build and its files changed since the
-    last one; BuildFailed (with the build's last lines) if the build fails. Once per folder and process: a failed
-    build is not tried again for the same files. A build that runs does so inside watch(folder, build), if given."""
+    last one; BuildFailed (with the build's last lines) if the build fails or takes more than time_left seconds.
+    Once per folder and process: a failed build is not tried again for the same files. A build that runs does so
+    inside watch(folder, build), if given."""
     if cwd is None or not (Path(cwd) / MANIFEST).is_file():
         return
     folder = Path(cwd)
@@ -79,7 +81,7 @@ def ensure_built(cwd: str | None, log: Path, sandbox: Sandbox = Sandbox(), watch
             raise BuildFailed(f"cannot read the build step: {exc}") from None
         try:
             if build is not None:
-                _build_if_changed(folder, build, log, sandbox.resolved(), watch)
+                _build_if_changed(folder, build, log, sandbox.resolved(), watch, time_left)
             if sandbox.resolved().drops:
                 hand_over(folder)  # its bots run as host uids of their own, which reach its files as nogroup
         except FolderRefused as exc:
@@ -90,7 +92,7 @@ def ensure_built(cwd: str | None, log: Path, sandbox: Sandbox = Sandbox(), watch
 
 
 def _build_if_changed(folder: Path, build: tuple[str, ...], log: Path, sandbox: Sandbox,
-                      watch: BuildWatch | None) -> None:
+                      watch: BuildWatch | None, time_left: float) -> None:
     digest = folder_digest(folder)
     failed = _failed.get(str(folder))
     if failed is not None and failed[0] == digest:
@@ -100,16 +102,18 @@ def _build_if_changed(folder: Path, build: tuple[str, ...], log: Path, sandbox: 
             return  # built already, by an earlier run or by another worker while this one waited
         try:
             with watch(folder, build) if watch is not None else nullcontext():
-                run_build(folder, build, log, sandbox)
+                run_build(folder, build, log, sandbox, time_left)
         except BuildFailed as fault:
             _failed[str(folder)] = (digest, fault)
             raise
         _write_stamp(folder, folder_digest(folder), build)
 
 
-def run_build(folder: Path, build: tuple[str, ...], log: Path, sandbox: Sandbox = Sandbox()) -> None:
+def run_build(folder: Path, build: tuple[str, ...], log: Path, sandbox: Sandbox = Sandbox(),
+              time_left: float = BUILD_TIMEOUT) -> None:
     """Run build in folder inside sandbox (resolved), its output (stdout and stderr) to the file log; BuildFailed
-    if it does not succeed, goes over a limit or past BUILD_TIMEOUT."""
+    if it does not succeed, goes over a limit or past time_left seconds (BUILD_TIMEOUT, less what earlier tries
+    of the same admission used)."""
     log.parent.mkdir(parents=True, exist_ok=True)
     folder = folder.resolve()
     with log.open("wb") as out, tempfile.TemporaryDirectory(prefix="arena-build-") as home, _closed_to_others(folder):
@@ -124,7 +128,7 @@ def run_build(folder: Path, build: tuple[str, ...], log: Path, sandbox: Sandbox 
             raise BuildFailed(f"cannot run the build step {shlex.join(build)!r}: {exc.strerror or exc}"
                               f"{install_hint(build[0])}") from None
         try:
-            status, over = run.wait()
+            status, over = run.wait(min(time_left, BUILD_TIMEOUT))
         finally:
             run.end()
             last = run.look()  # a program or files it made in its last moments must not outlive it either
@@ -191,17 +195,18 @@ class BuildRun:
         if self.watchdog is not None:
             self.watchdog.watch(self)
 
-    def wait(self) -> tuple[int | None, str | None]:
+    def wait(self, time_left: float = BUILD_TIMEOUT) -> tuple[int | None, str | None]:
         """The build's exit status, and what it went over (None: nothing), once it ends or is stopped."""
         assert self.process is not None
-        deadline = time.monotonic() + BUILD_TIMEOUT
+        deadline = time.monotonic() + time_left
         while True:
             try:
                 status = self.process.wait(_GROWTH_LOOK)
                 break
             except subprocess.TimeoutExpired:
                 if time.monotonic() > deadline:
-                    return None, f"its {BUILD_TIMEOUT:g} s"
+                    return None, f"its {BUILD_TIMEOUT:g} s" + ("" if time_left >= BUILD_TIMEOUT else
+                                                                 " (counted across stops of the arena)")
                 over = self.look() if self.limited else None
                 if over is not None:
                     return None, over

@@ -36,6 +36,7 @@ BUILD_WALKS = 4  # walks of a submission's folder around its build (digests and 
 BUILDING = "building this submission"  # an admission's steps, as a failure of the worker names them
 FIRST_GAME = "playing this submission's first game"
 ADMISSIONS = 2  # uploads admitted at once, each of another author's
+BUILD_CLOCK = 2.0  # seconds between two records of a running build's time: a stop or SIGKILL loses no more
 CUT_AFTER = 20.0  # seconds a wave plays before an admission may end it
 WAVE_SECONDS = 60.0  # no new table of a wave starts after this long, so that a stop is quick
 
@@ -168,7 +169,7 @@ class Season:
         folder = Path(submission.folder)
         build_log = folder.parent / f"{folder.name}-build.log"
         store.set_status(submission.id, Status.BUILDING)
-        failed = worker.run(_build_step, (str(folder), build_log, s.sandbox.resolved()), BUILDING)
+        failed = self._build(store, submission, build_log, worker)
         if failed is not None:
             store.set_status(submission.id, Status.REFUSED, shown_to_author(f"the build failed: {failed}", folder),
                              shown_to_author(_tail(build_log), folder))
@@ -192,6 +193,27 @@ class Season:
         else:
             store.set_status(submission.id, Status.REFUSED, shown_to_author(reason, folder))
             log.info("refused %s %s: its first game", submission.bot, submission.version)
+
+    def _build(self, store: Store, submission: Submission, build_log: Path, worker: AdmissionWorker) -> str | None:
+        """Build the submission in the worker within what is left of its BUILD_TIMEOUT (each try's time counted
+        in the store as it runs, so that a stop and a start give it no more): why it failed, or None."""
+        spent = store.build_seconds(submission.id)
+        if spent >= BUILD_TIMEOUT:
+            return f"the build went over its {BUILD_TIMEOUT:g} s (counted across stops of the arena)"
+        began, recorded = time.monotonic(), spent
+
+        def count() -> None:
+            nonlocal recorded
+            now = spent + time.monotonic() - began
+            if now - recorded >= BUILD_CLOCK:
+                store.set_build_seconds(submission.id, now)
+                recorded = now
+
+        job = (submission.folder, build_log, self.settings.sandbox.resolved(), None, BUILD_TIMEOUT - spent)
+        try:
+            return worker.run(_build_step, job, BUILDING, count)
+        finally:
+            store.set_build_seconds(submission.id, spent + time.monotonic() - began)
 
     # --- the ladder ---------------------------------------------------------------------------------------------
     def _ladder(self) -> None:
@@ -257,12 +279,14 @@ class AdmissionWorker:
     def __exit__(self, *_: object) -> None:
         self.pool.close()
 
-    def run(self, step: Step, job: tuple[Any, ...], doing: str) -> str | None:
-        """Run step on job in the worker: what it says went wrong (or what became of the worker, which is said
-        to be `doing` the step), or None."""
+    def run(self, step: Step, job: tuple[Any, ...], doing: str, meanwhile: Callable[[], None] = lambda: None) -> \
+            str | None:
+        """Run step on job in the worker (calling meanwhile() at every look until it ends): what it says went wrong
+        (or what became of the worker, which is said to be `doing` the step), or None."""
         self.pool.doing = doing
         self.pool.submit(0, (step, job))
         while True:
+            meanwhile()
             for _, _, outcome in self.pool.finished():
                 why = outcome.reason if isinstance(outcome, Failure) else outcome
                 return why or None
@@ -273,7 +297,7 @@ def _run_step(order: tuple[Step, tuple[Any, ...]]) -> str:
     return step(job)
 
 
-def _build_step(job: tuple[str, Path, Sandbox]) -> str:
+def _build_step(job: tuple[str, Path, Sandbox, None, float]) -> str:
     """In a worker: build a submission's folder; why the build failed, or "" (a worker's result is never None)."""
     # A build asks no bot anything: without word, the pool would take its worker for stuck after STALL_SLACK.
     expect_progress_within(BUILD_TIMEOUT + BUILD_WALKS * folders.TIME_LIMIT)

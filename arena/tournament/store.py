@@ -47,7 +47,7 @@ if TYPE_CHECKING:  # not imported at run time: the bots' processes and the proto
     from arena.match.record import GameRecord
 
 DEFAULT_DB_NAME = "arena.sqlite"
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 _LOCK_WAIT = 2.0  # seconds to wait for a new lock holder to write who it is
 SERVER_LOCK = "(server)"  # the lock `arena serve` holds, beside the tournaments' (no tournament name is a file name)
 _MAX_COMMAND = 200  # characters of a lock holder's command line shown in a message
@@ -135,6 +135,10 @@ _SESSIONS = (
     "CREATE INDEX IF NOT EXISTS sessions_by_author ON sessions (author_id)",
     "DELETE FROM meta WHERE key = 'session_key'",
 )
+# The build time each admission has used, across stops of the server: a restart does not give a build a fresh limit.
+# IF NOT EXISTS: a store an older arena only marked older may hold the table already.
+_BUILD_TIME = ("CREATE TABLE IF NOT EXISTS build_times (submission_id INTEGER PRIMARY KEY REFERENCES "
+               "submissions(id), seconds REAL NOT NULL)",)
 
 # MIGRATIONS[v] takes a store of schema v to v + 1; they run in one transaction, so a failure changes nothing.
 MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -159,6 +163,7 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     6: _RETIRING,
     # Sessions are kept server-side (ended by signing out), as hashes: no key to sign cookies with is kept.
     7: _SESSIONS,
+    8: _BUILD_TIME,
 }
 
 
@@ -454,7 +459,7 @@ class Store:
         if version == SCHEMA_VERSION:
             return
         if version is None:
-            for statement in [*filter(str.strip, _SCHEMA.split(";")), *_ACCOUNTS, *_SERVING, *_SESSIONS]:
+            for statement in [*filter(str.strip, _SCHEMA.split(";")), *_ACCOUNTS, *_SERVING, *_SESSIONS, *_BUILD_TIME]:
                 self.db.execute(statement)
             self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             return
@@ -1180,6 +1185,18 @@ class Store:
         """Submissions a stopped server left building or validating are queued again; returns how many."""
         return self.db.execute("UPDATE submissions SET status = 'queued', updated = ? WHERE status IN ('building', "
                                "'validating')", (time.time(),)).rowcount
+
+    @_guarded
+    def build_seconds(self, sid: int) -> float:
+        """Seconds the submission's build has run so far, over every try (0 for none)."""
+        row = self.db.execute("SELECT seconds FROM build_times WHERE submission_id = ?", (sid,)).fetchone()
+        return float(row[0]) if row else 0.0
+
+    @_guarded
+    def set_build_seconds(self, sid: int, seconds: float) -> None:
+        """Record how long the submission's build has run, over every try so far."""
+        self.db.execute("INSERT INTO build_times VALUES (?, ?) ON CONFLICT (submission_id) DO UPDATE SET seconds = "
+                        "excluded.seconds", (sid, seconds))
 
     @_guarded
     def current_versions(self) -> list[Submission]:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.bots.submission import BUILD_TIMEOUT
 from tests.helpers import wait_until
 from tests.server.conftest import Server, admitted, kit_bot, start, stop, upload, zipped
 
@@ -145,3 +146,36 @@ def test_an_endless_build_holds_up_no_other_authors_admission(server: Server, tm
     honest = upload(server, other, zipped(kit_bot(tmp_path / "ottobot"))).json()["id"]
     assert admitted(server, other, honest), server.status(other, honest)
     assert server.status(slow, stuck)["status"] == "building"  # still at it, alone
+
+
+def test_a_restart_gives_a_build_no_fresh_time_limit(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    process, url = start(results)
+    server = Server(url, results, process)
+    try:
+        _, slow = server.author("sloane")
+        endless = kit_bot(tmp_path / "endless")
+        manifest = endless / "manifest.toml"
+        manifest.write_text(re.sub(r"^build = .*$", 'build = ["sleep", "100000"]', manifest.read_text(), flags=re.M))
+        stuck = upload(server, slow, zipped(endless)).json()["id"]
+        assert wait_until(lambda: server.status(slow, stuck)["status"] == "building")
+        # The time it runs is counted as it runs, so that a stop (which kills the admission) loses little of it.
+        assert wait_until(lambda: _build_seconds(results, stuck) > 0)
+    finally:
+        assert stop(process) == 130
+    with sqlite3.connect(results / "arena.sqlite") as con:
+        # As if earlier runs of the server had let it build for all but the last 2 s of its limit.
+        con.execute("UPDATE build_times SET seconds = ? WHERE submission_id = ?", (BUILD_TIMEOUT - 2, stuck))
+    process, url = start(results)
+    server = Server(url, results, process)
+    try:
+        assert wait_until(lambda: server.status(slow, stuck)["status"] == "refused")
+        assert "went over its 900 s (counted across stops of the arena)" in server.status(slow, stuck)["reason"]
+    finally:
+        assert stop(process) == 130
+
+
+def _build_seconds(results: Path, submission: int) -> float:
+    with sqlite3.connect(results / "arena.sqlite") as con:
+        row = con.execute("SELECT seconds FROM build_times WHERE submission_id = ?", (submission,)).fetchone()
+        return row[0] if row else 0.0
