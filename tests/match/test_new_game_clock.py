@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.cli.validate import game_report
 from arena.errors import FaultKind
 from arena.match.record import GameRecord, Phase, load_record, record_from_dict
 from arena.match.replay import resimulate, seat_messages, turn_lines
@@ -52,6 +53,11 @@ def test_a_seat_clock_charges_a_new_game_only_beyond_the_allowance_and_only_with
     assert free.new_game_limit(10.0) == 10.0 and free.new_game_charge(9.5) == 0.0
 
 
+def test_the_protocol_states_the_allowance_it_has() -> None:
+    spec = (ROOT / "protocol" / "PROTOCOL.md").read_text(encoding="utf-8")
+    assert f"the first **{NEW_GAME_ALLOWANCE:g} s** of a `new_game`" in spec
+
+
 def test_a_new_game_answered_within_the_allowance_is_charged_nothing(tmp_path: Path) -> None:
     control = TimeControl(timeout=0.5, init=20.0, game_clock=20.0)
     record = play(tmp_path, "bali-2017", [RANDOM, RANDOM], time=control).records[0]
@@ -74,6 +80,9 @@ def test_a_new_game_stalled_under_the_init_timeout_costs_its_game_clock_the_time
     assert _first_decide_clock(record, staller.seat) == pytest.approx(20.0 - staller.new_game_charged)
     assert other.new_game_charged == 0.0 and _first_decide_clock(record, other.seat) == 20.0
     assert resimulate(record).reproduces
+    # `arena validate` counts it in the clock's use.
+    report = game_report(record, 1.0, {})[0]
+    assert f"{staller.new_game_charged:.3g} s of it at new_game" in report
     # The figures survive the file, and a record made before them loads charging nothing.
     plain = record.to_dict()
     for seat in plain["seats"]:
