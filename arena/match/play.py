@@ -27,6 +27,7 @@ from arena.bots.sandbox.paths import hidden_script, other_scripts
 from arena.bots.sandbox.watchdog import Watchdog
 from arena.bots.submission import BuildWatch, ensure_built, wants_tcp
 from arena.errors import (
+    STOPPED_KINDS,
     BotCrashed,
     BotFault,
     BotTimeout,
@@ -388,7 +389,10 @@ class GamePlay:
         except BotFault as exc:
             fault, elapsed = exc, exc.elapsed
         charged = 0.0 if elapsed is None else clock.new_game_charge(elapsed)
-        if elapsed is not None and (fault is None or isinstance(fault, BotTimeout)) and clock.runs_out(charged, None):
+        # A seat out of clock is asked nothing that game, which its record must show as a clock fault (replays
+        # check it), whatever else the answer did wrong; a bot that is gone is disqualified for it instead.
+        stopped = fault is not None and fault.kind in STOPPED_KINDS
+        if elapsed is not None and not stopped and clock.runs_out(charged, None):
             fault = _new_game_clock_fault(clock, elapsed, charged)
         self.new_game_time[seat], self.new_game_charged[seat] = elapsed, charged
         clock.spend(charged)

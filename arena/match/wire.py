@@ -100,7 +100,7 @@ class SeatClock:
         return 0.0 if self.left is None else max(0.0, elapsed - NEW_GAME_ALLOWANCE)
 
     def spend(self, seconds: float) -> None:
-        """Take `seconds` off the game clock and its guard outside any decision (a new_game's charge)."""
+        """Take `seconds` off the game clock and its guard: a decision's charge, or a new_game's."""
         if self.left is not None and self.wall_left is not None:
             self.left = max(0.0, self.left - seconds)
             self.wall_left = max(0.0, self.wall_left - seconds)
