@@ -17,7 +17,7 @@ from arena.bots.sandbox.hostuser import HostUids
 from arena.cli.store_options import db_option, results_option, store_path  # noqa: F401 (re-exported)
 from arena.errors import ConfigError
 from arena.games import Game, GameError, available, check_variants, get_game
-from arena.match.wire import with_game_clock
+from arena.match.wire import NEW_GAME_ALLOWANCE, with_game_clock
 from arena.ratings.trueskill import RatingConfig
 from arena.tournament import competition
 from protocol import TimeControl
@@ -125,7 +125,8 @@ def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
                      f"for a core (and at most {WALL_CEILING:g} times as much on the wall clock beyond that wait, a "
                      "guard)."),
         click.option("--init-timeout", type=SECONDS, default=10.0, show_default=True,
-                     help="Seconds a bot may take to start and answer the handshake or a new game."),
+                     help="Seconds a bot may take to start and answer the handshake or a new game (a new "
+                     f"game's time beyond {NEW_GAME_ALLOWANCE:g} s is charged to its game clock)."),
         click.option("--time-bank", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
                      help="Extra seconds per game a bot may spend beyond the per-decision timeout."),
         click.option("--increment", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
@@ -134,8 +135,8 @@ def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
                      show_default=_game_clocks(),
                      help="Seconds a bot may think in one game, all its decisions together (charged as --timeout "
                      f"is, and at most {WALL_CEILING:g} times as much on the wall clock beyond the waits); once "
-                     "they run out, its seat plays the default for the rest of the game (a `clock` fault). 0: no game "
-                     "clock."),
+                     "they run out, its seat plays the default for the rest of the game (a `clock` fault). A new "
+                     f"game's time beyond {NEW_GAME_ALLOWANCE:g} s comes off it too. 0: no game clock."),
     ])
 
 

@@ -102,13 +102,13 @@ def game_report(record: GameRecord, timeout: float, shown: dict[tuple[object, ..
     status = "FAULTS" if faults else "ok"
     slowest = f", slowest {max(times) * 1000:.1f} ms of its {timeout:g} s" if times else ""
     lines = [f"game {record.game_index + 1} (seat {seat}): {status}: {len(times)} decisions{slowest}"
-             f"{_clock_used(record, asked)}, rank {record.ranks[seat]} of {record.num_players}"
+             f"{_clock_used(record, seat, asked)}, rank {record.ranks[seat]} of {record.num_players}"
              + (" (disqualified)" if seat in record.disqualified else "")]
     if times and max(times) > SLOW_SHARE * timeout and not faults:
         lines.append(f"  warning: the slowest decision used {100 * max(times) / timeout:.0f}% of the {timeout:g} s "
                      "limit (raise it with --timeout)")
     clock = record.time.game_clock
-    used = sum(times)
+    used = sum(times) + record.seats[seat].new_game_charged
     if clock and used > SLOW_SHARE * clock and not faults:
         lines.append(f"  warning: the bot used {100 * used / clock:.0f}% of its {clock:g} s game clock (raise it "
                      "with --game-clock)")
@@ -127,15 +127,18 @@ def game_report(record: GameRecord, timeout: float, shown: dict[tuple[object, ..
     return lines
 
 
-def _clock_used(record: GameRecord, asked: list[DecisionRecord]) -> str:
+def _clock_used(record: GameRecord, seat: int, asked: list[DecisionRecord]) -> str:
     """', game clock 0.0123 s of its 20 s (wall 0.5 s, 0.48 s waiting for a core)': the time charged for the seat's
-    decisions against its game clock, and the wall time they took."""
+    decisions against its game clock, and the wall time they took; with '2.1 s of it at new_game' where its new_game
+    took longer than the allowance."""
     clock = record.time.game_clock
-    used = sum(d.spent or 0.0 for d in asked)
+    at_start = record.seats[seat].new_game_charged
+    used = sum(d.spent or 0.0 for d in asked) + at_start
     wall = sum(d.time or 0.0 for d in asked)
     waits = [d.wait for d in asked if d.wait is not None]
     waited = f", {sum(waits):.3g} s waiting for a core" if waits else ""
-    return f", game clock {used:.3g} s of its {clock:g} s (wall {wall:.3g} s{waited})" if clock else ""
+    started = f", {at_start:.3g} s of it at new_game" if at_start else ""
+    return f", game clock {used:.3g} s of its {clock:g} s{started} (wall {wall:.3g} s{waited})" if clock else ""
 
 
 def _replay_page(record: GameRecord, folder: Path | None) -> Path | None:

@@ -27,6 +27,7 @@ from arena.bots.sandbox.paths import hidden_script, other_scripts
 from arena.bots.sandbox.watchdog import Watchdog
 from arena.bots.submission import BuildWatch, ensure_built, wants_tcp
 from arena.errors import (
+    STOPPED_KINDS,
     BotCrashed,
     BotFault,
     BotTimeout,
@@ -39,8 +40,15 @@ from arena.errors import (
 from arena.games import Game, GameError
 from arena.match.record import DecisionRecord, FaultRecord, GameRecord, Phase, SeatRecord, entrant_label, save_record
 from arena.match.seeds import SecretSeed, Seed, derive_seed, public_seed, seed_label
-from arena.match.wire import SeatClock, decide_request, game_over_request, new_game_request, outcome
-from protocol import DEFAULT_MAX_MESSAGE, Action, Ready, TimeControl
+from arena.match.wire import (
+    NEW_GAME_ALLOWANCE,
+    SeatClock,
+    decide_request,
+    game_over_request,
+    new_game_request,
+    outcome,
+)
+from protocol import DEFAULT_MAX_MESSAGE, Action, NewGame, Ready, TimeControl
 
 ARENA_NAME = f"bali-arena {__version__}"
 DEFAULT_MAX_FAULTS = 3
@@ -344,6 +352,8 @@ class GamePlay:
         self.first_request: list[int | None] = [None] * n
         self.asked = [0] * n  # decide requests sent to each seat in this game: the bot's own numbering
         self.game_over_sent = [False] * n
+        self.new_game_time: list[float | None] = [None] * n  # wall seconds each seat's new_game took
+        self.new_game_charged = [0.0] * n  # seconds of each seat's game clock its new_game cost
 
     def play(self) -> GameRecord:
         """Deal, seat the bots, play to the end, tell everyone the outcome, and return the record."""
@@ -365,12 +375,30 @@ class GamePlay:
             self.bots[seat] = bot
             bot.new_game()
             self.first_request[seat] = bot.channel.next_id
-            request = new_game_request(self.config.game, self.config.options, self.game_index, seat, n,
-                                       self.bot_seeds[seat], self.config.time)
-            try:
-                bot.ask(request, self.config.time.init)
-            except BotFault as fault:
-                self._fault(seat, Phase.NEW_GAME, fault, None, self.config.time.init)
+            self._new_game(seat, bot, new_game_request(self.config.game, self.config.options, self.game_index,
+                                                       seat, n, self.bot_seeds[seat], self.config.time))
+
+    def _new_game(self, seat: int, bot: BotProcess, request: NewGame) -> None:
+        """Ask the seat's new_game within its limit and charge its time beyond the allowance to its game clock: a
+        clock fault where that runs the clock out."""
+        clock = self.clocks[seat]
+        limit = clock.new_game_limit(self.config.time.init)
+        fault: BotFault | None = None
+        try:
+            elapsed: float | None = bot.ask(request, limit).elapsed
+        except BotFault as exc:
+            fault, elapsed = exc, exc.elapsed
+        charged = 0.0 if elapsed is None else clock.new_game_charge(elapsed)
+        # A seat out of clock is asked nothing that game, which its record must show as a clock fault (replays
+        # check it), whatever else the answer did wrong; a bot that is gone is disqualified for it instead.
+        stopped = fault is not None and fault.kind in STOPPED_KINDS
+        if elapsed is not None and not stopped and clock.runs_out(charged, None):
+            fault = _new_game_clock_fault(clock, elapsed, charged)
+        self.new_game_time[seat], self.new_game_charged[seat] = elapsed, charged
+        clock.spend(charged)
+        if fault is not None:
+            self._fault(seat, Phase.NEW_GAME, fault, None,
+                        clock.control.game_clock if fault.kind == FaultKind.CLOCK else limit)
 
     def _decide(self, seat: int) -> int:
         """The index played for seat: its bot's answer, or the default when it faults, is disqualified or is out
@@ -460,7 +488,8 @@ class GamePlay:
         p = self.participants[seat]
         name, version = self.pool.name(p)
         return SeatRecord(seat, p, name, version, str(self.config.bots[p]), self.bot_seeds[seat],
-                          self.first_request[seat], self.game_over_sent[seat], entrant=self.pool.names[p])
+                          self.first_request[seat], self.game_over_sent[seat], entrant=self.pool.names[p],
+                          new_game_time=self.new_game_time[seat], new_game_charged=self.new_game_charged[seat])
 
 
 def _clock_fault(fault: BotTimeout, clock: SeatClock) -> BotFault:
@@ -474,6 +503,16 @@ def _clock_fault(fault: BotTimeout, clock: SeatClock) -> BotFault:
                            f"with {clock.left or 0:.3g} s left (and {clock.wall_left or 0:.3g} s on the wall clock, "
                            "the guard): the default is played for this seat for the rest of the game", fault.elapsed)
     expired.charged, expired.wait = fault.charged, fault.wait
+    return expired
+
+
+def _new_game_clock_fault(clock: SeatClock, elapsed: float, charged: float) -> BotFault:
+    """The clock fault of a new_game whose time beyond the allowance ran the seat's game clock out."""
+    expired = ClockExpired(f"the game clock of {clock.control.game_clock:g} s ran out before the first decision: "
+                           f"new_game took {elapsed:.3g} s on the wall clock, {charged:.3g} s beyond its "
+                           f"{NEW_GAME_ALLOWANCE:g} s allowance, with {clock.left or 0:.3g} s left: the default is "
+                           "played for this seat for the whole game", elapsed)
+    expired.charged = charged
     return expired
 
 

@@ -24,6 +24,8 @@ READABLE_VERSIONS = (1, 2)
 # DECISION_LOG_CAP bytes, and GAME_LOG_CAP over the bot's game) and the bytes written beyond the caps, counted, not
 # kept (`log_dropped`, only when not 0; the bot's log file has them, up to its own cap). Both were added within
 # version 2: older records have none, and readers that do not know them skip them, as any later field of a decision.
+# So were a seat's `new_game_time` and `new_game_charged` (what its new_game took, and cost its game clock): an
+# older record loads with None and 0, as its games were played (new_game charged nothing then).
 T = TypeVar("T")
 
 
@@ -54,6 +56,8 @@ class SeatRecord:
     first_request: int | None  # the request id of the seat's new_game; None if the seat was sent nothing
     game_over_sent: bool
     entrant: str = ""  # the name the arena knows the participant by (name is the one it gave in its handshake)
+    new_game_time: float | None = None  # the wall seconds its new_game took (None: not asked, or not recorded)
+    new_game_charged: float = 0.0  # the seconds of its game clock that took beyond NEW_GAME_ALLOWANCE (wire.py)
 
     @property
     def label(self) -> str:
@@ -301,6 +305,8 @@ def _seat(value: Any, path: str, seat_no: Callable[[Any, str], int]) -> SeatReco
         first_request=_field(value, "first_request", _optional(integer()), path),
         game_over_sent=_field(value, "game_over_sent", boolean, path),
         entrant=_later(value, "entrant", text(0, 200), path, ""),
+        new_game_time=_later(value, "new_game_time", _optional(seconds), path, None),
+        new_game_charged=_later(value, "new_game_charged", seconds, path, 0.0),
     )
 
 

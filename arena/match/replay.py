@@ -8,7 +8,7 @@ from typing import Any, Callable, Iterator
 
 from arena.errors import FaultKind, ReplayError
 from arena.games import Game, GameError, State, get_game
-from arena.match.record import DecisionRecord, GameRecord, ordinal
+from arena.match.record import DecisionRecord, GameRecord, Phase, ordinal
 from arena.match.wire import SeatClock, decide_request, game_over_request, match_ranks, new_game_request
 from protocol import Message
 
@@ -64,11 +64,16 @@ def resimulate(record: GameRecord, visit: Visit | None = None) -> Reproduction:
     return Reproduction(state, tuple(problems))
 
 
+def _out_at_new_game(record: GameRecord) -> set[int]:
+    """The seats whose game clock ran out at new_game: asked no decision."""
+    return {f.seat for f in record.faults if f.phase == Phase.NEW_GAME and f.kind == FaultKind.CLOCK}
+
+
 def _replay_decisions(record: GameRecord, state: State, visit: Visit | None) -> list[str]:
     disqualified = record.earned_disqualifications()
     if disqualified != set(record.disqualified):
         return [f"the faults disqualify seats {sorted(disqualified)}, but the record says {list(record.disqualified)}"]
-    out_of_clock: set[int] = set()  # seats whose game clock ran out: asked nothing more
+    out_of_clock = _out_at_new_game(record)  # seats whose game clock ran out: asked nothing more
     for number, d in enumerate(record.decisions):
         seat = state.current_player()
         if seat is None:
@@ -122,6 +127,7 @@ def seat_transcript(record: GameRecord, seat: int) -> Iterator[tuple[Message, As
     yield _with_id(new_game_request(game, record.options, record.game_index, seat, record.num_players, info.seed,
                                     record.time), next_id), None
     clock, since, sent = SeatClock(record.time), 0, []
+    clock.spend(info.new_game_charged)  # its new_game's time beyond the allowance, before its first decision
 
     def collect(state: State, number: int, d: DecisionRecord) -> None:
         nonlocal since
@@ -150,7 +156,7 @@ def turn_lines(record: GameRecord, referee: bool = False) -> Iterator[str]:
     names = [f"seat {s.seat} ({s.label})" for s in record.seats]
     faults = {f.decision: f for f in record.faults if f.decision is not None}
     asked = [0] * record.num_players  # each bot's own count of the decide requests it was sent
-    out_of_clock: set[int] = set()
+    out_of_clock = _out_at_new_game(record)
     shown = 0
     lines: list[str] = []
 

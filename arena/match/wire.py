@@ -35,6 +35,12 @@ def time_identity(control: TimeControl) -> dict[str, Any]:
 
 _RUN_OUT = 1e-6  # seconds: a game clock with less left than this has run out (sums of float seconds are inexact)
 
+# Wall seconds of a seat's new_game that its game clock is not charged: as much as one decision at the default
+# timeout, far more than an honest bot needs to reset its state (start-up work belongs before `ready`). The time
+# beyond it comes off the game clock, so that a bot stalling each new_game under --init-timeout does not hold a
+# table up for free; without a game clock, --init-timeout alone bounds it.
+NEW_GAME_ALLOWANCE = 1.0
+
 
 class SeatClock:
     """One seat's clock in one game: a per-decision timeout plus an optional bank with an increment, and the game
@@ -45,7 +51,9 @@ class SeatClock:
     the meter cannot see. A decision may take up to timeout + bank;
     time beyond the timeout is drawn from the bank, and every decision then adds the increment. A timeout empties
     the bank. The game clock bounds the seat's decisions of one game, all together: once it (or its ceiling on the
-    wall clock) runs out, the seat is asked nothing more that game.
+    wall clock) runs out, the seat is asked nothing more that game. A new_game is timed by the wall clock, and
+    what it took beyond NEW_GAME_ALLOWANCE is taken from the game clock and its guard alike before the first
+    decision.
     """
 
     def __init__(self, control: TimeControl) -> None:
@@ -79,6 +87,24 @@ class SeatClock:
         return self.left is not None and self.wall_left is not None and (
             spent > self.left - _RUN_OUT or spent > self.wall_left - _RUN_OUT)
 
+    def new_game_limit(self, init: float) -> float:
+        """The wall seconds the arena waits for the seat's new_game: the init timeout, no more than the allowance
+        and the game clock together."""
+        if self.left is None or self.wall_left is None:
+            return init
+        return min(init, NEW_GAME_ALLOWANCE + min(self.left, self.wall_left))
+
+    def new_game_charge(self, elapsed: float) -> float:
+        """The seconds of the game clock a new_game that took `elapsed` wall seconds costs: its time beyond
+        NEW_GAME_ALLOWANCE, or nothing without a game clock."""
+        return 0.0 if self.left is None else max(0.0, elapsed - NEW_GAME_ALLOWANCE)
+
+    def spend(self, seconds: float) -> None:
+        """Take `seconds` off the game clock and its guard: a decision's charge, or a new_game's."""
+        if self.left is not None and self.wall_left is not None:
+            self.left = max(0.0, self.left - seconds)
+            self.wall_left = max(0.0, self.wall_left - seconds)
+
     def clock(self) -> Clock:
         """The clock as a bot is told it: `remaining` never goes past the game clock left."""
         return Clock(remaining=self.allowance(), bank=self.bank, game_clock=self.left or 0.0)
@@ -91,9 +117,7 @@ class SeatClock:
         spent = elapsed if charged is None else charged
         self.used += spent
         self.waited += elapsed
-        if self.left is not None and self.wall_left is not None:
-            self.left = max(0.0, self.left - spent)
-            self.wall_left = max(0.0, self.wall_left - spent)
+        self.spend(spent)
         overage = max(0.0, spent - self.control.timeout)
         self.bank = (0.0 if timed_out else max(0.0, self.bank - overage)) + self.control.increment
 

@@ -1,7 +1,8 @@
 """Deliberately faulty bots for the tests: `python tests/bot_programs/faulty_bot.py MODE ENDPOINT`.
 
 Each mode answers the handshake, new_game, game_over and shutdown correctly and misbehaves at
-decisions (all of them, unless the mode says otherwise), so that the arena disqualifies it:
+decisions (all of them, unless the mode says otherwise), so that the arena disqualifies it; only
+stall_new_game misbehaves at new_game instead:
 
   sleep         answers every decision after sleeping for one and a half times its remaining time (charged as thinking)
   think         answers every decision after computing for one and a half times its remaining time (its CPU time)
@@ -13,6 +14,8 @@ decisions (all of them, unless the mode says otherwise), so that the arena disqu
   silent        never answers a decision
   flood         writes to stdout without end instead of answering
   oversized     answers a valid action padded past the 1 MiB cap
+  stall_new_game  sleeps a quarter of its init timeout (`time.init`) before each new_game's ack, well within it,
+                and answers every decision at once
 
 Written with plain pyzmq and msgpack (not the SDK) because the SDK never sends anything this wrong.
 """
@@ -27,7 +30,8 @@ import msgpack
 import zmq
 
 MODES = ("sleep", "think", "die_at_start", "die_mid_game", "garbage", "illegal", "stale_id", "silent", "flood",
-         "oversized")
+         "oversized", "stall_new_game")
+STALL_SHARE = 0.25  # of the init timeout, that stall_new_game sleeps in each new_game
 
 
 def reply(request: dict[str, Any], **fields: Any) -> bytes:
@@ -84,6 +88,8 @@ def main(mode: str, endpoint: str) -> None:
             if answer is not None:
                 socket.send(answer)
             continue
+        if kind == "new_game" and mode == "stall_new_game":
+            time.sleep(STALL_SHARE * request["time"]["init"])
         if kind == "hello":
             socket.send(reply(request, type="ready", name=f"faulty-{mode}", bot_version="1.0"))
         else:
