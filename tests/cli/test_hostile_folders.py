@@ -245,3 +245,18 @@ def test_a_build_racing_setuid_copies_gives_no_local_user_root(tmp_path: Path) -
     assert "0" not in seen, "a local user ran a program the build made as root"
     assert not any(p.stat().st_mode & (stat.S_ISUID | stat.S_ISGID) for p in racer.iterdir() if p.is_file())
     assert stat.S_IMODE(racer.stat().st_mode) == 0o755  # the folder's own mode, given back after the build
+
+
+@pytest.mark.slow
+def test_a_build_that_leaves_too_many_files_is_refused(tmp_path: Path) -> None:
+    # Every start of a bot reads its whole folder: a build of 190,000 empty files made each start take seconds.
+    from arena.bots.submission import BUILD_ENTRIES
+
+    many = f"import pathlib; [pathlib.Path(f'f{{i}}').touch() for i in range({BUILD_ENTRIES + 1})]"
+    submission(tmp_path / "subs" / "many", "many", [sys.executable, "-c", many])
+    for i in (1, 2):
+        submission(tmp_path / "subs" / f"victim{i}", f"victim{i}")
+    r = arena("tournament", "bali-2017", "--submissions", "subs", "--seats", "2", "--rounds", "1", "--jobs", "1",
+              cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert f"its limit of {BUILD_ENTRIES} new files and folders in its folder" in refusals(r.stderr)["many"]
