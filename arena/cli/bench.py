@@ -11,6 +11,7 @@ from arena.bench.protocol import bench_protocol, bench_sandboxes
 from arena.bench.publish import bench_publish
 from arena.bench.ranking import PRECISION_AT, TAUS, RankingRow, bench_ranking
 from arena.bench.season import Sample, bench_known_field, bench_season, bench_season_real
+from arena.bench.serve_season import bench_serve_season
 from arena.bench.tournament import bench_compare, bench_tournament
 from arena.cli.params import GAME
 from arena.games import Game, available, get_game
@@ -66,6 +67,10 @@ from arena.match.local import bench_engine
 @click.option("--season", "season_games", type=click.IntRange(min=1), multiple=True, metavar="GAMES",
               help="Instead, measure a season: a ladder's wave chosen at --entrants, and arena rerate and arena "
                    "leaderboard on a store of GAMES games filled through the store's API (repeatable).")
+@click.option("--serve-season", "served_games", type=click.IntRange(min=0), multiple=True, metavar="GAMES",
+              help="Instead, seed a served season's store with GAMES games (repeatable: 1000, 10000, 100000), start "
+                   "it afresh as arena serve does, and time its next waves of the sample bots: the CPU of the "
+                   "season's own process a wave, and its memory.")
 @click.option("--season-real", "real_games", type=click.IntRange(min=1), default=None, metavar="GAMES",
               help="Instead, play a ladder of --entrants random bots for GAMES real games (bali-2017, 4 seats, "
                    "--jobs workers, sandbox none) and sample the games stored and the arena's memory as it plays.")
@@ -87,8 +92,8 @@ def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, 
           match_games: int, tournament: bool, cluster: bool, tournament_rounds: int,
           compare_pairs: int | None, publish_games: int | None, serve_authors: int | None, serve_seconds: float,
           serve_jobs: int, serve_games: int | None, ranking: bool, as_json: bool, quick: bool,
-          season_games: tuple[int, ...], real_games: int | None, known_games: int | None, kill_at: int | None,
-          sample_every: float, entrants: int, jobs: int) -> None:
+          season_games: tuple[int, ...], served_games: tuple[int, ...], real_games: int | None,
+          known_games: int | None, kill_at: int | None, sample_every: float, entrants: int, jobs: int) -> None:
     """Measure random-play games and decisions per second, in-process on one core; with --protocol, also the
     bot protocol's round trip against raw ZeroMQ and games per second with subprocess bots; with --tournament,
     games per minute of whole tournaments; with --sandbox, what each sandbox level costs; with --ranking, only
@@ -104,6 +109,9 @@ def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, 
         return
     if season_games:
         click.echo(_season_table(entrants, season_games))
+        return
+    if served_games:
+        click.echo(_served_season_table(served_games))
         return
     if real_games:
         click.echo(_real_season_table(entrants, real_games, jobs, sample_every, cluster, kill_at))
@@ -176,6 +184,17 @@ def _season_table(entrants: int, counts: tuple[int, ...]) -> str:
     return tabulate(rows, headers=("entrants", "games stored", "ms a wave", "CPU ms a wave", "fill s", "store MB",
                                    "rerate s", "rerate CPU s", "leaderboard s", "leaderboard CPU s",
                                    "its start-up s", "its start-up CPU s"))
+
+
+def _served_season_table(counts: tuple[int, ...]) -> str:
+    rows = []
+    for games in counts:
+        click.echo(f"seeding a served season with {games:,} games ...", err=True)
+        s = bench_serve_season(games)
+        rows.append((f"{s.stored:,}", f"{s.seed_seconds:.0f}", f"{s.start_cpu:.2f}", f"{s.median_cpu:.3f}",
+                     " ".join(f"{x:.3f}" for x in s.wave_cpu), f"{s.rss_mib:.0f}", f"{s.peak_mib:.0f}"))
+    return tabulate(rows, headers=("games stored", "seed s", "first wave CPU s", "wave CPU s (median)",
+                                   "each wave CPU s", "RSS MiB after", "peak MiB"))
 
 
 def _real_season_table(entrants: int, games: int, jobs: int, every: float, cluster: bool,

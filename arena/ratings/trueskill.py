@@ -106,6 +106,14 @@ class Ratings:
         """The bot's rating, or the prior for a bot that has not played."""
         return self.table.get(bot) or Rating(self.config.mu, self.config.sigma)
 
+    def extended(self, outcomes: Iterable[GameOutcome]) -> "Ratings":
+        """New ratings after these games, rated in the order given (one copy of the table for all of them)."""
+        table = dict(self.table)
+        env = self.config.environment()
+        for outcome in outcomes:
+            _rate_into(table, self.config, outcome, env)
+        return Ratings(self.config, table)
+
     def after(self, outcome: GameOutcome, env: trueskill.TrueSkill | None = None) -> "Ratings":
         """New ratings after one free-for-all game (each seat a team of one, ties as shared ranks)."""
         table = dict(self.table)

@@ -4,7 +4,9 @@ versions played wave after wave, its public pages published after each wave."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import sqlite3
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -22,8 +24,8 @@ from arena.ratings.trueskill import RatingConfig
 from arena.tournament.accounts import Status, Submission
 from arena.tournament.admission import first_game
 from arena.tournament.assembly import lineup
-from arena.tournament.formats.ladder import DEFAULT_WAVE, Ladder
-from arena.tournament.run import DEFAULT_LEVEL, Runner, sample_opponents
+from arena.tournament.formats.ladder import DEFAULT_WAVE, Ladder, LadderState
+from arena.tournament.run import DEFAULT_LEVEL, Runner, TableJob, TableResult, play_table, sample_opponents
 from arena.tournament.store import Store
 from arena.tournament.worker import Failure, WorkerPool
 from protocol import TimeControl
@@ -100,6 +102,11 @@ class Season:
         self._claims = threading.Lock()
         self._admitting: set[str] = set()  # the authors one of whose uploads is being admitted now
         self._paused: set[int] = set()  # the submissions sitting out at the last wave (each said once in the log)
+        # One ladder for the whole season: its ratings and counts kept as games are stored, the history read once.
+        self.ladder = LadderState()
+        self.pool: WorkerPool[TableJob, TableResult] | None = None  # the ladder's workers, kept from wave to wave
+        self._ladder_store: Store | None = None  # the ladder thread's connection, kept from wave to wave
+        self.recorded: int | None = None  # the season's games recorded, counted once and then kept
         self.threads = [*(threading.Thread(target=self._guard, args=(self._admissions,), name=f"admissions-{n}",
                                            daemon=True) for n in range(ADMISSIONS)),
                         threading.Thread(target=self._guard, args=(self._ladder,), name="ladder", daemon=True)]
@@ -122,6 +129,15 @@ class Season:
         for thread in self.threads:
             if thread.ident is not None:  # started
                 thread.join(max(0.0, deadline - time.monotonic()))
+        ladder = self.threads[-1]
+        if not ladder.is_alive():  # else its workers and connection end with this process, as a stop intends
+            if self.pool is not None:
+                self.pool.close()
+                self.pool = None
+            if self._ladder_store is not None:
+                with contextlib.suppress(sqlite3.ProgrammingError):  # opened by the ladder's thread: it goes too
+                    self._ladder_store.close()
+                self._ladder_store = None
 
     def _guard(self, loop: Callable[[], None]) -> None:
         while not self.stopping.is_set():
@@ -217,9 +233,9 @@ class Season:
 
     # --- the ladder ---------------------------------------------------------------------------------------------
     def _ladder(self) -> None:
-        with Store(self.settings.db) as store:
-            versions = store.current_versions()
-            sitting = {s.id for s in versions if paused(self.settings, s, store)}
+        store = self._store()
+        versions = store.current_versions()
+        sitting = {s.id for s in versions if paused(self.settings, s, store)}
         for submission in versions:
             if submission.id in sitting and submission.id not in self._paused:
                 log.info("paused %s %s: a fault of its own in each of its last %d games", submission.bot,
@@ -241,25 +257,36 @@ class Season:
         # A season's wave is a run of its own (its workers started, the pages published after it), so it plays
         # `seats` of the ladder's waves of one-game tables: as many games as one wave of every seat rotation.
         per_wave = max(s.wave, s.jobs) * seats
-        with Store(s.db) as store:
-            done = _stored_games(store, s.name)
-            # A full table of sample bots always plays: a bar every bot is measured against, rated before the first
-            # admission, so that a newcomer is ranked against a settled field from its first games.
-            samples = sample_opponents(s.game, seats, {e.name for e in entrants}, s.samples)
-            rating = s.rating or RatingConfig.for_game(get_game(s.game))
-            spec = lineup(s.game, Ladder(), [*entrants, *samples], seats, samples=s.samples, options=s.options,
-                          time=s.time, sandbox=s.sandbox.resolved(), rating=rating,
-                          wave=max(s.wave, s.jobs), max_games=done + per_wave, seed=s.seed, title=s.name)
-            self.runner = Runner(spec, store, s.results_dir, jobs=s.jobs, name=s.name, time_limit=WAVE_SECONDS)
-            self.wave_began = time.monotonic()
-            self.playing = tuple(e.name for e in entrants)
-            try:
-                if not self.stopping.is_set():
-                    self.runner.run()
-            finally:
-                self.runner = None
-            self.games = _stored_games(store, s.name)
+        store = self._store()
+        if self.recorded is None:
+            self.recorded = _stored_games(store, s.name)  # once: a count of every stored game grows with the season
+        # A full table of sample bots always plays: a bar every bot is measured against, rated before the first
+        # admission, so that a newcomer is ranked against a settled field from its first games.
+        samples = sample_opponents(s.game, seats, {e.name for e in entrants}, s.samples)
+        rating = s.rating or RatingConfig.for_game(get_game(s.game))
+        spec = lineup(s.game, Ladder(), [*entrants, *samples], seats, samples=s.samples, options=s.options,
+                      time=s.time, sandbox=s.sandbox.resolved(), rating=rating,
+                      wave=max(s.wave, s.jobs), max_games=self.recorded + per_wave, seed=s.seed, title=s.name)
+        self.pool = self.pool or WorkerPool(s.jobs, play_table)
+        self.runner = runner = Runner(spec, store, s.results_dir, jobs=s.jobs, name=s.name, time_limit=WAVE_SECONDS,
+                                      ladder=self.ladder, sweep=self.ladder.ratings is None, pool=self.pool,
+                                      recorded=self.recorded)
+        self.wave_began = time.monotonic()
+        self.playing = tuple(e.name for e in entrants)
+        try:
+            if not self.stopping.is_set():
+                runner.run()
+        finally:
+            self.runner = None
+            self.recorded += runner.played
+        self.games = self.recorded
         self.on_wave()
+
+    def _store(self) -> Store:
+        """The ladder's connection to the store, opened once (its check of the whole file too) and kept."""
+        if self._ladder_store is None:
+            self._ladder_store = Store(self.settings.db)
+        return self._ladder_store
 
 
 Step = Callable[[Any], str]  # one step of an admission, run in a worker: why it failed, or ""

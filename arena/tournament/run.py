@@ -23,6 +23,7 @@ from arena.match.record import GameRecord
 from arena.match.seeds import SecretSeed, derive_seed, public_seed
 from arena.ratings.trueskill import GameOutcome, Ratings, rate_all
 from arena.tournament.formats import Table, TournamentSpec
+from arena.tournament.formats.ladder import LadderState
 from arena.tournament.store import Store, StoredGame, Tournament
 from arena.tournament.worker import Failure, WorkerPool
 from protocol import TimeControl
@@ -148,8 +149,15 @@ class Runner:
     tournament: Tournament | None = None
     player: TablePlayer | None = None  # None: the local worker processes
     refused: tuple[Refusal, ...] = ()  # the submissions not admitted this run, stored with the tournament
+    ladder: LadderState | None = None  # a ladder's state kept by its caller across runs (a season), else its own
+    sweep: bool = True  # sweep what killed arenas left behind in the results folder (a long-lived caller: once)
+    # Worker processes its caller keeps across runs (a season: each worker then checks and digests a folder once,
+    # not once a wave), left running at the end of the run; None: the run starts its own and stops them.
+    pool: WorkerPool[TableJob, TableResult] | None = None
+    recorded: int | None = None  # the games the tournament has recorded, where the caller keeps count
     _workers: WorkerPool[TableJob, TableResult] | None = field(default=None, init=False, repr=False)
     _begun: bool = field(default=False, init=False, repr=False)  # a table was started this run
+    played: int = field(default=0, init=False)  # games (finished or failed) this run recorded
 
     def run(self) -> Ratings:
         """Play every game not yet stored; returns the final ratings (also saved in the store).
@@ -174,21 +182,24 @@ class Runner:
         if spec.fmt.entrants_change:
             self.spec = spec = self._join(spec)
         self.store.record_refusals(self.tournament.id, list(self.refused))
-        leftovers.sweep(self.results_dir, self.store.replays())  # what killed arenas left behind
+        if self.sweep:
+            leftovers.sweep(self.results_dir, self.store.replays())  # what killed arenas left behind
         if self.on_start is not None:
             self.on_start(self.tournament)
         self._deadline = None if self.time_limit is None else time.monotonic() + self.time_limit
         self._started = time.monotonic()
-        self._played = 0
+        self.played = 0
         tid = self.tournament.id
         self._total = spec.fmt.total_games(spec)
-        self._done_before = self.store.recorded_count(tid)
-        self._failed = self.store.failed_count(tid)
+        # Counted once a run, or kept by a long-lived caller: a count of every stored game grows with the season.
+        self._done_before = self.store.recorded_count(tid) if self.recorded is None else self.recorded
+        self._failed = self.store.failed_count(tid) if self.on_progress else 0
         # Live ratings for the progress display follow finishing order; the final ones are rebuilt in schedule order.
         self._live = (rate_all(spec.rating, self.store.each_outcome(tid), in_order=True) if self.on_progress
                       else Ratings(spec.rating))
         self._play_waves()
-        ratings = rate_all(spec.rating, self.store.each_outcome(tid), in_order=True)
+        ratings = rate_all(spec.rating, self.store.each_outcome(tid), in_order=True) if self.ladder is None else \
+            self.ladder.final(spec, self._outcomes)
         self.store.save_ratings(tid, ratings)
         self.store.finish_tournament(tid, self.complete())  # a ladder given more games is open again
         return ratings
@@ -247,7 +258,8 @@ class Runner:
 
     def complete(self) -> bool:
         """True once every scheduled game is stored (an open-ended format: its number of games reached)."""
-        done = self.store.recorded_count(self.tournament.id)
+        done = self.store.recorded_count(self.tournament.id) if self.recorded is None else \
+            self.recorded + self.played  # a caller keeping count plays one-game tables: none played twice
         return self._total is not None and done >= self._total
 
     def start_no_new_table(self) -> None:
@@ -270,7 +282,12 @@ class Runner:
         """The format's schedule wave by wave, each asked for once the one before it is stored, until the time
         limit; tables already stored are skipped."""
         tid = self.tournament.id
-        waves = self.spec.fmt.waves(self.spec, lambda first, below: self.store.outcomes(tid, first, below))
+        if self.ladder is None:
+            waves = self.spec.fmt.waves(self.spec, self._outcomes)
+        else:
+            if self.ladder.ratings is None:  # its first run: the history, read once
+                self.ladder.resume(self.spec, self._outcomes, self.store.first_gap(tid))
+            waves = self.ladder.waves(self.spec, self._outcomes)
         while not self._out_of_time():
             wave = next(waves, None)
             if wave is None:
@@ -279,6 +296,9 @@ class Runner:
             done = self.store.done_seqs(tid, min((t.first_seq for t in wave), default=0),
                                         max((t.first_seq + t.games for t in wave), default=0))
             self._play([t for t in wave if not set(t.seqs) <= done])
+
+    def _outcomes(self, first: int, below: int) -> list[GameOutcome]:
+        return self.store.outcomes(self.tournament.id, first, below)
 
     def _job(self, table: Table, cpus: tuple[int, ...] = ()) -> TableJob:
         by_name = {e.name: e for e in self.spec.entrants}
@@ -290,7 +310,7 @@ class Runner:
         for result in self._results(tables):
             self.store.record_games(self.tournament.id, list(result.games))
             leftovers.release_replays(self.results_dir, (game.replay for game in result.games))
-            self._played += len(result.games)
+            self.played += len(result.games)
             self._report(result)
 
     def _results(self, tables: list[Table]) -> Iterator[TableResult]:
@@ -301,7 +321,7 @@ class Runner:
         if self._workers is None:
             # Even one job runs in a worker: bots then see the worker as their parent and ARENA_PID, and whatever
             # they do to it costs only its table, never the tournament.
-            self._workers = WorkerPool(self.jobs, play_table)
+            self._workers = self.pool or WorkerPool(self.jobs, play_table)
         yield from self._pooled(self._workers, tables)
 
     def _pooled(self, pool: WorkerPool[TableJob, TableResult], tables: list[Table]) -> Iterator[TableResult]:
@@ -329,7 +349,8 @@ class Runner:
         """Stop the workers (and their bots); the next run starts new ones."""
         if self._workers is not None:
             workers, self._workers = self._workers, None
-            workers.close()
+            if workers is not self.pool:
+                workers.close()
 
     def _report(self, result: TableResult) -> None:
         """Tell the progress display, at a cost that does not grow with the games already stored."""
@@ -339,7 +360,7 @@ class Runner:
             if game.status == "done" and game.ranks is not None:
                 self._live = self._live.after(GameOutcome(game.seq, game.bots, game.ranks))
         self._failed += sum(game.status == "failed" for game in result.games)  # not a count over every game stored
-        self.on_progress(Progress(self._done_before + self._played, self._total, self._played, self._started,
+        self.on_progress(Progress(self._done_before + self.played, self._total, self.played, self._started,
                                   self._live, self._failed))
 
 

@@ -360,7 +360,7 @@ class Store:
     def __init__(self, path: Path, readonly: bool = False) -> None:
         self.path = Path(path)
         self.readonly = readonly
-        self._locks: list[_TournamentLock] = []
+        self._locks: dict[str, _TournamentLock] = {}  # by tournament: one held per name, however often opened
         self._open()
 
     @classmethod
@@ -394,7 +394,7 @@ class Store:
             raise
 
     def close(self) -> None:
-        for lock in self._locks:
+        for lock in self._locks.values():
             lock.release()
         self._locks.clear()
         self.db.close()
@@ -540,7 +540,8 @@ class Store:
         if another arena plays it."""
         if self.readonly:
             raise StoreError(f"the results store {shlex.quote(str(self.path))} was opened read-only")
-        self._locks.append(_TournamentLock.acquire(self.path, name))
+        if name not in self._locks:  # a long-lived caller (a season) opens its tournament at every run
+            self._locks[name] = _TournamentLock.acquire(self.path, name)
         row = self.db.execute("SELECT id, config, finished FROM tournaments WHERE name = ?", (name,)).fetchone()
         text = json.dumps(config, sort_keys=True)
         if row is not None:
@@ -679,6 +680,14 @@ class Store:
         """The schedule positions already recorded (finished or failed), those from `first` below `below` if given."""
         return {r[0] for r in self.db.execute("SELECT seq FROM games WHERE tournament_id = ? AND seq >= ? AND seq < ?",
                                               (tid, first, 2 ** 63 - 1 if below is None else below))}
+
+    @_guarded
+    def first_gap(self, tid: int) -> int:
+        """The first schedule position not recorded: every game below it is (finished or failed)."""
+        return self.db.execute(
+            "SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM games WHERE tournament_id = ?1 AND seq = 0) THEN 0 ELSE "
+            "(SELECT MIN(g.seq) + 1 FROM games g WHERE g.tournament_id = ?1 AND NOT EXISTS (SELECT 1 FROM games h "
+            "WHERE h.tournament_id = ?1 AND h.seq = g.seq + 1)) END", (tid,)).fetchone()[0]
 
     @_guarded
     def recorded_count(self, tid: int) -> int:
@@ -864,7 +873,7 @@ class Store:
     def hold_server(self) -> None:
         """Hold this store's server lock until the store is closed: StoreBusy if another `arena serve` holds it."""
         try:
-            self._locks.append(_TournamentLock.acquire(self.path, SERVER_LOCK))
+            self._locks[SERVER_LOCK] = _TournamentLock.acquire(self.path, SERVER_LOCK)
         except StoreBusy:
             raise StoreBusy(f"the results store {shlex.quote(str(self.path))} is already served by another arena "
                             "serve: stop it first, or give this one another --results or --db") from None

@@ -135,14 +135,20 @@ def test_a_refused_upload_takes_no_name_and_a_version_already_in_is_refused(serv
     assert owners == {"fourth": "pia", "dud0": "quin"}
 
 
-def test_an_endless_build_holds_up_no_other_authors_admission(server: Server, tmp_path: Path) -> None:
-    _, slow = server.author("sloane")
-    _, other = server.author("otto")
+def building_forever(server: Server, token: str, tmp_path: Path) -> int:
+    """The id of an upload whose build never ends, once it is building."""
     endless = kit_bot(tmp_path / "endless")
     manifest = endless / "manifest.toml"
     manifest.write_text(re.sub(r"^build = .*$", 'build = ["sleep", "100000"]', manifest.read_text(), flags=re.M))
-    stuck = upload(server, slow, zipped(endless)).json()["id"]
-    assert wait_until(lambda: server.status(slow, stuck)["status"] == "building")
+    stuck = upload(server, token, zipped(endless)).json()["id"]
+    assert wait_until(lambda: server.status(token, stuck)["status"] == "building")
+    return stuck
+
+
+def test_an_endless_build_holds_up_no_other_authors_admission(server: Server, tmp_path: Path) -> None:
+    _, slow = server.author("sloane")
+    _, other = server.author("otto")
+    stuck = building_forever(server, slow, tmp_path)
     honest = upload(server, other, zipped(kit_bot(tmp_path / "ottobot"))).json()["id"]
     assert admitted(server, other, honest), server.status(other, honest)
     assert server.status(slow, stuck)["status"] == "building"  # still at it, alone
@@ -154,11 +160,7 @@ def test_a_restart_gives_a_build_no_fresh_time_limit(tmp_path: Path) -> None:
     server = Server(url, results, process)
     try:
         _, slow = server.author("sloane")
-        endless = kit_bot(tmp_path / "endless")
-        manifest = endless / "manifest.toml"
-        manifest.write_text(re.sub(r"^build = .*$", 'build = ["sleep", "100000"]', manifest.read_text(), flags=re.M))
-        stuck = upload(server, slow, zipped(endless)).json()["id"]
-        assert wait_until(lambda: server.status(slow, stuck)["status"] == "building")
+        stuck = building_forever(server, slow, tmp_path)
         # The time it runs is counted as it runs, so that a stop (which kills the admission) loses little of it.
         assert wait_until(lambda: _build_seconds(results, stuck) > 0)
     finally:

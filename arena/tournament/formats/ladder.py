@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from functools import cache
 from itertools import count, permutations
 from typing import Iterator, Sequence
@@ -16,7 +16,7 @@ from arena.match.seeds import Seed, derive_seed, table_seed
 from arena.ratings.trueskill import Ratings, match_quality
 from arena.tournament.formats.base import DEFAULT_WAVE, Outcomes, Table, TournamentFormat, TournamentSpec
 
-__all__ = ["DEFAULT_WAVE", "EXPOSURE", "Ladder", "ladder_wave", "quality_wave", "seat_balanced"]
+__all__ = ["DEFAULT_WAVE", "EXPOSURE", "Ladder", "LadderState", "ladder_wave", "quality_wave", "seat_balanced"]
 UNSETTLED = 1.5  # a sigma this many times the median marks a bot to be matched more often
 NEIGHBOURS = 20  # the places on either side (by mu) over which a bot's chance of being misordered is summed
 FILL_POOL = 4  # a table's other seats go to the most worthwhile of this many nearest neighbours in sampled skill
@@ -51,22 +51,63 @@ class Ladder(TournamentFormat):
 
     def waves(self, spec: TournamentSpec, outcomes: Outcomes) -> Iterator[list[Table]]:
         """Each wave from the ratings of every game before it (kept up incrementally)."""
+        return LadderState().waves(spec, outcomes)
+
+
+@dataclass
+class LadderState:
+    """What a ladder knows between its waves: each bot's rating, games and games at each seat, from every finished
+    game below `rated_below`, and the wave it asks for next. A run keeps one for its own waves; a season that
+    lives for months keeps one for all its runs, so that a wave costs the same at its 100,000th game as at its
+    1,000th: the history is read once, at `resume`."""
+
+    ratings: Ratings | None = None
+    counts: dict[str, int] = field(default_factory=dict)
+    sat: dict[str, list[int]] = field(default_factory=dict)
+    wave_no: int = 0
+    rated_below: int = 0
+
+    def resume(self, spec: TournamentSpec, outcomes: Outcomes, first_gap: int) -> None:
+        """Start at the first wave not wholly stored (every game below first_gap is), its history rated: once."""
+        self.wave_no = first_gap // spec.wave
+        self.catch_up(spec, outcomes, self.wave_no * spec.wave)
+
+    def catch_up(self, spec: TournamentSpec, outcomes: Outcomes, below: int) -> None:
+        """Take in the finished games from rated_below up to below (all stored by now), in schedule order."""
+        if self.ratings is None:
+            self.ratings = Ratings(spec.rating)
+        if below <= self.rated_below:
+            return
+        new = outcomes(self.rated_below, below)
+        self.ratings = self.ratings.extended(new)
+        for outcome in new:
+            for seat, bot in enumerate(outcome.bots):  # a retired bot's games count too: they rated others
+                self.counts[bot] = self.counts.get(bot, 0) + 1
+                self.sat.setdefault(bot, [0] * spec.seats)[seat] += 1
+        self.rated_below = below
+
+    def final(self, spec: TournamentSpec, outcomes: Outcomes) -> Ratings:
+        """The ratings after every finished game stored (those of the wave under way too), this state unchanged."""
+        if self.ratings is None:
+            self.ratings = Ratings(spec.rating)
+        return self.ratings.extended(outcomes(self.rated_below, 1 << 62))
+
+    def waves(self, spec: TournamentSpec, outcomes: Outcomes) -> Iterator[list[Table]]:
+        """The ladder's waves from wave_no on, each chosen from the games before it; a wave counts as played (the
+        state moves past it) once the next is asked for, so a run cut short asks for it again next time."""
         per_wave = spec.wave  # one game a table
-        env = spec.rating.environment()
-        ratings, counts = Ratings(spec.rating), dict.fromkeys(spec.names(), 0)
-        sat: dict[str, list[int]] = {}  # each bot's games at each seat
-        for wave_no in count():
+        for name in spec.names():
+            self.counts.setdefault(name, 0)
+        for wave_no in count(self.wave_no):
+            self.wave_no = wave_no
             first_seq = wave_no * per_wave
             if spec.max_games is not None and first_seq >= spec.max_games:
                 return
-            for outcome in outcomes(first_seq - per_wave, first_seq):
-                ratings = ratings.after(outcome, env)
-                for seat, bot in enumerate(outcome.bots):  # a retired bot's games count too: they rated others
-                    counts[bot] = counts.get(bot, 0) + 1
-                    sat.setdefault(bot, [0] * spec.seats)[seat] += 1
-            wave = ladder_wave(ratings, counts, spec.names(), spec.seats, spec.wave, first_seq,
+            self.catch_up(spec, outcomes, first_seq)
+            assert self.ratings is not None
+            wave = ladder_wave(self.ratings, self.counts, spec.names(), spec.seats, spec.wave, first_seq,
                                wave_no * spec.wave, spec.seed)
-            yield [seat_balanced(t, sat, spec.seed) for t in wave
+            yield [seat_balanced(t, self.sat, spec.seed) for t in wave
                    if spec.max_games is None or t.first_seq < spec.max_games]
 
 

@@ -1,0 +1,80 @@
+"""A served season is one long-lived ladder: each wave takes in the games stored since the last, never the whole
+history, and its ratings are those of every game rated in order, across a restart too. Real games of the sample
+bots, in worker processes, stored in a real SQLite file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arena.bots.sandbox import Isolation, Sandbox
+from arena.ratings.trueskill import RatingConfig, rate_all
+from arena.server.season import Season, SeasonSettings
+from arena.tournament.store import Store
+
+pytestmark = pytest.mark.slow
+
+SEATS, WAVE = 2, 4
+PER_WAVE = SEATS * WAVE  # games a season's wave plays: `seats` ladder waves of WAVE one-game tables
+
+
+def settings(tmp_path: Path) -> SeasonSettings:
+    results = tmp_path / "results"
+    return SeasonSettings("bali-2017", "season", results, results / "arena.sqlite", seats=SEATS, wave=WAVE,
+                          sandbox=Sandbox(Isolation.NONE), seed=7)
+
+
+def rated_in_full(db: Path) -> tuple[dict[str, tuple[float, float]], dict[str, tuple[float, float]], int]:
+    """The season's stored ratings, those of every stored game rated afresh in order, and how many games."""
+    with Store(db) as store:
+        t = next(t for t in store.tournaments() if t.name == "season")
+        config = RatingConfig(**t.config["rating"])
+        fresh = rate_all(config, store.each_outcome(t.id), in_order=True)
+        return store.stored_ratings(t.id), {n: (r.mu, r.sigma) for n, r in fresh.table.items()}, \
+            store.recorded_count(t.id)
+
+
+def test_each_wave_reads_only_the_games_since_the_last(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    reads: list[int] = []
+    real = Store.outcomes
+
+    def counted(self: Store, tid: int, first: int = 0, below: int | None = None) -> list:
+        found = real(self, tid, first, below)
+        reads.append(len(found))
+        return found
+
+    monkeypatch.setattr(Store, "outcomes", counted)
+    season = Season(settings(tmp_path))
+    read_per_wave = []
+    try:
+        for _ in range(4):
+            reads.clear()
+            season.play_wave([])
+            read_per_wave.append(sum(reads))
+    finally:
+        season.stop()
+    # Its own games and the last wave's, at most: replaying the season would read every game stored before.
+    assert all(read <= 2 * PER_WAVE for read in read_per_wave[1:]), read_per_wave
+    stored, fresh, games = rated_in_full(settings(tmp_path).db)
+    assert games == 4 * PER_WAVE
+    assert stored.keys() == fresh.keys() and all(stored[n] == pytest.approx(fresh[n]) for n in fresh)
+
+
+def test_a_restarted_season_goes_on_with_the_same_ratings(tmp_path: Path) -> None:
+    first = Season(settings(tmp_path))
+    try:
+        for _ in range(2):
+            first.play_wave([])
+    finally:
+        first.stop()
+    before, _, games = rated_in_full(settings(tmp_path).db)
+    again = Season(settings(tmp_path))  # a new server process: its ladder reads the season once
+    try:
+        again.play_wave([])
+    finally:
+        again.stop()
+    stored, fresh, now = rated_in_full(settings(tmp_path).db)
+    assert now == games + PER_WAVE  # nothing played twice, nothing lost
+    assert all(stored[n] == pytest.approx(fresh[n]) for n in fresh)
+    assert before.keys() <= stored.keys()
