@@ -192,6 +192,26 @@ def test_no_module_outside_the_sandbox_compares_against_a_sandbox_level() -> Non
     assert found == []
 
 
+SQL_CALLS = ("execute", "executemany", "executescript")
+SQL_OUTSIDE_STORAGE = {"arena.site.data"}  # the published site's own queries, on their way into arena/storage
+
+
+def test_no_sql_outside_the_storage_package() -> None:
+    """Every SQL statement of the arena is run by arena/storage/ (a store of another kind is one package): no
+    other module calls a connection's execute or opens SQLite itself."""
+    found = []
+    for name, path in modules().items():
+        if not name.startswith("arena.") or name.startswith("arena.storage") or name in SQL_OUTSIDE_STORAGE:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            called = node.func if isinstance(node, ast.Call) else None
+            if isinstance(called, ast.Attribute) and (called.attr in SQL_CALLS or
+                                                      (called.attr == "connect" and isinstance(called.value, ast.Name)
+                                                       and called.value.id == "sqlite3")):
+                found.append(f"{name}:{node.lineno}")
+    assert found == []
+
+
 def test_every_folder_of_tests_is_named_after_a_package() -> None:
     """tests/ mirrors the packages: each folder of tests is named after a package of arena/ or a top-level one;
     the bot programs the tests run are in a folder named as such."""

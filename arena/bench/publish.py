@@ -20,9 +20,9 @@ from arena.match.record import DecisionRecord, FaultRecord, GameRecord, Phase, S
 from arena.match.seeds import derive_seed
 from arena.match.wire import outcome
 from arena.ratings.trueskill import RatingConfig
+from arena.storage import DEFAULT_DB_NAME, Store
 from arena.tournament.formats import Ladder
 from arena.tournament.run import Runner, TableJob, TableResult, TournamentSpec
-from arena.tournament.store import DEFAULT_DB_NAME, Store
 
 BENCH_BOTS = 6
 BENCH_SEATS = 4

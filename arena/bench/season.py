@@ -7,12 +7,10 @@ from __future__ import annotations
 import os
 import resource
 import signal
-import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
-from contextlib import closing
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
@@ -22,9 +20,9 @@ import numpy as np
 from arena.bench.ranking import CONFIG, random_wave
 from arena.bots.entrants import Entrant
 from arena.ratings.trueskill import Rating, Ratings, rate_all
+from arena.storage import Store, StoredGame, StoreError
 from arena.tournament.formats.base import DEFAULT_WAVE
 from arena.tournament.formats.ladder import ladder_wave, seat_balanced
-from arena.tournament.store import Store, StoredGame
 
 SEASON_SEATS = 4
 NAME = "season"
@@ -210,9 +208,9 @@ def _stored_games(db: Path) -> int:
     if not db.exists():
         return 0
     try:
-        with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)) as con:
-            return int(con.execute("SELECT COUNT(*) FROM games WHERE status = 'done'").fetchone()[0])
-    except sqlite3.OperationalError:  # the tables not made yet
+        with Store(db, readonly=True) as store:
+            return store.finished_count()
+    except StoreError:  # the tables not made yet
         return 0
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import io
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from arena.kits import Language, create
-from arena.tournament.store import DEFAULT_DB_NAME, Store
+from arena.storage import DEFAULT_DB_NAME, Store
 
 UPLOADERS = 20  # uploads sent at once
 READERS = 4  # page readers at once while the ladder plays
@@ -125,13 +124,13 @@ def _look(pid: int, db: Path) -> MemoryLook:
 
 
 def _games(db: Path) -> int:
-    with sqlite3.connect(db) as con:
-        return con.execute("SELECT COUNT(*) FROM games WHERE status = 'done'").fetchone()[0]
+    with Store(db, readonly=True) as store:
+        return store.finished_count()
 
 
 def _admitted(db: Path) -> int:
-    with sqlite3.connect(db) as con:
-        return con.execute("SELECT COUNT(*) FROM submissions WHERE status = 'admitted'").fetchone()[0]
+    with Store(db, readonly=True) as store:
+        return store.admitted_count()
 
 
 def bench_serve(game: str, authors: int, seconds: float, jobs: int, games: int | None = None,

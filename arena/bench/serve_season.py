@@ -19,7 +19,7 @@ from arena.bots.entrants import Entrant
 from arena.bots.sandbox import Isolation, Sandbox
 from arena.ratings.trueskill import Ratings
 from arena.server.season import Season, SeasonSettings
-from arena.tournament.store import Store, StoredGame
+from arena.storage import Store, StoredGame
 
 GAME = "bali-2017"  # the shorter game: the figure is the arena's, not the bots'
 SEATS, WAVE = 2, 8  # a season's wave: WAVE tables, SEATS ladder waves, 16 games of the sample bots

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 from arena.bots.entrants import Entrant
 from arena.games import get_game
 from arena.ratings.trueskill import RatingConfig
+from arena.storage import DEFAULT_DB_NAME, Store
 from arena.tournament.formats import RoundRobin
 from arena.tournament.run import Runner, TournamentSpec
-from arena.tournament.store import DEFAULT_DB_NAME, Store
 
 if TYPE_CHECKING:
     from arena.tournament.cluster import ClusterPlayer

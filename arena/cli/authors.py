@@ -9,7 +9,7 @@ import click
 from tabulate import tabulate
 
 from arena.cli.params import db_option, results_option, store_path
-from arena.tournament.store import Store
+from arena.storage import Store
 
 DEFAULT_URL = "http://127.0.0.1:8000"  # where `arena serve` listens by default, until a server has said otherwise
 URL_HELP = ("The address the competition is reached at, for the link (default: where `arena serve` last served "

@@ -10,7 +10,7 @@ import click
 
 from arena.cli.store_options import db_option, results_option, store_path
 from arena.errors import ConfigError
-from arena.tournament.store import Store, StoreError
+from arena.storage import Store, StoreError
 
 
 class _Progress:

@@ -107,17 +107,10 @@ def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, 
         rows = bench_ranking(quick, jobs, progress=lambda line: click.echo(line, err=True))
         click.echo(json.dumps({"rows": [r.to_dict() for r in rows]}, indent=1) if as_json else _ranking_table(rows))
         return
-    if season_games:
-        click.echo(_season_table(entrants, season_games))
-        return
-    if served_games:
-        click.echo(_served_season_table(served_games))
-        return
-    if real_games:
-        click.echo(_real_season_table(entrants, real_games, jobs, sample_every, cluster, kill_at))
-        return
-    if known_games:
-        click.echo(_known_field_table(known_games, jobs))
+    season = _season_tables(entrants, season_games, served_games, real_games, known_games, jobs, sample_every,
+                            cluster, kill_at)
+    if season:
+        click.echo(season)
         return
     chosen = games or tuple(get_game(name) for name in available())
     click.echo(_engine_table(chosen, count))
@@ -184,6 +177,21 @@ def _season_table(entrants: int, counts: tuple[int, ...]) -> str:
     return tabulate(rows, headers=("entrants", "games stored", "ms a wave", "CPU ms a wave", "fill s", "store MB",
                                    "rerate s", "rerate CPU s", "leaderboard s", "leaderboard CPU s",
                                    "its start-up s", "its start-up CPU s"))
+
+
+def _season_tables(entrants: int, season_games: tuple[int, ...], served_games: tuple[int, ...],
+                   real_games: int | None, known_games: int | None, jobs: int, sample_every: float, cluster: bool,
+                   kill_at: int | None) -> str | None:
+    """The table of the season benchmark asked for, or None where none is."""
+    if season_games:
+        return _season_table(entrants, season_games)
+    if served_games:
+        return _served_season_table(served_games)
+    if real_games:
+        return _real_season_table(entrants, real_games, jobs, sample_every, cluster, kill_at)
+    if known_games:
+        return _known_field_table(known_games, jobs)
+    return None
 
 
 def _served_season_table(counts: tuple[int, ...]) -> str:

@@ -37,10 +37,10 @@ from arena.ratings.sprt import (
     report,
 )
 from arena.ratings.trueskill import RatingConfig
+from arena.storage import Store
 from arena.tournament import compare as comparison
 from arena.tournament.formats.compare import DEFAULT_WAVE
 from arena.tournament.run import Runner
-from arena.tournament.store import Store
 from protocol import TimeControl
 
 

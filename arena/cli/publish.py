@@ -11,7 +11,7 @@ from arena.cli.page_progress import PageProgress
 from arena.cli.params import db_option, results_option, store_path
 from arena.errors import ArenaError
 from arena.site import publish as publish_site
-from arena.tournament.store import Store
+from arena.storage import Store
 
 
 @click.command()

@@ -15,8 +15,8 @@ from arena.errors import ArenaError, ReplayError
 from arena.games import get_game
 from arena.ratings.trueskill import RatingConfig, Ratings, rate_all
 from arena.site.boards import FORMATS, BoardRequest, render_leaderboard
+from arena.storage import Store, StoredGameRow, replay_path
 from arena.tournament.leaderboard import above_next
-from arena.tournament.store import Store, StoredGameRow, replay_path
 
 if TYPE_CHECKING:
     from arena.match.record import GameRecord

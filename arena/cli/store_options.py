@@ -24,5 +24,5 @@ def db_option(command: Callable[..., Any]) -> Callable[..., Any]:
 
 def store_path(results_dir: Path, db: Path | None) -> Path:
     """The results database the --results and --db options name."""
-    from arena.tournament.store import DEFAULT_DB_NAME
+    from arena.storage import DEFAULT_DB_NAME
     return db if db is not None else results_dir / DEFAULT_DB_NAME

@@ -30,6 +30,7 @@ from arena.games import SAMPLE_LEVELS, Game
 from arena.interrupt import cleanup_on_termination
 from arena.match.seeds import PUBLIC_SEED_HELP
 from arena.ratings.trueskill import DEFAULT_SIGMA, RatingConfig
+from arena.storage import Store, name_holders
 from arena.tournament import competition
 from arena.tournament.assembly import NoEntrants, assemble
 from arena.tournament.cluster import ClusterPlayer
@@ -38,7 +39,6 @@ from arena.tournament.formats.gauntlet import CHALLENGER_GAMES, SIGMA_TARGET
 from arena.tournament.formats.ladder import DEFAULT_WAVE
 from arena.tournament.leaderboard import TEXT_FORMATS, tournament_board
 from arena.tournament.run import DEFAULT_LEVEL, SAMPLE_VERSION, Runner, TournamentSpec, faulty_samples
-from arena.tournament.store import Store, name_holders
 from protocol import TimeControl
 
 

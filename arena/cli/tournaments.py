@@ -10,7 +10,7 @@ from tabulate import tabulate
 
 from arena.cli.params import db_option, results_option, store_path
 from arena.match.seeds import PUBLIC_NOTE
-from arena.tournament.store import Store
+from arena.storage import Store
 
 HEADERS = ("name", "title", "game", "format", "entrants", "games", "first game", "last game", "seeds", "complete")
 

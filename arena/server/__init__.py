@@ -27,7 +27,7 @@ from arena.server.connections import GuardedConnection
 from arena.server.hosting import Hosting
 from arena.server.limits import MAX_HEADERS
 from arena.server.season import Season, SeasonSettings, enter_folders
-from arena.tournament.store import Store
+from arena.storage import Store
 from arena.tournament.worker import descendants, start_time
 
 log = logging.getLogger("arena.serve")

@@ -26,11 +26,11 @@ from arena.server.uploads import UploadLimits, UploadRefused, receive
 from arena.site.build import ASSETS
 from arena.site.data import slug
 from arena.site.markdown import rules_html
+from arena.storage import Store, StoredGameRow, Tournament, replay_path
 from arena.tournament.accounts import HOUSE_AUTHOR, Author, Submission, check_author_name
 from arena.tournament.competition import About
 from arena.tournament.leaderboard import tournament_board
 from arena.tournament.run import sample_opponents
-from arena.tournament.store import Store, StoredGameRow, Tournament, replay_path
 
 log = logging.getLogger("arena.serve")
 

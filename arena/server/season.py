@@ -21,12 +21,12 @@ from arena.bots.submission import BUILD_TIMEOUT, ensure_built
 from arena.errors import ArenaError, BuildFailed
 from arena.games import get_game
 from arena.ratings.trueskill import RatingConfig
+from arena.storage import Store
 from arena.tournament.accounts import Status, Submission
 from arena.tournament.admission import first_game
 from arena.tournament.assembly import lineup
 from arena.tournament.formats.ladder import DEFAULT_WAVE, Ladder, LadderState
 from arena.tournament.run import DEFAULT_LEVEL, Runner, TableJob, TableResult, play_table, sample_opponents
-from arena.tournament.store import Store
 from arena.tournament.worker import Failure, WorkerPool
 from protocol import TimeControl
 

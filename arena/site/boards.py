@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Callable
 
 from arena.errors import ConfigError
+from arena.storage import Store, Tournament
 from arena.tournament.leaderboard import TEXT_FORMATS, TextFormat, tournament_board
-from arena.tournament.store import Store, Tournament
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from arena.errors import ArenaError, ConfigError
 from arena.interrupt import die_with
 from arena.match.seeds import PUBLIC_NOTE
 from arena.site.data import RECENT_GAMES, TournamentData, slug, tournament_data, tournament_title
-from arena.tournament.store import Store, Tournament
+from arena.storage import Store, Tournament
 
 STATE_FILE = ".arena-publish.json"  # what each game page and game list was made from: each is made only once
 CHART_CACHE = ".arena-charts"  # charts already drawn, by a digest of their data

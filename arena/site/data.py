@@ -11,8 +11,8 @@ from typing import Any, Iterable
 
 from arena.games import get_game
 from arena.ratings.trueskill import GameOutcome, Rating, RatingConfig, Ratings
+from arena.storage import Store, Tournament
 from arena.tournament.leaderboard import Leaderboard, tournament_board
-from arena.tournament.store import Store, Tournament
 
 RECENT_GAMES = 20  # games listed on a bot's page
 

@@ -20,8 +20,8 @@ from typing import Any, Callable, Iterator
 
 from arena.bots.sandbox import cpu_sets
 from arena.errors import ArenaError, ConfigError
+from arena.storage import StoredGame
 from arena.tournament.run import TableJob, TableResult, failed_table, play_table
-from arena.tournament.store import StoredGame
 
 LOCAL = "local"
 CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler before giving up

@@ -10,10 +10,10 @@ from arena.bots.sandbox import Sandbox
 from arena.games import get_game
 from arena.ratings.pairing import GAMES_PER_PAIR
 from arena.ratings.sprt import DEFAULT_ELO0, DEFAULT_ELO1, PairCounts, SprtSettings, TestKind, Verdict, report
+from arena.storage import Store, Tournament
 from arena.tournament.formats.base import PlaySettings
 from arena.tournament.formats.compare import Compare, futile, verdict
 from arena.tournament.run import TournamentSpec, check_spec, sample_opponents
-from arena.tournament.store import Store, Tournament
 from protocol import TimeControl
 
 DEFAULT_MAX_GAMES = 4000  # the cap on a sequential test: 2,000 pairs

@@ -17,7 +17,7 @@ from arena.errors import ReplayError
 from arena.games import get_game
 from arena.match.seeds import PUBLIC_NOTE, stored_public_seed
 from arena.ratings.trueskill import Rating, RatingConfig, Ratings, rate_all
-from arena.tournament.store import Store, Tournament, replay_path
+from arena.storage import Store, Tournament, replay_path
 
 if TYPE_CHECKING:  # the bots' processes are not imported by a command that only reads a board
     from arena.bots.entrants import Refusal

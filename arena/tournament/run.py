@@ -22,9 +22,9 @@ from arena.match.play import MatchConfig, MatchResult, check_folders, run_match
 from arena.match.record import GameRecord
 from arena.match.seeds import SecretSeed, derive_seed, public_seed
 from arena.ratings.trueskill import GameOutcome, Ratings, rate_all
+from arena.storage import Store, StoredGame, Tournament
 from arena.tournament.formats import Table, TournamentSpec
 from arena.tournament.formats.ladder import LadderState
-from arena.tournament.store import Store, StoredGame, Tournament
 from arena.tournament.worker import Failure, WorkerPool
 from protocol import TimeControl
 

@@ -16,9 +16,9 @@ import pytest
 from arena.bots.entrants import Entrant
 from arena.bots.sandbox import Isolation, Sandbox
 from arena.errors import FaultKind
+from arena.storage import Store
 from arena.tournament.formats import get_format
 from arena.tournament.run import TournamentSpec
-from arena.tournament.store import Store
 from tests.bots.test_sandbox import (
     BWRAP,
     ISOLATED,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament.store import Store
+from arena.storage import Store
 from tests.cli.conftest import run
 from tests.helpers import RANDOM, arena, wait_until
 
@@ -123,11 +123,11 @@ def test_a_backup_copies_each_page_once_however_often_the_store_is_written_betwe
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The library under the command: a copy that started again at every commit would never end under a busy
     ladder, so every step goes on from the last, on the snapshot the copy began with."""
-    import arena.tournament.store
+    import arena.storage.connection
     db = _store(tmp_path)
     with closing(sqlite3.connect(db, isolation_level=None)) as con:
         con.execute("CREATE TABLE tick (i INTEGER PRIMARY KEY)")
-    monkeypatch.setattr(arena.tournament.store, "BACKUP_STEP", 4)  # the fixture's 30 pages and more: 8 steps or more
+    monkeypatch.setattr(arena.storage.connection, "BACKUP_STEP", 4)  # the fixture's 30 pages and more: 8 steps or more
     writer = subprocess.Popen([sys.executable, "-c", WRITER, str(db)])
     steps: list[tuple[int, int]] = []
 

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from arena.cli import ArenaGroup
 from arena.errors import ArenaError, ConfigError, ReplayError
-from arena.tournament.store import StoreError
+from arena.storage import StoreError
 from tests.cli.conftest import RANDOM_BOT, run
 
 

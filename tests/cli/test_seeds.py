@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena.match.seeds import SecretSeed, derive_seed, table_seed
-from arena.tournament.store import SCHEMA_VERSION
+from arena.storage import SCHEMA_VERSION
 from tests.bot_programs.seed_thief import state_digest
 from tests.helpers import RANDOM, ROOT, arena, bots, sandbox_levels
 

@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from arena.kits import Language, create
-from arena.tournament.store import Store
+from arena.storage import Store
 from tests.helpers import PATIENCE, ROOT, wait_until
 
 # Submissions run `python3`: this interpreter (with pyzmq and msgpack) first on PATH, as a competitor's has them.

@@ -20,7 +20,7 @@ from typing import Iterator
 import httpx
 import pytest
 
-from arena.tournament.store import Store
+from arena.storage import Store
 from tests.helpers import PATIENCE
 from tests.server.conftest import Server, kit_bot, start, stop, tarred, upload, zipped
 

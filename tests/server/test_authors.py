@@ -7,7 +7,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.tournament.store import Store
+from arena.storage import Store
 
 
 def _add(tmp_path: Path, *args: str) -> tuple[str, str]:

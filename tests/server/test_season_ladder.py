@@ -11,7 +11,7 @@ import pytest
 from arena.bots.sandbox import Isolation, Sandbox
 from arena.ratings.trueskill import RatingConfig, rate_all
 from arena.server.season import Season, SeasonSettings
-from arena.tournament.store import Store
+from arena.storage import Store
 
 pytestmark = pytest.mark.slow
 

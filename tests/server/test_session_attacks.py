@@ -214,7 +214,7 @@ def test_a_refusal_and_its_build_log_name_no_path_of_the_server(logged: tuple[Se
     sid = upload(server, token, zipped(folder)).json()["id"]
     # --no-play admits nothing: the admission is run here as the season would, on the same store
     from arena.server.season import Season, SeasonSettings
-    from arena.tournament.store import Store
+    from arena.storage import Store
 
     settings = SeasonSettings("bali-2001", "bali-2001-ladder", server.results, server.results / "arena.sqlite")
     with Store(settings.db) as store:

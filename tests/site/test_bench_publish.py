@@ -13,7 +13,7 @@ from arena.bench.publish import BENCH_BOTS, bench_store
 from arena.match.record import load_record
 from arena.match.replay import resimulate
 from arena.site import publish
-from arena.tournament.store import Store
+from arena.storage import Store
 
 
 @pytest.mark.slow

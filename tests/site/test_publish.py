@@ -13,7 +13,7 @@ import pytest
 
 from arena.errors import ConfigError
 from arena.site import PublishReport, build, leaderboard_page, publish, tournament_data
-from arena.tournament.store import Store
+from arena.storage import Store
 
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"
 HEURISTIC = f"{sys.executable} -m sample_bots.heuristic_bot"

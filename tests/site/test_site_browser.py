@@ -13,7 +13,7 @@ from typing import Any, Iterator
 import pytest
 
 from arena.site import tournament_data
-from arena.tournament.store import Store
+from arena.storage import Store
 from tests.browser import DESKTOP, PHONE, console_errors, screenshot, set_viewport, start_chromium
 
 RANDOM = f"{sys.executable} -m sample_bots.random_bot"

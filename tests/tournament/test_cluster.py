@@ -16,10 +16,10 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.storage import StoredGame
 from arena.tournament import cluster
 from arena.tournament.formats import Table
 from arena.tournament.run import TableResult
-from arena.tournament.store import StoredGame
 from tests.helpers import arena, bots, processes_in, ratings, stored, stored_count, wait_until
 
 pytest.importorskip("distributed")

@@ -16,6 +16,7 @@ from arena.errors import ConfigError
 from arena.games import get_game
 from arena.match.seeds import derive_seed
 from arena.ratings.trueskill import GameOutcome, RatingConfig, rate_all
+from arena.storage import Store
 from arena.tournament.formats import (
     FORMATS,
     Gauntlet,
@@ -27,7 +28,6 @@ from arena.tournament.formats import (
     round_robin,
 )
 from arena.tournament.run import Runner, TournamentSpec, check_spec
-from arena.tournament.store import Store
 
 BOTS = ["a", "b", "c", "d", "e"]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament.store import SCHEMA_VERSION
+from arena.storage import SCHEMA_VERSION
 from tests.helpers import RANDOM, arena
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "store-schema7.sqlite"

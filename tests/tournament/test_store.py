@@ -22,16 +22,16 @@ from click.testing import CliRunner
 from arena.bots import leftovers
 from arena.bots.entrants import Entrant
 from arena.cli import main
-from arena.tournament.accounts import Status
-from arena.tournament.store import (
+from arena.storage import (
     SCHEMA_VERSION,
     Store,
     StoreBusy,
     StoredFault,
     StoredGame,
     StoreError,
-    _submissions_table,
 )
+from arena.storage.schema import _submissions_table
+from arena.tournament.accounts import Status
 from tests.helpers import parent_of
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -336,7 +336,7 @@ def test_a_tournament_is_locked_until_its_store_is_closed_and_a_killed_holder_bl
         with Store(db) as other:
             other.open_tournament("another", "bali-2001", "round-robin", {}, [])  # another tournament: no wait
     assert [p.name for p in tmp_path.iterdir()] == ["arena.sqlite"]  # lock files go with their holders
-    holder = subprocess.Popen([sys.executable, "-c", f"import sys, time; from arena.tournament.store import Store; "
+    holder = subprocess.Popen([sys.executable, "-c", f"import sys, time; from arena.storage import Store; "
                                f"Store(sys.argv[1]).open_tournament({name!r}, 'g', 'f', {{}}, []); print(flush=True); "
                                "time.sleep(600)", str(db)], stdout=subprocess.PIPE, text=True)
     try:
@@ -410,7 +410,7 @@ def test_a_store_locked_by_another_process_is_one_line(tmp_path: Path) -> None:
 
 
 def test_a_store_of_schema_2_gains_refusals_and_retirement_and_keeps_every_row(tmp_path: Path) -> None:
-    from arena.tournament.store import MIGRATIONS
+    from arena.storage import MIGRATIONS
     results = old_store(tmp_path)
     db = results / "arena.sqlite"
     with closing(sqlite3.connect(db)) as con:  # the fixture as release schema 2 had it

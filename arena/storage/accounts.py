@@ -1,0 +1,237 @@
+"""A hosted competition's accounts: authors, their tokens and sign-in links (as salted hashes), sessions, invites."""
+
+from __future__ import annotations
+
+import shlex
+import time
+from typing import TYPE_CHECKING
+
+from arena.errors import ConfigError
+from arena.tournament.accounts import (
+    HOUSE_AUTHOR,
+    SIGN_IN_SECONDS,
+    Author,
+    Invite,
+    author_id_of,
+    check_author_name,
+    matches,
+    new_secret,
+    new_session,
+    salted_hash,
+    session_hash,
+)
+
+if TYPE_CHECKING:  # not imported at run time: the bots' processes and the protocol cost the leaderboard's start
+    pass
+from arena.storage.connection import SERVER_LOCK, Connection, StoreBusy, _guarded, _TournamentLock
+
+
+class Accounts(Connection):
+    """A hosted competition's authors: their secrets (as hashes), sessions and invite codes."""
+
+    # --- a hosted competition: authors and submissions --------------------------------------------------------------
+    @_guarded
+    def hold_server(self) -> None:
+        """Hold this store's server lock until the store is closed: StoreBusy if another `arena serve` holds it."""
+        try:
+            self._locks[SERVER_LOCK] = _TournamentLock.acquire(self.path, SERVER_LOCK)
+        except StoreBusy:
+            raise StoreBusy(f"the results store {shlex.quote(str(self.path))} is already served by another arena "
+                            "serve: stop it first, or give this one another --results or --db") from None
+
+    @_guarded
+    def open_session(self, author: Author, seconds: float) -> str:
+        """A new session of the author's, good for `seconds` or until it is ended: its id, which the store keeps only
+        as a hash (sessions that have expired are dropped on the way)."""
+        session, now = new_session(), time.time()
+        with self._transaction():
+            self.db.execute("DELETE FROM sessions WHERE expires < ?", (now,))
+            self.db.execute("INSERT INTO sessions (hash, author_id, created, expires) VALUES (?,?,?,?)",
+                            (session_hash(session), author.id, now, now + seconds))
+        return session
+
+    @_guarded
+    def note_served_at(self, address: str) -> None:
+        """Keep the address a server of this store answers at, for the links `arena authors` prints."""
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES ('served_at', ?)", (address,))
+
+    @_guarded
+    def served_at(self) -> str | None:
+        """The address a server of this store last answered at, if one has."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'served_at'").fetchone()
+        return None if row is None else row[0]
+
+    @_guarded
+    def session_author(self, session: str) -> Author | None:
+        """The (not revoked) author of a session that has neither expired nor been ended, else None."""
+        row = self.db.execute("SELECT author_id FROM sessions WHERE hash = ? AND expires > ?",
+                              (session_hash(session), time.time())).fetchone()
+        return None if row is None else self.author(row[0])
+
+    @_guarded
+    def end_session(self, session: str) -> None:
+        """End a session (a sign-out): its id opens nothing from now on."""
+        self.db.execute("DELETE FROM sessions WHERE hash = ?", (session_hash(session),))
+
+    @_guarded
+    def add_author(self, name: str, organiser: bool = False) -> tuple[Author, str, str]:
+        """A new author: (the author, their API token, their sign-in code), the secrets shown only this once;
+        ConfigError if the name is taken or not a name."""
+        check_author_name(name)
+        with self._transaction():
+            return self._insert_author(name, organiser)
+
+    def _insert_author(self, name: str, organiser: bool, secrets: bool = True) -> tuple[Author, str, str]:
+        """Inside a transaction: a new author, with a token and sign-in code unless not `secrets` (then "", "")."""
+        if self.db.execute("SELECT 1 FROM authors WHERE name = ?", (name,)).fetchone():
+            raise ConfigError(f"there is already an author {name!r}: choose another name, or revoke that one")
+        now = time.time()
+        aid = self.db.execute("INSERT INTO authors (name, organiser, created) VALUES (?,?,?)",
+                              (name, int(organiser), now)).lastrowid
+        token, code = (new_secret(aid), new_secret(aid)) if secrets else ("", "")
+        if secrets:
+            self.db.execute("UPDATE authors SET token_salt = ?, token_hash = ?, link_salt = ?, link_hash = ?, "
+                            "link_expires = ? WHERE id = ?",
+                            (*salted_hash(token), *salted_hash(code), now + SIGN_IN_SECONDS, aid))
+        return Author(aid, name, organiser, now), token, code
+
+    @_guarded
+    def house_author(self) -> Author:
+        """The author the organiser's own submission folders are entered as: the first organiser, else a new
+        organiser HOUSE_AUTHOR who cannot sign in (no token or link)."""
+        with self._transaction():
+            row = self.db.execute("SELECT id FROM authors WHERE organiser = 1 AND revoked IS NULL ORDER BY id "
+                                  "LIMIT 1").fetchone()
+            if row is not None:
+                return self.author(row[0])  # type: ignore[return-value]
+            return self._insert_author(HOUSE_AUTHOR, True, secrets=False)[0]
+
+    # --- invite codes: self sign-up -----------------------------------------------------------------------------
+    @_guarded
+    def add_invite(self, uses: int, seconds: float) -> tuple[int, str]:
+        """A new invite code good for `uses` sign-ups within `seconds`: (its id, the code, shown only this once)."""
+        now = time.time()
+        with self._transaction():
+            iid = self.db.execute("INSERT INTO invites (uses, expires, created) VALUES (?,?,?)",
+                                  (uses, now + seconds, now)).lastrowid
+            code = new_secret(iid)
+            self.db.execute("UPDATE invites SET salt = ?, hash = ? WHERE id = ?", (*salted_hash(code), iid))
+        return iid, code
+
+    @_guarded
+    def invites(self) -> list[Invite]:
+        """Every invite code, oldest first (never the code itself)."""
+        rows = self.db.execute("SELECT id, uses, used, expires, created, revoked FROM invites ORDER BY id")
+        return [Invite(*row) for row in rows]
+
+    @_guarded
+    def revoke_invite(self, iid: int) -> None:
+        """An invite code signs nobody up from now on; ConfigError if there is no such code in use."""
+        cur = self.db.execute("UPDATE invites SET revoked = ?, hash = NULL WHERE id = ? AND revoked IS NULL",
+                              (time.time(), iid))
+        if cur.rowcount == 0:
+            raise ConfigError(f"no invite {iid} to revoke; arena authors invites lists them")
+
+    @_guarded
+    def redeem_invite(self, code: str, name: str) -> tuple[Author, str] | None:
+        """A new author NAME signed up by an invite code with a use left, not expired or revoked: (the author, their
+        API token); None if the code is not such a code; ConfigError if the name is taken or not a name."""
+        check_author_name(name)
+        iid = author_id_of(code)
+        row = None if iid is None else self.db.execute(
+            "SELECT salt, hash FROM invites WHERE id = ? AND used < uses AND expires > ? AND revoked IS NULL",
+            (iid, time.time())).fetchone()
+        if row is None or not matches(code, row[0], row[1]):
+            return None
+        with self._transaction():
+            taken = self.db.execute("UPDATE invites SET used = used + 1 WHERE id = ? AND used < uses AND revoked IS "
+                                    "NULL", (iid,)).rowcount  # two sign-ups at once: only the uses left
+            if not taken:
+                return None
+            author, token, _ = self._insert_author(name, False)
+        return author, token
+
+    @_guarded
+    def authors(self) -> list[Author]:
+        """Every author, oldest first (revoked ones included)."""
+        rows = self.db.execute("SELECT id, name, organiser, created, revoked FROM authors ORDER BY id")
+        return [Author(i, n, bool(o), c, r) for i, n, o, c, r in rows]
+
+    @_guarded
+    def author(self, aid: int) -> Author | None:
+        """The author with that id, if they exist and are not revoked."""
+        row = self.db.execute("SELECT id, name, organiser, created, revoked FROM authors WHERE id = ? AND revoked "
+                              "IS NULL", (aid,)).fetchone()
+        return None if row is None else Author(row[0], row[1], bool(row[2]), row[3], row[4])
+
+    @_guarded
+    def revoke_author(self, name: str) -> Author:
+        """Revoke an author: their token, sign-in link and sessions stop working; ConfigError if there is none."""
+        with self._transaction():
+            cur = self.db.execute("UPDATE authors SET revoked = ?, token_hash = NULL, link_hash = NULL WHERE name = ? "
+                                  "AND revoked IS NULL", (time.time(), name))
+            if cur.rowcount == 0:
+                raise ConfigError(f"no author {name!r} to revoke; arena authors list shows them")
+            self.db.execute("DELETE FROM sessions WHERE author_id = (SELECT id FROM authors WHERE name = ?)", (name,))
+        return next(a for a in self.authors() if a.name == name)
+
+    @_guarded
+    def new_link(self, name: str, restore: bool = False) -> tuple[Author, str]:
+        """A fresh one-use sign-in code for an author (the one before it stops working); `restore` also takes back
+        a revocation. ConfigError if there is no such author, or they are revoked and not restored."""
+        return self._new_secret(name, "link", restore)
+
+    @_guarded
+    def new_token(self, name: str) -> tuple[Author, str]:
+        """A fresh API token for an author (the one before it stops working); ConfigError if there is no such
+        author or they are revoked."""
+        return self._new_secret(name, "token", False)
+
+    def _new_secret(self, name: str, kind: str, restore: bool) -> tuple[Author, str]:
+        with self._transaction():
+            row = self.db.execute("SELECT id, revoked FROM authors WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                raise ConfigError(f"no author {name!r}; arena authors list shows them")
+            if row[1] is not None and not restore:
+                raise ConfigError(f"author {name!r} was revoked: arena authors restore {name} brings them back")
+            secret = new_secret(row[0])
+            if kind == "link":
+                self.db.execute("UPDATE authors SET link_salt = ?, link_hash = ?, link_expires = ?, revoked = NULL "
+                                "WHERE id = ?", (*salted_hash(secret), time.time() + SIGN_IN_SECONDS, row[0]))
+            else:
+                self.db.execute("UPDATE authors SET token_salt = ?, token_hash = ? WHERE id = ?",
+                                (*salted_hash(secret), row[0]))
+        return self.author(row[0]), secret  # type: ignore[return-value]
+
+    @_guarded
+    def author_by_token(self, token: str) -> tuple[Author, bytes] | None:
+        """The (not revoked) author whose API token this is, with the token's stored hash (to check again cheaply
+        with author_holding), else None."""
+        aid = author_id_of(token)
+        row = None if aid is None else self.db.execute(
+            "SELECT token_salt, token_hash FROM authors WHERE id = ? AND revoked IS NULL", (aid,)).fetchone()
+        if row is None or aid is None or not matches(token, *row):
+            return None
+        author = self.author(aid)
+        return None if author is None else (author, row[1])
+
+    @_guarded
+    def author_holding(self, aid: int, token_hash: bytes) -> Author | None:
+        """The author, if not revoked and their token is still the one hashed as token_hash (not replaced)."""
+        row = self.db.execute("SELECT id, name, organiser, created, revoked FROM authors WHERE id = ? AND revoked "
+                              "IS NULL AND token_hash = ?", (aid, token_hash)).fetchone()
+        return None if row is None else Author(row[0], row[1], bool(row[2]), row[3], row[4])
+
+    @_guarded
+    def sign_in(self, code: str) -> Author | None:
+        """The author whose unused, unexpired sign-in code this is (it is then used up), else None."""
+        aid = author_id_of(code)
+        row = None if aid is None else self.db.execute(
+            "SELECT link_salt, link_hash, link_expires FROM authors WHERE id = ? AND revoked IS NULL",
+            (aid,)).fetchone()
+        if row is None or (row[2] or 0) < time.time() or not matches(code, row[0], row[1]):
+            return None
+        # Used up only if it still is this code: of the same code sent at once, one signs in.
+        used = self.db.execute("UPDATE authors SET link_hash = NULL WHERE id = ? AND link_hash = ?", (aid, row[1]))
+        return self.author(aid) if used.rowcount == 1 else None  # type: ignore[arg-type]
+

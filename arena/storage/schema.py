@@ -1,0 +1,130 @@
+"""The store's tables, and the migrations that bring a store of an older schema to this one: one transaction each."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from arena.tournament.accounts import (
+    Status,
+)
+
+if TYPE_CHECKING:  # not imported at run time: the bots' processes and the protocol cost the leaderboard's start
+    pass
+
+
+SCHEMA_VERSION = 9
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE bots (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL, version TEXT NOT NULL, author TEXT NOT NULL, command TEXT NOT NULL, cwd TEXT,
+    UNIQUE (name, version, command, cwd));
+CREATE TABLE tournaments (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE, game TEXT NOT NULL, format TEXT NOT NULL, config TEXT NOT NULL,
+    created REAL NOT NULL, finished REAL);
+CREATE TABLE entrants (
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id), bot_id INTEGER NOT NULL REFERENCES bots(id),
+    name TEXT NOT NULL, retired REAL, PRIMARY KEY (tournament_id, name));
+CREATE TABLE games (
+    id INTEGER PRIMARY KEY,
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+    seq INTEGER NOT NULL, table_no INTEGER NOT NULL, seed INTEGER NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('done', 'failed')), reason TEXT NOT NULL,
+    cut_short INTEGER NOT NULL, replay TEXT, seconds REAL NOT NULL, finished REAL NOT NULL,
+    UNIQUE (tournament_id, seq));
+CREATE TABLE seats (
+    game_id INTEGER NOT NULL REFERENCES games(id), seat INTEGER NOT NULL,
+    bot_id INTEGER NOT NULL REFERENCES bots(id), name TEXT NOT NULL,
+    score INTEGER, rank INTEGER, disqualified INTEGER NOT NULL, faults INTEGER NOT NULL,
+    PRIMARY KEY (game_id, seat));
+CREATE TABLE faults (
+    id INTEGER PRIMARY KEY,
+    game_id INTEGER NOT NULL REFERENCES games(id), seat INTEGER NOT NULL,
+    decision INTEGER, kind TEXT NOT NULL, detail TEXT NOT NULL, stderr_tail TEXT NOT NULL);
+CREATE TABLE ratings (
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id), name TEXT NOT NULL,
+    mu REAL NOT NULL, sigma REAL NOT NULL, PRIMARY KEY (tournament_id, name));
+CREATE TABLE refusals (
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id), folder TEXT NOT NULL, name TEXT NOT NULL,
+    reason TEXT NOT NULL, checked REAL NOT NULL, PRIMARY KEY (tournament_id, folder));
+CREATE TABLE secrets (tournament_id INTEGER PRIMARY KEY REFERENCES tournaments(id), secret TEXT NOT NULL);
+"""
+
+
+def _submissions_table(name: str) -> str:
+    """The statement that creates the table of submissions under `name`, its statuses those of Status."""
+    statuses = ", ".join(f"'{status.value}'" for status in Status)
+    return (f"CREATE TABLE {name} (id INTEGER PRIMARY KEY, author_id INTEGER NOT NULL REFERENCES authors(id), "
+            "bot TEXT NOT NULL, version TEXT NOT NULL, folder TEXT NOT NULL, status TEXT NOT NULL CHECK (status IN "
+            f"({statuses})), reason TEXT NOT NULL, created REAL NOT NULL, updated REAL NOT NULL, build_log TEXT NOT "
+            "NULL DEFAULT '')")
+
+
+# A hosted competition's authors (their token and sign-in link only as salted scrypt hashes), the bot names each
+# owns, and every uploaded version of a bot with where it is on its way into the ladder.
+_ACCOUNTS = (
+    "CREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, organiser INTEGER NOT NULL, "
+    "token_salt BLOB, token_hash BLOB, link_salt BLOB, link_hash BLOB, link_expires REAL, created REAL NOT NULL, "
+    "revoked REAL)",
+    "CREATE TABLE owners (bot TEXT PRIMARY KEY, author_id INTEGER NOT NULL REFERENCES authors(id))",
+    _submissions_table("submissions"),
+    "CREATE INDEX submissions_by_author ON submissions (author_id, created)",
+)
+# A submission's statuses grew one (retired): SQLite changes a CHECK only by copying the table into a new one.
+_RETIRING = (
+    _submissions_table("submissions_new"),
+    "INSERT INTO submissions_new SELECT * FROM submissions",
+    "DROP TABLE submissions",
+    "ALTER TABLE submissions_new RENAME TO submissions",
+    "CREATE INDEX submissions_by_author ON submissions (author_id, created)",
+)
+# Uploads refused before they were queued (they count toward the daily limit), and invite codes for self sign-up
+# (only as salted scrypt hashes, each good for `uses` sign-ups until it expires).
+_SERVING = (
+    "CREATE TABLE refused_uploads (id INTEGER PRIMARY KEY, author_id INTEGER NOT NULL REFERENCES authors(id), "
+    "reason TEXT NOT NULL, created REAL NOT NULL)",
+    "CREATE INDEX refused_uploads_by_author ON refused_uploads (author_id, created)",
+    "CREATE TABLE invites (id INTEGER PRIMARY KEY, salt BLOB, hash BLOB, uses INTEGER NOT NULL, used INTEGER NOT "
+    "NULL DEFAULT 0, expires REAL NOT NULL, created REAL NOT NULL, revoked REAL)",
+)
+_SESSIONS = (
+    # IF NOT EXISTS: a store that an older arena only marked older (its schema number) may hold the table already.
+    "CREATE TABLE IF NOT EXISTS sessions (hash BLOB PRIMARY KEY, author_id INTEGER NOT NULL REFERENCES authors(id), "
+    "created REAL NOT NULL, expires REAL NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS sessions_by_author ON sessions (author_id)",
+    "DELETE FROM meta WHERE key = 'session_key'",
+)
+# The build time each admission has used, across stops of the server: a restart does not give a build a fresh limit.
+# IF NOT EXISTS: a store an older arena only marked older may hold the table already.
+_BUILD_TIME = ("CREATE TABLE IF NOT EXISTS build_times (submission_id INTEGER PRIMARY KEY REFERENCES "
+               "submissions(id), seconds REAL NOT NULL)",)
+
+# MIGRATIONS[v] takes a store of schema v to v + 1; they run in one transaction, so a failure changes nothing.
+MIGRATIONS: dict[int, tuple[str, ...]] = {
+    # 0.1.0 called its table of single games `matches`, while a match is a series of games everywhere else.
+    1: ("ALTER TABLE matches RENAME TO games",
+        "ALTER TABLE seats RENAME COLUMN match_id TO game_id",
+        "ALTER TABLE faults RENAME COLUMN match_id TO game_id"),
+    # Submissions that fail their check are kept out of a tournament, and listed with the reason.
+    # A ladder's entrants come and go (a new version retires the old one, whose games stay).
+    2: ("CREATE TABLE refusals (tournament_id INTEGER NOT NULL REFERENCES tournaments(id), folder TEXT NOT NULL, "
+        "name TEXT NOT NULL, reason TEXT NOT NULL, checked REAL NOT NULL, PRIMARY KEY (tournament_id, folder))",
+        "ALTER TABLE entrants ADD COLUMN retired REAL"),
+    # A run's secret seed is kept here and nowhere else; the tournaments stored before were seeded by a public
+    # number (0 unless one was given), and `secrets_from` tells them from the public-seeded ones started since.
+    3: ("CREATE TABLE secrets (tournament_id INTEGER PRIMARY KEY REFERENCES tournaments(id), secret TEXT NOT NULL)",
+        "INSERT INTO meta VALUES ('secrets_from', (SELECT COALESCE(MAX(id), 0) + 1 FROM tournaments))"),
+    # `arena serve` hosts a competition: its authors and their uploaded submissions.
+    4: _ACCOUNTS,
+    # Refused uploads count toward an author's daily limit; invite codes let competitors sign themselves up.
+    5: _SERVING,
+    # An author may retire a bot: its admitted versions leave the ladder, their games stay.
+    6: _RETIRING,
+    # Sessions are kept server-side (ended by signing out), as hashes: no key to sign cookies with is kept.
+    7: _SESSIONS,
+    8: _BUILD_TIME,
+}
+
+
