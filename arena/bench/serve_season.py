@@ -35,6 +35,7 @@ class ServedSeason:
     seed_seconds: float
     start_cpu: float  # CPU seconds of the first wave after a start: the history is read then, once
     wave_cpu: tuple[float, ...]  # CPU seconds of each wave after it
+    wave_games: tuple[int, ...]  # the games each of them stored (a wave ends early on a busy machine)
     rss_mib: float  # the season process's resident memory after the waves
     peak_mib: float  # its largest resident memory, seeding included
 
@@ -42,6 +43,11 @@ class ServedSeason:
     def median_cpu(self) -> float:
         """The median CPU seconds of a wave after the first."""
         return statistics.median(self.wave_cpu)
+
+    @property
+    def cpu_per_game(self) -> float:
+        """CPU milliseconds of the season's process per game stored, over the waves after the first."""
+        return 1000 * sum(self.wave_cpu) / max(1, sum(self.wave_games))
 
 
 def _settings(folder: Path) -> SeasonSettings:
@@ -90,16 +96,18 @@ def bench_serve_season(games: int, waves: int = 4) -> ServedSeason:
         seeded = time.perf_counter() - began
         season = Season(settings)  # a new server process: its ladder knows nothing yet
         try:
-            cpu = [_wave_cpu(season) for _ in range(waves + 1)]
+            timed = [_wave(season) for _ in range(waves + 1)]
         finally:
             season.stop()
-    return ServedSeason(games, seeded, cpu[0], tuple(cpu[1:]), _rss_mib(), _peak_mib())
+    return ServedSeason(games, seeded, timed[0][0], tuple(c for c, _ in timed[1:]), tuple(g for _, g in timed[1:]),
+                        _rss_mib(), _peak_mib())
 
 
-def _wave_cpu(season: Season) -> float:
-    start = time.process_time()
+def _wave(season: Season) -> tuple[float, int]:
+    """One wave: the CPU seconds of this process it took, and the games it stored."""
+    start, before = time.process_time(), season.games
     season.play_wave([])
-    return time.process_time() - start
+    return time.process_time() - start, season.games - before
 
 
 def _rss_mib() -> float:

@@ -200,9 +200,10 @@ def _served_season_table(counts: tuple[int, ...]) -> str:
         click.echo(f"seeding a served season with {games:,} games ...", err=True)
         s = bench_serve_season(games)
         rows.append((f"{s.stored:,}", f"{s.seed_seconds:.0f}", f"{s.start_cpu:.2f}", f"{s.median_cpu:.3f}",
-                     " ".join(f"{x:.3f}" for x in s.wave_cpu), f"{s.rss_mib:.0f}", f"{s.peak_mib:.0f}"))
+                     f"{s.cpu_per_game:.2f}", " ".join(map(str, s.wave_games)), f"{s.rss_mib:.0f}",
+                     f"{s.peak_mib:.0f}"))
     return tabulate(rows, headers=("games stored", "seed s", "first wave CPU s", "wave CPU s (median)",
-                                   "each wave CPU s", "RSS MiB after", "peak MiB"))
+                                   "CPU ms a game", "games each wave", "RSS MiB after", "peak MiB"))
 
 
 def _real_season_table(entrants: int, games: int, jobs: int, every: float, cluster: bool,

@@ -121,3 +121,13 @@ def test_bench_known_field_ranks_real_games_of_bots_of_known_order(tmp_path: Pat
     board = [line.split()[1] for line in lines[13:-1] if line.split() and line.split()[0].isdigit()]
     assert sorted(board) == [f"p{p:03d}" for p in range(0, 101, 10)] and board.index("p100") < board.index("p000")
     assert lines[-1] == "48 games stored in " + lines[-1].split(" in ")[1]
+
+
+@pytest.mark.slow
+def test_bench_serve_season_times_the_waves_of_a_seeded_season(tmp_path: Path) -> None:
+    r = arena("bench", "--serve-season", "40", cwd=tmp_path, timeout=600)
+    assert r.returncode == 0, r.stderr
+    row = next(line for line in r.stdout.splitlines() if line.split() and line.split()[0] == "40")
+    cells = row.split()
+    assert float(cells[2]) > 0 and float(cells[3]) > 0  # the first wave's CPU, a later wave's
+    assert sum(int(g) for g in cells[5:9]) > 0  # the later waves stored games
