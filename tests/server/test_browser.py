@@ -86,11 +86,31 @@ def test_the_leaderboard_page_follows_the_games_without_reloading(server: Server
     # The rows the script draws from the live updates read as the server's page draws them, names linked alike.
     with server.client() as c:
         assert wait_until(lambda: _rows_html(driver) == _rows_of(c.get("/").text), 120)
-    assert wait_until(lambda: driver.find_elements(By.CSS_SELECTOR, '#rows a[href^="/site/"]'), 180)
-    link = driver.find_element(By.CSS_SELECTOR, '#rows a[href^="/site/"]')
-    name = link.text
-    link.click()
-    assert wait_until(lambda: name in driver.title or name in driver.page_source)
+    # A name drawn by the script links to its bot's page, served as the store stands: its row, its chart.
+    clicked: list[str] = []
+    assert wait_until(lambda: _click_a_name(driver, clicked), 60)
+    assert wait_until(lambda: driver.current_url == f"{server.url}/bots/{clicked[0]}")
+    assert driver.find_element(By.TAG_NAME, "h1").text == clicked[0]
+    assert driver.find_element(By.CSS_SELECTOR, "#chart svg.chart").is_displayed()
+    assert clicked[0] in driver.find_element(By.ID, "rating").text
+    with server.client() as c:
+        assert clicked[0] in {r["bot"] for r in c.get("/api/leaderboard").json()}
+
+
+def _click_a_name(driver: Any, clicked: list[str]) -> bool:
+    """Click the first name of the board; False if the script drew the rows again meanwhile (try again)."""
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.common.by import By
+
+    try:
+        link = driver.find_element(By.CSS_SELECTOR, "#rows tr:first-child a")
+        name, href = link.text, link.get_attribute("href")
+        link.click()
+    except WebDriverException:
+        return False
+    clicked.append(href.rsplit("/", 1)[1])
+    assert name.split("@", 1)[0] == clicked[0], (name, href)
+    return True
 
 
 def _games_shown(driver: Any) -> int:
