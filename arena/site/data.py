@@ -157,7 +157,11 @@ class LiveHistory:
             # dynamics factor: either changes the mark.
             mark = (t.id, store.latest_game(t.id), store.final_ratings(t.id))
             if mark != self._mark:
-                self._update(store, t, mark[2])
+                try:
+                    self._update(store, t, mark[2])
+                except BaseException:  # a history extended in part would be extended again from its old end
+                    self._mark, self._config, self._key, self._table, self._history = None, None, [], {}, {}
+                    raise
                 self._mark = mark
             return {name: tuple(self._history.get(name, ())) for name in names}
 
