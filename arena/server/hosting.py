@@ -1,6 +1,6 @@
 """What `arena serve` answers, as a library: who is asking (a token or a signed session), uploads, statuses, the
-leaderboard, a bot's games, and a game's log or replay page for its author and the organiser only. The web layer
-(arena/server/app.py) only turns requests into these calls and their results into responses."""
+leaderboard, a bot's public page and games, and a game's log or replay page for its author and the organiser only.
+The web layer (arena/server/app.py) only turns requests into these calls and their results into responses."""
 
 from __future__ import annotations
 
