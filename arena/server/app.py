@@ -27,7 +27,7 @@ from arena import __version__
 from arena.errors import ConfigError
 from arena.kits import PREPARE, Language
 from arena.server.events import EventStream, StreamLimits
-from arena.server.hosting import MAX_SECRET, SESSION_SECONDS, Hosting
+from arena.server.hosting import BOT_PAGES, MAX_SECRET, SESSION_SECONDS, Hosting
 from arena.server.limits import SMALL_BODY, BodyRefused, BoundedRequests, FailedAuthentications
 from arena.server.uploads import UploadRefused
 from arena.site.markdown import html as markdown_html
@@ -53,7 +53,7 @@ def make_app(hosting: Hosting) -> BoundedRequests:
         Route("/health", web.health), Route("/", web.board), Route("/api/leaderboard", web.api_leaderboard),
         Route("/rules", web.rules), Route("/kits/{language}.zip", web.kit),
         Route("/api/games", web.api_games), Route("/api/games/{number:int}/log", web.api_game_log),
-        Route("/games/{number:int}", web.game),
+        Route("/games/{number:int}", web.game), Route(BOT_PAGES + "{bot}", web.public_bot),
         Route("/api/submissions", web.api_submit, methods=["POST"]),
         Route("/api/submissions/{sid:int}", web.api_submission),
         Route("/signin", web.signin_page), Route("/signin/{code}", web.signin_page),
@@ -228,6 +228,14 @@ class _Web:
         if not bot:
             raise HTTPException(400, "name the bot: /api/games?bot=NAME")
         return JSONResponse(self.h.games_of(bot))
+
+    def public_bot(self, request: Request) -> Response:
+        """A bot's public page: its place on the board, versions, latest games and rating chart, as stored now."""
+        author, _ = self.who(request)
+        found = self.h.public_bot(request.path_params["bot"])
+        if found is None:
+            raise _not_found()
+        return _page("public_bot.html.j2", found.name, author, self.csrf(request), bot=found)
 
     def published(self, request: Request) -> Response:
         """A page or asset of the published site, read whole at once: the publisher replaces pages while they are

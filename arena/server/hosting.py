@@ -1,6 +1,6 @@
 """What `arena serve` answers, as a library: who is asking (a token or a signed session), uploads, statuses, the
-leaderboard, a bot's games, and a game's log or replay page for its author and the organiser only. The web layer
-(arena/server/app.py) only turns requests into these calls and their results into responses."""
+leaderboard, a bot's public page and games, and a game's log or replay page for its author and the organiser only.
+The web layer (arena/server/app.py) only turns requests into these calls and their results into responses."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ import shutil
 import threading
 import time
 from collections import OrderedDict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from arena.bots.entrants import NAME_PATTERN
 from arena.errors import ArenaError, ConfigError
 from arena.games import get_game
 from arena.kits import Language, archive
@@ -24,7 +26,7 @@ from arena.server.limits import BODY_SECONDS
 from arena.server.season import SeasonSettings, paused
 from arena.server.uploads import UploadLimits, UploadRefused, receive
 from arena.site.build import ASSETS
-from arena.site.data import slug
+from arena.site.data import RECENT_GAMES, LiveHistory, Point, slug
 from arena.site.markdown import rules_html
 from arena.storage import Store, StoredGameRow, Tournament, replay_path
 from arena.tournament.accounts import HOUSE_AUTHOR, Author, Submission, check_author_name
@@ -41,8 +43,22 @@ MAX_FAULTY_GAMES = 50  # of those, the games whose faults are listed
 BOARD_LOOK = 1.0  # seconds between two looks for a change of the ranking
 MAX_SECRET = 200  # characters of a session id, sign-in code or token looked up (longer ones are none of them)
 GAME_PAGES = 64  # game pages kept made (a stored game never changes)
+CHARTS = 64  # bots' rating charts kept drawn, each under the data it was drawn from
+BOT_PAGES = "/bots/"  # where a bot's public page is served: BOT_PAGES + slug(its name)
 MAX_NUMBER = 2**62  # no game number beyond this is looked up (SQLite's integers end at 2**63)
 Board = tuple[tuple[int, int, int], list[dict[str, Any]]]  # a ranking, and the store's state it was made from
+
+
+@dataclass(frozen=True)
+class PublicBot:
+    """A bot's public page as the store holds it now: its rows of the board (none once retired), its versions in
+    the ladder, its latest games and its rating chart. Nothing a bot wrote but its name and version."""
+
+    name: str
+    rows: list[dict[str, Any]]
+    versions: list[dict[str, Any]]  # {"name": its key on the board, "version", "retired"}, oldest first
+    games: list[dict[str, Any]]  # as games_of gives them, newest first
+    chart: str | None  # an SVG drawing, None before its first game
 
 
 class Hosting:
@@ -65,6 +81,9 @@ class Hosting:
         self._board_json: tuple[list[dict[str, Any]], bytes] | None = None
         self._pages: OrderedDict[tuple[int, str, str | None], str] = OrderedDict()  # private game pages made
         self._pages_lock = threading.Lock()
+        self._history = LiveHistory()
+        self._charts: OrderedDict[str, str] = OrderedDict()  # a chart's data's digest -> its drawing
+        self._charts_lock = threading.Lock()
         self.playing: Callable[[], tuple[str, ...]] = tuple  # the bots of the wave under way (set by the server)
         self._sweep_uploads()
         self.reserved = {e.name for e in sample_opponents(settings.game, get_game(settings.game).max_players, set())}
@@ -277,15 +296,53 @@ class Hosting:
                  "mu": round(r.mu, 3), "sigma": round(r.sigma, 3), "games": r.games,
                  "faulty_games": round(r.fault_rate * r.games), "fault_rate": round(r.fault_rate, 4),
                  "p_above_next": None if r.p_above_next is None else round(r.p_above_next, 3),
-                 "page": self._public_page(t, r.bot)}
+                 "page": bot_page(bot_of(r.bot))}
                 for rank, r in enumerate(shown, start=1)]
 
-    def games_of(self, bot: str) -> list[dict[str, Any]]:
-        """A bot's stored games (every version's), newest first, as plain rows."""
+    def public_bot(self, page: str) -> PublicBot | None:
+        """The public page of the bot that `page` names (as bot_page makes it), read from the store now; None (a
+        404) for a name that names no bot of the ladder, without a look at the store for one no bot may have."""
+        # Every bot of a served ladder is named by NAME_PATTERN (uploads, house folders and sample bots alike), and
+        # such a name is its own slug: a page names one bot, and a bot has one page.
+        if not NAME_PATTERN.match(page) or slug(page) != page:
+            return None
+        t = self.tournament()
+        if t is None:
+            return None
+        store = self.store()
+        versions = [{"name": key, "version": version, "retired": retired}
+                    for key, _, version, retired in store.roster(t.id) if bot_of(key) == page]
+        if not versions:
+            return None  # not in the ladder yet (or never): as if there were no such bot
+        points = self._history.points(store, t, [v["name"] for v in versions])
+        return PublicBot(page, [r for r in self.leaderboard() if r["bot"] == page], versions,
+                         self.games_of(page, RECENT_GAMES), self._chart(points))
+
+    def _chart(self, points: dict[str, tuple[Point, ...]]) -> str | None:
+        """The rating chart of these entrants' points (a line each), drawn once for the same points: a game of the
+        bot's, or the ratings redone, changes its points and so draws it again."""
+        drawn = {name: line for name, line in points.items() if line}
+        if not drawn:
+            return None
+        key = hashlib.sha256(repr(sorted(drawn.items())).encode()).hexdigest()
+        with self._charts_lock:
+            chart = self._charts.get(key)
+        if chart is None:
+            from arena.site import plots  # matplotlib takes a second to import: only once a chart is asked for
+
+            chart = plots.history_chart(drawn, list(drawn))
+            with self._charts_lock:
+                self._charts[key] = chart
+                while len(self._charts) > CHARTS:
+                    self._charts.popitem(last=False)
+        return chart
+
+    def games_of(self, bot: str, limit: int = MAX_GAMES_LISTED) -> list[dict[str, Any]]:
+        """A bot's latest stored games (every version's, at most `limit`), newest first, as plain rows."""
         t = self.tournament()
         if t is None:
             return []
-        rows = self.store().games_of(t.id, bot, MAX_GAMES_LISTED)
+        rows = self.store().games_of(t.id, bot, limit)
         return [{"number": g.seq + 1, "url": f"/games/{g.seq + 1}", "status": g.status, "reason": g.reason,
                  "seats": [{"seat": s.seat, "bot": s.bot, "rank": s.rank, "score": s.score, "faults": s.faults}
                            for s in g.seats]} for g in rows]
@@ -300,11 +357,6 @@ class Hosting:
                 found += [{"game": game["number"], "seat": f.seat, "decision": f.decision, "kind": f.kind}
                           for f in stored.faults if f.seat in seats]
         return found
-
-    def _public_page(self, t: Tournament, key: str) -> str | None:
-        """The published page of a ladder entrant (its rating's history, head to head), once there is one."""
-        relative = f"{slug(t.name)}/bots/{slug(key)}.html"
-        return f"/site/{relative}" if (self.settings.site / relative).is_file() else None
 
     def paused(self, bot: str) -> bool:
         """True if the bot's current version sits out for faulting in every one of its last games."""
@@ -408,4 +460,9 @@ def bot_of(key: str) -> str:
     return key.split("@", 1)[0]
 
 
-__all__ = ["Hosting", "UploadRefused", "bot_of"]
+def bot_page(bot: str) -> str:
+    """The address of a bot's public page, one per bot name (every version's)."""
+    return BOT_PAGES + slug(bot)
+
+
+__all__ = ["BOT_PAGES", "Hosting", "PublicBot", "UploadRefused", "bot_of", "bot_page"]

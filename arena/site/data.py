@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable
@@ -109,8 +110,23 @@ def rating_history(config: RatingConfig, outcomes: Iterable[GameOutcome],
     """The ratings after all games, in schedule order, and each bot's rating after each game it played. With a
     cache file, the games rated by an earlier call are not rated again (rating is most of a publish's work)."""
     ordered = sorted(outcomes, key=lambda o: o.seq)
-    key = [[o.seq, list(o.bots), list(o.ranks)] for o in ordered]
+    key = _history_key(ordered)
     start, table, history = _cached_history(cache, config, key)
+    ratings = _rate_on(config, ordered, start, table, history)
+    if cache is not None and start < len(ordered):
+        _save_history(cache, config, key, ratings, history)
+    return ratings, history
+
+
+def _history_key(ordered: list[GameOutcome]) -> list[list[Any]]:
+    """What a rating history was made from: each game's number, seats and ranks, in schedule order."""
+    return [[o.seq, list(o.bots), list(o.ranks)] for o in ordered]
+
+
+def _rate_on(config: RatingConfig, ordered: list[GameOutcome], start: int, table: dict[str, Rating],
+             history: dict[str, list[Point]]) -> Ratings:
+    """The ratings after ordered[start:] is rated from `table`, the ratings after the first `start` games; each
+    bot's rating after each of those games is added to history."""
     env = config.environment()
     ratings = Ratings(config, table)
     for number, outcome in enumerate(ordered[start:], start=start + 1):
@@ -118,9 +134,47 @@ def rating_history(config: RatingConfig, outcomes: Iterable[GameOutcome],
         for bot in outcome.bots:
             r: Rating = ratings.get(bot)
             history.setdefault(bot, []).append(Point(number, r.mu, r.sigma))
-    if cache is not None and start < len(ordered):
-        _save_history(cache, config, key, ratings, history)
-    return ratings, history
+    return ratings
+
+
+class LiveHistory:
+    """A tournament's rating history kept in memory for a server and brought up to date from the store when asked:
+    only the games stored since the last look are rated (all again if a game came in out of schedule order, or the
+    ratings were redone), so that a page asked for after every game costs one game's rating, not the season's."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()  # one look at a time: the history is extended in place
+        self._mark: tuple[Any, ...] | None = None  # the store's state the history was made from
+        self._config: RatingConfig | None = None
+        self._key: list[list[Any]] = []
+        self._table: dict[str, Rating] = {}
+        self._history: dict[str, list[Point]] = {}
+
+    def points(self, store: Store, t: Tournament, names: Iterable[str]) -> dict[str, tuple[Point, ...]]:
+        """Each named entrant's rating after each of its games, as of every game stored now."""
+        with self._lock:
+            # A stored game always gets a larger id than those before it, and `arena rerate --final` changes the
+            # dynamics factor: either changes the mark.
+            mark = (t.id, store.latest_game(t.id), store.final_ratings(t.id))
+            if mark != self._mark:
+                try:
+                    self._update(store, t, mark[2])
+                except BaseException:  # a history extended in part would be extended again from its old end
+                    self._mark, self._config, self._key, self._table, self._history = None, None, [], {}, {}
+                    raise
+                self._mark = mark
+            return {name: tuple(self._history.get(name, ())) for name in names}
+
+    def _update(self, store: Store, t: Tournament, final: bool) -> None:
+        config = RatingConfig.stored(get_game(t.game), t.config)
+        if final:  # as tournament_data rates a season's end re-rating
+            config = replace(config, tau=0.0)
+        ordered = sorted(store.outcomes(t.id), key=lambda o: o.seq)
+        key = _history_key(ordered)
+        if config != self._config or key[:len(self._key)] != self._key:
+            self._config, self._key, self._table, self._history = config, [], {}, {}
+        ratings = _rate_on(config, ordered, len(self._key), self._table, self._history)
+        self._key, self._table = key, dict(ratings.table)
 
 
 def _cached_history(cache: Path | None, config: RatingConfig,

@@ -65,6 +65,16 @@ def _text(driver: Any, element: str) -> str:
         return ""
 
 
+def _body(driver: Any) -> str:
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.common.by import By
+
+    try:
+        return driver.find_element(By.TAG_NAME, "body").text
+    except WebDriverException:  # the next page is on its way: no body yet
+        return ""
+
+
 def _shared_game(client: Any) -> int | None:
     for game in client.get("/api/games", params={"bot": "alicebot"}).json():
         if {"alicebot", "bobbot"} <= {s["bot"] for s in game["seats"]}:
@@ -86,11 +96,31 @@ def test_the_leaderboard_page_follows_the_games_without_reloading(server: Server
     # The rows the script draws from the live updates read as the server's page draws them, names linked alike.
     with server.client() as c:
         assert wait_until(lambda: _rows_html(driver) == _rows_of(c.get("/").text), 120)
-    assert wait_until(lambda: driver.find_elements(By.CSS_SELECTOR, '#rows a[href^="/site/"]'), 180)
-    link = driver.find_element(By.CSS_SELECTOR, '#rows a[href^="/site/"]')
-    name = link.text
-    link.click()
-    assert wait_until(lambda: name in driver.title or name in driver.page_source)
+    # A name drawn by the script links to its bot's page, served as the store stands: its row, its chart.
+    clicked: list[str] = []
+    assert wait_until(lambda: _click_a_name(driver, clicked), 60)
+    assert wait_until(lambda: driver.current_url == f"{server.url}/bots/{clicked[0]}")
+    assert driver.find_element(By.TAG_NAME, "h1").text == clicked[0]
+    assert driver.find_element(By.CSS_SELECTOR, "#chart svg.chart").is_displayed()
+    assert clicked[0] in driver.find_element(By.ID, "rating").text
+    with server.client() as c:
+        assert clicked[0] in {r["bot"] for r in c.get("/api/leaderboard").json()}
+
+
+def _click_a_name(driver: Any, clicked: list[str]) -> bool:
+    """Click the first name of the board; False if the script drew the rows again meanwhile (try again)."""
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.common.by import By
+
+    try:
+        link = driver.find_element(By.CSS_SELECTOR, "#rows tr:first-child a")
+        name, href = link.text, link.get_attribute("href")
+        link.click()
+    except WebDriverException:
+        return False
+    clicked.append(href.rsplit("/", 1)[1])
+    assert name.split("@", 1)[0] == clicked[0], (name, href)
+    return True
 
 
 def _games_shown(driver: Any) -> int:
@@ -163,7 +193,7 @@ def test_an_author_retires_a_bot_with_its_button_and_it_leaves_the_ladder_while_
     assert wait_until(lambda: driver.current_url.endswith("/me"))
     driver.get(f"{server.url}/me/bots/gilbot")
     driver.find_element(By.CSS_SELECTOR, "#retire button").click()
-    assert wait_until(lambda: "retired" in driver.find_element(By.TAG_NAME, "body").text)
+    assert wait_until(lambda: "retired" in _body(driver))
     assert not driver.find_elements(By.ID, "retire")
     with server.client() as c:
         played = len(c.get("/api/games", params={"bot": "gilbot"}).json())

@@ -55,7 +55,7 @@ def test_an_uploaded_kit_bot_is_admitted_ranked_and_its_log_is_its_authors_only(
         assert c.get(f"/me/games/{gid}", params={"bot": "alicebot"}).status_code == 200
         page = c.get("/me/bots/alicebot").text  # with a link to its public page: its rating's history
         assert f'href="/me/games/{gid}?bot=alicebot">game {gid}</a>' in page
-        assert 'class="public" href="/site/bali-2001-ladder/bots/alicebot.html"' in page
+        assert 'class="public" href="/bots/alicebot"' in page
     with server.client(boss) as c:  # the organiser sees everything
         assert c.get(f"/api/games/{gid}/log", params={"bot": "alicebot"}).status_code == 200
         assert c.get(f"/api/submissions/{sid}").json()["status"] == "admitted"
