@@ -219,13 +219,9 @@ def head_to_head(outcomes: Iterable[GameOutcome]) -> dict[str, dict[str, tuple[i
 
 
 def _games(store: Store, tid: int) -> list[GameRow]:
-    rows = store.db.execute(
-        "SELECT id, seq, status, reason, finished, replay FROM games WHERE tournament_id = ? ORDER BY seq", (tid,))
-    games = {r[0]: list(r) for r in rows}
+    games = {r[0]: list(r) for r in store.game_rows(tid)}
     seats: dict[int, list[dict[str, Any]]] = {}
-    for mid, seat, name, score, rank, dq, faults in store.db.execute(
-            "SELECT s.game_id, s.seat, s.name, s.score, s.rank, s.disqualified, s.faults FROM seats s "
-            "JOIN games m ON m.id = s.game_id WHERE m.tournament_id = ? ORDER BY s.game_id, s.seat", (tid,)):
+    for mid, seat, name, score, rank, dq, faults in store.seat_rows(tid):
         seats.setdefault(mid, []).append({"seat": seat, "bot": name, "score": score, "rank": rank,
                                           "disqualified": bool(dq), "faults": faults})
     return [GameRow(mid, seq, status, reason, finished, tuple(seats.get(mid, ())), replay,
@@ -235,18 +231,13 @@ def _games(store: Store, tid: int) -> list[GameRow]:
 
 def _faults(store: Store, tid: int) -> dict[str, list[FaultRow]]:
     faults: dict[str, list[FaultRow]] = {}
-    for mid, seq, seat, name, decision, kind, detail, tail in store.db.execute(
-            "SELECT m.id, m.seq, f.seat, s.name, f.decision, f.kind, f.detail, f.stderr_tail FROM faults f "
-            "JOIN games m ON m.id = f.game_id JOIN seats s ON s.game_id = f.game_id AND s.seat = f.seat "
-            "WHERE m.tournament_id = ? ORDER BY m.seq, f.id", (tid,)):
+    for mid, seq, seat, name, decision, kind, detail, tail in store.fault_rows(tid):
         faults.setdefault(name, []).append(FaultRow(mid, seq, seat, decision, kind, detail, tail))
     return faults
 
 
 def _bots(store: Store, tid: int) -> dict[str, BotInfo]:
-    rows = store.db.execute("SELECT e.name, b.version, b.author FROM entrants e JOIN bots b ON b.id = e.bot_id "
-                            "WHERE e.tournament_id = ? ORDER BY e.name", (tid,))
-    return {name: BotInfo(name, version, author, slug(name)) for name, version, author in rows}
+    return {name: BotInfo(name, version, author, slug(name)) for name, version, author in store.entrant_rows(tid)}
 
 
 def tournament_title(t: Tournament) -> str:

@@ -189,6 +189,35 @@ class Results(Connection):
         return {r[0] for r in self.db.execute("SELECT seq FROM games WHERE tournament_id = ? AND seq >= ? AND seq < ?",
                                               (tid, first, 2 ** 63 - 1 if below is None else below))}
 
+    # --- what the published site shows, row by row -------------------------------------------------------------------
+    @_guarded
+    def game_rows(self, tid: int) -> list[tuple[int, int, str, str, float, str | None]]:
+        """Every stored game of a tournament in schedule order: (id, seq, status, reason, finished, replay)."""
+        return self.db.execute("SELECT id, seq, status, reason, finished, replay FROM games WHERE tournament_id = ? "
+                               "ORDER BY seq", (tid,)).fetchall()
+
+    @_guarded
+    def seat_rows(self, tid: int) -> list[tuple[int, int, str, int | None, int | None, int, int]]:
+        """Every seat of a tournament's games: (game id, seat, bot, score, rank, disqualified, faults)."""
+        return self.db.execute(
+            "SELECT s.game_id, s.seat, s.name, s.score, s.rank, s.disqualified, s.faults FROM seats s "
+            "JOIN games m ON m.id = s.game_id WHERE m.tournament_id = ? ORDER BY s.game_id, s.seat", (tid,)).fetchall()
+
+    @_guarded
+    def fault_rows(self, tid: int) -> list[tuple[int, int, int, str, int | None, str, str, str]]:
+        """Every fault of a tournament's games in schedule order: (game id, seq, seat, bot, decision, kind,
+        detail, stderr tail)."""
+        return self.db.execute(
+            "SELECT m.id, m.seq, f.seat, s.name, f.decision, f.kind, f.detail, f.stderr_tail FROM faults f "
+            "JOIN games m ON m.id = f.game_id JOIN seats s ON s.game_id = f.game_id AND s.seat = f.seat "
+            "WHERE m.tournament_id = ? ORDER BY m.seq, f.id", (tid,)).fetchall()
+
+    @_guarded
+    def entrant_rows(self, tid: int) -> list[tuple[str, str, str]]:
+        """Every entrant of a tournament by name: (name, version, author)."""
+        return self.db.execute("SELECT e.name, b.version, b.author FROM entrants e JOIN bots b ON b.id = e.bot_id "
+                               "WHERE e.tournament_id = ? ORDER BY e.name", (tid,)).fetchall()
+
     @_guarded
     def finished_count(self) -> int:
         """How many finished games the store holds, of every tournament."""
