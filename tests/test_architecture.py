@@ -211,6 +211,22 @@ def test_no_sql_outside_the_storage_package() -> None:
     assert found == []
 
 
+ORGANISER_READERS = {"arena.competition.access", "arena.cli.authors"}  # the policy; a listing of the accounts
+
+
+def test_only_the_access_policy_asks_whether_a_viewer_is_the_organiser() -> None:
+    """Who may see what is decided in one place (arena/competition/access.py): no route, page or other module reads
+    an author's `organiser` to decide it (the accounts' own listing only shows it)."""
+    found = []
+    for name, path in modules().items():
+        if not name.startswith("arena.") or name in ORGANISER_READERS or name.startswith("arena.storage"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr == "organiser" and isinstance(node.ctx, ast.Load):
+                found.append(f"{name}:{node.lineno}")
+    assert found == []
+
+
 def test_every_folder_of_tests_is_named_after_a_package() -> None:
     """tests/ mirrors the packages: each folder of tests is named after a package of arena/ or a top-level one;
     the bot programs the tests run are in a folder named as such."""

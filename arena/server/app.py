@@ -383,10 +383,8 @@ class _Web:
 
     def me(self, request: Request) -> Response:
         author = self.signed_in(request)
-        store = self.h.store()
-        bots = store.owned_bots(author) if not author.organiser else sorted({s.bot for s in store.submissions()})
-        return _page("me.html.j2", f"{author.name}: your bots", author, self.csrf(request), bots=bots,
-                     submissions=self.h.submissions(author))
+        return _page("me.html.j2", f"{author.name}: your bots", author, self.csrf(request),
+                     bots=self.h.bots_listed(author), submissions=self.h.submissions(author))
 
     def my_bot(self, request: Request) -> Response:
         author, _ = self.who(request)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from arena.bots.entrants import NAME_PATTERN
+from arena.competition import access
 from arena.errors import ArenaError, ConfigError
 from arena.games import get_game
 from arena.kits import Language, archive
@@ -223,11 +224,16 @@ class Hosting:
     def submission(self, author: Author, sid: int) -> Submission | None:
         """A submission its author (or the organiser) may see, else None (as if there were none)."""
         found = self.store().submission(sid) if 0 < sid <= MAX_NUMBER else None
-        return found if found is not None and (author.organiser or found.author == author.name) else None
+        return found if found is not None and access.may_see_submission(author, found) else None
+
+    def bots_listed(self, author: Author) -> list[str]:
+        """The bots an author's own page lists (access.bots_listed)."""
+        store = self.store()
+        return access.bots_listed(author, store.owned_bots(author), (s.bot for s in store.submissions()))
 
     def submissions(self, author: Author) -> list[Submission]:
         """An author's submissions, newest first (the organiser's: everyone's)."""
-        return self.store().submissions(None if author.organiser else author.name)[::-1]
+        return self.store().submissions(access.whose_submissions(author))[::-1]
 
     # --- the ladder ---------------------------------------------------------------------------------------------
     def rules(self) -> str:
@@ -372,10 +378,8 @@ class Hosting:
         return True
 
     def may_see(self, author: Author | None, bot: str) -> bool:
-        """True if author may see the bot's private pages and logs: its owner, or the organiser."""
-        if author is None:
-            return False
-        return author.organiser or self.store().bot_owner(bot) == author.name
+        """True if author may see the bot's private pages and logs (access.may_see_bot)."""
+        return author is not None and access.may_see_bot(author, self.store().bot_owner(bot))
 
     def own_game(self, author: Author | None, number: int, bot: str) -> tuple[StoredGameRow, set[int]] | None:
         """Game `number` of the served ladder, if the bot played it and author may see it, with the bot's seats in
@@ -446,10 +450,8 @@ class Hosting:
         heading = f"game {game.seq + 1} of {game.tournament}"
         if bot is None:
             return render_page(data, back=("/", self.settings.name), linked=linked, heading=heading)
-        data["logs"] = {k: v for k, v in data["logs"].items() if data["decisions"][int(k)][0] in seats}
-        data["faults"] = [f if f["seat"] in seats else {k: v for k, v in f.items() if k not in ("detail", "stderr")}
-                          for f in data["faults"]]
-        return render_page(data, back=(f"/me/bots/{bot}", f"{bot}: your bot"), linked=linked, heading=heading)
+        return render_page(access.private_view(data, seats), back=(f"/me/bots/{bot}", f"{bot}: your bot"),
+                           linked=linked, heading=heading)
 
     def _replay_path(self, game: StoredGameRow) -> Path:
         return replay_path(game.replay or "", self.settings.results_dir) or self.settings.results_dir
