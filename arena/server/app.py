@@ -11,7 +11,7 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import urlsplit
 
 import jinja2
@@ -26,14 +26,14 @@ from starlette.routing import Route
 from arena import __version__
 from arena.errors import ConfigError
 from arena.kits import PREPARE, Language
+from arena.server.auth import COOKIE, DEFAULT_BACKENDS, Authentication, Backend
 from arena.server.events import EventStream, StreamLimits
 from arena.server.hosting import BOT_PAGES, MAX_SECRET, SESSION_SECONDS, Hosting
-from arena.server.limits import SMALL_BODY, BodyRefused, BoundedRequests, FailedAuthentications
+from arena.server.limits import SMALL_BODY, BodyRefused, BoundedRequests
 from arena.server.uploads import UploadRefused
 from arena.site.markdown import html as markdown_html
 from arena.tournament.accounts import ACTIVE, Author
 
-COOKIE = "arena_session"
 UPLOAD_PATHS = ("/api/submissions", "/me/upload")
 NOT_FOUND = "not found"
 ACTIVE_STATUSES = {s.value for s in ACTIVE}
@@ -46,9 +46,10 @@ KITS = [(k.value, " ".join(PREPARE[k]) if k in PREPARE else "") for k in Languag
 _env = jinja2.Environment(loader=jinja2.PackageLoader("arena.server", "templates"), autoescape=True)
 
 
-def make_app(hosting: Hosting) -> BoundedRequests:
-    """The served competition as an ASGI app, every request bounded in size and time."""
-    web = _Web(hosting)
+def make_app(hosting: Hosting, backends: tuple[Backend, ...] = DEFAULT_BACKENDS) -> BoundedRequests:
+    """The served competition as an ASGI app, every request bounded in size and time; requests known by the ways
+    of signing in `backends` (auth.py)."""
+    web = _Web(hosting, backends)
     routes = [
         Route("/health", web.health), Route("/", web.board), Route("/api/leaderboard", web.api_leaderboard),
         Route("/rules", web.rules), Route("/kits/{language}.zip", web.kit),
@@ -115,38 +116,17 @@ def _not_found() -> HTTPException:
 class _Web:
     """The route handlers, over one Hosting."""
 
-    def __init__(self, hosting: Hosting) -> None:
+    def __init__(self, hosting: Hosting, backends: tuple[Backend, ...] = DEFAULT_BACKENDS) -> None:
         self.h = hosting
         self.streams = StreamLimits()
-        self.failures = FailedAuthentications()
+        self.auth = Authentication(hosting, backends)
         self._board: tuple[Any, list[dict[str, Any]], bytes] | None = None  # the page everyone else sees, made
 
     # --- who is asking ------------------------------------------------------------------------------------------
     def who(self, request: Request) -> tuple[Author | None, bool]:
-        """The one way a request is known: (the author, whether by a session cookie). A bearer token wins over a
-        cookie; a token that is not valid is a 401, and an address that failed too often a 429 before its token
-        is checked."""
-        header = request.headers.get("authorization", "")
-        if header:
-            scheme, _, token = header.partition(" ")
-            if scheme.lower() != "bearer" or not token.strip():
-                raise HTTPException(401, "send the API token as the header: Authorization: Bearer TOKEN")
-            author = self._checked(request, lambda: self.h.by_token(token.strip()))
-            if author is None:
-                raise HTTPException(401, "the API token is not valid (revoked, mistyped, or replaced)")
-            return author, False
-        cookie = request.cookies.get(COOKIE, "")
-        return (self.h.by_session(cookie) if cookie else None), True
-
-    def _checked(self, request: Request, check: Callable[[], Author | None]) -> Author | None:
-        """check() of a secret the request sent, unless its address failed too often lately (429); a failure noted."""
-        client = request.client.host if request.client else ""
-        if self.failures.blocked(client):
-            raise HTTPException(429, "too many failed sign-ins or tokens from your address: wait a minute")
-        author = check()
-        if author is None:
-            self.failures.failed(client)
-        return author
+        """The one way a request is known (auth.py): (the author, whether by a session cookie)."""
+        known = self.auth.who(request)
+        return known.author, known.by_cookie
 
     def signed_in(self, request: Request) -> Author:
         author, _ = self.who(request)
@@ -341,7 +321,7 @@ class _Web:
             secret = form.get("code") or form.get("token")
         if not isinstance(secret, str) or not secret.strip():
             raise HTTPException(400, "send the sign-in code or your API token")
-        author = await run_in_threadpool(self._checked, request, lambda: self.h.sign_in(secret.strip()))
+        author = await run_in_threadpool(self.auth.checked, request, lambda: self.h.sign_in(secret.strip()))
         if author is None:
             raise HTTPException(403, "this sign-in link or token is not valid: a link works once and for a week; "
                                 "ask the organiser for a new link (arena authors link NAME), or use your API token")

@@ -1,0 +1,91 @@
+"""How a request is known: the one authentication seam of `arena serve`. Each way of signing in is a backend that
+reads its own part of a request (a bearer token, a session cookie); the first that finds its part decides. A
+second way to sign in (an identity provider's login, which would give the request a session of its own once the
+provider has said who it is) is one more backend in `Authentication.backends`, and no route changes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Protocol
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+
+from arena.server.hosting import Hosting
+from arena.server.limits import FailedAuthentications
+from arena.tournament.accounts import Author
+
+COOKIE = "arena_session"
+Check = Callable[[Callable[[], Author | None]], Author | None]  # a secret checked, failures limited per address
+
+
+@dataclass(frozen=True)
+class Known:
+    """Who sent a request (None: no one signed in), and whether by a session cookie (whose forms need its CSRF
+    token) rather than a token sent by a program."""
+
+    author: Author | None
+    by_cookie: bool
+
+
+class Backend(Protocol):
+    """One way of signing in."""
+
+    def authenticate(self, request: Request, hosting: Hosting, check: Check) -> Known | None:
+        """Who the request is by this way (HTTPException 401 for a secret of this way that is not valid), or None
+        where the request does not use it."""
+
+
+class BearerToken:
+    """A program's API token: `Authorization: Bearer TOKEN`."""
+
+    def authenticate(self, request: Request, hosting: Hosting, check: Check) -> Known | None:
+        header = request.headers.get("authorization", "")
+        if not header:
+            return None
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise HTTPException(401, "send the API token as the header: Authorization: Bearer TOKEN")
+        author = check(lambda: hosting.by_token(token.strip()))
+        if author is None:
+            raise HTTPException(401, "the API token is not valid (revoked, mistyped, or replaced)")
+        return Known(author, False)
+
+
+class SessionCookie:
+    """A browser's session, kept server-side: the cookie a sign-in sets."""
+
+    def authenticate(self, request: Request, hosting: Hosting, check: Check) -> Known | None:
+        cookie = request.cookies.get(COOKIE, "")
+        return Known(hosting.by_session(cookie) if cookie else None, True)
+
+
+DEFAULT_BACKENDS: tuple[Backend, ...] = (BearerToken(), SessionCookie())
+
+
+class Authentication:
+    """The backends, asked in turn (a bearer token wins over a cookie), and the limit on failed secrets per address
+    that every one of them goes through."""
+
+    def __init__(self, hosting: Hosting, backends: tuple[Backend, ...] = DEFAULT_BACKENDS) -> None:
+        self.hosting, self.backends = hosting, backends
+        self.failures = FailedAuthentications()
+
+    def who(self, request: Request) -> Known:
+        """Who sent the request; a 401 for a secret that is not valid, a 429 for an address that failed too often
+        (before its secret is checked)."""
+        for backend in self.backends:
+            known = backend.authenticate(request, self.hosting, lambda secret: self.checked(request, secret))
+            if known is not None:
+                return known
+        return Known(None, False)
+
+    def checked(self, request: Request, check: Callable[[], Author | None]) -> Author | None:
+        """check() of a secret the request sent, unless its address failed too often lately (429); a failure noted."""
+        client = request.client.host if request.client else ""
+        if self.failures.blocked(client):
+            raise HTTPException(429, "too many failed sign-ins or tokens from your address: wait a minute")
+        author = check()
+        if author is None:
+            self.failures.failed(client)
+        return author
