@@ -237,6 +237,10 @@ class WorkerPool(Generic[J, R]):
         worker.doing = self.doing
         worker.submit(job)
 
+    def pids(self) -> list[int]:
+        """The process ids of the workers running now (a slot's worker is started at its first job)."""
+        return [w.process.pid for w in self._slots if w is not None and w.process.pid is not None]
+
     def busy(self) -> list[int]:
         """The slots whose worker has a job."""
         return [i for i, w in enumerate(self._slots) if w is not None and w.job is not None]

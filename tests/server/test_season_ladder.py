@@ -46,14 +46,17 @@ def test_each_wave_reads_only_the_games_since_the_last(tmp_path: Path, monkeypat
 
     monkeypatch.setattr(Store, "outcomes", counted)
     season = Season(settings(tmp_path))
-    read_per_wave = []
+    read_per_wave, workers = [], []
     try:
         for _ in range(4):
             reads.clear()
             season.play_wave([])
             read_per_wave.append(sum(reads))
+            workers.append(season.pool.pids() if season.pool else [])
     finally:
         season.stop()
+    # The same workers for every wave: each checks and digests a bot's folder once, not once a wave.
+    assert workers[0] and all(w == workers[0] for w in workers), workers
     # Its own games and the last wave's, at most: replaying the season would read every game stored before.
     assert all(read <= 2 * PER_WAVE for read in read_per_wave[1:]), read_per_wave
     stored, fresh, games = rated_in_full(settings(tmp_path).db)
