@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from arena.bots.sandbox import MIB
+from arena.bots.sandbox.hostuser import NOGROUP
 from arena.bots.sandbox.paths import in_runtime
 from arena.errors import ConfigError
 
@@ -204,3 +205,40 @@ def read_regular(folder: Path, name: str, limit: int) -> bytes | None:
     if len(data) > limit:
         raise _refuse(folder, f"{shown(name)} is larger than {limit} bytes (the limit)")
     return data
+
+
+def hand_over(folder: Path, owner: int = -1, writable: bool = False) -> None:
+    """Give a folder's files to the group nogroup, readable (directories and programs searchable) and not
+    writable by it; with owner (-1: each file's own kept) their owner, and with writable every file writable by
+    that owner (a build's folder). Every change is made through a descriptor of the thing looked at, never through
+    a path a link could redirect, since another process of the same uid may still change the folder; chown clears
+    any setuid and setgid bit on the way, and so does the new mode. FolderRefused past a limit of a folder walk."""
+    fd = open_folder(folder)
+    try:
+        _adjust(fd, os.fstat(fd), owner, writable)
+    finally:
+        os.close(fd)
+    for entry in walk(folder):
+        if stat.S_ISLNK(entry.info.st_mode) or not (stat.S_ISREG(entry.info.st_mode) or
+                                                    stat.S_ISDIR(entry.info.st_mode)):
+            os.chown(entry.name, owner, NOGROUP, dir_fd=entry.parent, follow_symlinks=False)
+            continue  # a link, or what the folder is refused for anyway: no mode of its own to give
+        try:
+            fd = os.open(entry.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=entry.parent)
+        except FileNotFoundError:
+            continue  # gone since it was looked at
+        try:
+            _adjust(fd, os.fstat(fd), owner, writable)
+        finally:
+            os.close(fd)
+
+
+def _adjust(fd: int, info: os.stat_result, owner: int, writable: bool) -> None:
+    """The owner, group and mode hand_over gives one file or folder, open at fd."""
+    os.fchown(fd, owner, NOGROUP)
+    searchable = stat.S_ISDIR(info.st_mode) or info.st_mode & stat.S_IXUSR
+    mode = stat.S_IMODE(info.st_mode) & ~(stat.S_ISUID | stat.S_ISGID | stat.S_IWGRP)
+    mode |= stat.S_IRGRP | (stat.S_IXGRP if searchable else 0)
+    if writable:
+        mode |= stat.S_IRUSR | stat.S_IWUSR | (stat.S_IXUSR if stat.S_ISDIR(info.st_mode) else 0)
+    os.fchmod(fd, mode)

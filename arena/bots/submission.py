@@ -31,6 +31,7 @@ from arena.bots.folders import (
     FolderRefused,
     check_folder,
     clear_special_bits,
+    hand_over,
     open_regular,
     problem,
     read_regular,
@@ -39,7 +40,7 @@ from arena.bots.folders import (
 )
 from arena.bots.process import Transport
 from arena.bots.sandbox import BUILD_LIMITS, MIB, Sandbox
-from arena.bots.sandbox.hostuser import Lease, hand_over
+from arena.bots.sandbox.hostuser import Lease
 from arena.bots.sandbox.limits import BUILD_GROWTH, limit_text
 from arena.bots.sandbox.watchdog import Watchdog, kill_all, reap_pids
 from arena.errors import BuildFailed, ConfigError, FaultKind

@@ -14,7 +14,6 @@ import contextlib
 import fcntl
 import os
 import pwd
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -101,32 +100,6 @@ def setpriv(uid: int) -> list[str]:
     """The command that becomes uid (group nogroup, no other groups) with no capability left, before the bot's."""
     return ["setpriv", f"--reuid={uid}", f"--regid={NOGROUP}", "--clear-groups", "--inh-caps=-all",
             "--bounding-set=-all", "--"]
-
-
-def hand_over(folder: Path, owner: int = -1, writable: bool = False) -> None:
-    """Give a folder's files to the group nogroup, readable (directories and programs searchable) and not
-    writable by it; with owner (-1: each file's own kept) their owner, and with writable every file writable by
-    that owner (a build's folder). chown clears any setuid and setgid bit on the way, and so does the new mode."""
-    for path in _tree(folder):
-        info = path.lstat()
-        if stat.S_ISLNK(info.st_mode):
-            os.lchown(path, owner, NOGROUP)
-            continue
-        os.chown(path, owner, NOGROUP)
-        searchable = stat.S_ISDIR(info.st_mode) or info.st_mode & stat.S_IXUSR
-        mode = stat.S_IMODE(info.st_mode) & ~(stat.S_ISUID | stat.S_ISGID | stat.S_IWGRP)
-        mode |= stat.S_IRGRP | (stat.S_IXGRP if searchable else 0)
-        if writable:
-            mode |= stat.S_IRUSR | stat.S_IWUSR | (stat.S_IXUSR if stat.S_ISDIR(info.st_mode) else 0)
-        os.chmod(path, mode)
-
-
-def _tree(folder: Path) -> list[Path]:
-    """The folder and everything below it, links not followed."""
-    found = [folder]
-    for root, dirs, files in os.walk(folder):
-        found += [Path(root, name) for name in (*dirs, *files)]
-    return found
 
 
 def open_directory(private: Path) -> None:
