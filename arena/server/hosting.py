@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from arena.bots.entrants import NAME_PATTERN
-from arena.competition import access
+from arena.competition import access, names
 from arena.errors import ArenaError, ConfigError
-from arena.games import get_game
 from arena.kits import Language, archive
 from arena.match.record import load_record
 from arena.server.events import STREAM_SECONDS
@@ -33,7 +32,6 @@ from arena.storage import Store, StoredGameRow, Tournament, replay_path
 from arena.tournament.accounts import HOUSE_AUTHOR, Author, Submission, check_author_name
 from arena.tournament.competition import About
 from arena.tournament.leaderboard import tournament_board
-from arena.tournament.run import sample_opponents
 
 log = logging.getLogger("arena.serve")
 
@@ -87,7 +85,7 @@ class Hosting:
         self._charts_lock = threading.Lock()
         self.playing: Callable[[], tuple[str, ...]] = tuple  # the bots of the wave under way (set by the server)
         self._sweep_uploads()
-        self.reserved = {e.name for e in sample_opponents(settings.game, get_game(settings.game).max_players, set())}
+        self.reserved = names.reserved_names(settings.game)
 
     def store(self) -> Store:
         """This thread's connection to the store (each thread keeps its own: SQLite connections are not shared)."""
@@ -205,11 +203,12 @@ class Hosting:
         self.store().refuse_upload(author, reason)
 
     def _check_name(self, store: Store, author: Author, name: str, version: str) -> None:
-        if name in self.reserved:
+        owner = store.bot_owner(name)
+        holder = names.taken_by(name, owner, author.name, self.reserved)
+        if holder == names.SAMPLE_BOT:
             raise UploadRefused(f"the bot name {name!r} is a sample bot's, which play in every competition: choose "
                                 "another name in manifest.toml", 409)
-        owner = store.bot_owner(name)
-        if owner is not None and owner != author.name:
+        if holder is not None:
             raise UploadRefused(f"the bot name {name!r} belongs to someone else: choose another name in "
                                 "manifest.toml", 409)
         same = store.version_in(name, version)

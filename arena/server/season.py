@@ -18,6 +18,7 @@ from arena.bots.channel import expect_progress_within
 from arena.bots.entrants import Entrant, from_folder, shown, survey
 from arena.bots.sandbox import Sandbox
 from arena.bots.submission import BUILD_TIMEOUT, ensure_built
+from arena.competition import names
 from arena.errors import ArenaError, BuildFailed
 from arena.games import get_game
 from arena.ratings.trueskill import RatingConfig
@@ -354,10 +355,10 @@ def enter_folders(settings: SeasonSettings, directory: Path, reserved: set[str])
     with Store(settings.db) as store:
         house = store.house_author()
         for entrant in entrants:
-            owner = store.bot_owner(entrant.name)
-            if entrant.name in reserved or (owner is not None and owner != house.name):
+            holder = names.taken_by(entrant.name, store.bot_owner(entrant.name), house.name, reserved)
+            if holder is not None:
                 problems.append(f"{shown(entrant.cwd or '')}: the bot name {entrant.name!r} belongs to "
-                                f"{owner or 'a sample bot'}: give this bot a name of its own")
+                                f"{holder}: give this bot a name of its own")
                 continue
             folder = str(Path(entrant.cwd or "").resolve())
             queued += store.add_house_submission(house, entrant.name, entrant.version, folder) is not None
