@@ -10,7 +10,7 @@ import sys
 import threading
 from contextlib import contextmanager
 from types import FrameType
-from typing import Iterator
+from typing import Any, Callable, Iterator
 
 _PR_SET_PDEATHSIG = 1  # prctl option, from <linux/prctl.h>
 
@@ -37,10 +37,25 @@ def _remembered(signum: int, frame: FrameType | None) -> None:
 
 def remember_interrupts() -> None:
     """From now on a Ctrl-C is also remembered: one that code outside the arena swallows (a bare `except` in a
-    library as it imports) still stops the command at its next check_interrupted()."""
+    library as it imports) still stops the command at its next check_interrupted(); and one that lands in code whose
+    exceptions Python can only report (a callback of the import machinery's locks, a finalizer) is not printed as
+    a traceback, but remembered the same way."""
     if threading.current_thread() is threading.main_thread() and \
             signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, _remembered)
+        if sys.unraisablehook is not _unraisable:
+            _reported.append(sys.unraisablehook)
+            sys.unraisablehook = _unraisable
+
+
+_reported: list[Callable[[Any], object]] = []  # the hook that reports what _unraisable does not take
+
+
+def _unraisable(unraisable: "sys.UnraisableHookArgs") -> None:
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        _noted.append(signal.SIGINT)  # the next check_interrupted() stops the command, as after any Ctrl-C
+        return
+    (_reported[-1] if _reported else sys.__unraisablehook__)(unraisable)
 
 
 def check_interrupted() -> None:

@@ -65,3 +65,31 @@ def test_a_ctrl_c_at_fifty_random_moments_is_never_lost(tmp_path: Path) -> None:
         delay = rng.uniform(0.0, 3.0)
         results = tmp_path / f"results-{attempt}"
         check_interrupted(interrupted_at(delay, results), delay, results)
+
+
+FINALIZER = """
+import sys
+from arena.interrupt import check_interrupted, remember_interrupts
+
+class Finalized:
+    def __init__(self, error):
+        self.error = error
+
+    def __del__(self):
+        raise self.error
+
+remember_interrupts()
+Finalized(ValueError("a finalizer's own error"))  # still reported
+# A Ctrl-C that lands in code whose exceptions Python can only report (an import lock's callback, a finalizer):
+Finalized(KeyboardInterrupt())
+try:
+    check_interrupted()
+except KeyboardInterrupt:
+    print("stopped at the next check")
+"""
+
+
+def test_a_ctrl_c_that_python_can_only_report_is_remembered_and_not_printed() -> None:
+    done = subprocess.run([sys.executable, "-c", FINALIZER], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "stopped at the next check"
+    assert "KeyboardInterrupt" not in done.stderr and "a finalizer's own error" in done.stderr
