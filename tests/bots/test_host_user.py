@@ -68,3 +68,14 @@ def test_a_range_holding_an_account_is_refused(tmp_path: Path) -> None:
     r = arena("match", "bali-2017", THREAT, THREAT, "--sandbox", "bwrap", "--bot-uids", "0-10", cwd=tmp_path)
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert "above 0" in r.stderr or "accounts of this machine" in r.stderr
+
+
+def test_a_command_lines_bot_in_a_folder_only_root_reads_is_told_why_it_cannot_start(tmp_path: Path) -> None:
+    mine = tmp_path / "mine"
+    mine.mkdir(mode=0o700)
+    (mine / "bot.py").write_text((ROOT / "sample_bots" / "random_bot.py").read_text())
+    r = arena("match", "bali-2017", f"{sys.executable} mine/bot.py", THREAT, "--games", "1", "--sandbox", "bwrap",
+              cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    records = " ".join(p.read_text() for p in (tmp_path / "results" / "matches").rglob("game-*.json"))
+    assert "never as root" in records and "chmod -R o+rX FOLDER" in records  # the fault says why, and what to do

@@ -16,6 +16,7 @@ from tests.helpers import RANDOM, arena, wait_until
 
 
 def test_match_shows_a_version_as_the_bot_gave_it(tmp_path: Path) -> None:
+    tmp_path.chmod(0o755)  # an author's folder, readable by the user a bot runs as (nobody, for an arena run as root)
     bot = tmp_path / "v_bot.py"
     bot.write_text("from protocol import run_bot\nrun_bot(lambda view, options, decision: 0, name='v', "
                    "version='1.10')\n")

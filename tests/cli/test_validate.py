@@ -93,6 +93,7 @@ def test_a_sleeping_bot_is_charged_its_sleep_and_times_out_at_its_limit(tmp_path
 
 def test_a_syntax_error_is_shown_once_with_the_number_of_games_it_spoiled(tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path.chmod(0o755)  # an author's folder, readable by the user a bot runs as (nobody, for an arena run as root)
     (tmp_path / "my_bot.py").write_text("from protocol import run_bot\n\ndef decide(view, options, decision)\n"
                                         "    return 0\n")
     monkeypatch.chdir(tmp_path)  # a bot in the current folder, as its author runs it
