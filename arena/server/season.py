@@ -4,24 +4,26 @@ versions played wave after wave, its public pages published after each wave."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from arena.bots import folders
 from arena.bots.channel import expect_progress_within
 from arena.bots.entrants import Entrant, from_folder, shown, survey
 from arena.bots.sandbox import Sandbox
 from arena.bots.submission import BUILD_TIMEOUT, ensure_built
-from arena.errors import ArenaError, BuildFailed
+from arena.errors import ArenaError, BuildFailed, ConfigError
 from arena.games import get_game
 from arena.ratings.trueskill import RatingConfig
 from arena.tournament.accounts import Status, Submission
 from arena.tournament.admission import first_game
 from arena.tournament.assembly import lineup
+from arena.tournament.cluster import ClusterLost, ClusterPlayer
 from arena.tournament.formats.ladder import DEFAULT_WAVE, Ladder
 from arena.tournament.run import DEFAULT_LEVEL, Runner, sample_opponents
 from arena.tournament.store import Store
@@ -59,6 +61,7 @@ class SeasonSettings:
     rating: RatingConfig | None = None
     seed: int | None = None
     pause_after: int = PAUSE_AFTER
+    cluster: str | None = None  # a Dask scheduler's address, or "local": where the bots run (none here then)
 
     @property
     def table_seats(self) -> int:
@@ -70,6 +73,11 @@ class SeasonSettings:
     def site(self) -> Path:
         """Where the public pages are published."""
         return self.results_dir / "site"
+
+    @property
+    def built(self) -> Path:
+        """Where the built copies of submissions admitted on a cluster are kept, by their digest."""
+        return self.results_dir / "built"
 
     @property
     def uploads(self) -> Path:
@@ -100,6 +108,8 @@ class Season:
         self._claims = threading.Lock()
         self._admitting: set[str] = set()  # the authors one of whose uploads is being admitted now
         self._paused: set[int] = set()  # the submissions sitting out at the last wave (each said once in the log)
+        self._player: ClusterPlayer | None = None  # with --cluster, once the scheduler has been reached
+        self._connecting = threading.Lock()
         self.threads = [*(threading.Thread(target=self._guard, args=(self._admissions,), name=f"admissions-{n}",
                                            daemon=True) for n in range(ADMISSIONS)),
                         threading.Thread(target=self._guard, args=(self._ladder,), name="ladder", daemon=True)]
@@ -122,6 +132,30 @@ class Season:
         for thread in self.threads:
             if thread.ident is not None:  # started
                 thread.join(max(0.0, deadline - time.monotonic()))
+        if self._player is not None:
+            self._player.close()
+            self._player = None
+
+    def cluster(self) -> ClusterPlayer | None:
+        """The Dask cluster the season plays on (None without --cluster): reached at its first use, and again
+        after it was lost (ClusterLost, an ArenaError, while it cannot be reached: the caller tries later)."""
+        address = self.settings.cluster
+        if address is None:
+            return None
+        with self._connecting:
+            if self._player is not None and self._player.connected():
+                return self._player
+            if self._player is not None:
+                log.error("the Dask scheduler at %s was lost; reaching it again", address)
+                self._player.close()
+                self._player = None
+            try:
+                self._player = ClusterPlayer(address, self.settings.jobs, self.settings.results_dir,
+                                             built_dir=self.settings.built)
+            except ConfigError as exc:
+                raise ClusterLost(f"{exc}; tried again in a while (the pages are served meanwhile)") from None
+            log.info("playing on the Dask cluster at %s", address)
+            return self._player
 
     def _guard(self, loop: Callable[[], None]) -> None:
         while not self.stopping.is_set():
@@ -136,7 +170,7 @@ class Season:
         # Each of ADMISSIONS threads has a worker that admits one upload after another (a worker is started again
         # only if one fails): a burst of uploads does not start an interpreter for each, and no author's build,
         # however long, holds up the others', since an author has one upload admitted at a time.
-        with Store(self.settings.db) as store, AdmissionWorker() as worker:
+        with Store(self.settings.db) as store, self._admitter() as worker:
             while not self.stopping.is_set():
                 claimed = self._claim(store)
                 if claimed is None:
@@ -159,12 +193,26 @@ class Season:
                     return submission
         return None
 
-    def admit(self, store: Store, submission: Submission, worker: AdmissionWorker | None = None) -> None:
+    def _admitter(self) -> contextlib.AbstractContextManager[Admitter]:
+        """Where admissions run: on the cluster with --cluster (the same player for every thread), else in a
+        worker process of this thread's own."""
+        player = self.cluster()
+        return contextlib.nullcontext(player) if player is not None else AdmissionWorker()
+
+    def admit(self, store: Store, submission: Submission, worker: Admitter | None = None) -> None:
         """Build a submission in the sandbox and play its first game against the sample bots (in `worker`, else
-        in one of its own): admitted, or refused with the reason."""
+        in one of its own, or on the cluster): admitted, or refused with the reason. If the cluster is lost
+        meanwhile, it is queued again (ClusterLost raised)."""
         if worker is None:
-            with AdmissionWorker() as own:
+            with self._admitter() as own:
                 return self.admit(store, submission, own)
+        try:
+            self._admit(store, submission, worker)
+        except ClusterLost:
+            store.set_status(submission.id, Status.QUEUED)
+            raise
+
+    def _admit(self, store: Store, submission: Submission, worker: Admitter) -> None:
         s = self.settings
         folder = Path(submission.folder)
         build_log = folder.parent / f"{folder.name}-build.log"
@@ -177,8 +225,9 @@ class Season:
             return
         store.set_status(submission.id, Status.VALIDATING, build_log=shown_to_author(_tail(build_log), folder))
         try:
-            reason = worker.run(_game_step, (entrant_of(submission), s.game, s.options, s.time,
-                                             s.sandbox.resolved()), FIRST_GAME)
+            reason = worker.first_game(entrant_of(submission), s.game, s.options, s.time, s.sandbox.resolved())
+        except ClusterLost:
+            raise
         except ArenaError as exc:
             reason = str(exc)
         if reason is None:
@@ -194,7 +243,7 @@ class Season:
             store.set_status(submission.id, Status.REFUSED, shown_to_author(reason, folder))
             log.info("refused %s %s: its first game", submission.bot, submission.version)
 
-    def _build(self, store: Store, submission: Submission, build_log: Path, worker: AdmissionWorker) -> str | None:
+    def _build(self, store: Store, submission: Submission, build_log: Path, worker: Admitter) -> str | None:
         """Build the submission in the worker within what is left of its BUILD_TIMEOUT (each try's time counted
         in the store as it runs, so that a stop and a start give it no more): why it failed, or None."""
         spent = store.build_seconds(submission.id)
@@ -209,9 +258,9 @@ class Season:
                 store.set_build_seconds(submission.id, now)
                 recorded = now
 
-        job = (submission.folder, build_log, self.settings.sandbox.resolved(), None, BUILD_TIMEOUT - spent)
         try:
-            return worker.run(_build_step, job, BUILDING, count)
+            return worker.build(submission.folder, build_log, self.settings.sandbox.resolved(), BUILD_TIMEOUT - spent,
+                                count)
         finally:
             store.set_build_seconds(submission.id, spent + time.monotonic() - began)
 
@@ -250,7 +299,8 @@ class Season:
             spec = lineup(s.game, Ladder(), [*entrants, *samples], seats, samples=s.samples, options=s.options,
                           time=s.time, sandbox=s.sandbox.resolved(), rating=rating,
                           wave=max(s.wave, s.jobs), max_games=done + per_wave, seed=s.seed, title=s.name)
-            self.runner = Runner(spec, store, s.results_dir, jobs=s.jobs, name=s.name, time_limit=WAVE_SECONDS)
+            self.runner = Runner(spec, store, s.results_dir, jobs=s.jobs, name=s.name, time_limit=WAVE_SECONDS,
+                                 player=self._player_for(entrants))
             self.wave_began = time.monotonic()
             self.playing = tuple(e.name for e in entrants)
             try:
@@ -262,7 +312,26 @@ class Season:
         self.on_wave()
 
 
+    def _player_for(self, entrants: list[Entrant]) -> ClusterPlayer | None:
+        """The cluster a wave plays on (None: the local workers), told which folders are still in play: the
+        versions retired since the last wave leave its workers' caches."""
+        player = self.cluster()
+        if player is not None:
+            player.retire({e.cwd for e in entrants if e.cwd is not None})
+        return player
+
+
 Step = Callable[[Any], str]  # one step of an admission, run in a worker: why it failed, or ""
+
+
+class Admitter(Protocol):
+    """Where an admission's steps run: an AdmissionWorker, or a Dask cluster (arena/tournament/cluster.py)."""
+
+    def build(self, folder: str, log: Path, sandbox: Sandbox, time_left: float,
+              meanwhile: Callable[[], None]) -> str | None: ...
+
+    def first_game(self, entrant: Entrant, game: str, options: dict[str, Any] | None, clock: TimeControl,
+                   sandbox: Sandbox) -> str | None: ...
 
 
 class AdmissionWorker:
@@ -278,6 +347,16 @@ class AdmissionWorker:
 
     def __exit__(self, *_: object) -> None:
         self.pool.close()
+
+    def build(self, folder: str, log: Path, sandbox: Sandbox, time_left: float = BUILD_TIMEOUT,
+              meanwhile: Callable[[], None] = lambda: None) -> str | None:
+        """Build the submission's folder in the sandbox within time_left seconds; why it failed, or None."""
+        return self.run(_build_step, (folder, log, sandbox, None, time_left), BUILDING, meanwhile)
+
+    def first_game(self, entrant: Entrant, game: str, options: dict[str, Any] | None, clock: TimeControl,
+                   sandbox: Sandbox) -> str | None:
+        """The entrant's first game against the sample bots; why it failed, or None."""
+        return self.run(_game_step, (entrant, game, options, clock, sandbox), FIRST_GAME)
 
     def run(self, step: Step, job: tuple[Any, ...], doing: str, meanwhile: Callable[[], None] = lambda: None) -> \
             str | None:

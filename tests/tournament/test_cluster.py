@@ -15,6 +15,7 @@ from typing import Iterator
 import pytest
 from click.testing import CliRunner
 
+from arena.bots.submission import folder_digest
 from arena.cli import main
 from arena.tournament import cluster
 from arena.tournament.formats import Table
@@ -144,7 +145,7 @@ def test_the_local_clusters_workers_run_without_dasks_profiler_and_so_does_a_wor
 
 
 @pytest.mark.slow
-def test_submission_folders_travel_with_the_task(tmp_path: Path) -> None:
+def test_submission_folders_travel_through_the_cluster_once_to_a_worker_s_cache(tmp_path: Path) -> None:
     for name in ("alpha", "beta", "gamma"):
         folder = tmp_path / "subs" / name
         folder.mkdir(parents=True)
@@ -158,7 +159,10 @@ def test_submission_folders_travel_with_the_task(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     logs = [p.read_text() for p in (tmp_path / "results" / "matches").glob("*/logs/*stderr*")]
     cwds = [line.split(" ", 1)[1] for text in logs for line in text.splitlines() if line.startswith("cwd ")]
-    assert len(cwds) == 3 and all("arena-table-" in c and str(tmp_path / "subs") not in c for c in cwds)
+    # Each bot ran in its folder's copy in the worker's cache, named by the folder's digest.
+    digests = {name: folder_digest(tmp_path / "subs" / name) for name in ("alpha", "beta", "gamma")}
+    assert len(cwds) == 3 and {Path(c).name for c in cwds} == set(digests.values())
+    assert all(Path(c).parent.name == cluster.CACHE_DIR and str(tmp_path / "subs") not in c for c in cwds)
     with sqlite3.connect(tmp_path / "results" / "arena.sqlite") as con:
         assert con.execute("SELECT COUNT(*) FROM games WHERE status = 'done'").fetchone()[0] == 3
         assert con.execute("SELECT COUNT(*) FROM faults").fetchone()[0] == 0
