@@ -1,0 +1,231 @@
+"""`arena serve --cluster` through a real Dask scheduler and two workers that cannot see the competition's folder:
+uploads admitted and refused on the workers, every bot under a worker, a worker killed mid-season."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from arena.tournament.worker import descendants
+from tests.helpers import ROOT, parent_of, wait_until
+from tests.server.conftest import ENV, Server, kit_bot, stop, upload, zipped
+
+pytest.importorskip("distributed")
+hidden_from_workers = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None,
+                                         reason="the workers hide the competition's folder in a mount namespace (root)")
+# No statistical profiler in the workers (docs/cluster.md), as the documentation says to start them.
+WORKER_ENV = {**ENV, "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False"}
+
+
+def _dask(*args: str) -> list[str]:
+    """The `dask` command of this interpreter's environment."""
+    return [str(Path(sys.executable).parent / "dask"), *args]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _workers_seen(address: str) -> int:
+    from distributed import Client
+    try:
+        with Client(address, timeout=5) as client:
+            return len(client.scheduler_info()["workers"])
+    except OSError:
+        return 0
+
+
+@dataclass
+class Cluster:
+    """A scheduler and two one-thread workers; the workers see an empty folder where the competition's is."""
+
+    address: str
+    scheduler: subprocess.Popen[bytes]
+    workers: list[subprocess.Popen[bytes]]
+
+
+@pytest.fixture
+def competition(tmp_path: Path) -> Path:
+    """The competition's folder (results, uploads, store), which no worker sees."""
+    folder = tmp_path / "competition"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def cluster(tmp_path: Path, competition: Path) -> Iterator[Cluster]:
+    """The cluster, killed (with whatever its workers started) after the test."""
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    started: list[subprocess.Popen[bytes]] = []
+    try:
+        started.append(subprocess.Popen(_dask("scheduler", "--host", "127.0.0.1", "--port", str(port),
+                                              "--no-dashboard"), cwd=tmp_path, env=WORKER_ENV,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
+        for n in range(2):
+            home = tmp_path / f"worker{n}"
+            home.mkdir()
+            # Its own mount namespace, the competition's folder an empty tmpfs in it; then exec: the worker's pid is
+            # this process's.
+            hide = f"mount -t tmpfs none {competition} && exec \"$@\""
+            started.append(subprocess.Popen(["unshare", "--mount", "--propagation", "private", "sh", "-c", hide, "sh",
+                                             *_dask("worker", address, "--host", "127.0.0.1", "--nthreads", "1",
+                                                    "--no-nanny", "--no-dashboard", "--local-directory",
+                                                    str(home))],
+                                            cwd=home, env=WORKER_ENV, stdout=subprocess.DEVNULL,
+                                            stderr=subprocess.DEVNULL, start_new_session=True))
+        assert wait_until(lambda: _workers_seen(address) == 2, 60), "the cluster did not start"
+        yield Cluster(address, started[0], started[1:])
+    finally:
+        for proc in started:
+            pids = [pid for pid, _ in descendants(proc.pid)]
+            for pid in [proc.pid, *pids]:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            proc.wait()
+
+
+def _serve(competition: Path, address: str, *args: str) -> tuple[Server, Path]:
+    """`arena serve --cluster address` over the competition's folder: the server and its log."""
+    results = competition / "results"
+    log = competition.parent / "serve.log"
+    with open(log, "w") as err:
+        process = subprocess.Popen([sys.executable, "-m", "arena", "serve", "bali-2001", "--port", "0", "--jobs", "2",
+                                    "--results", str(results), "--cluster", address, *args], cwd=ROOT, env=ENV,
+                                   stdout=subprocess.PIPE, stderr=err, text=True)
+    line = process.stdout.readline()  # type: ignore[union-attr]
+    assert line.startswith("serving on http://127.0.0.1:"), (line, log.read_text())
+    return Server(line.split()[-1], results, process), log
+
+
+def _ancestors(pid: int) -> list[int]:
+    chain = []
+    while (parent := parent_of(pid)) not in (None, 0, 1):
+        chain.append(parent)
+        pid = parent
+    return chain
+
+
+def _bots() -> list[int]:
+    """Pids of the bot processes running on this machine (an upload's `python3 bot.py`, a sample bot)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"bot.py" in argv or any(a.startswith(b"sample_bots.") for a in argv):
+            found.append(int(pid))
+    return found
+
+
+def _games(results: Path) -> list[tuple[int, str]]:
+    with sqlite3.connect(results / "arena.sqlite") as db:
+        return list(db.execute("SELECT seq, status FROM games g JOIN tournaments t ON g.tournament_id = t.id "
+                               "WHERE t.name = 'bali-2001-ladder' ORDER BY seq"))
+
+
+@hidden_from_workers
+def test_uploads_are_admitted_and_refused_on_workers_that_cannot_see_the_competition_and_no_bot_runs_here(
+        tmp_path: Path, competition: Path, cluster: Cluster) -> None:
+    server, log = _serve(competition, cluster.address)
+    try:
+        _, alice = server.author("alice")
+        _, carol = server.author("carol")
+        good = upload(server, alice, zipped(kit_bot(tmp_path / "alicebot")))
+        crasher = kit_bot(tmp_path / "crashbot")
+        (crasher / "bot.py").write_text("import sys\nprint('crashing on purpose', file=sys.stderr)\nsys.exit(3)\n")
+        bad = upload(server, carol, zipped(crasher))
+        assert good.status_code == bad.status_code == 202, (good.text, bad.text)
+        gid, bid = good.json()["id"], bad.json()["id"]
+        done = ("admitted", "refused")
+        assert wait_until(lambda: server.status(alice, gid)["status"] in done and
+                          server.status(carol, bid)["status"] in done, 60), log.read_text()[-3000:]
+        assert server.status(alice, gid)["status"] == "admitted", server.status(alice, gid)
+        refused = server.status(carol, bid)
+        assert refused["status"] == "refused" and "failed its first game" in refused["reason"], refused
+        assert str(tmp_path) not in refused["reason"] and "dask-scratch" not in refused["reason"]
+        # Bots run while the ladder plays: each under a worker, none under the server.
+        workers = {w.pid for w in cluster.workers}
+        seen: set[int] = set()
+
+        def bots_under_workers() -> bool:
+            for pid in _bots():
+                chain = _ancestors(pid)
+                assert server.process.pid not in chain, f"bot {pid} runs under the server"
+                if workers & set(chain):
+                    seen.add(pid)
+            return len(seen) >= 3
+        assert wait_until(bots_under_workers, 60), "no bot seen under a worker"
+        with server.client() as c:
+            assert wait_until(lambda: any(r["name"] == "alicebot" and r["games"] >= 1
+                                          for r in c.get("/api/leaderboard").json()), 60)
+        # The built folder was kept by the server for the workers; nothing was built or run here.
+        assert list((server.results / "built").glob("*.tar.gz"))
+    finally:
+        status = stop(server.process)
+    assert status == 130, log.read_text()[-3000:]
+    text = log.read_text()
+    assert "Traceback" not in text, text[-3000:]
+    assert "playing on the Dask cluster at" in text
+    seqs = [seq for seq, _ in _games(server.results)]
+    assert len(seqs) == len(set(seqs))
+
+
+@hidden_from_workers
+def test_a_worker_killed_mid_season_loses_and_doubles_no_game(competition: Path, cluster: Cluster) -> None:
+    server, log = _serve(competition, cluster.address, "--seats", "3")
+    try:
+        assert wait_until(lambda: len(_games(server.results)) >= 4, 60), log.read_text()[-3000:]
+        victim = cluster.workers[0]
+        assert wait_until(lambda: any(victim.pid in _ancestors(pid) for pid in _bots()), 30), "worker 0 idle"
+        at_kill = len(_games(server.results))
+        os.kill(victim.pid, signal.SIGKILL)
+        assert victim.wait(10) == -signal.SIGKILL
+        # The season goes on with the other worker.
+        assert wait_until(lambda: len(_games(server.results)) >= at_kill + 6, 60), log.read_text()[-3000:]
+    finally:
+        status = stop(server.process)
+    assert status == 130
+    games = _games(server.results)
+    seqs = [seq for seq, _ in games]
+    assert len(seqs) == len(set(seqs)), "a game stored twice"
+    assert all(status == "done" for _, status in games), games
+    # Every game of the waves played is stored (the store keeps only finished games: none was lost); a table cut
+    # by the stop may leave a gap only at the end.
+    assert seqs == list(range(len(seqs))) or max(seqs) - len(seqs) < 6, seqs
+    assert "Traceback" not in log.read_text()
+
+
+def test_an_unreachable_scheduler_is_a_usage_error_before_serving(tmp_path: Path) -> None:
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    r = subprocess.run([sys.executable, "-m", "arena", "serve", "bali-2001", "--port", "0", "--results",
+                        str(tmp_path / "results"), "--cluster", address], cwd=ROOT, env=ENV, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2, r.stderr
+    assert f"cannot reach the Dask scheduler at {address}" in r.stderr and "Traceback" not in r.stderr
+    assert "serving on" not in r.stdout
+
+
+def test_the_cluster_is_a_setting_of_the_competition_file(tmp_path: Path) -> None:
+    address = f"tcp://127.0.0.1:{_free_port()}"
+    config = tmp_path / "competition.toml"
+    config.write_text(f'[serve]\ncluster = "{address}"\n', encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "arena", "serve", "bali-2001", "--config", str(config), "--port", "0",
+                        "--results", str(tmp_path / "results")], cwd=ROOT, env=ENV, capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 2 and f"cannot reach the Dask scheduler at {address}" in r.stderr, r.stderr
