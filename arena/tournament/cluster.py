@@ -427,8 +427,8 @@ class ClusterPlayer:
                     continue
                 except Exception as exc:  # noqa: BLE001 - the task's own error, raised again on the coordinator
                     if _lost(exc):
-                        raise ClusterLost(f"the Dask scheduler at {self.address} was lost: {exc or type(exc).__name__}"
-                                          "; the tables under way are played again") from None
+                        raise ClusterLost(f"the Dask scheduler at {self.address} was lost (its connection "
+                                          "closed); the tables under way are played again") from None
                     raise ArenaError(_task_failure(job, self.address, exc)) from None
                 yield land(played, self.results_dir)
         finally:
@@ -451,8 +451,10 @@ class ClusterPlayer:
         """The folder as the cluster holds it: its built copy if one is kept under built_dir, else the folder as
         it is (built on each worker that plays it, before its first game there); packed and sent once."""
         with self._lock:
-            if cwd in self._parcels:
-                return self._parcels[cwd][0]
+            held = self._parcels.get(cwd)
+            # A scheduler that was lost and came back (the client reconnects by itself) holds nothing of before.
+            if held is not None and held[1].status not in ("cancelled", "lost", "error"):
+                return held[0]
         digest = folder_digest(Path(cwd))
         kept = self._built(digest)
         data = kept.read_bytes() if kept is not None and kept.is_file() else pack_folder(Path(cwd))
@@ -549,8 +551,8 @@ class ClusterPlayer:
             return _refusal(doing)
         except Exception as exc:  # noqa: BLE001 - the task's own error, or the scheduler lost
             if _lost(exc):
-                raise ClusterLost(f"the Dask scheduler at {self.address} was lost during {doing}: "
-                                  f"{exc or type(exc).__name__}; it is tried again") from None
+                raise ClusterLost(f"the Dask scheduler at {self.address} was lost during {doing} (its connection "
+                                  "closed); it is tried again") from None
             raise ArenaError(f"{doing} could not be run on the cluster ({self.address}) after {RETRIES + 1} tries: "
                              f"{type(exc).__name__}: {exc}") from None
         finally:

@@ -64,39 +64,55 @@ def competition(tmp_path: Path) -> Path:
     return folder
 
 
-@pytest.fixture
-def cluster(tmp_path: Path, competition: Path) -> Iterator[Cluster]:
-    """The cluster, killed (with whatever its workers started) after the test."""
-    port = _free_port()
+def _start(tmp_path: Path, competition: Path, port: int, started: list[subprocess.Popen[bytes]]) -> Cluster:
+    """A scheduler on port and two workers (whose folders are made on first use), added to `started`."""
     address = f"tcp://127.0.0.1:{port}"
-    started: list[subprocess.Popen[bytes]] = []
+    scheduler = subprocess.Popen(_dask("scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"),
+                                 cwd=tmp_path, env=WORKER_ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                 start_new_session=True)
+    started.append(scheduler)
+    workers = []
+    for n in range(2):
+        home = tmp_path / f"worker{n}"
+        home.mkdir(exist_ok=True)
+        # Its own mount namespace, the competition's folder an empty tmpfs in it; then exec: the worker's pid is
+        # this process's.
+        hide = f"mount -t tmpfs none {competition} && exec \"$@\""
+        workers.append(subprocess.Popen(["unshare", "--mount", "--propagation", "private", "sh", "-c", hide, "sh",
+                                         *_dask("worker", address, "--host", "127.0.0.1", "--nthreads", "1",
+                                                "--no-nanny", "--no-dashboard", "--local-directory", str(home))],
+                                        cwd=home, env=WORKER_ENV, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL, start_new_session=True))
+        started.append(workers[-1])
+    assert wait_until(lambda: _workers_seen(address) == 2, 60), "the cluster did not start"
+    return Cluster(address, scheduler, workers)
+
+
+def _kill(procs: list[subprocess.Popen[bytes]]) -> None:
+    """Kill the processes and whatever they started."""
+    for proc in procs:
+        for pid in [proc.pid, *(pid for pid, _ in descendants(proc.pid))]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        proc.wait()
+
+
+@pytest.fixture
+def started() -> Iterator[list[subprocess.Popen[bytes]]]:
+    """The cluster's processes a test starts, killed (with whatever its workers started) after it."""
+    procs: list[subprocess.Popen[bytes]] = []
     try:
-        started.append(subprocess.Popen(_dask("scheduler", "--host", "127.0.0.1", "--port", str(port),
-                                              "--no-dashboard"), cwd=tmp_path, env=WORKER_ENV,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
-        for n in range(2):
-            home = tmp_path / f"worker{n}"
-            home.mkdir()
-            # Its own mount namespace, the competition's folder an empty tmpfs in it; then exec: the worker's pid is
-            # this process's.
-            hide = f"mount -t tmpfs none {competition} && exec \"$@\""
-            started.append(subprocess.Popen(["unshare", "--mount", "--propagation", "private", "sh", "-c", hide, "sh",
-                                             *_dask("worker", address, "--host", "127.0.0.1", "--nthreads", "1",
-                                                    "--no-nanny", "--no-dashboard", "--local-directory",
-                                                    str(home))],
-                                            cwd=home, env=WORKER_ENV, stdout=subprocess.DEVNULL,
-                                            stderr=subprocess.DEVNULL, start_new_session=True))
-        assert wait_until(lambda: _workers_seen(address) == 2, 60), "the cluster did not start"
-        yield Cluster(address, started[0], started[1:])
+        yield procs
     finally:
-        for proc in started:
-            pids = [pid for pid, _ in descendants(proc.pid)]
-            for pid in [proc.pid, *pids]:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            proc.wait()
+        _kill(procs)
+
+
+@pytest.fixture
+def cluster(tmp_path: Path, competition: Path, started: list[subprocess.Popen[bytes]]) -> Cluster:
+    """A scheduler and two workers that cannot see the competition's folder."""
+    return _start(tmp_path, competition, _free_port(), started)
 
 
 def _serve(competition: Path, address: str, *args: str) -> tuple[Server, Path]:
@@ -137,6 +153,13 @@ def _games(results: Path) -> list[tuple[int, str]]:
     with sqlite3.connect(results / "arena.sqlite") as db:
         return list(db.execute("SELECT seq, status FROM games g JOIN tournaments t ON g.tournament_id = t.id "
                                "WHERE t.name = 'bali-2001-ladder' ORDER BY seq"))
+
+
+def _played(results: Path, bot: str) -> int:
+    """Ladder games the bot has finished."""
+    with sqlite3.connect(results / "arena.sqlite") as db:
+        return db.execute("SELECT COUNT(*) FROM seats s JOIN games g ON s.game_id = g.id WHERE s.name = ? AND "
+                          "g.status = 'done'", (bot,)).fetchone()[0]
 
 
 @hidden_from_workers
@@ -229,3 +252,62 @@ def test_the_cluster_is_a_setting_of_the_competition_file(tmp_path: Path) -> Non
                         "--results", str(tmp_path / "results")], cwd=ROOT, env=ENV, capture_output=True, text=True,
                        timeout=60)
     assert r.returncode == 2 and f"cannot reach the Dask scheduler at {address}" in r.stderr, r.stderr
+
+
+@hidden_from_workers
+def test_a_lost_scheduler_is_logged_the_pages_still_served_and_the_season_resumes_when_it_returns(
+        tmp_path: Path, competition: Path, cluster: Cluster, started: list[subprocess.Popen[bytes]]) -> None:
+    server, log = _serve(competition, cluster.address)
+    try:
+        _, alice = server.author("alice")
+        sid = upload(server, alice, zipped(kit_bot(tmp_path / "alicebot"))).json()["id"]
+        assert wait_until(lambda: server.status(alice, sid)["status"] == "admitted", 60), server.status(alice, sid)
+        assert wait_until(lambda: _played(server.results, "alicebot") >= 1, 60), log.read_text()[-3000:]
+        _kill(started)  # the scheduler and its workers gone (the workers end without it anyway)
+        started.clear()
+        assert wait_until(lambda: "was lost" in log.read_text() or "cannot reach" in log.read_text(), 60), \
+            log.read_text()[-3000:]
+        with server.client() as c:
+            assert c.get("/").status_code == 200 and c.get("/api/leaderboard").status_code == 200
+        before = _played(server.results, "alicebot")
+        _start(tmp_path, competition, int(cluster.address.rsplit(":", 1)[1]), started)  # as systemd would
+        # The new scheduler holds nothing of before: the upload's built folder is sent again.
+        assert wait_until(lambda: _played(server.results, "alicebot") >= before + 2, 60), log.read_text()[-3000:]
+    finally:
+        status = stop(server.process)
+    assert status == 130
+    assert "Traceback" not in log.read_text(), log.read_text()[-3000:]
+
+
+@hidden_from_workers
+def test_a_worker_lost_mid_build_leaves_the_admission_to_another_worker(tmp_path: Path, competition: Path,
+                                                                        cluster: Cluster) -> None:
+    server, log = _serve(competition, cluster.address)
+    try:
+        _, alice = server.author("alice")
+        bot = kit_bot(tmp_path / "slowbuild")
+        manifest = bot / "manifest.toml"
+        manifest.write_text("\n".join(line for line in manifest.read_text().splitlines()
+                                      if not line.startswith("build")) + '\nbuild = ["sleep", "6"]\n')
+        sid = upload(server, alice, zipped(bot)).json()["id"]
+
+        def building_on() -> subprocess.Popen[bytes] | None:
+            for pid in filter(str.isdigit, os.listdir("/proc")):
+                try:
+                    argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+                except OSError:
+                    continue
+                if argv[:2] == [b"sleep", b"6"]:
+                    chain = _ancestors(int(pid))
+                    return next((w for w in cluster.workers if w.pid in chain), None)
+            return None
+        assert wait_until(building_on, 60), log.read_text()[-3000:]
+        worker = building_on()
+        assert worker is not None and server.process.pid not in _ancestors(worker.pid)
+        os.kill(worker.pid, signal.SIGKILL)
+        assert wait_until(lambda: server.status(alice, sid)["status"] in ("admitted", "refused"), 60)
+        assert server.status(alice, sid)["status"] == "admitted", server.status(alice, sid)
+    finally:
+        status = stop(server.process)
+    assert status == 130
+    assert "Traceback" not in log.read_text(), log.read_text()[-3000:]
