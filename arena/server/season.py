@@ -317,7 +317,10 @@ class Season:
         versions retired since the last wave leave its workers' caches."""
         player = self.cluster()
         if player is not None:
-            player.retire({e.cwd for e in entrants if e.cwd is not None})
+            with Store(self.settings.db) as store:  # and the uploads being admitted now, sent for their first game
+                admitting = {s.folder for status in (Status.BUILDING, Status.VALIDATING)
+                             for s in store.submissions(status=status)}
+            player.retire({e.cwd for e in entrants if e.cwd is not None} | admitting)
         return player
 
 

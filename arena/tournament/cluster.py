@@ -392,7 +392,7 @@ class ClusterPlayer:
         """Let go of the scheduler (and stop the LocalCluster if this player started one); the folders this
         player sent are removed from the workers' caches."""
         try:
-            self.retire(set())
+            self.retire(set(), keep_built=True)  # the built copies serve the next start
         except Exception:  # noqa: BLE001 - the scheduler gone already: the workers' caches are bounded anyway
             pass
         self._client.close()
@@ -450,6 +450,7 @@ class ClusterPlayer:
     def parcel(self, cwd: str) -> Parcel:
         """The folder as the cluster holds it: its built copy if one is kept under built_dir, else the folder as
         it is (built on each worker that plays it, before its first game there); packed and sent once."""
+        cwd = _place(cwd)
         with self._lock:
             held = self._parcels.get(cwd)
             # A scheduler that was lost and came back (the client reconnects by itself) holds nothing of before.
@@ -473,10 +474,11 @@ class ClusterPlayer:
             self._parcels[cwd] = (parcel, future)
         return parcel
 
-    def retire(self, keep: set[str]) -> None:
+    def retire(self, keep: set[str], keep_built: bool = False) -> None:
         """Let go of every folder sent but those in keep (retired versions): the cluster no longer holds them and
         the workers remove their copies (a worker playing one removes it at its next retirement, or when its
-        cache is full)."""
+        cache is full); their built copies under built_dir are removed too, unless keep_built."""
+        keep = {_place(cwd) for cwd in keep}
         with self._lock:
             gone = {cwd: self._parcels.pop(cwd) for cwd in list(self._parcels) if cwd not in keep}
             kept = {parcel.digest for parcel, _ in self._parcels.values()}
@@ -488,7 +490,7 @@ class ClusterPlayer:
         for digest in digests:
             self._client.run(forget_folder, digest, on_error="return")
             built = self._built(digest)
-            if built is not None:
+            if built is not None and not keep_built:
                 built.unlink(missing_ok=True)
 
     # --- admissions: the same steps as arena/server/season.py's AdmissionWorker, each a task ------------------
@@ -507,6 +509,7 @@ class ClusterPlayer:
         log.write_text(built.log, encoding="utf-8")
         if built.failed is not None or built.archive is None:
             return built.failed or "no reason given"
+        folder = _place(folder)
         digest = folder_digest(Path(folder))
         kept = self._built(digest)
         if kept is not None:  # for the next start of the server, which then needs no build
@@ -557,6 +560,11 @@ class ClusterPlayer:
                              f"{type(exc).__name__}: {exc}") from None
         finally:
             future.release()
+
+
+def _place(cwd: str) -> str:
+    """A folder's one name, however it was given (a submission's folder as stored, an entrant's resolved)."""
+    return str(Path(cwd).resolve())
 
 
 def _refusal(doing: str) -> Any:

@@ -121,3 +121,13 @@ def test_bench_known_field_ranks_real_games_of_bots_of_known_order(tmp_path: Pat
     board = [line.split()[1] for line in lines[13:-1] if line.split() and line.split()[0].isdigit()]
     assert sorted(board) == [f"p{p:03d}" for p in range(0, 101, 10)] and board.index("p100") < board.index("p000")
     assert lines[-1] == "48 games stored in " + lines[-1].split(" in ")[1]
+
+
+@pytest.mark.slow
+def test_bench_season_cluster_counts_the_ladder_s_games_on_one_then_two_workers(tmp_path: Path) -> None:
+    pytest.importorskip("distributed")
+    r = arena("bench", "--season-cluster", "4", "--entrants", "4", cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, r.stderr
+    rows = [line.split() for line in r.stdout.splitlines() if re.match(r"\s*[12]\s", line)]
+    assert [row[0] for row in rows] == ["1", "2"] and all(row[1] == "4" for row in rows), r.stdout
+    assert all(int(row[2]) >= 1 and float(row[4]) > 0 for row in rows), r.stdout
