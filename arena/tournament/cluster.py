@@ -12,6 +12,7 @@ without it.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
 import os
@@ -403,40 +404,46 @@ class ClusterPlayer:
         """Results as tables finish; no more tables are submitted than the cluster has threads to play them,
         so none starts once the time limit has passed."""
         from distributed import as_completed
-        from distributed.scheduler import KilledWorker
 
         queue = list(jobs)
         running: dict[Any, TableJob] = {}
         finished = as_completed()
         try:
-            while queue or running:
-                while queue and len(running) < self._capacity() and not out_of_time():
-                    job = queue.pop(0)
-                    future = self._client.submit(play_shipped, self._shipped(job), pure=False, retries=RETRIES,
-                                                 key=f"arena-table-{job.table.table}-{uuid.uuid4().hex}")
-                    running[future] = job
-                    finished.add(future)
-                if not running:
-                    return
-                future = next(finished)
-                job = running.pop(future)
-                try:
-                    played = future.result()
-                except KilledWorker:
-                    yield failed_table(job.table, "every worker that played this table died")
-                    continue
-                except Exception as exc:  # noqa: BLE001 - the task's own error, raised again on the coordinator
-                    if _lost(exc):
-                        raise ClusterLost(f"the Dask scheduler at {self.address} was lost (its connection "
-                                          "closed); the tables under way are played again") from None
-                    raise ArenaError(_task_failure(job, self.address, exc)) from None
-                yield land(played, self.results_dir)
+            with _talking(self.address):
+                yield from self._played(queue, running, finished, out_of_time)
         finally:
             if running:
                 try:
                     self._client.cancel(list(running))
                 except Exception:  # noqa: BLE001 - the scheduler gone: nothing is left to cancel
                     pass
+
+    def _played(self, queue: list[TableJob], running: dict[Any, TableJob], finished: Any,
+                out_of_time: Callable[[], bool]) -> Iterator[TableResult]:
+        from distributed.scheduler import KilledWorker
+
+        while queue or running:
+            while queue and len(running) < self._capacity() and not out_of_time():
+                job = queue.pop(0)
+                future = self._client.submit(play_shipped, self._shipped(job), pure=False, retries=RETRIES,
+                                             key=f"arena-table-{job.table.table}-{uuid.uuid4().hex}")
+                running[future] = job
+                finished.add(future)
+            if not running:
+                return
+            future = next(finished)
+            job = running.pop(future)
+            try:
+                played = future.result()
+            except KilledWorker:
+                yield failed_table(job.table, "every worker that played this table died")
+                continue
+            except Exception as exc:  # noqa: BLE001 - the task's own error, raised again on the coordinator
+                if _lost(exc):
+                    raise ClusterLost(f"the Dask scheduler at {self.address} was lost (its connection "
+                                      "closed); the tables under way are played again") from None
+                raise ArenaError(_task_failure(job, self.address, exc)) from None
+            yield land(played, self.results_dir)
 
     def _capacity(self) -> int:
         # Worker threads now; workers come and go, and a table waits for one when none is left.
@@ -459,7 +466,8 @@ class ClusterPlayer:
         digest = folder_digest(Path(cwd))
         kept = self._built(digest)
         data = kept.read_bytes() if kept is not None and kept.is_file() else pack_folder(Path(cwd))
-        return self._hold(cwd, digest, data)
+        with _talking(self.address):
+            return self._hold(cwd, digest, data)
 
     def _built(self, digest: str) -> Path | None:
         return None if self.built_dir is None else self.built_dir / f"{digest}.tar.gz"
@@ -483,6 +491,10 @@ class ClusterPlayer:
             gone = {cwd: self._parcels.pop(cwd) for cwd in list(self._parcels) if cwd not in keep}
             kept = {parcel.digest for parcel, _ in self._parcels.values()}
         digests = {parcel.digest for parcel, _ in gone.values()} - kept
+        with _talking(self.address):
+            self._let_go(gone, digests, keep_built)
+
+    def _let_go(self, gone: dict[str, tuple[Parcel, Any]], digests: set[str], keep_built: bool) -> None:
         for parcel, future in gone.values():
             if parcel.digest in digests:
                 self._client.unpublish_dataset(parcel.key)
@@ -502,9 +514,11 @@ class ClusterPlayer:
             data = pack_folder(Path(folder))
         except ConfigError as exc:
             return str(exc)
-        built: Built = self._wait(self._client.submit(build_shipped, data, folder, sandbox, time_left, pure=False,
-                                                      retries=RETRIES, key=f"arena-build-{uuid.uuid4().hex}"),
-                                  meanwhile, "the build")
+        with _talking(self.address):
+            built: Built = self._wait(self._client.submit(build_shipped, data, folder, sandbox, time_left,
+                                                          pure=False, retries=RETRIES,
+                                                          key=f"arena-build-{uuid.uuid4().hex}"),
+                                      meanwhile, "the build")
         log.parent.mkdir(parents=True, exist_ok=True)
         log.write_text(built.log, encoding="utf-8")
         if built.failed is not None or built.archive is None:
@@ -521,7 +535,8 @@ class ClusterPlayer:
             old = self._parcels.pop(folder, None)
         if old is not None:  # the unbuilt folder, sent for an earlier first game: the built one replaces it
             old[1].release()
-        self._hold(folder, digest, built.archive)
+        with _talking(self.address):
+            self._hold(folder, digest, built.archive)
         return None
 
     def first_game(self, entrant: Entrant, game: str, options: dict[str, Any] | None, clock: Any,
@@ -530,10 +545,11 @@ class ClusterPlayer:
         parcel = self.parcel(entrant.cwd) if entrant.cwd else None
         if parcel is None:
             raise ArenaError(f"{entrant.name} has no folder to play from on the cluster")
-        reason: str = self._wait(self._client.submit(first_game_shipped, entrant, parcel, game, options, clock,
-                                                     sandbox, pure=False, retries=RETRIES,
-                                                     key=f"arena-admission-{uuid.uuid4().hex}"),
-                                 lambda: None, "the first game")
+        with _talking(self.address):
+            reason: str = self._wait(self._client.submit(first_game_shipped, entrant, parcel, game, options, clock,
+                                                         sandbox, pure=False, retries=RETRIES,
+                                                         key=f"arena-admission-{uuid.uuid4().hex}"),
+                                     lambda: None, "the first game")
         return reason or None
 
     def _wait(self, future: Any, meanwhile: Callable[[], None], doing: str) -> Any:
@@ -560,6 +576,17 @@ class ClusterPlayer:
                              f"{type(exc).__name__}: {exc}") from None
         finally:
             future.release()
+
+
+@contextlib.contextmanager
+def _talking(address: str) -> Iterator[None]:
+    """A lost connection to the scheduler (the client's calls raise OSError then: CommClosedError, a timeout) as
+    ClusterLost, which the season logs before it tries again."""
+    try:
+        yield
+    except OSError as exc:
+        raise ClusterLost(f"the Dask scheduler at {address} was lost ({type(exc).__name__}); tried again in a "
+                          "while") from None
 
 
 def _place(cwd: str) -> str:
