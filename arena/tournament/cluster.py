@@ -657,5 +657,10 @@ def _connect(address: str, workers: int) -> tuple[Any, Any]:
         if cluster is not None:
             cluster.close()
         raise ConfigError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+    except TypeError as exc:  # what Dask raises for a tls:// address without its TLS settings
+        if cluster is not None:
+            cluster.close()
+        raise ConfigError(f"cannot reach the Dask scheduler at {address}: {exc}; a tls:// address needs Dask's TLS "
+                          "settings (distributed.comm.tls in its configuration, docs/cluster.md)") from None
     except RuntimeError as exc:  # what LocalCluster raises when its workers cannot start
         raise ConfigError(f"cannot start a local Dask cluster: {exc}") from None

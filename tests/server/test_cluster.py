@@ -319,3 +319,45 @@ def test_a_worker_lost_mid_build_leaves_the_admission_to_another_worker(tmp_path
         status = stop(server.process)
     assert status == 130
     assert "Traceback" not in log.read_text(), _said(log)
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="makes its certificate with openssl")
+def test_a_tls_cluster_with_dask_s_own_tls_settings_plays_the_ladder(tmp_path: Path) -> None:
+    # One self-signed certificate, the CA of all: the scheduler, the worker and the server hold it.
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
+                    str(cert), "-subj", "/CN=127.0.0.1", "-days", "1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    tls = {"DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION": "True",
+           "DASK_DISTRIBUTED__COMM__TLS__CA_FILE": str(cert),
+           **{f"DASK_DISTRIBUTED__COMM__TLS__{who}__{what.upper()}": str(path)
+              for who in ("SCHEDULER", "WORKER", "CLIENT") for what, path in (("cert", cert), ("key", key))}}
+    port = _free_port()
+    address = f"tls://127.0.0.1:{port}"
+    procs = [subprocess.Popen(_dask("scheduler", "--host", "127.0.0.1", "--port", str(port), "--protocol", "tls",
+                                    "--no-dashboard"), cwd=tmp_path, env={**WORKER_ENV, **tls},
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)]
+    try:
+        procs.append(subprocess.Popen(_dask("worker", address, "--host", "127.0.0.1", "--nthreads", "1", "--no-nanny",
+                                            "--no-dashboard"), cwd=tmp_path, env={**WORKER_ENV, **tls},
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
+        results = tmp_path / "results"
+        log = tmp_path / "serve.log"
+        # Without the settings, the server cannot reach the scheduler: a usage error, before anything is served.
+        plain = subprocess.run([sys.executable, "-m", "arena", "serve", "bali-2001", "--port", "0", "--results",
+                                str(results), "--cluster", address], cwd=ROOT, env=ENV, capture_output=True,
+                               text=True, timeout=60)
+        assert plain.returncode == 2 and "cannot reach the Dask scheduler" in plain.stderr, plain.stderr
+        with open(log, "w") as err:
+            server = subprocess.Popen([sys.executable, "-m", "arena", "serve", "bali-2001", "--port", "0",
+                                       "--results", str(results), "--cluster", address], cwd=ROOT,
+                                      env={**ENV, **tls}, stdout=subprocess.PIPE, stderr=err, text=True)
+        try:
+            assert server.stdout is not None and server.stdout.readline().startswith("serving on"), _said(log)
+            assert wait_until(lambda: (results / "arena.sqlite").exists() and len(_games(results)) >= 2, BUSY), \
+                _said(log)
+        finally:
+            assert stop(server) == 130
+        assert "Traceback" not in log.read_text(), _said(log)
+    finally:
+        _kill(procs)
