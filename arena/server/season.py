@@ -311,7 +311,6 @@ class Season:
             self.games = _stored_games(store, s.name)
         self.on_wave()
 
-
     def _player_for(self, entrants: list[Entrant]) -> ClusterPlayer | None:
         """The cluster a wave plays on (None: the local workers), told which folders are still in play: the
         versions retired since the last wave leave its workers' caches."""

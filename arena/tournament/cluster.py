@@ -386,6 +386,12 @@ class ClusterPlayer:
         """False once the client has given the scheduler up (it reconnects by itself for a while before)."""
         return self._client.status not in ("closing", "closed", "failed")
 
+    def _live(self) -> None:
+        """ClusterLost if the client has given the scheduler up: the season then reaches it with a new one."""
+        if not self.connected():
+            raise ClusterLost(f"the Dask scheduler at {self.address} was lost (the client gave it up); reaching it "
+                              "again")
+
     def __exit__(self, *exc: object) -> None:
         self.close()
 
@@ -405,6 +411,7 @@ class ClusterPlayer:
         so none starts once the time limit has passed."""
         from distributed import as_completed
 
+        self._live()
         queue = list(jobs)
         running: dict[Any, TableJob] = {}
         finished = as_completed()
@@ -510,6 +517,7 @@ class ClusterPlayer:
               meanwhile: Callable[[], None] = lambda: None) -> str | None:
         """Build the submission folder on a worker (its log written to `log` here); why it failed, or None. The
         built folder is kept under built_dir and held in the cluster for the tables that seat it."""
+        self._live()
         try:
             data = pack_folder(Path(folder))
         except ConfigError as exc:
@@ -542,6 +550,7 @@ class ClusterPlayer:
     def first_game(self, entrant: Entrant, game: str, options: dict[str, Any] | None, clock: Any,
                    sandbox: Sandbox) -> str | None:
         """The entrant's first game against the sample bots, on a worker; why it failed, or None."""
+        self._live()
         parcel = self.parcel(entrant.cwd) if entrant.cwd else None
         if parcel is None:
             raise ArenaError(f"{entrant.name} has no folder to play from on the cluster")
