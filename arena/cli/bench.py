@@ -107,17 +107,14 @@ def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, 
         click.echo(json.dumps({"rows": [r.to_dict() for r in rows]}, indent=1) if as_json else _ranking_table(rows))
         return
     if season_games:
-        click.echo(_season_table(entrants, season_games))
-        return
+        return click.echo(_season_table(entrants, season_games))
     if cluster_seconds:
-        click.echo(_cluster_season_table(entrants, cluster_seconds))
-        return
+        return click.echo(_cluster_season_table(entrants, cluster_seconds))
     if real_games:
         click.echo(_real_season_table(entrants, real_games, jobs, sample_every, cluster, kill_at))
         return
     if known_games:
-        click.echo(_known_field_table(known_games, jobs))
-        return
+        return click.echo(_known_field_table(known_games, jobs))
     chosen = games or tuple(get_game(name) for name in available())
     click.echo(_engine_table(chosen, count))
     if protocol:
