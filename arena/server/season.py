@@ -41,6 +41,7 @@ ADMISSIONS = 2  # uploads admitted at once, each of another author's
 BUILD_CLOCK = 2.0  # seconds between two records of a running build's time: a stop or SIGKILL loses no more
 CUT_AFTER = 20.0  # seconds a wave plays before an admission may end it
 WAVE_SECONDS = 60.0  # no new table of a wave starts after this long, so that a stop is quick
+RECONNECT = 5.0  # seconds between two tries to reach a lost Dask scheduler
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,7 @@ class Season:
         self._paused: set[int] = set()  # the submissions sitting out at the last wave (each said once in the log)
         self._player: ClusterPlayer | None = None  # with --cluster, once the scheduler has been reached
         self._connecting = threading.Lock()
+        self._lost: str | None = None  # what was said of the cluster's loss, until it is reached again
         self.threads = [*(threading.Thread(target=self._guard, args=(self._admissions,), name=f"admissions-{n}",
                                            daemon=True) for n in range(ADMISSIONS)),
                         threading.Thread(target=self._guard, args=(self._ladder,), name="ladder", daemon=True)]
@@ -144,6 +146,9 @@ class Season:
             return None
         with self._connecting:
             if self._player is not None and self._player.connected():
+                if self._lost is not None:  # the client reached it again by itself
+                    log.info("the Dask scheduler at %s is reached again", address)
+                    self._lost = None
                 return self._player
             if self._player is not None:
                 log.error("the Dask scheduler at %s was lost; reaching it again", address)
@@ -155,12 +160,20 @@ class Season:
             except ConfigError as exc:
                 raise ClusterLost(f"{exc}; tried again in a while (the pages are served meanwhile)") from None
             log.info("playing on the Dask cluster at %s", address)
+            self._lost = None
             return self._player
 
     def _guard(self, loop: Callable[[], None]) -> None:
         while not self.stopping.is_set():
             try:
                 loop()
+            except ClusterLost as exc:
+                # Said once per outage, not by every thread at every try: a scheduler may be away for hours.
+                with self._connecting:
+                    said, self._lost = self._lost, str(exc)
+                if said != str(exc):
+                    log.error("%s", exc)
+                self.stopping.wait(RECONNECT)
             except ArenaError as exc:
                 log.error("%s", exc)
                 self.stopping.wait(5 * IDLE)

@@ -661,6 +661,8 @@ def _connect(address: str, workers: int) -> tuple[Any, Any]:
             client = Client(cluster, timeout=CONNECT_TIMEOUT)
             _pin_workers(client, workers)
             return client, cluster
+        # Dask tells of a closed connection at INFO with a traceback; the arena says it in one line (ClusterLost).
+        logging.getLogger("distributed.batched").setLevel(logging.WARNING)
         return Client(address, timeout=CONNECT_TIMEOUT), None
     except (OSError, TimeoutError, ValueError) as exc:
         if cluster is not None:
