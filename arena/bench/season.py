@@ -290,3 +290,81 @@ def bench_known_field(games: int, jobs: int, points: int = 10) -> KnownField:
     ranked = sorted(names, key=lambda n: (-ratings.get(n).conservative, n))
     return KnownField(len(outcomes), seconds, tuple(taus),
                       tuple((n, ratings.get(n).mu, ratings.get(n).sigma) for n in ranked))
+
+
+@dataclass(frozen=True)
+class ClusterSeason:
+    """`arena serve`'s season on a local Dask cluster: games stored over a timed window once every entrant was
+    admitted, and the machine's load then."""
+
+    workers: int
+    entrants: int
+    games: int
+    seconds: float
+    load: tuple[float, float, float]  # the 1, 5 and 15 minute load averages at the window's end
+
+    @property
+    def per_minute(self) -> float:
+        """Ladder games stored a minute."""
+        return 60 * self.games / self.seconds
+
+
+SERVE_LADDER = f"{REAL_GAME}-ladder"  # the ladder's name in the store: arena serve's default
+
+
+def bench_season_cluster(workers: int, entrants: int, seconds: float,
+                         progress: Callable[[str], None] = lambda line: None) -> ClusterSeason:
+    """Run `arena serve REAL_GAME --cluster local --jobs workers` (sandbox none, 4 seats, the random sample bots)
+    with `entrants` house folders of the random bot, wait until each is admitted (built and first-played on the
+    cluster), then count the ladder games stored in `seconds`."""
+    with tempfile.TemporaryDirectory(prefix="arena-season-cluster-") as tmp:
+        entries = Path(tmp) / "entries"
+        for i in range(entrants):
+            folder = entries / f"r{i:03d}"
+            folder.mkdir(parents=True)
+            (folder / "manifest.toml").write_text(f'name = "r{i:03d}"\nversion = "1"\n'
+                                                  f'command = ["{sys.executable}", "-m", "{REAL_BOT}"]\n',
+                                                  encoding="utf-8")
+        results = Path(tmp) / "results"
+        log = Path(tmp) / "serve.log"
+        with log.open("w") as err:
+            run = subprocess.Popen([sys.executable, "-m", "arena", "serve", REAL_GAME, "--port", "0", "--jobs",
+                                    str(workers), "--cluster", "local", "--sandbox", "none", "--samples", "random",
+                                    "--seats", str(SEASON_SEATS), "--results", str(results), "--submissions",
+                                    str(entries)], stdout=subprocess.PIPE, stderr=err, text=True)
+        try:
+            if not (run.stdout.readline() if run.stdout else "").startswith("serving on"):
+                raise RuntimeError(f"arena serve did not start: {log.read_text(errors='replace')[-2000:]}")
+            db = results / "arena.sqlite"
+            while _admitted(db) < entrants:
+                if run.poll() is not None:
+                    raise RuntimeError(f"arena serve stopped: {log.read_text(errors='replace')[-2000:]}")
+                time.sleep(0.5)
+            progress(f"{workers} worker(s): {entrants} entrants admitted; counting games for {seconds:g} s")
+            start, before = time.perf_counter(), _ladder_games(db)
+            time.sleep(seconds)
+            games, took = _ladder_games(db) - before, time.perf_counter() - start
+            return ClusterSeason(workers, entrants, games, took, os.getloadavg())
+        finally:
+            run.send_signal(signal.SIGINT)
+            try:
+                run.wait(30)
+            except subprocess.TimeoutExpired:
+                run.kill()
+                run.wait()
+
+
+def _admitted(db: Path) -> int:
+    if not db.exists():
+        return 0
+    try:
+        with Store(db, readonly=True) as store:
+            return store.admitted_count()
+    except StoreError:  # the tables not made yet
+        return 0
+
+
+def _ladder_games(db: Path) -> int:
+    with Store(db, readonly=True) as store:
+        found = [t.id for t in store.tournaments() if t.name == SERVE_LADDER]
+        return store.finished_count(found[0]) if found else 0

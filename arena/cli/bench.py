@@ -78,6 +78,10 @@ from arena.match.local import bench_engine
               help="Instead, play a ladder of 11 sample bots of known order (the heuristic's move with probability "
                    "0, 0.1, ..., 1, else a random one) for GAMES real games (bali-2017, 4 seats, --jobs workers) "
                    "and print the Kendall tau of its board with that order as the games were added.")
+@click.option("--season-cluster", "cluster_seconds", type=click.FloatRange(min=1), default=None, metavar="SECONDS",
+              help="Instead, run arena serve's season on a local Dask cluster of 1, then of 2 workers (bali-2017, 4 "
+                   "seats, --entrants house folders of the random bot, sandbox none) and count the ladder's games "
+                   "over SECONDS once every entrant is admitted: games per minute.")
 @click.option("--kill-worker-at", "kill_at", type=click.IntRange(min=1), default=None, metavar="GAMES",
               help="With --season-real: once GAMES games are stored, kill (SIGKILL) one of the arena's workers, as "
                    "a crash would; the run must still store every game (GAMES below --season-real's).")
@@ -93,7 +97,8 @@ def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, 
           compare_pairs: int | None, publish_games: int | None, serve_authors: int | None, serve_seconds: float,
           serve_jobs: int, serve_games: int | None, ranking: bool, as_json: bool, quick: bool,
           season_games: tuple[int, ...], served_games: tuple[int, ...], real_games: int | None,
-          known_games: int | None, kill_at: int | None, sample_every: float, entrants: int, jobs: int) -> None:
+          known_games: int | None, kill_at: int | None, cluster_seconds: float | None, sample_every: float,
+          entrants: int, jobs: int) -> None:
     """Measure random-play games and decisions per second, in-process on one core; with --protocol, also the
     bot protocol's round trip against raw ZeroMQ and games per second with subprocess bots; with --tournament,
     games per minute of whole tournaments; with --sandbox, what each sandbox level costs; with --ranking, only
@@ -107,8 +112,8 @@ def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, 
         rows = bench_ranking(quick, jobs, progress=lambda line: click.echo(line, err=True))
         click.echo(json.dumps({"rows": [r.to_dict() for r in rows]}, indent=1) if as_json else _ranking_table(rows))
         return
-    season = _season_tables(entrants, season_games, served_games, real_games, known_games, jobs, sample_every,
-                            cluster, kill_at)
+    season = _season_tables(entrants, season_games, served_games, real_games, known_games, cluster_seconds, jobs,
+                            sample_every, cluster, kill_at)
     if season:
         click.echo(season)
         return
@@ -180,13 +185,15 @@ def _season_table(entrants: int, counts: tuple[int, ...]) -> str:
 
 
 def _season_tables(entrants: int, season_games: tuple[int, ...], served_games: tuple[int, ...],
-                   real_games: int | None, known_games: int | None, jobs: int, sample_every: float, cluster: bool,
-                   kill_at: int | None) -> str | None:
+                   real_games: int | None, known_games: int | None, cluster_seconds: float | None, jobs: int,
+                   sample_every: float, cluster: bool, kill_at: int | None) -> str | None:
     """The table of the season benchmark asked for, or None where none is."""
     if season_games:
         return _season_table(entrants, season_games)
     if served_games:
         return _served_season_table(served_games)
+    if cluster_seconds:
+        return _cluster_season_table(entrants, cluster_seconds)
     if real_games:
         return _real_season_table(entrants, real_games, jobs, sample_every, cluster, kill_at)
     if known_games:
@@ -223,6 +230,17 @@ def _real_season_table(entrants: int, games: int, jobs: int, every: float, clust
         note += (f"\nworker {r.killed.pid} killed (SIGKILL) at {r.killed.games:,} games stored" if r.killed else
                  f"\nno worker killed: none was running once {kill_at:,} games were stored")
     return tabulate([shown(s) for s in r.samples], headers=headers) + "\n" + note
+
+
+def _cluster_season_table(entrants: int, seconds: float) -> str:
+    from arena.bench.season import bench_season_cluster
+
+    rows = []
+    for workers in (1, 2):
+        r = bench_season_cluster(workers, entrants, seconds, progress=lambda line: click.echo(line, err=True))
+        rows.append((r.workers, r.entrants, r.games, f"{r.seconds:.0f}", f"{r.per_minute:.1f}",
+                     " ".join(f"{x:.2f}" for x in r.load)))
+    return tabulate(rows, headers=("workers", "entrants", "games", "seconds", "games/min", "load 1/5/15 min"))
 
 
 def _known_field_table(games: int, jobs: int) -> str:

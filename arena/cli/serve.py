@@ -99,6 +99,11 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
               "a competition file's [serve] description, usually).")
 @click.option("--start", metavar="YYYY-MM-DD", help="The season's first day, shown on the front page.")
 @click.option("--end", metavar="YYYY-MM-DD", help="The season's last day, shown on the front page.")
+@click.option("--cluster", metavar="ADDRESS", help="Play the ladder and run each upload's build and first game on a "
+              "Dask cluster: a scheduler's address (tcp://HOST:8786, or tls://HOST:8786 with Dask's own TLS "
+              "settings), or 'local' for a local cluster of --jobs worker processes. This machine then starts no "
+              "bot and no build; submissions reach the workers through the cluster (docs/cluster.md). Needs the "
+              "cluster extra (pip install 'bali-arena[cluster]').")
 @click.option("--no-play", is_flag=True, help="Serve only: admit no upload and play no game (the pages and the "
               "API over the store as it is).")
 @time_options
@@ -112,7 +117,7 @@ def serve(game: Game, submissions: Path | None, host: str, port: int, proxy: str
           seats: int | None, samples: str, wave: int, jobs: int, seed: int | None, uploads_per_day: int,
           active_bots: int, max_upload: int, max_unpacked: int, max_members: int, body_timeout: float,
           stream_seconds: float, pause_after: int, description: str | None, start: str | None, end: str | None,
-          no_play: bool, time: TimeControl, sandbox: Sandbox,
+          cluster: str | None, no_play: bool, time: TimeControl, sandbox: Sandbox,
           options: dict[str, Any] | None, rating: RatingConfig, results_dir: Path, db: Path | None) -> None:
     """Host a competition at GAME: authors (added with `arena authors add`) upload bots in the browser or with
     their API token, follow their admission, and see their own bots' games with their logs; everyone sees the
@@ -129,9 +134,13 @@ def serve(game: Game, submissions: Path | None, host: str, port: int, proxy: str
 
     about = competition.about(description, start, end)
     sandbox.check_strangers()
+    if cluster is not None and not no_play:
+        from arena.tournament.cluster import check_scheduler
+
+        check_scheduler(cluster)  # a usage error now, not a season that waits for a scheduler that never was
     settings = SeasonSettings(game.name, name or title or f"{game.name}-ladder", results_dir,
                               store_path(results_dir, db), seats, wave, jobs, samples, options, time,
-                              sandbox.resolved(), rating, seed, pause_after)
+                              sandbox.resolved(), rating, seed, pause_after, None if no_play else cluster)
     limits = UploadLimits(max_upload=max_upload * MIB, max_unpacked=max_unpacked * MIB, max_members=max_members,
                           uploads_per_day=uploads_per_day, active_bots=active_bots)
     announce_sandbox(settings.sandbox)

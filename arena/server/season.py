@@ -11,7 +11,7 @@ import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from arena.bots import folders
 from arena.bots.channel import expect_progress_within
@@ -19,13 +19,14 @@ from arena.bots.entrants import Entrant, from_folder, shown, survey
 from arena.bots.sandbox import Sandbox
 from arena.bots.submission import BUILD_TIMEOUT, ensure_built
 from arena.competition import names
-from arena.errors import ArenaError, BuildFailed
+from arena.errors import ArenaError, BuildFailed, ConfigError
 from arena.games import get_game
 from arena.ratings.trueskill import RatingConfig
 from arena.storage import Store
 from arena.tournament.accounts import Status, Submission
 from arena.tournament.admission import first_game
 from arena.tournament.assembly import lineup
+from arena.tournament.cluster import ClusterLost, ClusterPlayer
 from arena.tournament.formats.ladder import DEFAULT_WAVE, Ladder, LadderState
 from arena.tournament.run import DEFAULT_LEVEL, Runner, TableJob, TableResult, play_table, sample_opponents
 from arena.tournament.worker import Failure, WorkerPool
@@ -42,6 +43,7 @@ ADMISSIONS = 2  # uploads admitted at once, each of another author's
 BUILD_CLOCK = 2.0  # seconds between two records of a running build's time: a stop or SIGKILL loses no more
 CUT_AFTER = 20.0  # seconds a wave plays before an admission may end it
 WAVE_SECONDS = 60.0  # no new table of a wave starts after this long, so that a stop is quick
+RECONNECT = 5.0  # seconds between two tries to reach a lost Dask scheduler
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,7 @@ class SeasonSettings:
     rating: RatingConfig | None = None
     seed: int | None = None
     pause_after: int = PAUSE_AFTER
+    cluster: str | None = None  # a Dask scheduler's address, or "local": where the bots run (none here then)
 
     @property
     def table_seats(self) -> int:
@@ -73,6 +76,11 @@ class SeasonSettings:
     def site(self) -> Path:
         """Where the public pages are published."""
         return self.results_dir / "site"
+
+    @property
+    def built(self) -> Path:
+        """Where the built copies of submissions admitted on a cluster are kept, by their digest."""
+        return self.results_dir / "built"
 
     @property
     def uploads(self) -> Path:
@@ -108,6 +116,9 @@ class Season:
         self.pool: WorkerPool[TableJob, TableResult] | None = None  # the ladder's workers, kept from wave to wave
         self._ladder_store: Store | None = None  # the ladder thread's connection, kept from wave to wave
         self.recorded: int | None = None  # the season's games recorded, counted once and then kept
+        self._player: ClusterPlayer | None = None  # with --cluster, once the scheduler has been reached
+        self._connecting = threading.Lock()
+        self._lost: str | None = None  # what was said of the cluster's loss, until it is reached again
         self.threads = [*(threading.Thread(target=self._guard, args=(self._admissions,), name=f"admissions-{n}",
                                            daemon=True) for n in range(ADMISSIONS)),
                         threading.Thread(target=self._guard, args=(self._ladder,), name="ladder", daemon=True)]
@@ -139,11 +150,46 @@ class Season:
                 with contextlib.suppress(sqlite3.ProgrammingError):  # opened by the ladder's thread: it goes too
                     self._ladder_store.close()
                 self._ladder_store = None
+        if self._player is not None:
+            self._player.close()
+            self._player = None
+
+    def cluster(self) -> ClusterPlayer | None:
+        """The Dask cluster the season plays on (None without --cluster): reached at its first use, and again
+        after it was lost (ClusterLost, an ArenaError, while it cannot be reached: the caller tries later)."""
+        address = self.settings.cluster
+        if address is None:
+            return None
+        with self._connecting:
+            if self._player is not None and self._player.connected():
+                if self._lost is not None:  # the client reached it again by itself
+                    log.info("the Dask scheduler at %s is reached again", address)
+                    self._lost = None
+                return self._player
+            if self._player is not None:
+                log.error("the Dask scheduler at %s was lost; reaching it again", address)
+                self._player.close()
+                self._player = None
+            try:
+                self._player = ClusterPlayer(address, self.settings.jobs, self.settings.results_dir,
+                                             built_dir=self.settings.built)
+            except ConfigError as exc:
+                raise ClusterLost(f"{exc}; tried again in a while (the pages are served meanwhile)") from None
+            log.info("playing on the Dask cluster at %s", address)
+            self._lost = None
+            return self._player
 
     def _guard(self, loop: Callable[[], None]) -> None:
         while not self.stopping.is_set():
             try:
                 loop()
+            except ClusterLost as exc:
+                # Said once per outage, not by every thread at every try: a scheduler may be away for hours.
+                with self._connecting:
+                    said, self._lost = self._lost, str(exc)
+                if said != str(exc):
+                    log.error("%s", exc)
+                self.stopping.wait(RECONNECT)
             except ArenaError as exc:
                 log.error("%s", exc)
                 self.stopping.wait(5 * IDLE)
@@ -153,7 +199,7 @@ class Season:
         # Each of ADMISSIONS threads has a worker that admits one upload after another (a worker is started again
         # only if one fails): a burst of uploads does not start an interpreter for each, and no author's build,
         # however long, holds up the others', since an author has one upload admitted at a time.
-        with Store(self.settings.db) as store, AdmissionWorker() as worker:
+        with Store(self.settings.db) as store, self._admitter() as worker:
             while not self.stopping.is_set():
                 claimed = self._claim(store)
                 if claimed is None:
@@ -176,12 +222,26 @@ class Season:
                     return submission
         return None
 
-    def admit(self, store: Store, submission: Submission, worker: AdmissionWorker | None = None) -> None:
+    def _admitter(self) -> contextlib.AbstractContextManager[Admitter]:
+        """Where admissions run: on the cluster with --cluster (the same player for every thread), else in a
+        worker process of this thread's own."""
+        player = self.cluster()
+        return contextlib.nullcontext(player) if player is not None else AdmissionWorker()
+
+    def admit(self, store: Store, submission: Submission, worker: Admitter | None = None) -> None:
         """Build a submission in the sandbox and play its first game against the sample bots (in `worker`, else
-        in one of its own): admitted, or refused with the reason."""
+        in one of its own, or on the cluster): admitted, or refused with the reason. If the cluster is lost
+        meanwhile, it is queued again (ClusterLost raised)."""
         if worker is None:
-            with AdmissionWorker() as own:
+            with self._admitter() as own:
                 return self.admit(store, submission, own)
+        try:
+            self._admit(store, submission, worker)
+        except ClusterLost:
+            store.set_status(submission.id, Status.QUEUED)
+            raise
+
+    def _admit(self, store: Store, submission: Submission, worker: Admitter) -> None:
         s = self.settings
         folder = Path(submission.folder)
         build_log = folder.parent / f"{folder.name}-build.log"
@@ -194,8 +254,9 @@ class Season:
             return
         store.set_status(submission.id, Status.VALIDATING, build_log=shown_to_author(_tail(build_log), folder))
         try:
-            reason = worker.run(_game_step, (entrant_of(submission), s.game, s.options, s.time,
-                                             s.sandbox.resolved()), FIRST_GAME)
+            reason = worker.first_game(entrant_of(submission), s.game, s.options, s.time, s.sandbox.resolved())
+        except ClusterLost:
+            raise
         except ArenaError as exc:
             reason = str(exc)
         if reason is None:
@@ -211,7 +272,7 @@ class Season:
             store.set_status(submission.id, Status.REFUSED, shown_to_author(reason, folder))
             log.info("refused %s %s: its first game", submission.bot, submission.version)
 
-    def _build(self, store: Store, submission: Submission, build_log: Path, worker: AdmissionWorker) -> str | None:
+    def _build(self, store: Store, submission: Submission, build_log: Path, worker: Admitter) -> str | None:
         """Build the submission in the worker within what is left of its BUILD_TIMEOUT (each try's time counted
         in the store as it runs, so that a stop and a start give it no more): why it failed, or None."""
         spent = store.build_seconds(submission.id)
@@ -226,9 +287,9 @@ class Season:
                 store.set_build_seconds(submission.id, now)
                 recorded = now
 
-        job = (submission.folder, build_log, self.settings.sandbox.resolved(), None, BUILD_TIMEOUT - spent)
         try:
-            return worker.run(_build_step, job, BUILDING, count)
+            return worker.build(submission.folder, build_log, self.settings.sandbox.resolved(), BUILD_TIMEOUT - spent,
+                                count)
         finally:
             store.set_build_seconds(submission.id, spent + time.monotonic() - began)
 
@@ -268,10 +329,12 @@ class Season:
         spec = lineup(s.game, Ladder(), [*entrants, *samples], seats, samples=s.samples, options=s.options,
                       time=s.time, sandbox=s.sandbox.resolved(), rating=rating,
                       wave=max(s.wave, s.jobs), max_games=self.recorded + per_wave, seed=s.seed, title=s.name)
-        self.pool = self.pool or WorkerPool(s.jobs, play_table)
+        player = self._player_for(entrants)
+        if player is None:
+            self.pool = self.pool or WorkerPool(s.jobs, play_table)
         self.runner = runner = Runner(spec, store, s.results_dir, jobs=s.jobs, name=s.name, time_limit=WAVE_SECONDS,
                                       ladder=self.ladder, sweep=self.ladder.ratings is None, pool=self.pool,
-                                      recorded=self.recorded)
+                                      recorded=self.recorded, player=player)
         self.wave_began = time.monotonic()
         self.playing = tuple(e.name for e in entrants)
         try:
@@ -289,8 +352,29 @@ class Season:
             self._ladder_store = Store(self.settings.db)
         return self._ladder_store
 
+    def _player_for(self, entrants: list[Entrant]) -> ClusterPlayer | None:
+        """The cluster a wave plays on (None: the local workers), told which folders are still in play: the
+        versions retired since the last wave leave its workers' caches."""
+        player = self.cluster()
+        if player is not None:
+            store = self._store()  # and the uploads being admitted now, sent for their first game
+            admitting = {s.folder for status in (Status.BUILDING, Status.VALIDATING)
+                         for s in store.submissions(status=status)}
+            player.retire({e.cwd for e in entrants if e.cwd is not None} | admitting)
+        return player
+
 
 Step = Callable[[Any], str]  # one step of an admission, run in a worker: why it failed, or ""
+
+
+class Admitter(Protocol):
+    """Where an admission's steps run: an AdmissionWorker, or a Dask cluster (arena/tournament/cluster.py)."""
+
+    def build(self, folder: str, log: Path, sandbox: Sandbox, time_left: float,
+              meanwhile: Callable[[], None]) -> str | None: ...
+
+    def first_game(self, entrant: Entrant, game: str, options: dict[str, Any] | None, clock: TimeControl,
+                   sandbox: Sandbox) -> str | None: ...
 
 
 class AdmissionWorker:
@@ -306,6 +390,16 @@ class AdmissionWorker:
 
     def __exit__(self, *_: object) -> None:
         self.pool.close()
+
+    def build(self, folder: str, log: Path, sandbox: Sandbox, time_left: float = BUILD_TIMEOUT,
+              meanwhile: Callable[[], None] = lambda: None) -> str | None:
+        """Build the submission's folder in the sandbox within time_left seconds; why it failed, or None."""
+        return self.run(_build_step, (folder, log, sandbox, None, time_left), BUILDING, meanwhile)
+
+    def first_game(self, entrant: Entrant, game: str, options: dict[str, Any] | None, clock: TimeControl,
+                   sandbox: Sandbox) -> str | None:
+        """The entrant's first game against the sample bots; why it failed, or None."""
+        return self.run(_game_step, (entrant, game, options, clock, sandbox), FIRST_GAME)
 
     def run(self, step: Step, job: tuple[Any, ...], doing: str, meanwhile: Callable[[], None] = lambda: None) -> \
             str | None:

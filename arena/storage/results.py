@@ -219,9 +219,12 @@ class Results(Connection):
                                "WHERE e.tournament_id = ? ORDER BY e.name", (tid,)).fetchall()
 
     @_guarded
-    def finished_count(self) -> int:
-        """How many finished games the store holds, of every tournament."""
-        return self.db.execute("SELECT COUNT(*) FROM games WHERE status = 'done'").fetchone()[0]
+    def finished_count(self, tid: int | None = None) -> int:
+        """How many finished games the store holds: of the tournament tid, or (None) of every tournament."""
+        if tid is None:
+            return self.db.execute("SELECT COUNT(*) FROM games WHERE status = 'done'").fetchone()[0]
+        return self.db.execute("SELECT COUNT(*) FROM games WHERE tournament_id = ? AND status = 'done'",
+                               (tid,)).fetchone()[0]
 
     @_guarded
     def first_gap(self, tid: int) -> int:

@@ -1,26 +1,37 @@
-"""Tables played as tasks on a Dask cluster: submissions travel with the task, results and replays come back.
+"""Tables and admissions played as tasks on a Dask cluster: submissions travel through the cluster, results and
+replays come back.
 
-Only the coordinating arena writes the results store and the results directory. A worker plays a table in a
-temporary directory of its own (so a retry on another worker starts from nothing) and returns the stored-game
-values and every file the match wrote; the coordinator writes those files under its results directory and commits
-the table once. Dask is imported here only, and only when --cluster is given, so the arena works without it.
+Only the coordinating arena writes the results store and the results directory. A submission folder is packed once
+on the coordinator and held in the cluster by a task of its own (keyed by the folder's digest); a worker fetches it
+the first time a task of its needs it and keeps it, unpacked, in a cache of its own, bounded in size. A worker plays
+a table in a temporary directory of its own (so a retry on another worker starts from nothing) and returns the
+stored-game values and every file the match wrote; the coordinator writes those files under its results directory
+and commits the table once. Dask is imported here only, and only when --cluster is given, so the arena works
+without it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
 import os
+import shutil
 import tarfile
 import tempfile
+import threading
 import uuid
+import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterator
 
-from arena.bots.sandbox import cpu_sets
-from arena.errors import ArenaError, ConfigError
+from arena.bots.entrants import Entrant
+from arena.bots.sandbox import Sandbox, cpu_sets
+from arena.bots.submission import BUILD_TIMEOUT, ensure_built, folder_digest
+from arena.errors import ArenaError, BuildFailed, ConfigError
 from arena.storage import StoredGame
+from arena.tournament.admission import first_game
 from arena.tournament.run import TableJob, TableResult, failed_table, play_table
 
 LOCAL = "local"
@@ -31,14 +42,27 @@ CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler before giving up
 NO_PROFILER = {"distributed.worker.profile.enabled": False}
 MAX_SUBMISSION_BYTES = 64 * 2**20  # a packed submission folder; beyond this, use shared storage
 RETRIES = 2  # a task that raises is tried again this many times; a lost worker's tasks are rescheduled anyway
+CACHE_BYTES = int(os.environ.get("ARENA_FOLDER_CACHE_MIB", "2048")) * 2**20  # a worker's unpacked folders, at most
+CACHE_DIR = "arena-folders"  # under the worker's own local directory
+HELD = "arena-folder-"  # the Dask key of the task that holds a packed folder in the cluster, before its digest
+LOOK = 1.0  # seconds between two looks at a task under way (to count a build's time, to notice a stop)
+
+
+@dataclass(frozen=True)
+class Parcel:
+    """A submission folder as the cluster holds it: its digest (the name of its copy in a worker's cache) and the
+    key of the task that holds it packed."""
+
+    digest: str
+    key: str
 
 
 @dataclass(frozen=True)
 class ShippedTable:
-    """What a worker gets: the table's job and its bots' submission folders, packed (coordinator cwd -> tar)."""
+    """What a worker gets: the table's job and where its bots' submission folders are (coordinator cwd -> parcel)."""
 
     job: TableJob
-    folders: tuple[tuple[str, bytes], ...]
+    folders: tuple[tuple[str, Parcel], ...]
 
 
 @dataclass(frozen=True)
@@ -66,26 +90,228 @@ def pack_folder(folder: Path) -> bytes:
 
 
 def play_shipped(shipped: ShippedTable) -> PlayedTable:
-    """On a worker: unpack the submissions and play the table in a private temporary directory.
+    """On a worker: fetch the submissions this worker has not seen yet and play the table in a private temporary
+    directory, each bot in its folder's cached copy.
 
     ConfigError if this worker cannot give the bots the tournament's sandbox (the coordinator checked only its own
     machine); the task then fails on this worker and is tried on others."""
     shipped.job.sandbox.check()
-    with tempfile.TemporaryDirectory(prefix="arena-table-") as tmp:
-        root = Path(tmp)
-        places: dict[str, str] = {}
-        for number, (cwd, data) in enumerate(shipped.folders):
-            place = root / "bots" / str(number)
-            place.mkdir(parents=True)
-            with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
-                _extract(archive, place)
-            places[cwd] = str(place)
+    with _cached([parcel for _, parcel in shipped.folders]) as paths, \
+            tempfile.TemporaryDirectory(prefix="arena-table-") as tmp:
+        places = {cwd: str(path) for (cwd, _), path in zip(shipped.folders, paths)}
         bots = tuple((argv, places.get(cwd, cwd) if cwd is not None else None) for argv, cwd in shipped.job.bots)
-        results_dir = root / "results"
+        results_dir = Path(tmp) / "results"
         result = play_table(replace(shipped.job, bots=bots, results_dir=results_dir))
         files = tuple((path.relative_to(results_dir).as_posix(), path.read_bytes())
                       for path in sorted(results_dir.rglob("*")) if path.is_file())
     return PlayedTable(result, files)
+
+
+def _held(data: bytes) -> bytes:
+    """The task that holds a packed folder in the cluster: its result is the archive. The archive is part of the
+    task itself, which the scheduler keeps, so a worker lost with the result is no loss: it is computed again."""
+    return data
+
+
+class _Cache:
+    """A worker's unpacked submission folders, by digest: each fetched from the cluster once, the least recently
+    used removed beyond CACHE_BYTES (never one a table of this worker is using)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.using: dict[str, int] = {}  # digest -> tables of this worker using it now
+
+    def root(self, worker: Any = None) -> Path:
+        """The cache's folder: in the Dask worker's own local directory (Dask removes a dead worker's)."""
+        if worker is None:
+            try:
+                from distributed import get_worker
+                worker = get_worker()
+            except (ImportError, ValueError):  # not in a task (client.run gives the worker), nor in a worker
+                worker = None
+        base = Path(worker.local_directory) if worker is not None else \
+            Path(tempfile.gettempdir()) / f"arena-worker-{os.getpid()}"
+        return base / CACHE_DIR
+
+    def take(self, parcel: Parcel) -> Path:
+        """The folder's copy in this worker's cache, fetched and unpacked if it is not there yet."""
+        root = self.root()
+        place = root / parcel.digest
+        with self.lock:
+            self.using[parcel.digest] = self.using.get(parcel.digest, 0) + 1
+            if place.is_dir():
+                os.utime(place)  # recently used
+                return place
+        try:
+            data = _fetch(parcel.key)
+            with self.lock:
+                if not place.is_dir():
+                    root.mkdir(parents=True, exist_ok=True)
+                    partial = Path(tempfile.mkdtemp(prefix=f".{parcel.digest}-", dir=root))
+                    try:
+                        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
+                            _extract(archive, partial)
+                        partial.rename(place)  # whole or not at all: a killed worker leaves no half folder in use
+                    except BaseException:
+                        shutil.rmtree(partial, ignore_errors=True)
+                        raise
+                self._trim(root)
+            return place
+        except BaseException:
+            self.give_back(parcel.digest)
+            raise
+
+    def give_back(self, digest: str) -> None:
+        """A table is done with the folder."""
+        with self.lock:
+            left = self.using.get(digest, 0) - 1
+            if left > 0:
+                self.using[digest] = left
+            else:
+                self.using.pop(digest, None)
+
+    def forget(self, digest: str, worker: Any = None) -> bool:
+        """Remove the folder's copy (a retired version) unless a table is using it; True if it is gone."""
+        with self.lock:
+            if digest in self.using:
+                return False
+            shutil.rmtree(self.root(worker) / digest, ignore_errors=True)
+            return True
+
+    def digests(self, worker: Any = None) -> list[str]:
+        """The folders this worker holds."""
+        root = self.root(worker)
+        return sorted(p.name for p in root.iterdir() if not p.name.startswith(".")) if root.is_dir() else []
+
+    def _trim(self, root: Path) -> None:
+        folders = [(p.stat().st_mtime, p) for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")]
+        sizes = {p: _size(p) for _, p in folders}
+        total = sum(sizes.values())
+        for _, path in sorted(folders, key=lambda f: f[0]):
+            if total <= CACHE_BYTES:
+                break
+            if path.name not in self.using:
+                shutil.rmtree(path, ignore_errors=True)
+                total -= sizes[path]
+
+
+CACHE = _Cache()
+
+
+def _size(folder: Path) -> int:
+    total = 0
+    for path in folder.rglob("*"):
+        try:
+            total += path.lstat().st_size
+        except OSError:
+            pass
+    return total
+
+
+def _fetch(key: str) -> bytes:
+    """The packed folder the task `key` holds, from the cluster (from whichever worker has it)."""
+    from distributed import worker_client
+
+    # worker_client leaves this worker's thread while it waits, so that the holding task may run here if need be.
+    # The coordinator published the holding task under its key: a future made from a bare key is never told of it.
+    with worker_client() as client:
+        return client.get_dataset(key).result()
+
+
+class _Using:
+    def __init__(self, parcels: list[Parcel]) -> None:
+        self.parcels, self.taken = parcels, []  # type: list[Parcel], list[Parcel]
+
+    def __enter__(self) -> list[Path]:
+        paths = []
+        try:
+            for parcel in self.parcels:
+                paths.append(CACHE.take(parcel))
+                self.taken.append(parcel)
+        except BaseException:
+            self.__exit__()
+            raise
+        return paths
+
+    def __exit__(self, *_: object) -> None:
+        for parcel in self.taken:
+            CACHE.give_back(parcel.digest)
+        self.taken = []
+
+
+def _cached(parcels: list[Parcel]) -> _Using:
+    """The parcels' cached copies, held in use for the duration of the block."""
+    return _Using(parcels)
+
+
+def forget_folder(digest: str, dask_worker: Any = None) -> bool:
+    """On a worker (client.run gives it as dask_worker): remove a retired folder's copy from its cache (True if it
+    is gone)."""
+    return CACHE.forget(digest, dask_worker)
+
+
+def cached_folders(dask_worker: Any = None) -> list[str]:
+    """On a worker (client.run gives it as dask_worker): the digests of the folders in its cache."""
+    return CACHE.digests(dask_worker)
+
+
+@dataclass(frozen=True)
+class Built:
+    """What a build on a worker gives back: why it failed (None: it did not), its log, and the built folder packed,
+    to be held in the cluster for the tables that seat it."""
+
+    failed: str | None
+    log: str
+    archive: bytes | None = None
+
+
+def build_shipped(data: bytes, shown_as: str, sandbox: Sandbox, time_left: float) -> Built:
+    """On a worker: unpack a submission's folder, build it in the sandbox within time_left seconds, pack what it
+    built. Paths of this worker in the log and the reason are shown as `shown_as` (the folder's own path on the
+    coordinator, which the coordinator hides from its author)."""
+    sandbox.check()
+    with tempfile.TemporaryDirectory(prefix="arena-build-") as tmp:
+        folder, log = Path(tmp) / "submission", Path(tmp) / "build.log"
+        folder.mkdir()
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
+            _extract(archive, folder)
+
+        def shown(text: str) -> str:
+            return text.replace(str(folder.resolve()), shown_as).replace(str(folder), shown_as)
+
+        try:
+            ensure_built(str(folder), log, sandbox, None, time_left)
+        except BuildFailed as exc:
+            return Built(shown(str(exc) or "no reason given"), shown(_read(log)))
+        try:
+            archive_bytes = pack_folder(folder)
+        except ConfigError as exc:
+            return Built(shown(str(exc)), shown(_read(log)))
+        return Built(None, shown(_read(log)), archive_bytes)
+
+
+def first_game_shipped(entrant: Entrant, parcel: Parcel, game: str, options: dict[str, Any] | None,
+                       clock: Any, sandbox: Sandbox) -> str:
+    """On a worker: the entrant's first game against the sample bots, in its folder's cached copy; why it failed
+    (this worker's paths shown as the folder's on the coordinator), or ""."""
+    sandbox.check()
+    with _cached([parcel]) as (path,):
+        try:
+            failed = first_game(replace(entrant, cwd=str(path)), game, options, clock, sandbox)
+        except ArenaError as exc:
+            failed = (str(exc) or "no reason given", "")
+    if failed is None:
+        return ""
+    return failed[0].replace(str(path), entrant.cwd or ".")
+
+
+def _read(path: Path, limit: int = 1 << 20) -> str:
+    try:
+        with path.open("rb") as f:
+            f.seek(max(0, path.stat().st_size - limit))
+            return f.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def _extract(archive: tarfile.TarFile, place: Path) -> None:
@@ -137,23 +363,45 @@ def _moved(game: StoredGame, renamed: dict[str, str]) -> StoredGame:
     return replace(game, replay=str(PurePosixPath(renamed[top], *parts[2:])))
 
 
-class ClusterPlayer:
-    """Plays tables on a Dask cluster: a scheduler's address, or a LocalCluster of `workers` processes."""
+class ClusterLost(ArenaError):
+    """The scheduler cannot be reached (or it lost the task): what was under way is tried again later."""
 
-    def __init__(self, address: str, workers: int, results_dir: Path) -> None:
+
+class ClusterPlayer:
+    """Plays tables (and admits submissions) on a Dask cluster: a scheduler's address, or a LocalCluster of
+    `workers` processes. A built folder kept under `built_dir` (by its source's digest) is what travels for it."""
+
+    def __init__(self, address: str, workers: int, results_dir: Path, built_dir: Path | None = None) -> None:
         self.address = address
         self.results_dir = results_dir
-        self._packed: dict[str, bytes] = {}
+        self.built_dir = built_dir
+        self._lock = threading.Lock()
+        self._parcels: dict[str, tuple[Parcel, Any]] = {}  # coordinator cwd -> (parcel, the future holding it)
         self._client, self._cluster = _connect(address, workers)
 
     def __enter__(self) -> ClusterPlayer:
         return self
 
+    def connected(self) -> bool:
+        """False once the client has given the scheduler up (it reconnects by itself for a while before)."""
+        return self._client.status not in ("closing", "closed", "failed")
+
+    def _live(self) -> None:
+        """ClusterLost if the client has given the scheduler up: the season then reaches it with a new one."""
+        if not self.connected():
+            raise ClusterLost(f"the Dask scheduler at {self.address} was lost (the client gave it up); reaching it "
+                              "again")
+
     def __exit__(self, *exc: object) -> None:
         self.close()
 
     def close(self) -> None:
-        """Let go of the scheduler (and stop the LocalCluster if this player started one)."""
+        """Let go of the scheduler (and stop the LocalCluster if this player started one); the folders this
+        player sent are removed from the workers' caches."""
+        try:
+            self.retire(set(), keep_built=True)  # the built copies serve the next start
+        except Exception:  # noqa: BLE001 - the scheduler gone already: the workers' caches are bounded anyway
+            pass
         self._client.close()
         if self._cluster is not None:
             self._cluster.close()
@@ -162,46 +410,213 @@ class ClusterPlayer:
         """Results as tables finish; no more tables are submitted than the cluster has threads to play them,
         so none starts once the time limit has passed."""
         from distributed import as_completed
-        from distributed.scheduler import KilledWorker
 
+        self._live()
         queue = list(jobs)
         running: dict[Any, TableJob] = {}
         finished = as_completed()
         try:
-            while queue or running:
-                while queue and len(running) < self._capacity() and not out_of_time():
-                    job = queue.pop(0)
-                    future = self._client.submit(play_shipped, self._shipped(job), pure=False, retries=RETRIES,
-                                                 key=f"arena-table-{job.table.table}-{uuid.uuid4().hex}")
-                    running[future] = job
-                    finished.add(future)
-                if not running:
-                    return
-                future = next(finished)
-                job = running.pop(future)
-                try:
-                    played = future.result()
-                except KilledWorker:
-                    yield failed_table(job.table, "every worker that played this table died")
-                    continue
-                except Exception as exc:  # noqa: BLE001 - the task's own error, raised again on the coordinator
-                    raise ArenaError(_task_failure(job, self.address, exc)) from None
-                yield land(played, self.results_dir)
+            with _talking(self.address):
+                yield from self._played(queue, running, finished, out_of_time)
         finally:
             if running:
-                self._client.cancel(list(running))
+                try:
+                    self._client.cancel(list(running))
+                except Exception:  # noqa: BLE001 - the scheduler gone: nothing is left to cancel
+                    pass
+
+    def _played(self, queue: list[TableJob], running: dict[Any, TableJob], finished: Any,
+                out_of_time: Callable[[], bool]) -> Iterator[TableResult]:
+        from distributed.scheduler import KilledWorker
+
+        while queue or running:
+            while queue and len(running) < self._capacity() and not out_of_time():
+                job = queue.pop(0)
+                future = self._client.submit(play_shipped, self._shipped(job), pure=False, retries=RETRIES,
+                                             key=f"arena-table-{job.table.table}-{uuid.uuid4().hex}")
+                running[future] = job
+                finished.add(future)
+            if not running:
+                return
+            future = next(finished)
+            job = running.pop(future)
+            try:
+                played = future.result()
+            except KilledWorker:
+                yield failed_table(job.table, "every worker that played this table died")
+                continue
+            except Exception as exc:  # noqa: BLE001 - the task's own error, raised again on the coordinator
+                if _lost(exc):
+                    raise ClusterLost(f"the Dask scheduler at {self.address} was lost (its connection "
+                                      "closed); the tables under way are played again") from None
+                raise ArenaError(_task_failure(job, self.address, exc)) from None
+            yield land(played, self.results_dir)
 
     def _capacity(self) -> int:
         # Worker threads now; workers come and go, and a table waits for one when none is left.
         return max(1, sum(self._client.nthreads().values()))
 
     def _shipped(self, job: TableJob) -> ShippedTable:
-        # Bots with a working directory are submission folders: they travel with the task, packed once here.
+        # Bots with a working directory are submission folders: each travels once, as a parcel the cluster holds.
         folders = sorted({cwd for _, cwd in job.bots if cwd is not None})
-        for cwd in folders:
-            if cwd not in self._packed:
-                self._packed[cwd] = pack_folder(Path(cwd))
-        return ShippedTable(job, tuple((cwd, self._packed[cwd]) for cwd in folders))
+        return ShippedTable(job, tuple((cwd, self.parcel(cwd)) for cwd in folders))
+
+    def parcel(self, cwd: str) -> Parcel:
+        """The folder as the cluster holds it: its built copy if one is kept under built_dir, else the folder as
+        it is (built on each worker that plays it, before its first game there); packed and sent once."""
+        cwd = _place(cwd)
+        with self._lock:
+            held = self._parcels.get(cwd)
+            # A scheduler that was lost and came back (the client reconnects by itself) holds nothing of before.
+            if held is not None and held[1].status not in ("cancelled", "lost", "error"):
+                return held[0]
+        digest = folder_digest(Path(cwd))
+        kept = self._built(digest)
+        data = kept.read_bytes() if kept is not None and kept.is_file() else pack_folder(Path(cwd))
+        with _talking(self.address):
+            return self._hold(cwd, digest, data)
+
+    def _built(self, digest: str) -> Path | None:
+        return None if self.built_dir is None else self.built_dir / f"{digest}.tar.gz"
+
+    def _hold(self, cwd: str, digest: str, data: bytes) -> Parcel:
+        parcel = Parcel(digest, HELD + digest)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # Dask warns of a large task: holding the archive is its whole point
+            future = self._client.submit(_held, data, key=parcel.key, pure=False)
+        self._client.publish_dataset(future, name=parcel.key, override=True)
+        with self._lock:
+            self._parcels[cwd] = (parcel, future)
+        return parcel
+
+    def retire(self, keep: set[str], keep_built: bool = False) -> None:
+        """Let go of every folder sent but those in keep (retired versions): the cluster no longer holds them and
+        the workers remove their copies (a worker playing one removes it at its next retirement, or when its
+        cache is full); their built copies under built_dir are removed too, unless keep_built."""
+        keep = {_place(cwd) for cwd in keep}
+        with self._lock:
+            gone = {cwd: self._parcels.pop(cwd) for cwd in list(self._parcels) if cwd not in keep}
+            kept = {parcel.digest for parcel, _ in self._parcels.values()}
+        digests = {parcel.digest for parcel, _ in gone.values()} - kept
+        with _talking(self.address):
+            self._let_go(gone, digests, keep_built)
+
+    def _let_go(self, gone: dict[str, tuple[Parcel, Any]], digests: set[str], keep_built: bool) -> None:
+        for parcel, future in gone.values():
+            if parcel.digest in digests:
+                self._client.unpublish_dataset(parcel.key)
+            future.release()
+        for digest in digests:
+            self._client.run(forget_folder, digest, on_error="return")
+            built = self._built(digest)
+            if built is not None and not keep_built:
+                built.unlink(missing_ok=True)
+
+    # --- admissions: the same steps as arena/server/season.py's AdmissionWorker, each a task ------------------
+    def build(self, folder: str, log: Path, sandbox: Sandbox, time_left: float = BUILD_TIMEOUT,
+              meanwhile: Callable[[], None] = lambda: None) -> str | None:
+        """Build the submission folder on a worker (its log written to `log` here); why it failed, or None. The
+        built folder is kept under built_dir and held in the cluster for the tables that seat it."""
+        self._live()
+        try:
+            data = pack_folder(Path(folder))
+        except ConfigError as exc:
+            return str(exc)
+        with _talking(self.address):
+            built: Built = self._wait(self._client.submit(build_shipped, data, folder, sandbox, time_left,
+                                                          pure=False, retries=RETRIES,
+                                                          key=f"arena-build-{uuid.uuid4().hex}"),
+                                      meanwhile, "the build")
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_text(built.log, encoding="utf-8")
+        if built.failed is not None or built.archive is None:
+            return built.failed or "no reason given"
+        folder = _place(folder)
+        digest = folder_digest(Path(folder))
+        kept = self._built(digest)
+        if kept is not None:  # for the next start of the server, which then needs no build
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            partial = kept.with_name(f".{kept.name}.{os.getpid()}")
+            partial.write_bytes(built.archive)
+            partial.replace(kept)
+        with self._lock:
+            old = self._parcels.pop(folder, None)
+        if old is not None:  # the unbuilt folder, sent for an earlier first game: the built one replaces it
+            old[1].release()
+        with _talking(self.address):
+            self._hold(folder, digest, built.archive)
+        return None
+
+    def first_game(self, entrant: Entrant, game: str, options: dict[str, Any] | None, clock: Any,
+                   sandbox: Sandbox) -> str | None:
+        """The entrant's first game against the sample bots, on a worker; why it failed, or None."""
+        self._live()
+        parcel = self.parcel(entrant.cwd) if entrant.cwd else None
+        if parcel is None:
+            raise ArenaError(f"{entrant.name} has no folder to play from on the cluster")
+        with _talking(self.address):
+            reason: str = self._wait(self._client.submit(first_game_shipped, entrant, parcel, game, options, clock,
+                                                         sandbox, pure=False, retries=RETRIES,
+                                                         key=f"arena-admission-{uuid.uuid4().hex}"),
+                                     lambda: None, "the first game")
+        return reason or None
+
+    def _wait(self, future: Any, meanwhile: Callable[[], None], doing: str) -> Any:
+        """The task's result, calling meanwhile() at every LOOK; a worker lost meanwhile means the task runs
+        again on another one (Dask's doing); ClusterLost if the scheduler is."""
+        from distributed import wait
+        from distributed.scheduler import KilledWorker
+
+        try:
+            while True:
+                meanwhile()
+                try:
+                    wait(future, timeout=LOOK)
+                except TimeoutError:
+                    continue
+                return future.result()
+        except KilledWorker:
+            return _refusal(doing)
+        except Exception as exc:  # noqa: BLE001 - the task's own error, or the scheduler lost
+            if _lost(exc):
+                raise ClusterLost(f"the Dask scheduler at {self.address} was lost during {doing} (its connection "
+                                  "closed); it is tried again") from None
+            raise ArenaError(f"{doing} could not be run on the cluster ({self.address}) after {RETRIES + 1} tries: "
+                             f"{type(exc).__name__}: {exc}") from None
+        finally:
+            future.release()
+
+
+@contextlib.contextmanager
+def _talking(address: str) -> Iterator[None]:
+    """A lost connection to the scheduler (the client's calls raise OSError then: CommClosedError, a timeout) as
+    ClusterLost, which the season logs before it tries again."""
+    try:
+        yield
+    except OSError as exc:
+        raise ClusterLost(f"the Dask scheduler at {address} was lost ({type(exc).__name__}); tried again in a "
+                          "while") from None
+
+
+def _place(cwd: str) -> str:
+    """A folder's one name, however it was given (a submission's folder as stored, an entrant's resolved)."""
+    return str(Path(cwd).resolve())
+
+
+def _refusal(doing: str) -> Any:
+    # A submission whose step killed every worker that ran it (Dask's allowed failures) is refused with that.
+    reason = f"{doing} ended every worker that ran it"
+    return Built(reason, "") if doing == "the build" else reason
+
+
+def _lost(exc: BaseException) -> bool:
+    """True if exc says the scheduler went away (the client cancelled what it had), not the task's own error."""
+    import asyncio
+    import concurrent.futures
+
+    from distributed.comm.core import CommClosedError
+
+    return isinstance(exc, (concurrent.futures.CancelledError, asyncio.CancelledError, CommClosedError))
 
 
 def _task_failure(job: TableJob, address: str, exc: Exception) -> str:
@@ -214,6 +629,18 @@ def _pin_workers(client: Any, workers: int) -> None:
     # As the local pool does per slot: each worker (one table at a time) and its bots on CPUs of their own.
     for address, cpus in zip(sorted(client.scheduler_info()["workers"]), cpu_sets(workers)):
         client.run(os.sched_setaffinity, 0, cpus, workers=[address])
+
+
+def check_scheduler(address: str) -> None:
+    """ConfigError if Dask is not installed, or (an address, not "local") its scheduler cannot be reached now."""
+    if address == LOCAL:
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            _connect(address, 1)  # says how to install it
+        return
+    client, cluster = _connect(address, 1)
+    client.close()
 
 
 def _connect(address: str, workers: int) -> tuple[Any, Any]:
@@ -234,10 +661,17 @@ def _connect(address: str, workers: int) -> tuple[Any, Any]:
             client = Client(cluster, timeout=CONNECT_TIMEOUT)
             _pin_workers(client, workers)
             return client, cluster
+        # Dask tells of a closed connection at INFO with a traceback; the arena says it in one line (ClusterLost).
+        logging.getLogger("distributed.batched").setLevel(logging.WARNING)
         return Client(address, timeout=CONNECT_TIMEOUT), None
     except (OSError, TimeoutError, ValueError) as exc:
         if cluster is not None:
             cluster.close()
         raise ConfigError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+    except TypeError as exc:  # what Dask raises for a tls:// address without its TLS settings
+        if cluster is not None:
+            cluster.close()
+        raise ConfigError(f"cannot reach the Dask scheduler at {address}: {exc}; a tls:// address needs Dask's TLS "
+                          "settings (distributed.comm.tls in its configuration, docs/cluster.md)") from None
     except RuntimeError as exc:  # what LocalCluster raises when its workers cannot start
         raise ConfigError(f"cannot start a local Dask cluster: {exc}") from None

@@ -131,3 +131,13 @@ def test_bench_serve_season_times_the_waves_of_a_seeded_season(tmp_path: Path) -
     cells = row.split()
     assert float(cells[2]) > 0 and float(cells[3]) > 0  # the first wave's CPU, a later wave's
     assert sum(int(g) for g in cells[5:9]) > 0  # the later waves stored games
+
+
+@pytest.mark.slow
+def test_bench_season_cluster_counts_the_ladder_s_games_on_one_then_two_workers(tmp_path: Path) -> None:
+    pytest.importorskip("distributed")
+    r = arena("bench", "--season-cluster", "4", "--entrants", "4", cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, r.stderr
+    rows = [line.split() for line in r.stdout.splitlines() if re.match(r"\s*[12]\s", line)]
+    assert [row[0] for row in rows] == ["1", "2"] and all(row[1] == "4" for row in rows), r.stdout
+    assert all(int(row[2]) >= 1 and float(row[4]) > 0 for row in rows), r.stdout

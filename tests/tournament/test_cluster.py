@@ -15,6 +15,7 @@ from typing import Iterator
 import pytest
 from click.testing import CliRunner
 
+from arena.bots.submission import folder_digest
 from arena.cli import main
 from arena.storage import StoredGame
 from arena.tournament import cluster
@@ -144,7 +145,7 @@ def test_the_local_clusters_workers_run_without_dasks_profiler_and_so_does_a_wor
 
 
 @pytest.mark.slow
-def test_submission_folders_travel_with_the_task(tmp_path: Path) -> None:
+def test_submission_folders_travel_through_the_cluster_once_to_a_worker_s_cache(tmp_path: Path) -> None:
     for name in ("alpha", "beta", "gamma"):
         folder = tmp_path / "subs" / name
         folder.mkdir(parents=True)
@@ -158,7 +159,10 @@ def test_submission_folders_travel_with_the_task(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     logs = [p.read_text() for p in (tmp_path / "results" / "matches").glob("*/logs/*stderr*")]
     cwds = [line.split(" ", 1)[1] for text in logs for line in text.splitlines() if line.startswith("cwd ")]
-    assert len(cwds) == 3 and all("arena-table-" in c and str(tmp_path / "subs") not in c for c in cwds)
+    # Each bot ran in its folder's copy in the worker's cache, named by the folder's digest.
+    digests = {name: folder_digest(tmp_path / "subs" / name) for name in ("alpha", "beta", "gamma")}
+    assert len(cwds) == 3 and {Path(c).name for c in cwds} == set(digests.values())
+    assert all(Path(c).parent.name == cluster.CACHE_DIR and str(tmp_path / "subs") not in c for c in cwds)
     with sqlite3.connect(tmp_path / "results" / "arena.sqlite") as con:
         assert con.execute("SELECT COUNT(*) FROM games WHERE status = 'done'").fetchone()[0] == 3
         assert con.execute("SELECT COUNT(*) FROM faults").fetchone()[0] == 0
@@ -217,3 +221,45 @@ def test_a_table_no_worker_can_play_stops_the_tournament_with_the_reason(tmp_pat
     with cluster.ClusterPlayer(cluster.LOCAL, 1, tmp_path) as player:
         with pytest.raises(cluster.ArenaError, match=r"table 0 could not be played .* every limit must be positive"):
             list(player.results([job], lambda: False))
+
+
+def _take(parcel: cluster.Parcel) -> str:
+    """On a worker: the parcel's cached copy, fetched if need be (then let go of)."""
+    path = cluster.CACHE.take(parcel)
+    cluster.CACHE.give_back(parcel.digest)
+    return str(path)
+
+
+@pytest.mark.slow
+def test_a_folder_reaches_a_worker_once_and_leaves_its_cache_when_its_version_is_retired(tmp_path: Path) -> None:
+    folders = []
+    for name in ("old", "new"):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "bot.py").write_text(f"# {name}\n", encoding="utf-8")
+        folders.append(str(folder))
+    with cluster.ClusterPlayer(cluster.LOCAL, 1, tmp_path / "results", built_dir=tmp_path / "built") as player:
+        parcels = [player.parcel(folder) for folder in folders]
+        assert player.parcel(folders[0]) is parcels[0]  # packed and sent once
+        first = [player._client.submit(_take, p, pure=False).result() for p in parcels]
+        again = player._client.submit(_take, parcels[0], pure=False).result()
+        assert again == first[0] and (Path(again) / "bot.py").read_text() == "# old\n"
+        assert [Path(f).name for f in first] == [p.digest for p in parcels]
+        assert sorted(*player._client.run(cluster.cached_folders).values()) == sorted(p.digest for p in parcels)
+        player.retire({folders[1]})  # the old version is retired
+        assert list(player._client.run(cluster.cached_folders).values()) == [[parcels[1].digest]]
+        assert cluster.HELD + parcels[0].digest not in player._client.list_datasets()
+
+
+def test_a_worker_s_cache_keeps_within_its_size_removing_the_least_recently_used_but_never_one_in_use(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cluster, "CACHE_BYTES", 2500)
+    cache = cluster._Cache()
+    for age, name in enumerate(("oldest", "older", "newest")):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "data").write_bytes(b"x" * 1000)
+        os.utime(folder, (1000 + age, 1000 + age))
+    cache.using["oldest"] = 1  # a table of this worker plays from it
+    cache._trim(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["newest", "oldest"]
