@@ -51,6 +51,7 @@ def as_printed(line: str, cwd: Path, timeout: float = 900) -> str:
 def readme_bot(folder: Path, name: str = "my_bot.py") -> Path:
     """The README's own bot (its Python block), written where a bot author keeps it."""
     folder.mkdir(parents=True, exist_ok=True)
+    folder.chmod(0o755)  # as an author's folder is: readable by the user a bot runs as (nobody, under root)
     (folder / name).write_text(blocks(section(README, "For bot authors"), "python")[0], encoding="utf-8")
     return folder / name
 
