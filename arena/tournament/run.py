@@ -311,6 +311,10 @@ class Runner:
             self.store.record_games(self.tournament.id, list(result.games))
             leftovers.release_replays(self.results_dir, (game.replay for game in result.games))
             self.played += len(result.games)
+            if self.ladder is not None:
+                # A season's board shows its ratings as its games come in, not only at a wave's end: a newcomer
+                # is never shown the prior beside the games it has played (rating this wave's games alone).
+                self.store.save_ratings(self.tournament.id, self.ladder.final(self.spec, self._outcomes))
             self._report(result)
 
     def _results(self, tables: list[Table]) -> Iterator[TableResult]:
