@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -121,3 +122,15 @@ def quick_run(values: Any, quick: Any, ids: Callable[[Any], str] | None = None) 
     claim on more cases and are marked slow (the README's test command, and so CI, runs them)."""
     return [pytest.param(v, marks=[] if v in quick else [pytest.mark.slow], id=ids(v) if ids else None)
             for v in values]
+
+
+def dask_command(*args: str) -> list[str]:
+    """The `dask` command of this interpreter's environment."""
+    return [str(Path(sys.executable).parent / "dask"), *args]
+
+
+def free_port() -> int:
+    """A tcp port of 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

@@ -203,15 +203,20 @@ def _kill_worker(pid: int, db: Path, at: int) -> Kill | None:
     return None
 
 
-def _stored_games(db: Path) -> int:
-    """Games stored so far (read while the season writes)."""
+def counted(db: Path, count: Callable[[Store], int]) -> int:
+    """A count read from the store at db while another process writes it: 0 before its file and tables exist."""
     if not db.exists():
         return 0
     try:
         with Store(db, readonly=True) as store:
-            return store.finished_count()
+            return count(store)
     except StoreError:  # the tables not made yet
         return 0
+
+
+def _stored_games(db: Path) -> int:
+    """Games stored so far (read while the season writes)."""
+    return counted(db, lambda store: store.finished_count())
 
 
 def _children(pid: int) -> list[int]:
@@ -336,14 +341,14 @@ def bench_season_cluster(workers: int, entrants: int, seconds: float,
             if not (run.stdout.readline() if run.stdout else "").startswith("serving on"):
                 raise RuntimeError(f"arena serve did not start: {log.read_text(errors='replace')[-2000:]}")
             db = results / "arena.sqlite"
-            while _admitted(db) < entrants:
+            while counted(db, Store.admitted_count) < entrants:
                 if run.poll() is not None:
                     raise RuntimeError(f"arena serve stopped: {log.read_text(errors='replace')[-2000:]}")
                 time.sleep(0.5)
             progress(f"{workers} worker(s): {entrants} entrants admitted; counting games for {seconds:g} s")
-            start, before = time.perf_counter(), _ladder_games(db)
+            start, before = time.perf_counter(), counted(db, _ladder_games)
             time.sleep(seconds)
-            games, took = _ladder_games(db) - before, time.perf_counter() - start
+            games, took = counted(db, _ladder_games) - before, time.perf_counter() - start
             return ClusterSeason(workers, entrants, games, took, os.getloadavg())
         finally:
             run.send_signal(signal.SIGINT)
@@ -354,17 +359,7 @@ def bench_season_cluster(workers: int, entrants: int, seconds: float,
                 run.wait()
 
 
-def _admitted(db: Path) -> int:
-    if not db.exists():
-        return 0
-    try:
-        with Store(db, readonly=True) as store:
-            return store.admitted_count()
-    except StoreError:  # the tables not made yet
-        return 0
-
-
-def _ladder_games(db: Path) -> int:
-    with Store(db, readonly=True) as store:
-        found = [t.id for t in store.tournaments() if t.name == SERVE_LADDER]
-        return store.finished_count(found[0]) if found else 0
+def _ladder_games(store: Store) -> int:
+    """The served ladder's finished games."""
+    found = [t.id for t in store.tournaments() if t.name == SERVE_LADDER]
+    return store.finished_count(found[0]) if found else 0

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from arena.bench.season import counted
 from arena.kits import Language, create
 from arena.storage import DEFAULT_DB_NAME, Store
 
@@ -124,13 +125,11 @@ def _look(pid: int, db: Path) -> MemoryLook:
 
 
 def _games(db: Path) -> int:
-    with Store(db, readonly=True) as store:
-        return store.finished_count()
+    return counted(db, lambda store: store.finished_count())
 
 
 def _admitted(db: Path) -> int:
-    with Store(db, readonly=True) as store:
-        return store.admitted_count()
+    return counted(db, Store.admitted_count)
 
 
 def bench_serve(game: str, authors: int, seconds: float, jobs: int, games: int | None = None,

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -17,7 +16,7 @@ from typing import Iterator
 import pytest
 
 from arena.tournament.worker import descendants
-from tests.helpers import ROOT, parent_of, wait_until
+from tests.helpers import ROOT, dask_command, free_port, parent_of, wait_until
 from tests.server.conftest import ENV, Server, kit_bot, stop, upload, zipped
 
 pytest.importorskip("distributed")
@@ -27,17 +26,6 @@ hidden_from_workers = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unsh
 BUSY = 120
 # No statistical profiler in the workers (docs/cluster.md), as the documentation says to start them.
 WORKER_ENV = {**ENV, "DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED": "False"}
-
-
-def _dask(*args: str) -> list[str]:
-    """The `dask` command of this interpreter's environment."""
-    return [str(Path(sys.executable).parent / "dask"), *args]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _workers_seen(address: str) -> int:
@@ -69,9 +57,9 @@ def competition(tmp_path: Path) -> Path:
 def _start(tmp_path: Path, competition: Path, port: int, started: list[subprocess.Popen[bytes]]) -> Cluster:
     """A scheduler on port and two workers (whose folders are made on first use), added to `started`."""
     address = f"tcp://127.0.0.1:{port}"
-    scheduler = subprocess.Popen(_dask("scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"),
-                                 cwd=tmp_path, env=WORKER_ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                 start_new_session=True)
+    scheduler = subprocess.Popen(dask_command("scheduler", "--host", "127.0.0.1", "--port", str(port),
+                                              "--no-dashboard"), cwd=tmp_path, env=WORKER_ENV,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     started.append(scheduler)
     workers = []
     for n in range(2):
@@ -81,7 +69,7 @@ def _start(tmp_path: Path, competition: Path, port: int, started: list[subproces
         # this process's.
         hide = f"mount -t tmpfs none {competition} && exec \"$@\""
         workers.append(subprocess.Popen(["unshare", "--mount", "--propagation", "private", "sh", "-c", hide, "sh",
-                                         *_dask("worker", address, "--host", "127.0.0.1", "--nthreads", "1",
+                                         *dask_command("worker", address, "--host", "127.0.0.1", "--nthreads", "1",
                                                 "--no-nanny", "--no-dashboard", "--local-directory", str(home))],
                                         cwd=home, env=WORKER_ENV, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.DEVNULL, start_new_session=True))
@@ -114,7 +102,7 @@ def started() -> Iterator[list[subprocess.Popen[bytes]]]:
 @pytest.fixture
 def cluster(tmp_path: Path, competition: Path, started: list[subprocess.Popen[bytes]]) -> Cluster:
     """A scheduler and two workers that cannot see the competition's folder."""
-    return _start(tmp_path, competition, _free_port(), started)
+    return _start(tmp_path, competition, free_port(), started)
 
 
 def _serve(competition: Path, address: str, *args: str) -> tuple[Server, Path]:
@@ -243,7 +231,7 @@ def test_a_worker_killed_mid_season_loses_and_doubles_no_game(competition: Path,
 
 
 def test_an_unreachable_scheduler_is_a_usage_error_before_serving(tmp_path: Path) -> None:
-    address = f"tcp://127.0.0.1:{_free_port()}"
+    address = f"tcp://127.0.0.1:{free_port()}"
     r = subprocess.run([sys.executable, "-m", "arena", "serve", "bali-2001", "--port", "0", "--results",
                         str(tmp_path / "results"), "--cluster", address], cwd=ROOT, env=ENV, capture_output=True,
                        text=True, timeout=60)
@@ -253,7 +241,7 @@ def test_an_unreachable_scheduler_is_a_usage_error_before_serving(tmp_path: Path
 
 
 def test_the_cluster_is_a_setting_of_the_competition_file(tmp_path: Path) -> None:
-    address = f"tcp://127.0.0.1:{_free_port()}"
+    address = f"tcp://127.0.0.1:{free_port()}"
     config = tmp_path / "competition.toml"
     config.write_text(f'[serve]\ncluster = "{address}"\n', encoding="utf-8")
     r = subprocess.run([sys.executable, "-m", "arena", "serve", "bali-2001", "--config", str(config), "--port", "0",
@@ -334,15 +322,16 @@ def test_a_tls_cluster_with_dask_s_own_tls_settings_plays_the_ladder(tmp_path: P
            "DASK_DISTRIBUTED__COMM__TLS__CA_FILE": str(cert),
            **{f"DASK_DISTRIBUTED__COMM__TLS__{who}__{what.upper()}": str(path)
               for who in ("SCHEDULER", "WORKER", "CLIENT") for what, path in (("cert", cert), ("key", key))}}
-    port = _free_port()
+    port = free_port()
     address = f"tls://127.0.0.1:{port}"
-    procs = [subprocess.Popen(_dask("scheduler", "--host", "127.0.0.1", "--port", str(port), "--protocol", "tls",
+    procs = [subprocess.Popen(dask_command("scheduler", "--host", "127.0.0.1", "--port", str(port), "--protocol", "tls",
                                     "--no-dashboard"), cwd=tmp_path, env={**WORKER_ENV, **tls},
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)]
     try:
-        procs.append(subprocess.Popen(_dask("worker", address, "--host", "127.0.0.1", "--nthreads", "1", "--no-nanny",
-                                            "--no-dashboard"), cwd=tmp_path, env={**WORKER_ENV, **tls},
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
+        procs.append(subprocess.Popen(dask_command("worker", address, "--host", "127.0.0.1", "--nthreads", "1",
+                                                   "--no-nanny", "--no-dashboard"), cwd=tmp_path,
+                                      env={**WORKER_ENV, **tls}, stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.DEVNULL, start_new_session=True))
         results = tmp_path / "results"
         log = tmp_path / "serve.log"
         # Without the settings, the server cannot reach the scheduler: a usage error, before anything is served.

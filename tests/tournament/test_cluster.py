@@ -21,20 +21,9 @@ from arena.storage import StoredGame
 from arena.tournament import cluster
 from arena.tournament.formats import Table
 from arena.tournament.run import TableResult
-from tests.helpers import arena, bots, processes_in, ratings, stored, stored_count, wait_until
+from tests.helpers import arena, bots, dask_command, free_port, processes_in, ratings, stored, stored_count, wait_until
 
 pytest.importorskip("distributed")
-
-
-def _dask(*args: str) -> list[str]:
-    """The `dask` command of this interpreter's environment."""
-    return [str(Path(sys.executable).parent / "dask"), *args]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def workers_seen(address: str) -> int:
@@ -51,12 +40,12 @@ def dask_cluster(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen], 
     started: list[subprocess.Popen] = []
     dirs = [tmp_path / f"worker{i}" for i in range(2)]
     try:
-        started.append(subprocess.Popen(_dask("scheduler", "--host", "127.0.0.1", "--port", str(port),
+        started.append(subprocess.Popen(dask_command("scheduler", "--host", "127.0.0.1", "--port", str(port),
                                               "--no-dashboard"), cwd=tmp_path, stdout=subprocess.DEVNULL,
                                         stderr=subprocess.DEVNULL, start_new_session=True))
         for directory in dirs:
             directory.mkdir()
-            started.append(subprocess.Popen(_dask("worker", address, "--host", "127.0.0.1", "--nthreads", "1",
+            started.append(subprocess.Popen(dask_command("worker", address, "--host", "127.0.0.1", "--nthreads", "1",
                                                   "--no-nanny", "--no-dashboard"), cwd=directory,
                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                             start_new_session=True))
