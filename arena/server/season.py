@@ -119,6 +119,7 @@ class Season:
         self._player: ClusterPlayer | None = None  # with --cluster, once the scheduler has been reached
         self._connecting = threading.Lock()
         self._lost: str | None = None  # what was said of the cluster's loss, until it is reached again
+        self._said = threading.Lock()  # apart from _connecting, which cluster() holds while it says the loss
         self.threads = [*(threading.Thread(target=self._guard, args=(self._admissions,), name=f"admissions-{n}",
                                            daemon=True) for n in range(ADMISSIONS)),
                         threading.Thread(target=self._guard, args=(self._ladder,), name="ladder", daemon=True)]
@@ -167,7 +168,7 @@ class Season:
                     self._lost = None
                 return self._player
             if self._player is not None:
-                log.error("the Dask scheduler at %s was lost; reaching it again", address)
+                self._said_lost(f"the Dask scheduler at {address} was lost; reaching it again")
                 self._player.close()
                 self._player = None
             try:
@@ -179,16 +180,22 @@ class Season:
             self._lost = None
             return self._player
 
+    def _said_lost(self, message: str) -> None:
+        """Log the cluster's loss once per outage, however many threads find it and in whatever words: a
+        scheduler may be away for hours, and each try fails again."""
+        with self._said:
+            said, self._lost = self._lost, self._lost or message
+        if said is None:
+            log.error("%s", message)
+
     def _guard(self, loop: Callable[[], None]) -> None:
         while not self.stopping.is_set():
             try:
                 loop()
             except ClusterLost as exc:
-                # Said once per outage, not by every thread at every try: a scheduler may be away for hours.
-                with self._connecting:
-                    said, self._lost = self._lost, str(exc)
-                if said != str(exc):
-                    log.error("%s", exc)
+                player = self._player
+                if player is None or not player.connected():  # else a thread of before found the old client gone
+                    self._said_lost(str(exc))
                 self.stopping.wait(RECONNECT)
             except ArenaError as exc:
                 log.error("%s", exc)
