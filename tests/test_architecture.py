@@ -227,6 +227,14 @@ def test_only_the_access_policy_asks_whether_a_viewer_is_the_organiser() -> None
     assert found == []
 
 
+def test_the_web_layer_imports_nothing_of_the_bots() -> None:
+    """arena/server/ is routes, templates, sessions and streams over the competition's library: building, checking
+    and running bots (arena/bots/) is the competition's and the tournament's business, never a route's."""
+    found = sorted(f"{module} -> {target}" for module, targets in imports().items() if module.startswith("arena.server")
+                   for target in targets if target == "arena.bots" or target.startswith("arena.bots."))
+    assert found == []
+
+
 def test_every_folder_of_tests_is_named_after_a_package() -> None:
     """tests/ mirrors the packages: each folder of tests is named after a package of arena/ or a top-level one;
     the bot programs the tests run are in a folder named as such."""

@@ -17,8 +17,8 @@ import numpy as np
 from arena.bench.ranking import CONFIG, random_wave
 from arena.bots.entrants import Entrant
 from arena.bots.sandbox import Isolation, Sandbox
+from arena.competition.season import Season, SeasonSettings
 from arena.ratings.trueskill import Ratings
-from arena.server.season import Season, SeasonSettings
 from arena.storage import Store, StoredGame
 
 GAME = "bali-2017"  # the shorter game: the figure is the arena's, not the bots'
@@ -52,8 +52,8 @@ class ServedSeason:
 
 def _settings(folder: Path) -> SeasonSettings:
     results = folder / "results"
-    return SeasonSettings(GAME, "season", results, results / "arena.sqlite", seats=SEATS, wave=WAVE,
-                          sandbox=Sandbox(Isolation.NONE), rating=CONFIG, seed=1)
+    return SeasonSettings(game=GAME, name="season", results_dir=results, db=results / "arena.sqlite", seats=SEATS,
+                          wave=WAVE, sandbox=Sandbox(Isolation.NONE), rating=CONFIG, seed=1)
 
 
 def seed_history(settings: SeasonSettings, games: int) -> None:

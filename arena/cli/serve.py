@@ -22,13 +22,13 @@ from arena.cli.params import (
     store_path,
     time_options,
 )
+from arena.competition.season import PAUSE_AFTER
+from arena.competition.uploads import MIB, UploadLimits
 from arena.errors import ConfigError
 from arena.games import SAMPLE_LEVELS, Game
 from arena.ratings.trueskill import RatingConfig
 from arena.server.events import STREAM_SECONDS
 from arena.server.limits import BODY_SECONDS
-from arena.server.season import PAUSE_AFTER
-from arena.server.uploads import MIB, UploadLimits
 from arena.tournament import competition
 from arena.tournament.formats.ladder import DEFAULT_WAVE
 from arena.tournament.run import DEFAULT_LEVEL
@@ -128,9 +128,9 @@ def serve(game: Game, submissions: Path | None, host: str, port: int, proxy: str
     arena serve bali-2001 --port 8000 --submissions entries
     curl -H "Authorization: Bearer TOKEN" -F file=@bot.zip http://127.0.0.1:8000/api/submissions
     """
+    from arena.competition.season import SeasonSettings
     from arena.server import serve as run_server
     from arena.server.hosting import Hosting
-    from arena.server.season import SeasonSettings
 
     about = competition.about(description, start, end)
     sandbox.check_strangers()
@@ -138,9 +138,10 @@ def serve(game: Game, submissions: Path | None, host: str, port: int, proxy: str
         from arena.tournament.cluster import check_scheduler
 
         check_scheduler(cluster)  # a usage error now, not a season that waits for a scheduler that never was
-    settings = SeasonSettings(game.name, name or title or f"{game.name}-ladder", results_dir,
-                              store_path(results_dir, db), seats, wave, jobs, samples, options, time,
-                              sandbox.resolved(), rating, seed, pause_after, None if no_play else cluster)
+    settings = SeasonSettings(game=game.name, name=name or title or f"{game.name}-ladder", results_dir=results_dir,
+                              db=store_path(results_dir, db), seats=seats, wave=wave, jobs=jobs, samples=samples,
+                              options=options, time=time, sandbox=sandbox.resolved(), rating=rating, seed=seed,
+                              pause_after=pause_after, cluster=None if no_play else cluster)
     limits = UploadLimits(max_upload=max_upload * MIB, max_unpacked=max_unpacked * MIB, max_members=max_members,
                           uploads_per_day=uploads_per_day, active_bots=active_bots)
     announce_sandbox(settings.sandbox)

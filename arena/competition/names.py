@@ -3,7 +3,11 @@ the sample bots' names, which play in every competition, are no one's to take.""
 
 from __future__ import annotations
 
+from arena.bots.entrants import NAME_PATTERN
+from arena.competition.uploads import UploadRefused
 from arena.games import get_game
+from arena.storage import Store
+from arena.tournament.accounts import Author
 from arena.tournament.run import sample_opponents
 
 SAMPLE_BOT = "a sample bot"  # the owner a reserved name is said to have
@@ -20,3 +24,29 @@ def taken_by(name: str, owner: str | None, author: str, reserved: set[str]) -> s
     if name in reserved:
         return SAMPLE_BOT
     return owner if owner is not None and owner != author else None
+
+
+def is_bot_name(text: str) -> bool:
+    """True if text is a name a bot may have (uploads, house folders and sample bots alike)."""
+    return NAME_PATTERN.match(text) is not None
+
+
+def check_upload(store: Store, author: Author, name: str, version: str, reserved: set[str], most: int) -> None:
+    """UploadRefused (409 or 429) unless `author` may upload this version of the bot: the name is theirs or no
+    one's, the version is new, and a new name leaves them at most `most` bots."""
+    owner = store.bot_owner(name)
+    holder = taken_by(name, owner, author.name, reserved)
+    if holder == SAMPLE_BOT:
+        raise UploadRefused(f"the bot name {name!r} is a sample bot's, which play in every competition: choose "
+                            "another name in manifest.toml", 409)
+    if holder is not None:
+        raise UploadRefused(f"the bot name {name!r} belongs to someone else: choose another name in "
+                            "manifest.toml", 409)
+    same = store.version_in(name, version)
+    if same is not None:
+        raise UploadRefused(f"version {version!r} of {name} is in already (upload {same.id}, {same.status.value}):"
+                            " raise the version in manifest.toml", 409)
+    owned = store.owned_bots(author)
+    if owner is None and len(owned) >= most:
+        raise UploadRefused(f"you have {len(owned)} bots ({', '.join(owned)}), the limit: upload a new version "
+                            "of one of them instead", 429)

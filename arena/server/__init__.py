@@ -21,12 +21,12 @@ from multiprocessing.pool import Pool
 from pathlib import Path
 from typing import IO, Any, Callable
 
+from arena.competition.season import Season, SeasonSettings, enter_folders
 from arena.errors import ArenaError, ConfigError
 from arena.interrupt import die_with
 from arena.server.connections import GuardedConnection
 from arena.server.hosting import Hosting
 from arena.server.limits import MAX_HEADERS
-from arena.server.season import Season, SeasonSettings, enter_folders
 from arena.storage import Store
 from arena.tournament.worker import descendants, start_time
 

@@ -24,13 +24,13 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from arena import __version__
+from arena.competition.uploads import UploadRefused
 from arena.errors import ConfigError
 from arena.kits import PREPARE, Language
 from arena.server.auth import COOKIE, DEFAULT_BACKENDS, Authentication, Backend
 from arena.server.events import EventStream, StreamLimits
 from arena.server.hosting import BOT_PAGES, MAX_SECRET, SESSION_SECONDS, Hosting
 from arena.server.limits import SMALL_BODY, BodyRefused, BoundedRequests
-from arena.server.uploads import UploadRefused
 from arena.site.markdown import html as markdown_html
 from arena.tournament.accounts import ACTIVE, Author
 

@@ -16,29 +16,29 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from arena.bots.entrants import NAME_PATTERN
 from arena.competition import access, names
+from arena.competition.season import SeasonSettings, paused
+from arena.competition.uploads import UploadLimits, UploadRefused, check_rate, receive
 from arena.errors import ArenaError, ConfigError
 from arena.kits import Language, archive
 from arena.match.record import load_record
 from arena.server.events import STREAM_SECONDS
 from arena.server.limits import BODY_SECONDS
-from arena.server.season import SeasonSettings, paused
-from arena.server.uploads import UploadLimits, UploadRefused, receive
 from arena.site.build import ASSETS
 from arena.site.data import RECENT_GAMES, LiveHistory, Point, slug
 from arena.site.markdown import rules_html
 from arena.storage import Store, StoredGameRow, Tournament, replay_path
 from arena.tournament.accounts import HOUSE_AUTHOR, Author, Submission, check_author_name
 from arena.tournament.competition import About
-from arena.tournament.leaderboard import tournament_board
+from arena.tournament.keys import bot_of
+from arena.tournament.leaderboard import row_json, tournament_board
 
 log = logging.getLogger("arena.serve")
 
 SESSION_SECONDS = 14 * 24 * 3600
-DAY = 24 * 3600.0
 MAX_GAMES_LISTED = 200  # a bot's most recent games in a list
 MAX_FAULTY_GAMES = 50  # of those, the games whose faults are listed
+BOARD_DIGITS = 4  # decimals of a served board's figures
 BOARD_LOOK = 1.0  # seconds between two looks for a change of the ranking
 MAX_SECRET = 200  # characters of a session id, sign-in code or token looked up (longer ones are none of them)
 GAME_PAGES = 64  # game pages kept made (a stored game never changes)
@@ -164,7 +164,8 @@ class Hosting:
                 manifest, unpacked, folder = receive(archive, filename, self.settings.uploads, self.limits)
                 try:
                     with self._naming:
-                        self._check_name(store, author, manifest.name, manifest.version)
+                        names.check_upload(store, author, manifest.name, manifest.version, self.reserved,
+                                           self.limits.active_bots)
                         return store.add_submission(author, manifest.name, manifest.version, str(folder))
                 except BaseException:
                     shutil.rmtree(unpacked, ignore_errors=True)
@@ -192,33 +193,12 @@ class Hosting:
             return self._uploading.setdefault(author.id, threading.Lock())
 
     def check_rate(self, author: Author) -> None:
-        """UploadRefused (429) if the author made as many uploads in the last 24 hours as they may, refused ones
-        included (a refusal for this reason is not kept, so hammering adds nothing to the store)."""
-        if self.store().uploads_since(author, time.time() - DAY) >= self.limits.uploads_per_day:
-            raise UploadRefused(f"you have uploaded {self.limits.uploads_per_day} times in the last 24 hours, "
-                                "the limit: try again later", 429)
+        """UploadRefused (429) if the author may upload no more today (uploads.check_rate)."""
+        check_rate(self.store(), author, self.limits)
 
     def refused(self, author: Author, reason: str) -> None:
         """Count an upload refused before it was queued toward the author's daily limit."""
         self.store().refuse_upload(author, reason)
-
-    def _check_name(self, store: Store, author: Author, name: str, version: str) -> None:
-        owner = store.bot_owner(name)
-        holder = names.taken_by(name, owner, author.name, self.reserved)
-        if holder == names.SAMPLE_BOT:
-            raise UploadRefused(f"the bot name {name!r} is a sample bot's, which play in every competition: choose "
-                                "another name in manifest.toml", 409)
-        if holder is not None:
-            raise UploadRefused(f"the bot name {name!r} belongs to someone else: choose another name in "
-                                "manifest.toml", 409)
-        same = store.version_in(name, version)
-        if same is not None:
-            raise UploadRefused(f"version {version!r} of {name} is in already (upload {same.id}, {same.status.value}):"
-                                " raise the version in manifest.toml", 409)
-        owned = store.owned_bots(author)
-        if owner is None and len(owned) >= self.limits.active_bots:
-            raise UploadRefused(f"you have {len(owned)} bots ({', '.join(owned)}), the limit: upload a new version "
-                                "of one of them instead", 429)
 
     def submission(self, author: Author, sid: int) -> Submission | None:
         """A submission its author (or the organiser) may see, else None (as if there were none)."""
@@ -295,13 +275,11 @@ class Hosting:
 
     def _ranking(self, store: Store, t: Tournament) -> list[dict[str, Any]]:
         board = tournament_board(store, t, max_fault_rate=1.0)  # a server withholds nobody: it pauses faulty bots
-        # `score` is what the board sorts by (mu - 3 sigma); a bot shows once it has played, ranked among those shown.
+        # A bot shows once it has played, ranked among those shown. A served board names each row by its entrant key
+        # ("name") and its bot ("bot"), since a bot's versions each have a row; "score" is what it sorts by.
         shown = [r for r in board.rows if r.games]
-        return [{"name": r.bot, "bot": bot_of(r.bot), "rank": rank, "score": round(r.conservative, 3),
-                 "mu": round(r.mu, 3), "sigma": round(r.sigma, 3), "games": r.games,
-                 "faulty_games": round(r.fault_rate * r.games), "fault_rate": round(r.fault_rate, 4),
-                 "p_above_next": None if r.p_above_next is None else round(r.p_above_next, 3),
-                 "page": bot_page(bot_of(r.bot))}
+        return [{**row_json(r, BOARD_DIGITS), "rank": rank, "name": r.bot, "bot": bot_of(r.bot),
+                 "score": round(r.conservative, BOARD_DIGITS), "page": bot_page(bot_of(r.bot))}
                 for rank, r in enumerate(shown, start=1)]
 
     def public_bot(self, page: str) -> PublicBot | None:
@@ -309,7 +287,7 @@ class Hosting:
         404) for a name that names no bot of the ladder, without a look at the store for one no bot may have."""
         # Every bot of a served ladder is named by NAME_PATTERN (uploads, house folders and sample bots alike), and
         # such a name is its own slug: a page names one bot, and a bot has one page.
-        if not NAME_PATTERN.match(page) or slug(page) != page:
+        if not names.is_bot_name(page) or slug(page) != page:
             return None
         t = self.tournament()
         if t is None:
@@ -456,14 +434,9 @@ class Hosting:
         return replay_path(game.replay or "", self.settings.results_dir) or self.settings.results_dir
 
 
-def bot_of(key: str) -> str:
-    """The bot name of a ladder entrant's key (a later version's key is NAME@VERSION)."""
-    return key.split("@", 1)[0]
-
-
 def bot_page(bot: str) -> str:
     """The address of a bot's public page, one per bot name (every version's)."""
     return BOT_PAGES + slug(bot)
 
 
-__all__ = ["BOT_PAGES", "Hosting", "PublicBot", "UploadRefused", "bot_of", "bot_page"]
+__all__ = ["BOT_PAGES", "Hosting", "PublicBot", "UploadRefused", "bot_page"]

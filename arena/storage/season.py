@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # not imported at run time: the bots' processes and the proto
     pass
 from arena.storage.connection import Connection, _guarded
 from arena.storage.records import StoredGameRow
+from arena.tournament.keys import VERSION_MARK
 
 
 class Submissions(Connection):
@@ -117,7 +118,7 @@ class Submissions(Connection):
             "SELECT id, seq, table_no, seed, status, reason, cut_short, replay, seconds FROM games WHERE id IN "
             "(SELECT s.game_id FROM seats s JOIN games g ON g.id = s.game_id WHERE g.tournament_id = ? AND "
             "(s.name = ? OR substr(s.name, 1, ?) = ?)) ORDER BY seq DESC LIMIT ?",
-            (tid, bot, len(bot) + 1, bot + "@", limit)).fetchall()
+            (tid, bot, len(bot) + 1, bot + VERSION_MARK, limit)).fetchall()
         return [self._game_row(row) for row in rows]
 
     @_guarded

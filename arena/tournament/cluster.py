@@ -512,7 +512,7 @@ class ClusterPlayer:
             if built is not None and not keep_built:
                 built.unlink(missing_ok=True)
 
-    # --- admissions: the same steps as arena/server/season.py's AdmissionWorker, each a task ------------------
+    # --- admissions: the same steps as arena/competition/season.py's AdmissionWorker, each a task ------------------
     def build(self, folder: str, log: Path, sandbox: Sandbox, time_left: float = BUILD_TIMEOUT,
               meanwhile: Callable[[], None] = lambda: None) -> str | None:
         """Build the submission folder on a worker (its log written to `log` here); why it failed, or None. The

@@ -190,11 +190,23 @@ def _csv(board: Leaderboard) -> str:
     return out.getvalue().rstrip("\n")
 
 
+def row_json(r: Row, digits: int | None = None) -> dict[str, Any]:
+    """A leaderboard row as JSON, the one shape of a row everywhere (`arena leaderboard --format json`, a server's
+    /api/leaderboard): every column, and the faulty games as a count; its figures rounded to `digits` if given."""
+    def num(x: float | None) -> float | None:
+        return x if x is None or digits is None else round(x, digits)
+
+    return {"rank": r.rank, "bot": r.bot, "conservative": num(r.conservative), "mu": num(r.mu), "sigma": num(r.sigma),
+            "games": r.games, "wins": r.wins, "mean_score": num(r.mean_score), "mean_rank": num(r.mean_rank),
+            "fault_rate": num(r.fault_rate), "faulty_games": round(r.fault_rate * r.games),
+            "p_above_next": num(r.p_above_next)}
+
+
 def _json(board: Leaderboard) -> str:
     return json.dumps({"title": board.title, "seeding": "secret" if board.public_seed is None else "public",
                        "public_seed": board.public_seed, "max_fault_rate": board.max_fault_rate,
-                       "ranking": [asdict(r) for r in board.rows],
-                       "withheld": [{**asdict(r), "rank": None} for r in board.withheld],  # unranked
+                       "ranking": [row_json(r) for r in board.rows],
+                       "withheld": [{**row_json(r), "rank": None} for r in board.withheld],  # unranked
                        "not_admitted": [r.to_dict() for r in board.not_admitted]}, indent=2)
 
 

@@ -25,6 +25,7 @@ from arena.ratings.trueskill import GameOutcome, Ratings, rate_all
 from arena.storage import Store, StoredGame, Tournament
 from arena.tournament.formats import Table, TournamentSpec
 from arena.tournament.formats.ladder import LadderState
+from arena.tournament.keys import new_key
 from arena.tournament.worker import Failure, WorkerPool
 from protocol import TimeControl
 
@@ -244,7 +245,7 @@ class Runner:
         for entrant in spec.entrants:
             key, retired = known.get((entrant.name, entrant.version), (None, False))
             if key is None:
-                key = _new_key(entrant, keys)
+                key = new_key(entrant.name, entrant.version, keys)
                 keys.add(key)
                 joined[key] = entrant
             elif retired:
@@ -394,16 +395,6 @@ def check_spec(spec: TournamentSpec, time_limit: float | None = None) -> None:
         game.new_state(spec.seats, 0, spec.options)
     except GameError as exc:
         raise ConfigError(f"bad options for {game.name}: {exc}") from None
-
-
-def _new_key(entrant: Entrant, taken: set[str]) -> str:
-    """A new entrant's key: its name, else NAME@VERSION (a new version of a bot), numbered if that is taken too."""
-    key = entrant.name if entrant.name not in taken else f"{entrant.name}@{entrant.version}"
-    base, number = key, 1
-    while key in taken:
-        number += 1
-        key = f"{base}-{number}"
-    return key
 
 
 def sample_opponents(game: str, count: int, taken: set[str], level: str = DEFAULT_LEVEL) -> list[Entrant]:

@@ -213,10 +213,11 @@ def test_a_refusal_and_its_build_log_name_no_path_of_the_server(logged: tuple[Se
     (folder / "bot.py").write_text("this is not python(\n")  # its build (compileall) fails, printing paths
     sid = upload(server, token, zipped(folder)).json()["id"]
     # --no-play admits nothing: the admission is run here as the season would, on the same store
-    from arena.server.season import Season, SeasonSettings
+    from arena.competition.season import Season, SeasonSettings
     from arena.storage import Store
 
-    settings = SeasonSettings("bali-2001", "bali-2001-ladder", server.results, server.results / "arena.sqlite")
+    settings = SeasonSettings(game="bali-2001", name="bali-2001-ladder", results_dir=server.results,
+                              db=server.results / "arena.sqlite")
     with Store(settings.db) as store:
         Season(settings).admit(store, store.submission(sid))
     with server.client(token) as c:

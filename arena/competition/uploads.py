@@ -9,6 +9,7 @@ import shutil
 import stat
 import tarfile
 import tempfile
+import time
 import tomllib
 import unicodedata
 import zipfile
@@ -19,12 +20,15 @@ from typing import IO, Any, Iterator
 
 from arena.bots.entrants import FIELDS, MANIFEST, NAME_PATTERN, from_folder
 from arena.errors import ArenaError, ConfigError, bounded
+from arena.storage import Store
+from arena.tournament.accounts import Author
 
 MIB = 1 << 20
 MAX_NAME = 255  # characters of a member's path
 MAX_FIELD = 100  # characters of a manifest's version or author
 MAX_MANIFEST = 64 * 1024  # bytes of a manifest.toml
 _CHUNK = 1 << 16
+DAY = 24 * 3600.0  # seconds over which an author's uploads are counted
 UNSAFE = set('<>"\'`&\\')  # markup and quoting: never part of a member's name
 
 
@@ -47,6 +51,14 @@ class UploadLimits:
     max_ratio: float = 200.0  # unpacked bytes per archive byte (a zip bomb's is in the thousands)
     uploads_per_day: int = 20  # per author, over the last 24 hours
     active_bots: int = 3  # bot names per author
+
+
+def check_rate(store: Store, author: Author, limits: UploadLimits) -> None:
+    """UploadRefused (429) if the author made as many uploads in the last 24 hours as they may, refused ones
+    included (a refusal for this reason is not kept, so hammering adds nothing to the store)."""
+    if store.uploads_since(author, time.time() - DAY) >= limits.uploads_per_day:
+        raise UploadRefused(f"you have uploaded {limits.uploads_per_day} times in the last 24 hours, the limit: "
+                            "try again later", 429)
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from arena.tournament.admission import first_game
 from arena.tournament.assembly import lineup
 from arena.tournament.cluster import ClusterLost, ClusterPlayer
 from arena.tournament.formats.ladder import DEFAULT_WAVE, Ladder, LadderState
+from arena.tournament.keys import upload_version
 from arena.tournament.run import DEFAULT_LEVEL, Runner, TableJob, TableResult, play_table, sample_opponents
 from arena.tournament.worker import Failure, WorkerPool
 from protocol import TimeControl
@@ -46,7 +47,7 @@ WAVE_SECONDS = 60.0  # no new table of a wave starts after this long, so that a 
 RECONNECT = 5.0  # seconds between two tries to reach a lost Dask scheduler
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SeasonSettings:
     """What the hosted ladder plays: the game, its table, clocks, sandbox and ratings, and how many at once."""
 
@@ -92,7 +93,7 @@ def entrant_of(submission: Submission) -> Entrant:
     """The ladder entrant of an admitted submission: its bot's name, its folder, and a version that tells two
     uploads apart even when their manifests say the same."""
     entrant = from_folder(Path(submission.folder))
-    return replace(entrant, name=submission.bot, version=f"{submission.version}#{submission.id}",
+    return replace(entrant, name=submission.bot, version=upload_version(submission.version, submission.id),
                    author=submission.author)
 
 
@@ -476,7 +477,7 @@ def paused(settings: SeasonSettings, submission: Submission, store: Store | None
     found = [t for t in store.tournaments() if t.name == settings.name]
     if not found:
         return False
-    version = f"{submission.version}#{submission.id}"
+    version = upload_version(submission.version, submission.id)
     key = next((k for k, name, v, _ in store.roster(found[0].id) if name == submission.bot and v == version), None)
     return key is not None and store.faulty_streak(found[0].id, key, settings.pause_after) >= settings.pause_after
 
