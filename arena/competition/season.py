@@ -97,6 +97,13 @@ def entrant_of(submission: Submission) -> Entrant:
                    author=submission.author)
 
 
+def first_game_record(submission: Submission) -> Path:
+    """Where the first game of a submission refused for a fault in it is kept, beside its folder: its author's
+    replay of that fault."""
+    folder = Path(submission.folder)
+    return folder.parent / f"{folder.name}-first-game.json"
+
+
 class Season:
     """The admission and ladder threads of a server; `stop()` ends them (a game cut off is played again on the
     next start, as the store holds only finished games)."""
@@ -262,7 +269,8 @@ class Season:
             return
         store.set_status(submission.id, Status.VALIDATING, build_log=shown_to_author(_tail(build_log), folder))
         try:
-            reason = worker.first_game(entrant_of(submission), s.game, s.options, s.time, s.sandbox.resolved())
+            reason = worker.first_game(entrant_of(submission), s.game, s.options, s.time, s.sandbox.resolved(),
+                                       first_game_record(submission))
         except ClusterLost:
             raise
         except ArenaError as exc:
@@ -382,7 +390,7 @@ class Admitter(Protocol):
               meanwhile: Callable[[], None]) -> str | None: ...
 
     def first_game(self, entrant: Entrant, game: str, options: dict[str, Any] | None, clock: TimeControl,
-                   sandbox: Sandbox) -> str | None: ...
+                   sandbox: Sandbox, record_to: Path | None = None) -> str | None: ...
 
 
 class AdmissionWorker:
@@ -405,9 +413,10 @@ class AdmissionWorker:
         return self.run(_build_step, (folder, log, sandbox, None, time_left), BUILDING, meanwhile)
 
     def first_game(self, entrant: Entrant, game: str, options: dict[str, Any] | None, clock: TimeControl,
-                   sandbox: Sandbox) -> str | None:
-        """The entrant's first game against the sample bots; why it failed, or None."""
-        return self.run(_game_step, (entrant, game, options, clock, sandbox), FIRST_GAME)
+                   sandbox: Sandbox, record_to: Path | None = None) -> str | None:
+        """The entrant's first game against the sample bots; why it failed, or None (the record of a failed game
+        kept at `record_to`)."""
+        return self.run(_game_step, (entrant, game, options, clock, sandbox, None, None, record_to), FIRST_GAME)
 
     def run(self, step: Step, job: tuple[Any, ...], doing: str, meanwhile: Callable[[], None] = lambda: None) -> \
             str | None:
@@ -438,7 +447,7 @@ def _build_step(job: tuple[str, Path, Sandbox, None, float]) -> str:
     return ""
 
 
-def _game_step(job: tuple[Entrant, str, dict[str, Any] | None, TimeControl, Sandbox]) -> str:
+def _game_step(job: tuple[Entrant, str, dict[str, Any] | None, TimeControl, Sandbox, None, None, Path | None]) -> str:
     """In a worker: a submission's first game against the sample bots; why it failed, or ""."""
     try:
         failed = first_game(*job)

@@ -32,7 +32,7 @@ from arena.server.events import EventStream, StreamLimits
 from arena.server.hosting import BOT_PAGES, MAX_SECRET, SESSION_SECONDS, Hosting
 from arena.server.limits import SMALL_BODY, BodyRefused, BoundedRequests
 from arena.site.markdown import html as markdown_html
-from arena.tournament.accounts import ACTIVE, Author
+from arena.tournament.accounts import ACTIVE, Author, Submission
 
 UPLOAD_PATHS = ("/api/submissions", "/me/upload")
 NOT_FOUND = "not found"
@@ -65,6 +65,7 @@ def make_app(hosting: Hosting, backends: tuple[Backend, ...] = DEFAULT_BACKENDS)
         Route("/me/bots/{bot}/retire", web.retire, methods=["POST"]),
         Route("/api/bots/{bot}", web.api_retire, methods=["DELETE"]),
         Route("/me/games/{number:int}", web.my_game), Route("/me/submissions/{sid:int}", web.my_submission),
+        Route("/me/submissions/{sid:int}/game", web.my_first_game),
         Route("/events/leaderboard", web.leaderboard_events),
         Route("/events/submissions/{sid:int}", web.submission_events),
     ]
@@ -256,7 +257,7 @@ class _Web:
 
         def look() -> dict[str, Any] | None:
             found = self.h.submission(author, sid)
-            return None if found is None else {**found.to_dict(), "build_log": found.build_log}
+            return None if found is None else {**self._submission(found), "build_log": found.build_log}
 
         return self._stream(request, "status", look, lambda s: s["status"] not in ACTIVE_STATUSES)
 
@@ -273,7 +274,11 @@ class _Web:
         found = None if author is None else self.h.submission(author, request.path_params["sid"])
         if found is None:
             raise _not_found()
-        return JSONResponse(found.to_dict())
+        return JSONResponse(self._submission(found))
+
+    def _submission(self, found: Submission) -> dict[str, Any]:
+        """A submission as its author reads it: with `replay`, where a refusal's fault is in its first game."""
+        return {**found.to_dict(), "replay": self.h.first_game_link(found)}
 
     async def api_submit(self, request: Request) -> Response:
         submission = await self._submit(request)
@@ -416,5 +421,12 @@ class _Web:
         if found is None:
             raise _not_found()
         return _page("submission.html.j2", f"submission {found.id}: {found.bot}", author, self.csrf(request),
-                     s=found)
+                     s=found, replay=self.h.first_game_link(found))
+
+    def my_first_game(self, request: Request) -> Response:
+        author, _ = self.who(request)
+        page = None if author is None else self.h.first_game_replay(author, request.path_params["sid"])
+        if page is None:
+            raise _not_found()
+        return HTMLResponse(page, headers={"Cache-Control": "no-store", "X-Frame-Options": "DENY"})
 

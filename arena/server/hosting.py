@@ -17,18 +17,18 @@ from pathlib import Path
 from typing import Any, Callable
 
 from arena.competition import access, names
-from arena.competition.season import SeasonSettings, paused
+from arena.competition.season import SeasonSettings, first_game_record, paused
 from arena.competition.uploads import UploadLimits, UploadRefused, check_rate, receive
 from arena.errors import ArenaError, ConfigError
 from arena.kits import Language, archive
-from arena.match.record import load_record
+from arena.match.record import GameRecord, load_record
 from arena.server.events import STREAM_SECONDS
 from arena.server.limits import BODY_SECONDS
 from arena.site.build import ASSETS
 from arena.site.data import RECENT_GAMES, LiveHistory, Point, slug
 from arena.site.markdown import rules_html
 from arena.storage import Store, StoredGameRow, Tournament, replay_path
-from arena.tournament.accounts import HOUSE_AUTHOR, Author, Submission, check_author_name
+from arena.tournament.accounts import HOUSE_AUTHOR, Author, Status, Submission, check_author_name
 from arena.tournament.competition import About
 from arena.tournament.keys import bot_of
 from arena.tournament.leaderboard import row_json, tournament_board
@@ -204,6 +204,39 @@ class Hosting:
         """A submission its author (or the organiser) may see, else None (as if there were none)."""
         found = self.store().submission(sid) if 0 < sid <= MAX_NUMBER else None
         return found if found is not None and access.may_see_submission(author, found) else None
+
+    def first_game_link(self, submission: Submission) -> str | None:
+        """Where the author of a submission refused for a fault in its first game reads it: that decision in the
+        game's private replay; None where no such game is kept."""
+        found = self._first_game(submission)
+        if found is None:
+            return None
+        fault = next((f for f in found.faults if f.participant == 0), None)
+        at = "" if fault is None or fault.decision is None else f"#step={fault.decision}&seat={fault.seat}"
+        return f"/me/submissions/{submission.id}/game{at}"
+
+    def first_game_replay(self, author: Author, sid: int) -> str | None:
+        """The replay page of a refused submission's first game, with its bot's own stderr beside its decisions,
+        for its author and the organiser; None (a 404) for anyone else, or where no such game is kept."""
+        submission = self.submission(author, sid)
+        record = None if submission is None else self._first_game(submission)
+        if submission is None or record is None:
+            return None
+        seats = {seat.seat for seat in record.seats if seat.participant == 0}
+        from arena.viewer import render_page, replay_data  # the viewer is only needed for a game page
+
+        data = replay_data(record, None, check=False, bot_output=True)
+        return render_page(access.private_view(data, seats), back=(f"/me/submissions/{sid}", f"upload {sid}"),
+                           heading=f"the first game of {submission.bot} {submission.version} (upload {sid})")
+
+    def _first_game(self, submission: Submission) -> GameRecord | None:
+        if submission.status != Status.REFUSED:
+            return None
+        path = first_game_record(submission)
+        try:
+            return load_record(path) if path.is_file() else None
+        except ArenaError:  # damaged: as if it were not kept
+            return None
 
     def bots_listed(self, author: Author) -> list[str]:
         """The bots an author's own page lists (access.bots_listed)."""

@@ -46,10 +46,11 @@ def admit(entrants: list[Entrant], game: str, options: dict[str, Any] | None, cl
 
 
 def first_game(entrant: Entrant, game: str, options: dict[str, Any] | None, clock: TimeControl,
-               sandbox: Sandbox, watch: BuildWatch | None = None,
-               logs: Path | None = None) -> tuple[str, str] | None:
+               sandbox: Sandbox, watch: BuildWatch | None = None, logs: Path | None = None,
+               record_to: Path | None = None) -> tuple[str, str] | None:
     """Why the entrant failed its first game against the sample bots and the last lines of its stderr, or None
-    if it played it through; the logs of a failed one are kept in `logs`, which the reason names."""
+    if it played it through; the logs of a failed one are kept in `logs`, which the reason names, and the game's
+    record (its replay, with every seat's stderr) at `record_to`."""
     rules = get_game(game)
     opponents = sample_opponents(game, rules.min_players - 1, {entrant.name})
     bots = tuple(BotCommand(e.command, e.cwd) for e in (entrant, *opponents))
@@ -66,6 +67,8 @@ def first_game(entrant: Entrant, game: str, options: dict[str, Any] | None, cloc
         if fault is None:
             return None
         kept = _keep_logs(Path(work), logs, entrant.name)
+        if record_to is not None:
+            _keep_record(Path(work), record_to)
     where = f"; its log: {kept}" if kept else ""
     lines = [line.strip()[:ADMISSION_LINE] for line in fault.stderr.strip().splitlines() if line.strip()]
     return (f"failed its first game against the sample bots ({_fault_line(fault)}){where}",
@@ -75,6 +78,18 @@ def first_game(entrant: Entrant, game: str, options: dict[str, Any] | None, cloc
 def _fault_line(fault: FaultRecord) -> str:
     """The fault as an author reads it: its kind and detail, and for a decision its place and timing."""
     return fault.message() if fault.phase == Phase.DECIDE else f"{fault.kind.value}: {fault.detail}"
+
+
+def _keep_record(work: Path, to: Path) -> None:
+    """Copy the admission game's record to `to` (where it is written whole or not at all)."""
+    found = sorted(work.glob("matches/*/game-0001.json"))
+    partial = to.with_name(to.name + ".partial")
+    try:
+        if found:
+            shutil.copyfile(found[0], partial)
+            partial.replace(to)
+    except OSError:  # the refusal stands without its replay
+        partial.unlink(missing_ok=True)
 
 
 def _keep_logs(work: Path, logs: Path | None, name: str) -> Path | None:

@@ -291,18 +291,19 @@ def build_shipped(data: bytes, shown_as: str, sandbox: Sandbox, time_left: float
 
 
 def first_game_shipped(entrant: Entrant, parcel: Parcel, game: str, options: dict[str, Any] | None,
-                       clock: Any, sandbox: Sandbox) -> str:
+                       clock: Any, sandbox: Sandbox) -> tuple[str, bytes | None]:
     """On a worker: the entrant's first game against the sample bots, in its folder's cached copy; why it failed
-    (this worker's paths shown as the folder's on the coordinator), or ""."""
+    (this worker's paths shown as the folder's on the coordinator), or "", and the record of a failed game."""
     sandbox.check()
-    with _cached([parcel]) as (path,):
+    with _cached([parcel]) as (path,), tempfile.TemporaryDirectory(prefix="arena-first-game-") as kept:
+        record = Path(kept) / "game.json"
         try:
-            failed = first_game(replace(entrant, cwd=str(path)), game, options, clock, sandbox)
+            failed = first_game(replace(entrant, cwd=str(path)), game, options, clock, sandbox, record_to=record)
         except ArenaError as exc:
             failed = (str(exc) or "no reason given", "")
-    if failed is None:
-        return ""
-    return failed[0].replace(str(path), entrant.cwd or ".")
+        if failed is None:
+            return "", None
+        return failed[0].replace(str(path), entrant.cwd or "."), record.read_bytes() if record.is_file() else None
 
 
 def _read(path: Path, limit: int = 1 << 20) -> str:
@@ -535,10 +536,7 @@ class ClusterPlayer:
         digest = folder_digest(Path(folder))
         kept = self._built(digest)
         if kept is not None:  # for the next start of the server, which then needs no build
-            kept.parent.mkdir(parents=True, exist_ok=True)
-            partial = kept.with_name(f".{kept.name}.{os.getpid()}")
-            partial.write_bytes(built.archive)
-            partial.replace(kept)
+            _write_whole(kept, built.archive)
         with self._lock:
             old = self._parcels.pop(folder, None)
         if old is not None:  # the unbuilt folder, sent for an earlier first game: the built one replaces it
@@ -548,17 +546,23 @@ class ClusterPlayer:
         return None
 
     def first_game(self, entrant: Entrant, game: str, options: dict[str, Any] | None, clock: Any,
-                   sandbox: Sandbox) -> str | None:
-        """The entrant's first game against the sample bots, on a worker; why it failed, or None."""
+                   sandbox: Sandbox, record_to: Path | None = None) -> str | None:
+        """The entrant's first game against the sample bots, on a worker; why it failed, or None (the record of a
+        failed game kept at `record_to`)."""
         self._live()
         parcel = self.parcel(entrant.cwd) if entrant.cwd else None
         if parcel is None:
             raise ArenaError(f"{entrant.name} has no folder to play from on the cluster")
         with _talking(self.address):
-            reason: str = self._wait(self._client.submit(first_game_shipped, entrant, parcel, game, options, clock,
-                                                         sandbox, pure=False, retries=RETRIES,
-                                                         key=f"arena-admission-{uuid.uuid4().hex}"),
-                                     lambda: None, "the first game")
+            outcome = self._wait(self._client.submit(first_game_shipped, entrant, parcel, game, options, clock,
+                                                     sandbox, pure=False, retries=RETRIES,
+                                                     key=f"arena-admission-{uuid.uuid4().hex}"),
+                                 lambda: None, "the first game")
+        if isinstance(outcome, str):  # the step's refusal: the worker running it was lost too often
+            return outcome or None
+        reason, record = outcome
+        if record is not None and record_to is not None:
+            _write_whole(record_to, record)
         return reason or None
 
     def _wait(self, future: Any, meanwhile: Callable[[], None], doing: str) -> Any:
@@ -601,6 +605,14 @@ def _talking(address: str) -> Iterator[None]:
 def _place(cwd: str) -> str:
     """A folder's one name, however it was given (a submission's folder as stored, an entrant's resolved)."""
     return str(Path(cwd).resolve())
+
+
+def _write_whole(path: Path, data: bytes) -> None:
+    """Write data to path whole or not at all (a stop or SIGKILL halfway leaves no half-written file there)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}")
+    partial.write_bytes(data)
+    partial.replace(path)
 
 
 def _refusal(doing: str) -> Any:

@@ -3,6 +3,7 @@ it ranked, lists its games and reads its own log; nobody else can."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import subprocess
 import sys
@@ -303,3 +304,36 @@ def _running(pid: int, started: int | None) -> bool:
     except (OSError, IndexError):
         return False
     return state != b"Z" and start_time(pid) == started
+
+
+def test_a_fault_in_the_first_game_refuses_the_bot_with_a_link_to_that_decision_in_its_own_replay(
+        server: Server, tmp_path: Path) -> None:
+    _, alice = server.author("alice")
+    _, bob = server.author("bob")
+    slip = kit_bot(tmp_path / "slipbot")
+    bot = slip / "bot.py"
+    # Legal at every decision but its third, where it names an option that is not there.
+    bot.write_text(bot.read_text().replace('            socket.send(reply(request, "action", index=index))', (
+        '            main.calls = getattr(main, "calls", 0) + 1\n'
+        '            socket.send(reply(request, "action", index=len(options) + 7 if main.calls == 3 else index))'), 1))
+    sid = upload(server, alice, zipped(slip)).json()["id"]
+    assert not admitted(server, alice, sid)
+    shown = server.status(alice, sid)
+    assert "failed its first game" in shown["reason"], shown
+    decision = int(re.search(r"decision #(\d+)", shown["reason"]).group(1))
+    assert shown["replay"].startswith(f"/me/submissions/{sid}/game#step={decision}&seat="), shown
+    page, _ = shown["replay"].split("#")
+    with server.client(alice) as c:
+        replay = c.get(page)
+        assert replay.status_code == 200 and "thinking about" in replay.text  # her bot's stderr beside its moves
+        assert str(server.results) not in replay.text and "upload-" not in replay.text
+        assert f'href="{shown["replay"].replace("&", "&amp;")}"' in c.get(f"/me/submissions/{sid}").text
+    with server.client(bob) as c:
+        assert c.get(page).status_code == 404 and c.get(f"/api/submissions/{sid}").status_code == 404
+    with server.client() as c:
+        assert c.get(page).status_code == 404
+    # An admitted upload has no such link: its first game is not kept.
+    good = upload(server, bob, zipped(kit_bot(tmp_path / "bobbot"))).json()["id"]
+    assert admitted(server, bob, good) and server.status(bob, good)["replay"] is None
+    with server.client(bob) as c:
+        assert c.get(f"/me/submissions/{good}/game").status_code == 404

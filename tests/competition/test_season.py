@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from arena.bots.sandbox import Isolation, Sandbox
-from arena.server import season
+from arena.competition import season
 from arena.tournament import worker
 
 MANIFEST = 'name = "slow"\nversion = "1"\ncommand = "python3 bot.py"\nbuild = "python3 build.py"\n'
