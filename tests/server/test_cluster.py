@@ -178,6 +178,11 @@ def test_uploads_are_admitted_and_refused_on_workers_that_cannot_see_the_competi
         refused = server.status(carol, bid)
         assert refused["status"] == "refused" and "failed its first game" in refused["reason"], refused
         assert str(tmp_path) not in refused["reason"] and "dask-scratch" not in refused["reason"]
+        # The game that refused it, played on a worker, kept here for its author's replay.
+        assert refused["replay"].startswith(f"/me/submissions/{bid}/game"), refused
+        with server.client(carol) as c:
+            replay = c.get(refused["replay"].split("#")[0])
+            assert replay.status_code == 200 and "crashing on purpose" in replay.text
         # Bots run while the ladder plays: each under a worker, none under the server.
         workers = {w.pid for w in cluster.workers}
         seen: set[int] = set()
