@@ -168,10 +168,10 @@ class _Web:
         if author is not None:
             return self._front(author, self.csrf(request), rows, site, playing, today, origin)
         # Everyone else's page is the same: made once per change of the ranking, of who plays, of the site or the day.
-        key = (id(rows), playing, site, self.csrf(request), today, origin)
+        key = (id(rows), self.h.board_chart(), playing, site, self.csrf(request), today, origin)
         cached = self._board
         if cached is None or cached[0] != key or cached[1] is not rows:
-            page = self._front(None, key[3], rows, site, playing, today, origin)
+            page = self._front(None, key[4], rows, site, playing, today, origin)
             cached = self._board = (key, rows, page.body)
         return HTMLResponse(cached[2], headers=_HEADERS)
 
@@ -180,7 +180,8 @@ class _Web:
         about = self.h.about
         return _page("board.html.j2", self.h.settings.name, author, csrf, rows=rows, site=site, playing=playing,
                      game=self.h.settings.game, description=markdown_html(about.description) if about.description
-                     else "", state=about.state(today), about=about, kits=KITS, origin=origin)
+                     else "", state=about.state(today), about=about, kits=KITS, origin=origin,
+                     chart=self.h.board_chart())
 
     def rules(self, request: Request) -> Response:
         author, _ = self.who(request)

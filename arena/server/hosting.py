@@ -39,6 +39,7 @@ SESSION_SECONDS = 14 * 24 * 3600
 MAX_GAMES_LISTED = 200  # a bot's most recent games in a list
 MAX_FAULTY_GAMES = 50  # of those, the games whose faults are listed
 BOARD_DIGITS = 4  # decimals of a served board's figures
+BOARD_CHART_BOTS = 8  # the leading bots the front page's chart draws
 BOARD_LOOK = 1.0  # seconds between two looks for a change of the ranking
 MAX_SECRET = 200  # characters of a session id, sign-in code or token looked up (longer ones are none of them)
 GAME_PAGES = 64  # game pages kept made (a stored game never changes)
@@ -78,6 +79,7 @@ class Hosting:
         self._board: Board | None = None  # the last ranking, and when
         self._board_lock = threading.Lock()
         self._board_json: tuple[list[dict[str, Any]], bytes] | None = None
+        self._board_chart: str | None = None
         self._pages: OrderedDict[tuple[int, str, str | None], str] = OrderedDict()  # private game pages made
         self._pages_lock = threading.Lock()
         self._history = LiveHistory()
@@ -285,10 +287,19 @@ class Hosting:
             cached = self._board_json = (rows, json.dumps(rows).encode())
         return cached[1]
 
+    def board_chart(self) -> str | None:
+        """The front page's chart: the leading bots' mu after each of their games, drawn by the leaderboard's
+        thread whenever the ranking changes (None before its first drawing, or before any game)."""
+        return self._board_chart
+
     def _keep_board(self) -> None:
+        drawn: Board | None = None
         while True:
-            time.sleep(BOARD_LOOK)
             try:
+                if self._board is not drawn:
+                    drawn = self._board
+                    self._board_chart = self._draw_board_chart(drawn[1] if drawn else [])
+                time.sleep(BOARD_LOOK)
                 self._board = self._look_at_board(self._board)
             except ArenaError:  # the store busy a moment too long: the next look tries again
                 continue
@@ -305,6 +316,12 @@ class Hosting:
         if board is not None and board[0] == mark:
             return board
         return mark, self._ranking(store, t)
+
+    def _draw_board_chart(self, rows: list[dict[str, Any]]) -> str | None:
+        t = self.tournament()
+        if t is None or not rows:
+            return None
+        return self._chart(self._history.points(self.store(), t, [r["name"] for r in rows[:BOARD_CHART_BOTS]]))
 
     def _ranking(self, store: Store, t: Tournament) -> list[dict[str, Any]]:
         board = tournament_board(store, t, max_fault_rate=1.0)  # a server withholds nobody: it pauses faulty bots

@@ -115,3 +115,19 @@ def test_delete_api_bots_retires_a_bot_for_its_owner_only(server: Server, tmp_pa
         assert c.delete("/api/bots/halbot").status_code == 404  # nothing admitted left to retire
     with sqlite3.connect(server.results / "arena.sqlite") as db:
         assert [r[0] for r in db.execute("SELECT status FROM submissions ORDER BY id")] == ["retired"]
+
+
+def test_the_front_page_draws_the_leading_bots_ratings_over_the_season_and_keeps_it_fresh(server: Server) -> None:
+    from tests.helpers import wait_until
+
+    def chart() -> str:
+        with server.client() as c:
+            page = c.get("/").text
+        return page.split('<figure id="season-chart">', 1)[1].split("</figure>", 1)[0] if "season-chart" in page else ""
+
+    assert wait_until(lambda: "<svg" in chart(), 180)
+    first = chart()
+    with server.client() as c:
+        names = [r["name"] for r in c.get("/api/leaderboard").json()]
+    assert names and all(name in first for name in names)  # a line for each bot, named in the legend
+    assert wait_until(lambda: chart() not in ("", first), 180)  # drawn again as games come in
