@@ -8,6 +8,7 @@ import asyncio
 import json
 import threading
 import time
+from collections import Counter
 from typing import Any, AsyncIterator, Callable
 
 from starlette.concurrency import run_in_threadpool
@@ -28,7 +29,7 @@ class StreamLimits:
 
     def __init__(self, total: int = MAX_STREAMS, per_client: int = MAX_PER_CLIENT) -> None:
         self.total, self.per_client = total, per_client
-        self._open: dict[str, int] = {}
+        self._open: Counter[str] = Counter()
         self._lock = threading.Lock()
 
     def take(self, client: str) -> str | None:
@@ -38,17 +39,15 @@ class StreamLimits:
                 return f"{self.total} live streams are open, the most this server keeps: try again in a while"
             if self._open.get(client, 0) >= self.per_client:
                 return f"{self.per_client} live streams are open from your address, the most per client"
-            self._open[client] = self._open.get(client, 0) + 1
+            self._open[client] += 1
             return None
 
     def give_back(self, client: str) -> None:
         """A stream of client closed."""
         with self._lock:
-            left = self._open.get(client, 0) - 1
-            if left > 0:
-                self._open[client] = left
-            else:
-                self._open.pop(client, None)
+            self._open[client] -= 1
+            if self._open[client] <= 0:  # a client with none open is not kept
+                del self._open[client]
 
 
 class EventStream(StreamingResponse):

@@ -22,6 +22,7 @@ import tempfile
 import threading
 import uuid
 import warnings
+from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterator
@@ -119,7 +120,7 @@ class _Cache:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.using: dict[str, int] = {}  # digest -> tables of this worker using it now
+        self.using: Counter[str] = Counter()  # digest -> tables of this worker using it now
 
     def root(self, worker: Any = None) -> Path:
         """The cache's folder: in the Dask worker's own local directory (Dask removes a dead worker's)."""
@@ -138,7 +139,7 @@ class _Cache:
         root = self.root()
         place = root / parcel.digest
         with self.lock:
-            self.using[parcel.digest] = self.using.get(parcel.digest, 0) + 1
+            self.using[parcel.digest] += 1
             if place.is_dir():
                 os.utime(place)  # recently used
                 return place
@@ -164,11 +165,9 @@ class _Cache:
     def give_back(self, digest: str) -> None:
         """A table is done with the folder."""
         with self.lock:
-            left = self.using.get(digest, 0) - 1
-            if left > 0:
-                self.using[digest] = left
-            else:
-                self.using.pop(digest, None)
+            self.using[digest] -= 1
+            if self.using[digest] <= 0:  # in use no more: it may be removed
+                del self.using[digest]
 
     def forget(self, digest: str, worker: Any = None) -> bool:
         """Remove the folder's copy (a retired version) unless a table is using it; True if it is gone."""
