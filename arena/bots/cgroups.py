@@ -229,13 +229,6 @@ class BotCgroup:
         first, _, value = text.split(b"\n", 1)[0].partition(b" ")
         return int(value) / 1e6 if first == b"usage_usec" else self.cpu_seconds()
 
-    def memory_bytes(self) -> int | None:
-        """Memory charged to the bot now."""
-        folder = self._dir("memory")
-        if folder is None:
-            return None
-        return _read_int(folder / ("memory.usage_in_bytes" if self.where.version == 1 else "memory.current"))
-
     def out_of_memory(self) -> bool:
         """True once the kernel killed a process of the bot for going over its memory."""
         folder = self._dir("memory")

@@ -349,14 +349,6 @@ def _name_of(folder: Path) -> str:
     return name if isinstance(name, str) and NAME_PATTERN.match(name) else folder.name
 
 
-def from_submissions(directory: Path) -> list[Entrant]:
-    """Every submission folder in directory, in name order; ConfigError listing every problem at once."""
-    entrants, refused = survey(directory)
-    if refused:
-        raise ConfigError("; ".join(r.reason for r in refused))
-    return entrants
-
-
 def check_entrants(entrants: Iterable[Entrant], seats: int) -> list[Entrant]:
     """The entrants, if their names are unique and there are enough of them to fill a table."""
     entrants = list(entrants)
