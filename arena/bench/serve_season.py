@@ -20,6 +20,7 @@ from arena.bots.sandbox import Isolation, Sandbox
 from arena.competition.season import Season, SeasonSettings
 from arena.ratings.trueskill import Ratings
 from arena.storage import Store, StoredGame
+from arena.tournament.formats.base import Play
 
 GAME = "bali-2017"  # the shorter game: the figure is the arena's, not the bots'
 SEATS, WAVE = 2, 8  # a season's wave: WAVE tables, SEATS ladder waves, 16 games of the sample bots
@@ -52,8 +53,9 @@ class ServedSeason:
 
 def _settings(folder: Path) -> SeasonSettings:
     results = folder / "results"
-    return SeasonSettings(game=GAME, name="season", results_dir=results, db=results / "arena.sqlite", seats=SEATS,
-                          wave=WAVE, sandbox=Sandbox(Isolation.NONE), rating=CONFIG, seed=1)
+    play = Play(game=GAME, sandbox=Sandbox(Isolation.NONE), rating=CONFIG)
+    return SeasonSettings(play=play, name="season", results_dir=results, db=results / "arena.sqlite", seats=SEATS,
+                          wave=WAVE, seed=1)
 
 
 def seed_history(settings: SeasonSettings, games: int) -> None:

@@ -131,6 +131,7 @@ def serve(game: Game, submissions: Path | None, host: str, port: int, proxy: str
     from arena.competition.season import SeasonSettings
     from arena.server import serve as run_server
     from arena.server.hosting import Hosting
+    from arena.tournament.formats.base import Play
 
     about = competition.about(description, start, end)
     sandbox.check_strangers()
@@ -138,12 +139,12 @@ def serve(game: Game, submissions: Path | None, host: str, port: int, proxy: str
         from arena.tournament.cluster import check_scheduler
 
         check_scheduler(cluster)  # a usage error now, not a season that waits for a scheduler that never was
-    settings = SeasonSettings(game=game.name, name=name or title or f"{game.name}-ladder", results_dir=results_dir,
+    play = Play(game=game.name, options=options, time=time, sandbox=sandbox.resolved(), rating=rating)
+    settings = SeasonSettings(play=play, name=name or title or f"{game.name}-ladder", results_dir=results_dir,
                               db=store_path(results_dir, db), seats=seats, wave=wave, jobs=jobs, samples=samples,
-                              options=options, time=time, sandbox=sandbox.resolved(), rating=rating, seed=seed,
-                              pause_after=pause_after, cluster=None if no_play else cluster)
+                              seed=seed, pause_after=pause_after, cluster=None if no_play else cluster)
     limits = UploadLimits(max_upload=max_upload * MIB, max_unpacked=max_unpacked * MIB, max_members=max_members,
                           uploads_per_day=uploads_per_day, active_bots=active_bots)
-    announce_sandbox(settings.sandbox)
+    announce_sandbox(play.sandbox)
     run_server(Hosting(settings, limits, body_timeout, stream_seconds, about), host, port, play=not no_play,
                submissions=submissions, proxy=proxy)

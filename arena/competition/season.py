@@ -9,7 +9,7 @@ import logging
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
@@ -27,6 +27,7 @@ from arena.tournament.accounts import Status, Submission
 from arena.tournament.admission import first_game
 from arena.tournament.assembly import lineup
 from arena.tournament.cluster import ClusterLost, ClusterPlayer
+from arena.tournament.formats.base import Play
 from arena.tournament.formats.ladder import DEFAULT_WAVE, Ladder, LadderState
 from arena.tournament.keys import upload_version
 from arena.tournament.run import DEFAULT_LEVEL, Runner, TableJob, TableResult, play_table, sample_opponents
@@ -51,7 +52,7 @@ RECONNECT = 5.0  # seconds between two tries to reach a lost Dask scheduler
 class SeasonSettings:
     """What the hosted ladder plays: the game, its table, clocks, sandbox and ratings, and how many at once."""
 
-    game: str
+    play: Play
     name: str
     results_dir: Path
     db: Path
@@ -59,10 +60,6 @@ class SeasonSettings:
     wave: int = DEFAULT_WAVE
     jobs: int = 1
     samples: str = DEFAULT_LEVEL
-    options: dict[str, Any] | None = None
-    time: TimeControl = field(default_factory=TimeControl)
-    sandbox: Sandbox = field(default_factory=Sandbox)
-    rating: RatingConfig | None = None
     seed: int | None = None
     pause_after: int = PAUSE_AFTER
     cluster: str | None = None  # a Dask scheduler's address, or "local": where the bots run (none here then)
@@ -71,7 +68,7 @@ class SeasonSettings:
     def table_seats(self) -> int:
         """The seats of every table: given, else the game's fewest (a fixed number: the ladder's tables never
         change size as bots join)."""
-        return self.seats or get_game(self.game).min_players
+        return self.seats or get_game(self.play.game).min_players
 
     @property
     def site(self) -> Path:
@@ -269,8 +266,9 @@ class Season:
             return
         store.set_status(submission.id, Status.VALIDATING, build_log=shown_to_author(_tail(build_log), folder))
         try:
-            reason = worker.first_game(entrant_of(submission), s.game, s.options, s.time, s.sandbox.resolved(),
-                                       first_game_record(submission))
+            play = s.play
+            reason = worker.first_game(entrant_of(submission), play.game, play.options, play.time,
+                                       play.sandbox.resolved(), first_game_record(submission))
         except ClusterLost:
             raise
         except ArenaError as exc:
@@ -304,8 +302,8 @@ class Season:
                 recorded = now
 
         try:
-            return worker.build(submission.folder, build_log, self.settings.sandbox.resolved(), BUILD_TIMEOUT - spent,
-                                count)
+            return worker.build(submission.folder, build_log, self.settings.play.sandbox.resolved(),
+                                BUILD_TIMEOUT - spent, count)
         finally:
             store.set_build_seconds(submission.id, spent + time.monotonic() - began)
 
@@ -340,10 +338,11 @@ class Season:
             self.recorded = _stored_games(store, s.name)  # once: a count of every stored game grows with the season
         # A full table of sample bots always plays: a bar every bot is measured against, rated before the first
         # admission, so that a newcomer is ranked against a settled field from its first games.
-        samples = sample_opponents(s.game, seats, {e.name for e in entrants}, s.samples)
-        rating = s.rating or RatingConfig.for_game(get_game(s.game))
-        spec = lineup(s.game, Ladder(), [*entrants, *samples], seats, samples=s.samples, options=s.options,
-                      time=s.time, sandbox=s.sandbox.resolved(), rating=rating,
+        play = s.play
+        samples = sample_opponents(play.game, seats, {e.name for e in entrants}, s.samples)
+        rating = play.rating or RatingConfig.for_game(get_game(play.game))
+        spec = lineup(play.game, Ladder(), [*entrants, *samples], seats, samples=s.samples, options=play.options,
+                      time=play.time, sandbox=play.sandbox.resolved(), rating=rating,
                       wave=max(s.wave, s.jobs), max_games=self.recorded + per_wave, seed=s.seed, title=s.name)
         player = self._player_for(entrants)
         if player is None:

@@ -179,13 +179,13 @@ class _Web:
                playing: tuple[str, ...], today: datetime.date, origin: str) -> HTMLResponse:
         about = self.h.about
         return _page("board.html.j2", self.h.settings.name, author, csrf, rows=rows, site=site, playing=playing,
-                     game=self.h.settings.game, description=markdown_html(about.description) if about.description
+                     game=self.h.settings.play.game, description=markdown_html(about.description) if about.description
                      else "", state=about.state(today), about=about, kits=KITS, origin=origin,
                      chart=self.h.board_chart())
 
     def rules(self, request: Request) -> Response:
         author, _ = self.who(request)
-        return _page("rules.html.j2", f"{self.h.settings.game}: the rules", author, self.csrf(request),
+        return _page("rules.html.j2", f"{self.h.settings.play.game}: the rules", author, self.csrf(request),
                      rules=self.h.rules())
 
     def kit(self, request: Request) -> Response:

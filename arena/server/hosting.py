@@ -87,7 +87,7 @@ class Hosting:
         self._charts_lock = threading.Lock()
         self.playing: Callable[[], tuple[str, ...]] = tuple  # the bots of the wave under way (set by the server)
         self._sweep_uploads()
-        self.reserved = names.reserved_names(settings.game)
+        self.reserved = names.reserved_names(settings.play.game)
 
     def store(self) -> Store:
         """This thread's connection to the store (each thread keeps its own: SQLite connections are not shared)."""
@@ -252,7 +252,7 @@ class Hosting:
     # --- the ladder ---------------------------------------------------------------------------------------------
     def rules(self) -> str:
         """The game's bot-author reference, its numbered rules, as HTML."""
-        return rules_html(self.settings.game)
+        return rules_html(self.settings.play.game)
 
     def kit(self, language: str, name: str) -> bytes | None:
         """The starter kit of language as a zip with its bot named `name`, None if there is no kit of that language;

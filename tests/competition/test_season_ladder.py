@@ -12,6 +12,7 @@ from arena.bots.sandbox import Isolation, Sandbox
 from arena.competition.season import Season, SeasonSettings
 from arena.ratings.trueskill import RatingConfig, rate_all
 from arena.storage import Store
+from arena.tournament.formats.base import Play
 
 pytestmark = pytest.mark.slow
 
@@ -21,8 +22,8 @@ PER_WAVE = SEATS * WAVE  # games a season's wave plays: `seats` ladder waves of 
 
 def settings(tmp_path: Path) -> SeasonSettings:
     results = tmp_path / "results"
-    return SeasonSettings(game="bali-2017", name="season", results_dir=results, db=results / "arena.sqlite",
-                          seats=SEATS, wave=WAVE, sandbox=Sandbox(Isolation.NONE), seed=7)
+    return SeasonSettings(play=Play(game="bali-2017", sandbox=Sandbox(Isolation.NONE)), name="season",
+                          results_dir=results, db=results / "arena.sqlite", seats=SEATS, wave=WAVE, seed=7)
 
 
 def rated_in_full(db: Path) -> tuple[dict[str, tuple[float, float]], dict[str, tuple[float, float]], int]:

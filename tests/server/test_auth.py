@@ -12,6 +12,7 @@ from arena.competition.season import SeasonSettings
 from arena.server.app import make_app
 from arena.server.auth import DEFAULT_BACKENDS, Check, Known
 from arena.server.hosting import Hosting
+from arena.tournament.formats.base import Play
 
 PROVIDER_HEADER = "x-provider-user"  # what an identity provider's proxy would set once it has signed someone in
 
@@ -28,7 +29,8 @@ class ProviderHeader:
 
 
 def test_a_second_way_to_sign_in_is_one_backend(tmp_path: Path) -> None:
-    hosting = Hosting(SeasonSettings(game="bali-2001", name="t", results_dir=tmp_path, db=tmp_path / "arena.sqlite"))
+    hosting = Hosting(SeasonSettings(play=Play(game="bali-2001"), name="t", results_dir=tmp_path,
+                                     db=tmp_path / "arena.sqlite"))
     hosting.store().add_author("alice")
     hosting.store().add_author("bob")
     client = TestClient(make_app(hosting, (ProviderHeader(), *DEFAULT_BACKENDS)))

@@ -9,12 +9,14 @@ import pytest
 from arena.competition.season import SeasonSettings
 from arena.server import hosting as hosting_module
 from arena.server.hosting import Hosting
+from arena.tournament.formats.base import Play
 from tests.helpers import wait_until
 
 
 def test_the_leaderboards_refresher_outlives_a_look_that_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                              caplog: pytest.LogCaptureFixture) -> None:
-    h = Hosting(SeasonSettings(game="bali-2001", name="t", results_dir=tmp_path, db=tmp_path / "arena.sqlite"))
+    h = Hosting(SeasonSettings(play=Play(game="bali-2001"), name="t", results_dir=tmp_path,
+                               db=tmp_path / "arena.sqlite"))
     assert h.leaderboard() == []  # the first request works it out and starts the refresher
     monkeypatch.setattr(hosting_module, "BOARD_LOOK", 0.01)
     looks = []

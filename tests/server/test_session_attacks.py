@@ -215,8 +215,9 @@ def test_a_refusal_and_its_build_log_name_no_path_of_the_server(logged: tuple[Se
     # --no-play admits nothing: the admission is run here as the season would, on the same store
     from arena.competition.season import Season, SeasonSettings
     from arena.storage import Store
+    from arena.tournament.formats.base import Play
 
-    settings = SeasonSettings(game="bali-2001", name="bali-2001-ladder", results_dir=server.results,
+    settings = SeasonSettings(play=Play(game="bali-2001"), name="bali-2001-ladder", results_dir=server.results,
                               db=server.results / "arena.sqlite")
     with Store(settings.db) as store:
         Season(settings).admit(store, store.submission(sid))

@@ -199,6 +199,18 @@ class TournamentSpec:
         return [e.name for e in self.entrants]
 
 
+@dataclass(frozen=True, kw_only=True)
+class Play:
+    """How each game of a hosted season is played, as one value: the game and its options, the clocks, the sandbox
+    and the ratings (None: the game's own)."""
+
+    game: str
+    options: dict[str, Any] | None = None
+    time: TimeControl = field(default_factory=TimeControl)
+    sandbox: Sandbox = field(default_factory=Sandbox)
+    rating: RatingConfig | None = None
+
+
 class PlaySettings(TypedDict, total=False):
     """What an organiser may set of a tournament besides its game, format, entrants, seats, rounds, options, time
     control and sandbox: the keywords `assemble` passes on to TournamentSpec, which declares each with its default
