@@ -85,6 +85,7 @@ def serve(hosting: Hosting, host: str, port: int, out: IO[str] = sys.stdout, pla
             asyncio.run(_serve(server, out, f"{host}:{port}", lock.note_served_at))
         finally:
             season.stop()
+            hosting.close()
 
 
 class SeasonProcess:

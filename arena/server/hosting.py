@@ -10,7 +10,6 @@ import json
 import logging
 import shutil
 import threading
-import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +39,7 @@ MAX_GAMES_LISTED = 200  # a bot's most recent games in a list
 MAX_FAULTY_GAMES = 50  # of those, the games whose faults are listed
 BOARD_DIGITS = 4  # decimals of a served board's figures
 BOARD_CHART_BOTS = 8  # the leading bots the front page's chart draws
+CLOSE_WAIT = 30.0  # seconds a stop waits for the leaderboard's thread to end
 BOARD_LOOK = 1.0  # seconds between two looks for a change of the ranking
 MAX_SECRET = 200  # characters of a session id, sign-in code or token looked up (longer ones are none of them)
 GAME_PAGES = 64  # game pages kept made (a stored game never changes)
@@ -80,6 +80,8 @@ class Hosting:
         self._board_lock = threading.Lock()
         self._board_json: tuple[list[dict[str, Any]], bytes] | None = None
         self._board_chart: str | None = None
+        self._refresher: threading.Thread | None = None  # the leaderboard's thread, once the board was first asked for
+        self._closing = threading.Event()
         self._pages: OrderedDict[tuple[int, str, str | None], str] = OrderedDict()  # private game pages made
         self._pages_lock = threading.Lock()
         self._history = LiveHistory()
@@ -276,7 +278,10 @@ class Hosting:
                 board = self._board
                 if board is None:
                     board = self._board = self._look_at_board(None)
-                    threading.Thread(target=self._keep_board, name="leaderboard", daemon=True).start()
+                    if not self._closing.is_set():
+                        self._refresher = threading.Thread(target=self._keep_board, name="leaderboard",
+                                                           daemon=True)
+                        self._refresher.start()
         return board[1]
 
     def board_json(self) -> bytes:
@@ -292,14 +297,23 @@ class Hosting:
         thread whenever the ranking changes (None before its first drawing, or before any game)."""
         return self._board_chart
 
+    def close(self) -> None:
+        """End the leaderboard's thread, waiting for a chart it is drawing: a thread cut off inside matplotlib's
+        C++ as the interpreter ends aborts the process."""
+        self._closing.set()
+        refresher = self._refresher
+        if refresher is not None:
+            refresher.join(CLOSE_WAIT)
+
     def _keep_board(self) -> None:
         drawn: Board | None = None
-        while True:
+        while not self._closing.is_set():
             try:
                 if self._board is not drawn:
                     drawn = self._board
                     self._board_chart = self._draw_board_chart(drawn[1] if drawn else [])
-                time.sleep(BOARD_LOOK)
+                if self._closing.wait(BOARD_LOOK):
+                    return
                 self._board = self._look_at_board(self._board)
             except ArenaError:  # the store busy a moment too long: the next look tries again
                 continue

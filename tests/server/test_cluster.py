@@ -20,6 +20,7 @@ from tests.helpers import ROOT, dask_command, free_port, parent_of, wait_until
 from tests.server.conftest import ENV, Server, kit_bot, stop, upload, zipped
 
 pytest.importorskip("distributed")
+pytestmark = pytest.mark.slow  # real Dask schedulers and workers, and arena serve on them
 hidden_from_workers = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None,
                                          reason="the workers hide the competition's folder in a mount namespace (root)")
 # Seconds a step (an admission, games) may take on a machine shared with others; waited in full only on failure.

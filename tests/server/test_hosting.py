@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -31,3 +33,24 @@ def test_the_leaderboards_refresher_outlives_a_look_that_fails(tmp_path: Path, m
     monkeypatch.setattr(h, "_look_at_board", look)
     assert wait_until(lambda: h.leaderboard() == fresh), looks
     assert "the leaderboard was not worked out again" in caplog.text
+
+
+def test_close_ends_the_leaderboards_thread_after_the_chart_it_is_drawing(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stop waits for the thread that draws the front page's chart: cut off inside matplotlib's C++ as the
+    interpreter ends, it would abort the server (exit -6, not 130)."""
+    h = Hosting(SeasonSettings(play=Play(game="bali-2001"), name="t", results_dir=tmp_path,
+                               db=tmp_path / "arena.sqlite"))
+    drawing, drawn = threading.Event(), threading.Event()
+
+    def draw(rows: object) -> str:
+        drawing.set()
+        time.sleep(0.5)  # a chart being drawn when the stop comes
+        drawn.set()
+        return "<svg/>"
+
+    monkeypatch.setattr(h, "_draw_board_chart", draw)
+    h.leaderboard()
+    assert drawing.wait(10)
+    h.close()
+    assert drawn.is_set() and h._refresher is not None and not h._refresher.is_alive()
