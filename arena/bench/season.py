@@ -4,6 +4,7 @@ and a ladder of real games with the arena's memory sampled as it plays."""
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import signal
@@ -317,19 +318,27 @@ class ClusterSeason:
 SERVE_LADDER = f"{REAL_GAME}-ladder"  # the ladder's name in the store: arena serve's default
 
 
-def bench_season_cluster(workers: int, entrants: int, seconds: float,
+THINKER = (  # a house bot's program: the random sample bot, asleep THINK seconds before each answer
+    "import time\n"
+    "from protocol import run_bot\n"
+    "from sample_bots.random_bot import RandomBot\n\n\n"
+    "class Thinker(RandomBot):\n"
+    "    def decide(self, view, options, decision):\n"
+    "        time.sleep(THINK)\n"
+    "        return super().decide(view, options, decision)\n\n\n"
+    "run_bot(Thinker())\n")
+
+
+def bench_season_cluster(workers: int, entrants: int, seconds: float, think: float = 0.0,
                          progress: Callable[[str], None] = lambda line: None) -> ClusterSeason:
     """Run `arena serve REAL_GAME --cluster local --jobs workers` (sandbox none, 4 seats, the random sample bots)
-    with `entrants` house folders of the random bot, wait until each is admitted (built and first-played on the
-    cluster), then count the ladder games stored in `seconds`."""
+    with `entrants` house folders of the random bot (asleep `think` seconds before each answer, if given: a bot
+    that thinks on a machine of its own, costing this one nothing meanwhile), wait until each is admitted (built
+    and first-played on the cluster), then count the ladder games stored in `seconds`."""
     with tempfile.TemporaryDirectory(prefix="arena-season-cluster-") as tmp:
         entries = Path(tmp) / "entries"
         for i in range(entrants):
-            folder = entries / f"r{i:03d}"
-            folder.mkdir(parents=True)
-            (folder / "manifest.toml").write_text(f'name = "r{i:03d}"\nversion = "1"\n'
-                                                  f'command = ["{sys.executable}", "-m", "{REAL_BOT}"]\n',
-                                                  encoding="utf-8")
+            _house_folder(entries / f"r{i:03d}", think)
         results = Path(tmp) / "results"
         log = Path(tmp) / "serve.log"
         with log.open("w") as err:
@@ -357,6 +366,17 @@ def bench_season_cluster(workers: int, entrants: int, seconds: float,
             except subprocess.TimeoutExpired:
                 run.kill()
                 run.wait()
+
+
+def _house_folder(folder: Path, think: float) -> None:
+    """A house folder of the random sample bot, or of one asleep `think` seconds before each answer."""
+    folder.mkdir(parents=True)
+    command = [sys.executable, "-m", REAL_BOT]
+    if think:
+        (folder / "bot.py").write_text(THINKER.replace("THINK", repr(think)), encoding="utf-8")
+        command = [sys.executable, "bot.py"]
+    (folder / "manifest.toml").write_text(f'name = "{folder.name}"\nversion = "1"\ncommand = {json.dumps(command)}\n',
+                                          encoding="utf-8")
 
 
 def _ladder_games(store: Store) -> int:

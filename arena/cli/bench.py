@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import click
 from tabulate import tabulate
@@ -82,6 +83,9 @@ from arena.match.local import bench_engine
               help="Instead, run arena serve's season on a local Dask cluster of 1, then of 2 workers (bali-2017, 4 "
                    "seats, --entrants house folders of the random bot, sandbox none) and count the ladder's games "
                    "over SECONDS once every entrant is admitted: games per minute.")
+@click.option("--think", "think_ms", type=click.FloatRange(min=0, max=1000), default=0, show_default=True,
+              metavar="MS", help="With --season-cluster: the house bots sleep MS milliseconds before each answer, "
+              "as bots that think on machines of their own (costing this one no CPU meanwhile).")
 @click.option("--kill-worker-at", "kill_at", type=click.IntRange(min=1), default=None, metavar="GAMES",
               help="With --season-real: once GAMES games are stored, kill (SIGKILL) one of the arena's workers, as "
                    "a crash would; the run must still store every game (GAMES below --season-real's).")
@@ -97,14 +101,16 @@ def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, 
           compare_pairs: int | None, publish_games: int | None, serve_authors: int | None, serve_seconds: float,
           serve_jobs: int, serve_games: int | None, ranking: bool, as_json: bool, quick: bool,
           season_games: tuple[int, ...], served_games: tuple[int, ...], real_games: int | None,
-          known_games: int | None, kill_at: int | None, cluster_seconds: float | None, sample_every: float,
-          entrants: int, jobs: int) -> None:
+          known_games: int | None, kill_at: int | None, cluster_seconds: float | None, think_ms: float,
+          sample_every: float, entrants: int, jobs: int) -> None:
     """Measure random-play games and decisions per second, in-process on one core; with --protocol, also the
     bot protocol's round trip against raw ZeroMQ and games per second with subprocess bots; with --tournament,
     games per minute of whole tournaments; with --sandbox, what each sandbox level costs; with --ranking, only
     how many games the ladder needs to rank a field right."""
     if (as_json or quick) and not ranking:
         raise click.UsageError("--json and --quick go with --ranking")
+    if think_ms and not cluster_seconds:
+        raise click.UsageError("--think goes with --season-cluster")
     if kill_at is not None and not (real_games and kill_at < real_games and not cluster):
         raise click.UsageError("--kill-worker-at goes with --season-real, below its GAMES, on the local pool "
                                "(not --cluster)")
@@ -113,7 +119,7 @@ def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, 
         click.echo(json.dumps({"rows": [r.to_dict() for r in rows]}, indent=1) if as_json else _ranking_table(rows))
         return
     season = _season_tables(entrants, season_games, served_games, real_games, known_games, cluster_seconds, jobs,
-                            sample_every, cluster, kill_at)
+                            sample_every, cluster, kill_at, think_ms / 1000)
     if season:
         click.echo(season)
         return
@@ -186,14 +192,14 @@ def _season_table(entrants: int, counts: tuple[int, ...]) -> str:
 
 def _season_tables(entrants: int, season_games: tuple[int, ...], served_games: tuple[int, ...],
                    real_games: int | None, known_games: int | None, cluster_seconds: float | None, jobs: int,
-                   sample_every: float, cluster: bool, kill_at: int | None) -> str | None:
+                   sample_every: float, cluster: bool, kill_at: int | None, think: float = 0.0) -> str | None:
     """The table of the season benchmark asked for, or None where none is."""
     if season_games:
         return _season_table(entrants, season_games)
     if served_games:
         return _served_season_table(served_games)
     if cluster_seconds:
-        return _cluster_season_table(entrants, cluster_seconds)
+        return _cluster_season_table(entrants, cluster_seconds, think)
     if real_games:
         return _real_season_table(entrants, real_games, jobs, sample_every, cluster, kill_at)
     if known_games:
@@ -232,12 +238,14 @@ def _real_season_table(entrants: int, games: int, jobs: int, every: float, clust
     return tabulate([shown(s) for s in r.samples], headers=headers) + "\n" + note
 
 
-def _cluster_season_table(entrants: int, seconds: float) -> str:
+def _cluster_season_table(entrants: int, seconds: float, think: float) -> str:
     from arena.bench.season import bench_season_cluster
 
+    click.echo(f"{os.cpu_count()} cores; the house bots answer at once" if not think else
+               f"{os.cpu_count()} cores; the house bots sleep {1000 * think:g} ms before each answer", err=True)
     rows = []
     for workers in (1, 2):
-        r = bench_season_cluster(workers, entrants, seconds, progress=lambda line: click.echo(line, err=True))
+        r = bench_season_cluster(workers, entrants, seconds, think, progress=lambda line: click.echo(line, err=True))
         rows.append((r.workers, r.entrants, r.games, f"{r.seconds:.0f}", f"{r.per_minute:.1f}",
                      " ".join(f"{x:.2f}" for x in r.load)))
     return tabulate(rows, headers=("workers", "entrants", "games", "seconds", "games/min", "load 1/5/15 min"))

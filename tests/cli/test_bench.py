@@ -134,10 +134,13 @@ def test_bench_serve_season_times_the_waves_of_a_seeded_season(tmp_path: Path) -
 
 
 @pytest.mark.slow
-def test_bench_season_cluster_counts_the_ladder_s_games_on_one_then_two_workers(tmp_path: Path) -> None:
+@pytest.mark.parametrize("think", [(), ("--think", "5")], ids=["at-once", "thinking"])
+def test_bench_season_cluster_counts_the_ladder_s_games_on_one_then_two_workers(tmp_path: Path,
+                                                                                think: tuple[str, ...]) -> None:
     pytest.importorskip("distributed")
-    r = arena("bench", "--season-cluster", "4", "--entrants", "4", cwd=tmp_path, timeout=120)
+    r = arena("bench", "--season-cluster", "4", "--entrants", "4", *think, cwd=tmp_path, timeout=180)
     assert r.returncode == 0, r.stderr
+    assert ("sleep 5 ms before each answer" in r.stderr) == bool(think), r.stderr
     rows = [line.split() for line in r.stdout.splitlines() if re.match(r"\s*[12]\s", line)]
     assert [row[0] for row in rows] == ["1", "2"] and all(row[1] == "4" for row in rows), r.stdout
     assert all(int(row[2]) >= 1 and float(row[4]) > 0 for row in rows), r.stdout
