@@ -168,9 +168,12 @@ def test_each_progress_line_is_printed_once_and_names_the_estimate_and_verdict_s
     assert "verdict:" in run.stdout and "elo:" in run.stdout
 
 
+# The default in the quick run; the options that change it repeat the same claim on more cases (slow).
 @pytest.mark.parametrize("args, test, elo1", [
-    ([], "mixture", 5.0), (["--elo1", "50"], "classic", 50.0), (["--test", "classic"], "classic", 5.0),
-    (["--test", "mixture", "--elo1", "10"], "mixture", 10.0),
+    ([], "mixture", 5.0),
+    *(pytest.param(*case, marks=pytest.mark.slow) for case in [
+        (["--elo1", "50"], "classic", 50.0), (["--test", "classic"], "classic", 5.0),
+        (["--test", "mixture", "--elo1", "10"], "mixture", 10.0)]),
 ])
 def test_the_test_is_the_mixture_unless_elo0_or_elo1_or_test_say_otherwise(tmp_path: Path, args: list[str],
                                                                            test: str, elo1: float) -> None:
