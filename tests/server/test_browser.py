@@ -200,3 +200,31 @@ def test_an_author_retires_a_bot_with_its_button_and_it_leaves_the_ladder_while_
         assert played >= 1
         assert wait_until(lambda: all(r["bot"] != "gilbot" for r in c.get("/api/leaderboard").json()), 180)
         assert len(c.get("/api/games", params={"bot": "gilbot"}).json()) >= played  # its games stay
+
+
+def test_a_refused_competitor_follows_the_refusal_to_the_faulty_decision_in_its_replay(server: Server, tmp_path: Path,
+                                                                                        driver: Any) -> None:
+    from selenium.webdriver.common.by import By
+
+    code, _ = server.author("fay")
+    slip = kit_bot(tmp_path / "faybot")
+    bot = slip / "bot.py"
+    # Legal at every decision but its third, where it names an option that is not there.
+    bot.write_text(bot.read_text().replace('            socket.send(reply(request, "action", index=index))', (
+        '            main.calls = getattr(main, "calls", 0) + 1\n'
+        '            socket.send(reply(request, "action", index=len(options) + 7 if main.calls == 3 else index))'), 1))
+    archive = tmp_path / "faybot.zip"
+    archive.write_bytes(zipped(slip, top=True))
+    driver.get(f"{server.url}/signin/{code}")
+    driver.find_element(By.ID, "sign-in").click()
+    assert wait_until(lambda: driver.current_url.endswith("/me"))
+    driver.find_element(By.ID, "file").send_keys(str(archive))
+    driver.find_element(By.ID, "upload").click()
+    assert wait_until(lambda: "/me/submissions/" in driver.current_url)
+    assert wait_until(lambda: _text(driver, "status") == "refused", 120), driver.page_source[-2000:]
+    decision = int(re.search(r"decision #(\d+)", _text(driver, "reason")).group(1))
+    assert wait_until(lambda: driver.find_element(By.ID, "replay").is_displayed())  # shown live, no reload
+    driver.find_element(By.CSS_SELECTOR, "#replay a").click()
+    assert wait_until(lambda: f"Decision #{decision}:" in _text(driver, "decision")), _body(driver)[-2000:]
+    said = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".said-line")]
+    assert any("thinking about" in text for text in said), said  # its own stderr beside its decisions
