@@ -91,6 +91,17 @@ def kit_bot(folder: Path, stderr: bool = True) -> Path:
     return folder
 
 
+def slip_bot(folder: Path) -> Path:
+    """A python kit bot that answers legally at every decision but its third, where it names an option that is not
+    there: a fault of its own in its first game."""
+    kit_bot(folder)
+    bot = folder / "bot.py"
+    bot.write_text(bot.read_text().replace('            socket.send(reply(request, "action", index=index))', (
+        '            main.calls = getattr(main, "calls", 0) + 1\n'
+        '            socket.send(reply(request, "action", index=len(options) + 7 if main.calls == 3 else index))'), 1))
+    return folder
+
+
 def zipped(folder: Path, top: bool = False) -> bytes:
     """The folder as a .zip (its files at the root, or in one top folder)."""
     buffer = io.BytesIO()

@@ -11,7 +11,7 @@ import pytest
 
 from tests.browser import start_chromium
 from tests.helpers import wait_until
-from tests.server.conftest import Server, admitted, kit_bot, upload, zipped
+from tests.server.conftest import Server, admitted, kit_bot, slip_bot, upload, zipped
 
 pytestmark = pytest.mark.slow
 
@@ -33,12 +33,8 @@ def test_a_competitor_uploads_in_the_browser_and_reads_only_their_own_log(server
     archive = tmp_path / "alicebot.zip"
     archive.write_bytes(zipped(kit_bot(tmp_path / "alicebot"), top=True))
 
-    driver.get(f"{server.url}/signin/{code}")
-    driver.find_element(By.ID, "sign-in").click()
-    assert wait_until(lambda: driver.current_url.endswith("/me"))
-    driver.find_element(By.ID, "file").send_keys(str(archive))
-    driver.find_element(By.ID, "upload").click()
-    assert wait_until(lambda: "/me/submissions/" in driver.current_url)
+    _sign_in(driver, server, code)
+    _upload(driver, archive)
     driver.execute_script("window.arenaLoaded = 'once';")  # gone if the page were loaded again
     assert wait_until(lambda: _text(driver, "status") in ("admitted", "refused"), 120)  # followed live
     assert _text(driver, "status") == "admitted", driver.page_source[-2000:]
@@ -53,6 +49,24 @@ def test_a_competitor_uploads_in_the_browser_and_reads_only_their_own_log(server
     said = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".said-line")]
     assert any("thinking about" in text for text in said)
     assert "BOB-SECRET" not in driver.page_source and not any("BOB-SECRET" in text for text in said)
+
+
+def _sign_in(driver: Any, server: Server, code: str) -> None:
+    """Sign in by the link the organiser sent, onto one's own page."""
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{server.url}/signin/{code}")
+    driver.find_element(By.ID, "sign-in").click()
+    assert wait_until(lambda: driver.current_url.endswith("/me"))
+
+
+def _upload(driver: Any, archive: Path) -> None:
+    """Upload an archive from one's own page, onto the upload's page."""
+    from selenium.webdriver.common.by import By
+
+    driver.find_element(By.ID, "file").send_keys(str(archive))
+    driver.find_element(By.ID, "upload").click()
+    assert wait_until(lambda: "/me/submissions/" in driver.current_url)
 
 
 def _text(driver: Any, element: str) -> str:
@@ -150,9 +164,7 @@ def test_a_stranger_reads_the_rules_downloads_a_kit_from_the_front_page_and_uplo
     downloads = tmp_path / "downloads"
     downloads.mkdir()
     driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)})
-    driver.get(f"{server.url}/signin/{code}")
-    driver.find_element(By.ID, "sign-in").click()
-    assert wait_until(lambda: driver.current_url.endswith("/me"))
+    _sign_in(driver, server, code)
     driver.get(f"{server.url}/")
     driver.find_element(By.CSS_SELECTOR, 'a[href="/rules"]').click()
     assert wait_until(lambda: "Rules as implemented" in _text(driver, "rules"))
@@ -161,9 +173,7 @@ def test_a_stranger_reads_the_rules_downloads_a_kit_from_the_front_page_and_uplo
     kit = downloads / "erin-python.zip"
     assert wait_until(lambda: kit.is_file() and not list(downloads.glob("*.crdownload")), 60)
     driver.get(f"{server.url}/me")
-    driver.find_element(By.ID, "file").send_keys(str(kit))
-    driver.find_element(By.ID, "upload").click()
-    assert wait_until(lambda: "/me/submissions/" in driver.current_url)
+    _upload(driver, kit)
     assert wait_until(lambda: _text(driver, "status") in ("admitted", "refused"), 120)
     assert _text(driver, "status") == "admitted", driver.page_source[-2000:]
 
@@ -172,9 +182,7 @@ def test_uploading_with_no_archive_chosen_is_told_in_the_browsers_words(server: 
     from selenium.webdriver.common.by import By
 
     code, _ = server.author("fay")
-    driver.get(f"{server.url}/signin/{code}")
-    driver.find_element(By.ID, "sign-in").click()
-    assert wait_until(lambda: driver.current_url.endswith("/me"))
+    _sign_in(driver, server, code)
     driver.find_element(By.ID, "upload").click()
     assert wait_until(lambda: "choose your bot's archive (a .zip or .tar.gz) before you upload" in driver.page_source)
     assert "multipart" not in driver.page_source
@@ -188,9 +196,7 @@ def test_an_author_retires_a_bot_with_its_button_and_it_leaves_the_ladder_while_
     assert admitted(server, token, upload(server, token, zipped(kit_bot(tmp_path / "gilbot"))).json()["id"])
     with server.client() as c:
         assert wait_until(lambda: any(r["bot"] == "gilbot" for r in c.get("/api/leaderboard").json()), 180)
-    driver.get(f"{server.url}/signin/{code}")
-    driver.find_element(By.ID, "sign-in").click()
-    assert wait_until(lambda: driver.current_url.endswith("/me"))
+    _sign_in(driver, server, code)
     driver.get(f"{server.url}/me/bots/gilbot")
     driver.find_element(By.CSS_SELECTOR, "#retire button").click()
     assert wait_until(lambda: "retired" in _body(driver))
@@ -207,20 +213,11 @@ def test_a_refused_competitor_follows_the_refusal_to_the_faulty_decision_in_its_
     from selenium.webdriver.common.by import By
 
     code, _ = server.author("fay")
-    slip = kit_bot(tmp_path / "faybot")
-    bot = slip / "bot.py"
-    # Legal at every decision but its third, where it names an option that is not there.
-    bot.write_text(bot.read_text().replace('            socket.send(reply(request, "action", index=index))', (
-        '            main.calls = getattr(main, "calls", 0) + 1\n'
-        '            socket.send(reply(request, "action", index=len(options) + 7 if main.calls == 3 else index))'), 1))
+    slip = slip_bot(tmp_path / "faybot")
     archive = tmp_path / "faybot.zip"
     archive.write_bytes(zipped(slip, top=True))
-    driver.get(f"{server.url}/signin/{code}")
-    driver.find_element(By.ID, "sign-in").click()
-    assert wait_until(lambda: driver.current_url.endswith("/me"))
-    driver.find_element(By.ID, "file").send_keys(str(archive))
-    driver.find_element(By.ID, "upload").click()
-    assert wait_until(lambda: "/me/submissions/" in driver.current_url)
+    _sign_in(driver, server, code)
+    _upload(driver, archive)
     assert wait_until(lambda: _text(driver, "status") == "refused", 120), driver.page_source[-2000:]
     decision = int(re.search(r"decision #(\d+)", _text(driver, "reason")).group(1))
     assert wait_until(lambda: driver.find_element(By.ID, "replay").is_displayed())  # shown live, no reload

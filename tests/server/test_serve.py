@@ -14,7 +14,19 @@ import pytest
 
 from arena.tournament.worker import descendants, start_time
 from tests.helpers import PATIENCE, wait_until
-from tests.server.conftest import ENV, STDERR_LINE, Server, admitted, kit_bot, start, stop, tarred, upload, zipped
+from tests.server.conftest import (
+    ENV,
+    STDERR_LINE,
+    Server,
+    admitted,
+    kit_bot,
+    slip_bot,
+    start,
+    stop,
+    tarred,
+    upload,
+    zipped,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -310,12 +322,7 @@ def test_a_fault_in_the_first_game_refuses_the_bot_with_a_link_to_that_decision_
         server: Server, tmp_path: Path) -> None:
     _, alice = server.author("alice")
     _, bob = server.author("bob")
-    slip = kit_bot(tmp_path / "slipbot")
-    bot = slip / "bot.py"
-    # Legal at every decision but its third, where it names an option that is not there.
-    bot.write_text(bot.read_text().replace('            socket.send(reply(request, "action", index=index))', (
-        '            main.calls = getattr(main, "calls", 0) + 1\n'
-        '            socket.send(reply(request, "action", index=len(options) + 7 if main.calls == 3 else index))'), 1))
+    slip = slip_bot(tmp_path / "slipbot")
     sid = upload(server, alice, zipped(slip)).json()["id"]
     assert not admitted(server, alice, sid)
     shown = server.status(alice, sid)
