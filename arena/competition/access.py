@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from arena.tournament.accounts import Author, Submission
+from arena.storage.authors import Author, Submission
 
 
 def may_see_bot(viewer: Author | None, owner: str | None) -> bool:

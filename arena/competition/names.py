@@ -7,7 +7,7 @@ from arena.bots.entrants import NAME_PATTERN
 from arena.competition.uploads import UploadRefused
 from arena.games import get_game
 from arena.storage import Store
-from arena.tournament.accounts import Author
+from arena.storage.authors import Author
 from arena.tournament.run import sample_opponents
 
 SAMPLE_BOT = "a sample bot"  # the owner a reserved name is said to have

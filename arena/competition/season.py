@@ -23,13 +23,13 @@ from arena.errors import ArenaError, BuildFailed, ConfigError
 from arena.games import get_game
 from arena.ratings.trueskill import RatingConfig
 from arena.storage import Store
-from arena.tournament.accounts import Status, Submission
+from arena.storage.authors import Status, Submission
+from arena.storage.keys import upload_version
 from arena.tournament.admission import first_game
 from arena.tournament.assembly import lineup
 from arena.tournament.cluster import ClusterLost, ClusterPlayer
 from arena.tournament.formats.base import Play
 from arena.tournament.formats.ladder import DEFAULT_WAVE, Ladder, LadderState
-from arena.tournament.keys import upload_version
 from arena.tournament.run import DEFAULT_LEVEL, Runner, TableJob, TableResult, play_table, sample_opponents
 from arena.tournament.worker import Failure, WorkerPool
 from protocol import TimeControl

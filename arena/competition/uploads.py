@@ -21,7 +21,7 @@ from typing import IO, Any, Iterator
 from arena.bots.entrants import FIELDS, MANIFEST, NAME_PATTERN, from_folder
 from arena.errors import ArenaError, ConfigError, bounded
 from arena.storage import Store
-from arena.tournament.accounts import Author
+from arena.storage.authors import Author
 
 MIB = 1 << 20
 MAX_NAME = 255  # characters of a member's path

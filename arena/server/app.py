@@ -32,7 +32,7 @@ from arena.server.events import EventStream, StreamLimits
 from arena.server.hosting import BOT_PAGES, MAX_SECRET, SESSION_SECONDS, Hosting
 from arena.server.limits import SMALL_BODY, BodyRefused, BoundedRequests
 from arena.site.markdown import html as markdown_html
-from arena.tournament.accounts import ACTIVE, Author, Submission
+from arena.storage.authors import ACTIVE, Author, Submission
 
 UPLOAD_PATHS = ("/api/submissions", "/me/upload")
 NOT_FOUND = "not found"

@@ -13,7 +13,7 @@ from starlette.requests import Request
 
 from arena.server.hosting import Hosting
 from arena.server.limits import FailedAuthentications
-from arena.tournament.accounts import Author
+from arena.storage.authors import Author
 
 COOKIE = "arena_session"
 Check = Callable[[Callable[[], Author | None]], Author | None]  # a secret checked, failures limited per address

@@ -27,9 +27,9 @@ from arena.site.build import ASSETS
 from arena.site.data import RECENT_GAMES, LiveHistory, Point, slug
 from arena.site.markdown import rules_html
 from arena.storage import Store, StoredGameRow, Tournament, replay_path
-from arena.tournament.accounts import HOUSE_AUTHOR, Author, Status, Submission, check_author_name
+from arena.storage.authors import HOUSE_AUTHOR, Author, Status, Submission, check_author_name
+from arena.storage.keys import bot_of
 from arena.tournament.competition import About
-from arena.tournament.keys import bot_of
 from arena.tournament.leaderboard import row_json, tournament_board
 
 log = logging.getLogger("arena.serve")

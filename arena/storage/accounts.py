@@ -7,7 +7,7 @@ import time
 from typing import TYPE_CHECKING
 
 from arena.errors import ConfigError
-from arena.tournament.accounts import (
+from arena.storage.authors import (
     HOUSE_AUTHOR,
     SIGN_IN_SECONDS,
     Author,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from arena.tournament.accounts import (
+from arena.storage.authors import (
     Status,
 )
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from arena.tournament.accounts import (
+from arena.storage.authors import (
     Author,
     Status,
     Submission,
@@ -15,8 +15,8 @@ from arena.tournament.accounts import (
 if TYPE_CHECKING:  # not imported at run time: the bots' processes and the protocol cost the leaderboard's start
     pass
 from arena.storage.connection import Connection, _guarded
+from arena.storage.keys import VERSION_MARK
 from arena.storage.records import StoredGameRow
-from arena.tournament.keys import VERSION_MARK
 
 
 class Submissions(Connection):

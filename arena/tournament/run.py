@@ -23,9 +23,9 @@ from arena.match.record import GameRecord
 from arena.match.seeds import SecretSeed, derive_seed, public_seed
 from arena.ratings.trueskill import GameOutcome, Ratings, rate_all
 from arena.storage import Store, StoredGame, Tournament
+from arena.storage.keys import new_key
 from arena.tournament.formats import Table, TournamentSpec
 from arena.tournament.formats.ladder import LadderState
-from arena.tournament.keys import new_key
 from arena.tournament.worker import Failure, WorkerPool
 from protocol import TimeControl
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from arena.competition import access
-from arena.tournament.accounts import Author, Status, Submission
+from arena.storage.authors import Author, Status, Submission
 
 ALICE = Author(1, "alice", False, 0.0)
 BOB = Author(2, "bob", False, 0.0)

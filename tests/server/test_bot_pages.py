@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from arena.tournament.keys import bot_of
+from arena.storage.keys import bot_of
 from tests.helpers import wait_until
 from tests.server.conftest import Server, admitted, kit_bot, upload, zipped
 

@@ -30,8 +30,8 @@ from arena.storage import (
     StoredGame,
     StoreError,
 )
+from arena.storage.authors import Status
 from arena.storage.schema import _submissions_table
-from arena.tournament.accounts import Status
 from tests.helpers import parent_of
 
 ROOT = Path(__file__).resolve().parents[2]
