@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import sqlite3
 import threading
 import time
@@ -499,8 +500,8 @@ def _stored_games(store: Store, name: str) -> int:
 def shown_to_author(text: str, folder: Path) -> str:
     """A refusal or build log as its author is shown it: the submission's folder is '.', and the folder it was
     unpacked in, with every path of the server's machine above it, is left out."""
-    for path in (folder, folder.resolve()):
-        text = text.replace(f"{path.parent}/", "").replace(str(path), ".")
+    for path in (folder, folder.resolve()):  # the folder's own files before its neighbours (its build log)
+        text = re.sub(re.escape(str(path)) + r"(?![\w.-])", ".", text).replace(f"{path.parent}/", "")
     return text
 
 

@@ -302,7 +302,10 @@ def first_game_shipped(entrant: Entrant, parcel: Parcel, game: str, options: dic
             failed = (str(exc) or "no reason given", "")
         if failed is None:
             return "", None
-        return failed[0].replace(str(path), entrant.cwd or "."), record.read_bytes() if record.is_file() else None
+        # The record's stderr names this worker's copy of the folder: the folder's own path on the coordinator.
+        kept = record.read_bytes().replace(str(path).encode(), (entrant.cwd or ".").encode()) if record.is_file() \
+            else None
+        return failed[0].replace(str(path), entrant.cwd or "."), kept
 
 
 def _read(path: Path, limit: int = 1 << 20) -> str:

@@ -66,3 +66,13 @@ def test_a_worker_that_dies_in_an_admission_step_is_told_as_that_step(doing: str
         why = admission.run(_killed, (), doing)
     assert why == f"the worker process {doing} was killed by SIGKILL"
     assert "table" not in why
+
+
+@pytest.mark.parametrize("said, shown", [
+    ("/srv/uploads/upload-ab/bot.py", "./bot.py"),
+    ("in /srv/uploads/upload-ab, exit 1", "in ., exit 1"),
+    ("see /srv/uploads/upload-ab-build.log", "see upload-ab-build.log"),
+    ('File "/srv/uploads/upload-ab/lib/x.py", line 3', 'File "./lib/x.py", line 3'),
+])
+def test_a_refusal_names_the_upload_s_files_from_its_folder_and_no_path_above_it(said: str, shown: str) -> None:
+    assert season.shown_to_author(said, Path("/srv/uploads/upload-ab")) == shown

@@ -93,11 +93,13 @@ def kit_bot(folder: Path, stderr: bool = True) -> Path:
 
 def slip_bot(folder: Path) -> Path:
     """A python kit bot that answers legally at every decision but its third, where it names an option that is not
-    there: a fault of its own in its first game."""
+    there: a fault of its own in its first game (with its file's path on stderr, as a traceback would say it)."""
     kit_bot(folder)
     bot = folder / "bot.py"
     bot.write_text(bot.read_text().replace('            socket.send(reply(request, "action", index=index))', (
         '            main.calls = getattr(main, "calls", 0) + 1\n'
+        '            if main.calls == 3:\n'
+        '                print(f"slipping in {os.path.abspath(__file__)}", file=sys.stderr)\n'
         '            socket.send(reply(request, "action", index=len(options) + 7 if main.calls == 3 else index))'), 1))
     return folder
 

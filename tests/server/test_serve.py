@@ -333,6 +333,7 @@ def test_a_fault_in_the_first_game_refuses_the_bot_with_a_link_to_that_decision_
     with server.client(alice) as c:
         replay = c.get(page)
         assert replay.status_code == 200 and "thinking about" in replay.text  # her bot's stderr beside its moves
+        assert "slipping in ./bot.py" in replay.text  # its path from its folder, as its author knows it
         assert str(server.results) not in replay.text and "upload-" not in replay.text
         assert f'href="{shown["replay"].replace("&", "&amp;")}"' in c.get(f"/me/submissions/{sid}").text
     with server.client(bob) as c:
