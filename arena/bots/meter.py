@@ -21,6 +21,9 @@ a machine of its own with as many cores, computing on all of them. A bot that cr
 runnable threads than cores) waits for itself, and that floor charges it for it. The arena's own lateness is not
 the bot's either: the waits of the arena's messaging threads (which carry the request to the bot and the reply
 back) and of the arena's thread that wakes for the reply (`own_wait`).
+The arena reads its own threads through files it keeps open as well (each thread its own, opened afresh in a
+forked process), and lists its messaging threads again only when their number changes or a read fails: opening a
+/proc file costs about twenty times what reading one kept open does.
 
 The arena is late in a way no run queue shows, too: once the answer is in, the thread that waits for it must take
 Python's interpreter lock, which another thread of the arena (the watchdog, a log reader) may hold while it waits
