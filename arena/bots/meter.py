@@ -21,6 +21,9 @@ a machine of its own with as many cores, computing on all of them. A bot that cr
 runnable threads than cores) waits for itself, and that floor charges it for it. The arena's own lateness is not
 the bot's either: the waits of the arena's messaging threads (which carry the request to the bot and the reply
 back) and of the arena's thread that wakes for the reply (`own_wait`).
+The arena reads its own threads through files it keeps open as well (each thread its own, opened afresh in a
+forked process), and lists its messaging threads again only when their number changes or a read fails: opening a
+/proc file costs about twenty times what reading one kept open does.
 
 The arena is late in a way no run queue shows, too: once the answer is in, the thread that waits for it must take
 Python's interpreter lock, which another thread of the arena (the watchdog, a log reader) may hold while it waits
@@ -54,6 +57,8 @@ from typing import Callable, Iterable
 
 _OWN = "/proc/thread-self/schedstat"
 _OWN_SCHED = "/proc/thread-self/sched"
+_OWN_STAT = "/proc/thread-self/stat"
+_SCHED_SIZE = 16384  # bytes: more than a sched file holds
 _ASLEEP = (b"S", b"D")  # the states of a thread that is not running nor waiting for a core
 _SETTLE = 10  # milliseconds at most to wait for a busy messaging thread to stop, one at a time
 _CPU = 36  # the field of /proc/PID/stat (after the command's closing bracket) that gives the core it last ran on
@@ -98,11 +103,42 @@ def own_turns() -> tuple[int, int] | None:
     """(nanoseconds the calling thread has waited for a core, times it has been given one) so far; None where this
     cannot be read."""
     try:
-        with open(_OWN, "rb") as stat:
-            _, wait, turns = stat.read().split()
-            return int(wait), int(turns)
+        _, wait, turns = _own_file(_OWN, 128).split()
+        return int(wait), int(turns)
     except (OSError, ValueError):
         return None
+
+
+class _OwnFiles:
+    """One thread's own /proc files, opened once and kept open (opening a /proc file costs the arena about twenty
+    times what reading one kept open does), closed when the thread ends."""
+
+    def __init__(self) -> None:
+        self.tid = threading.get_native_id()
+        self.fds: dict[str, int] = {}
+
+    def read(self, path: str, size: int) -> bytes:
+        fd = self.fds.get(path)
+        if fd is None:
+            fd = self.fds[path] = os.open(path, os.O_RDONLY)
+        return os.pread(fd, size, 0)
+
+    def __del__(self) -> None:
+        for fd in self.fds.values():
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+_own = threading.local()
+
+
+def _own_file(path: str, size: int) -> bytes:
+    """The calling thread's /proc/thread-self file at `path`, read through a file it keeps open."""
+    files = getattr(_own, "files", None)
+    # A process forked by this thread keeps its locals, and its files, which are still the parent thread's.
+    if files is None or files.tid != threading.get_native_id():
+        files = _own.files = _OwnFiles()
+    return files.read(path, size)
 
 
 class _Carriers:
@@ -113,10 +149,16 @@ class _Carriers:
         self._lock = threading.Lock()
         self._files: dict[int, tuple[int, int, int] | None] = {}  # tid -> fds of schedstat, stat, sched (None: not
         # a carrier)
+        self._count = 0  # the links of /proc/self/task when the threads were last listed (their number, plus 2)
+        self._listed: list[tuple[int, int, int]] | None = None  # the carriers' files then
 
     def _refresh(self) -> list[tuple[int, int, int]]:
-        """The files of the carriers now (the lock held)."""
+        """The files of the carriers now (the lock held). The threads are listed afresh only when their number
+        changed or a read failed since (a thread that ends fails its kept-open files' reads), a third of the cost."""
         try:
+            count = os.stat("/proc/self/task").st_nlink
+            if count == self._count and self._listed is not None:
+                return self._listed
             tids = {int(name) for name in os.listdir("/proc/self/task")}
         except OSError:
             return []
@@ -126,7 +168,12 @@ class _Carriers:
                     os.close(fd)
         for tid in tids - set(self._files):
             self._files[tid] = _carrier(tid)
-        return [fds for fds in self._files.values() if fds is not None]
+        self._count, self._listed = count, [fds for fds in self._files.values() if fds is not None]
+        return self._listed
+
+    def _failed(self) -> None:
+        """A read failed: list the threads afresh next time (the lock held)."""
+        self._listed = None
 
     def waited(self) -> int:
         """Nanoseconds the carriers have waited for a core so far (0 where they cannot be read)."""
@@ -136,6 +183,7 @@ class _Carriers:
                 try:
                     total += _schedstat(os.pread(stat, 128, 0))[1]
                 except (OSError, ValueError):
+                    self._failed()
                     continue
         return total
 
@@ -154,6 +202,7 @@ class _Carriers:
                         return None
                     found.append((stopped, int(fields[_CPU])))
                 except (OSError, ValueError, IndexError):
+                    self._failed()
                     return None
         return found
 
@@ -235,8 +284,7 @@ def _offset(core: int) -> int | None:
 
 def _own_offset(core: int) -> int | None:
     try:
-        with open(_OWN_SCHED, "rb") as sched:
-            began = _exec_start(sched.read())
+        began = _exec_start(_own_file(_OWN_SCHED, _SCHED_SIZE))
     except (OSError, ValueError):
         return None
     offset = time.monotonic_ns() - began
@@ -246,8 +294,7 @@ def _own_offset(core: int) -> int | None:
 def _own_core() -> int | None:
     """The core the calling thread runs on."""
     try:
-        with open("/proc/thread-self/stat", "rb") as stat:
-            return int(stat.read().rsplit(b")", 1)[1].split()[_CPU])
+        return int(_own_file(_OWN_STAT, 1024).rsplit(b")", 1)[1].split()[_CPU])
     except (OSError, ValueError, IndexError):
         return None
 

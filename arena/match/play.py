@@ -11,6 +11,7 @@ import shutil
 import tempfile
 import time
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, cast
@@ -308,9 +309,16 @@ class BotPool:
                 shutil.rmtree(self.private_dir / f"p{participant}-{self._runs[participant]}", ignore_errors=True)
 
     def stop_all(self) -> None:
-        """Shut every bot down, politely first."""
-        for p in list(self._bots):
-            self._bots[p].stop(min(self.config.time.timeout, _EXIT_GRACE))
+        """Shut every bot down, politely first, all at once: a bot's exit (its interpreter's teardown, its
+        sandbox's) takes tens of milliseconds that one after another would add up to a match's fixed cost."""
+        stopping = list(self._bots)
+        grace = min(self.config.time.timeout, _EXIT_GRACE)
+        if len(stopping) > 1:
+            with ThreadPoolExecutor(len(stopping), thread_name_prefix="stop") as pool:
+                for done in [pool.submit(self._bots[p].stop, grace) for p in stopping]:
+                    done.result()
+        for p in stopping:
+            self._bots[p].stop(grace)  # at once for a bot stopped above (its kill() is done once)
             del self._bots[p]  # only now: if stopping is interrupted, close() still finds the bot
             if self.private_dir is not None:
                 shutil.rmtree(self.private_dir / f"p{p}-{self._runs[p]}", ignore_errors=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import zmq
 
-from arena.bots import cgroups
+from arena.bots import cgroups, meter
 from arena.bots.channel import QUICK, Channel, Charge, Reply
 from arena.bots.meter import Timing, WaitMeter
 from arena.bots.sandbox import WALL_CEILING
@@ -134,6 +134,43 @@ def test_the_meter_lists_a_bots_tasks_again_only_when_its_task_count_or_a_task_i
         meter.close()
         child.kill()
         child.wait()
+
+
+def _own_tid() -> int:
+    """The thread the arena's kept-open /proc/thread-self files describe, as the calling thread reads them."""
+    return int(meter._own_file(meter._OWN_STAT, 1024).split()[0])
+
+
+def test_the_arenas_kept_open_files_of_its_own_thread_are_each_threads_own_in_a_forked_process_too() -> None:
+    assert _own_tid() == threading.get_native_id() and meter.own_turns() is not None
+    seen: list[int] = []
+    thread = threading.Thread(target=lambda: seen.append(_own_tid() - threading.get_native_id()))
+    thread.start()
+    thread.join()
+    assert seen == [0]
+    child = os.fork()
+    if child == 0:  # the forked thread keeps the parent thread's locals: its files must be opened afresh
+        os._exit(0 if _own_tid() == threading.get_native_id() == os.getpid() else 1)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_the_arenas_messaging_threads_are_listed_again_when_their_number_changes() -> None:
+    def carriers() -> int:
+        return sum(Path(f"/proc/self/task/{tid}/comm").read_bytes().startswith(b"ZMQbg/IO/")
+                   for tid in os.listdir("/proc/self/task"))
+
+    meter._carriers.waited()
+    known, named = len(meter._carriers._listed or []), carriers()
+    context = zmq.Context()
+    socket = context.socket(zmq.REQ)  # a context's messaging thread starts with its first socket
+    try:
+        assert wait_until(lambda: carriers() > named)  # named as a messaging thread (it is not at its birth)
+        meter._carriers.waited()
+        assert len(meter._carriers._listed or []) == known + 1
+    finally:
+        socket.close(linger=0)
+        context.term()
 
 
 class Hindsight:

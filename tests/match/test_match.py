@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from arena.bots.process import Transport
+from arena.bots.sandbox import NO_SANDBOX
 from arena.errors import ConfigError
 from arena.games import available, get_game
 from arena.match.play import MatchConfig
@@ -16,7 +17,7 @@ from arena.match.replay import resimulate
 from arena.match.seeds import SecretSeed, Seed, derive_seed
 from arena.match.wire import SeatClock, match_ranks
 from protocol import TimeControl
-from tests.match.conftest import HEURISTIC, PLAIN, RANDOM, RANDOM_MODULE, Spawned, play
+from tests.match.conftest import HEURISTIC, PLAIN, RANDOM, RANDOM_MODULE, Spawned, double, play
 
 
 @pytest.mark.parametrize("game", available())
@@ -47,6 +48,18 @@ def test_fresh_processes_start_every_bot_for_every_game(tmp_path: Path, spawned:
     assert len(result.records) == 2 and not any(r.faults for r in result.records)
     assert len(spawned.pids) == 6
     spawned.assert_all_gone()
+
+
+def test_a_match_asks_all_its_bots_to_shut_down_at_once(tmp_path: Path) -> None:
+    # Each bot stays after its shutdown until all four have been asked: asked one after another, each would be
+    # killed at the end of its grace, and only the last would leave by itself.
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    lingering = double("lingering_bot", str(folder), "4")
+    result = play(tmp_path / "results", "bali-2017", [lingering] * 4, games=1, sandbox=NO_SANDBOX,
+                  time=TimeControl(timeout=5.0, init=20.0))  # the longest grace: 1 s
+    assert not result.records[0].faults
+    assert len([note for note in folder.iterdir() if note.name.startswith("left-")]) == 4
 
 
 def test_tcp_transport(tmp_path: Path, spawned: Spawned) -> None:
