@@ -315,6 +315,8 @@ class ClusterSeason:
         return 60 * self.games / self.seconds
 
 
+# The same waves for 1 and 2 workers (16 tables, more than either chooses by itself), so that only the workers differ.
+CLUSTER_WAVE = 16
 SERVE_LADDER = f"{REAL_GAME}-ladder"  # the ladder's name in the store: arena serve's default
 
 
@@ -331,7 +333,8 @@ THINKER = (  # a house bot's program: the random sample bot, asleep THINK second
 
 def bench_season_cluster(workers: int, entrants: int, seconds: float, think: float = 0.0,
                          progress: Callable[[str], None] = lambda line: None) -> ClusterSeason:
-    """Run `arena serve REAL_GAME --cluster local --jobs workers` (sandbox none, 4 seats, the random sample bots)
+    """Run `arena serve REAL_GAME --cluster local --jobs workers` (sandbox none, 4 seats, waves of CLUSTER_WAVE
+    tables, the random sample bots)
     with `entrants` house folders of the random bot (asleep `think` seconds before each answer, if given: a bot
     that thinks on a machine of its own, costing this one nothing meanwhile), wait until each is admitted (built
     and first-played on the cluster), then count the ladder games stored in `seconds`."""
@@ -344,8 +347,9 @@ def bench_season_cluster(workers: int, entrants: int, seconds: float, think: flo
         with log.open("w") as err:
             run = subprocess.Popen([sys.executable, "-m", "arena", "serve", REAL_GAME, "--port", "0", "--jobs",
                                     str(workers), "--cluster", "local", "--sandbox", "none", "--samples", "random",
-                                    "--seats", str(SEASON_SEATS), "--results", str(results), "--submissions",
-                                    str(entries)], stdout=subprocess.PIPE, stderr=err, text=True)
+                                    "--seats", str(SEASON_SEATS), "--wave", str(CLUSTER_WAVE), "--results",
+                                    str(results), "--submissions", str(entries)], stdout=subprocess.PIPE, stderr=err,
+                                   text=True)
         try:
             if not (run.stdout.readline() if run.stdout else "").startswith("serving on"):
                 raise RuntimeError(f"arena serve did not start: {log.read_text(errors='replace')[-2000:]}")

@@ -70,8 +70,8 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
               help="The strongest of the sample bots that always play in the ladder (seats - 1 of them, strongest "
               "first, then random bots): the bar every upload is measured against.")
 @click.option("--wave", type=click.IntRange(min=1), default=DEFAULT_WAVE, show_default=True,
-              help="Ladder tables (of one game each) chosen at a time from the ratings so far; a wave of the "
-              "season plays as many such waves as a table has seats.")
+              help="Ladder tables (of one game each) chosen at a time from the ratings so far (with several "
+              "workers, at least 4 a worker); a wave of the season plays as many such waves as a table has seats.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True,
               help="Ladder tables played at once, each in its own worker process.")
 @click.option("--seed", "-s", type=int, default=None, help="A public seed for the ladder's deals (default: a "

@@ -46,6 +46,7 @@ ADMISSIONS = 2  # uploads admitted at once, each of another author's
 BUILD_CLOCK = 2.0  # seconds between two records of a running build's time: a stop or SIGKILL loses no more
 CUT_AFTER = 20.0  # seconds a wave plays before an admission may end it
 WAVE_SECONDS = 60.0  # no new table of a wave starts after this long, so that a stop is quick
+TABLES_A_WORKER = 4  # a ladder wave's tables for each worker at the least, with more than one worker
 RECONNECT = 5.0  # seconds between two tries to reach a lost Dask scheduler
 
 
@@ -333,7 +334,12 @@ class Season:
         seats = s.table_seats
         # A season's wave is a run of its own (its workers started, the pages published after it), so it plays
         # `seats` of the ladder's waves of one-game tables: as many games as one wave of every seat rotation.
-        per_wave = max(s.wave, s.jobs) * seats
+        player = self._player_for(entrants)
+        # With several workers, each gets several tables of a ladder's wave, so that the wave's last table (its
+        # games' lengths differ) holds the others up for a small part of it.
+        workers = s.jobs if player is None else player.capacity()
+        wave = s.wave if workers == 1 else max(s.wave, TABLES_A_WORKER * workers)
+        per_wave = wave * seats
         store = self._store()
         if self.recorded is None:
             self.recorded = _stored_games(store, s.name)  # once: a count of every stored game grows with the season
@@ -344,8 +350,7 @@ class Season:
         rating = play.rating or RatingConfig.for_game(get_game(play.game))
         spec = lineup(play.game, Ladder(), [*entrants, *samples], seats, samples=s.samples, options=play.options,
                       time=play.time, sandbox=play.sandbox.resolved(), rating=rating,
-                      wave=max(s.wave, s.jobs), max_games=self.recorded + per_wave, seed=s.seed, title=s.name)
-        player = self._player_for(entrants)
+                      wave=wave, max_games=self.recorded + per_wave, seed=s.seed, title=s.name)
         if player is None:
             self.pool = self.pool or WorkerPool(s.jobs, play_table)
         self.runner = runner = Runner(spec, store, s.results_dir, jobs=s.jobs, name=s.name, time_limit=WAVE_SECONDS,

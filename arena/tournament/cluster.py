@@ -433,7 +433,7 @@ class ClusterPlayer:
         from distributed.scheduler import KilledWorker
 
         while queue or running:
-            while queue and len(running) < self._capacity() and not out_of_time():
+            while queue and len(running) < self.capacity() and not out_of_time():
                 job = queue.pop(0)
                 future = self._client.submit(play_shipped, self._shipped(job), pure=False, retries=RETRIES,
                                              key=f"arena-table-{job.table.table}-{uuid.uuid4().hex}")
@@ -455,9 +455,11 @@ class ClusterPlayer:
                 raise ArenaError(_task_failure(job, self.address, exc)) from None
             yield land(played, self.results_dir)
 
-    def _capacity(self) -> int:
-        # Worker threads now; workers come and go, and a table waits for one when none is left.
-        return max(1, sum(self._client.nthreads().values()))
+    def capacity(self) -> int:
+        """The tables the cluster plays at once now: its workers' threads (workers come and go, and a table waits
+        for one when none is left); ClusterLost if the scheduler is."""
+        with _talking(self.address):
+            return max(1, sum(self._client.nthreads().values()))
 
     def _shipped(self, job: TableJob) -> ShippedTable:
         # Bots with a working directory are submission folders: each travels once, as a parcel the cluster holds.
