@@ -84,6 +84,7 @@ class Hosting:
         self._closing = threading.Event()
         self._pages: OrderedDict[tuple[int, str, str | None], str] = OrderedDict()  # private game pages made
         self._pages_lock = threading.Lock()
+        self._first_links: dict[int, str | None] = {}  # a refused submission's link to its fault, once worked out
         self._history = LiveHistory()
         self._charts: OrderedDict[str, str] = OrderedDict()  # a chart's data's digest -> its drawing
         self._charts_lock = threading.Lock()
@@ -212,12 +213,18 @@ class Hosting:
     def first_game_link(self, submission: Submission) -> str | None:
         """Where the author of a submission refused for a fault in its first game reads it: that decision in the
         game's private replay; None where no such game is kept."""
-        found = self._first_game(submission)
-        if found is None:
+        if submission.status != Status.REFUSED:
             return None
-        fault = next((f for f in found.faults if f.participant == 0), None)
+        with self._pages_lock:  # a refusal is final: its game's link is worked out once, not at every poll
+            if submission.id in self._first_links:
+                return self._first_links[submission.id]
+        found = self._first_game(submission)
+        fault = None if found is None else next((f for f in found.faults if f.participant == 0), None)
         at = "" if fault is None or fault.decision is None else f"#step={fault.decision}&seat={fault.seat}"
-        return f"/me/submissions/{submission.id}/game{at}"
+        link = None if found is None else f"/me/submissions/{submission.id}/game{at}"
+        with self._pages_lock:
+            self._first_links[submission.id] = link
+        return link
 
     def first_game_replay(self, author: Author, sid: int) -> str | None:
         """The replay page of a refused submission's first game, with its bot's own stderr beside its decisions,

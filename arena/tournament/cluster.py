@@ -294,8 +294,8 @@ def first_game_shipped(entrant: Entrant, parcel: Parcel, game: str, options: dic
     """On a worker: the entrant's first game against the sample bots, in its folder's cached copy; why it failed
     (this worker's paths shown as the folder's on the coordinator), or "", and the record of a failed game."""
     sandbox.check()
-    with _cached([parcel]) as (path,), tempfile.TemporaryDirectory(prefix="arena-first-game-") as kept:
-        record = Path(kept) / "game.json"
+    with _cached([parcel]) as (path,), tempfile.TemporaryDirectory(prefix="arena-first-game-") as scratch:
+        record = Path(scratch) / "game.json"
         try:
             failed = first_game(replace(entrant, cwd=str(path)), game, options, clock, sandbox, record_to=record)
         except ArenaError as exc:
