@@ -10,6 +10,7 @@ import json
 import logging
 import shutil
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +41,7 @@ MAX_FAULTY_GAMES = 50  # of those, the games whose faults are listed
 BOARD_DIGITS = 4  # decimals of a served board's figures
 BOARD_CHART_BOTS = 8  # the leading bots the front page's chart draws
 CLOSE_WAIT = 30.0  # seconds a stop waits for the leaderboard's thread to end
+CHART_EVERY = 10.0  # seconds at least between two drawings of the front page's chart
 BOARD_LOOK = 1.0  # seconds between two looks for a change of the ranking
 MAX_SECRET = 200  # characters of a session id, sign-in code or token looked up (longer ones are none of them)
 GAME_PAGES = 64  # game pages kept made (a stored game never changes)
@@ -315,10 +317,13 @@ class Hosting:
 
     def _keep_board(self) -> None:
         drawn: Board | None = None
+        drawn_at = -CHART_EVERY
         while not self._closing.is_set():
             try:
-                if self._board is not drawn:
-                    drawn = self._board
+                # Drawn again as the ranking changes, but not after every game of a busy season: a drawing costs
+                # this process a tenth of a second or more.
+                if self._board is not drawn and time.monotonic() - drawn_at >= CHART_EVERY:
+                    drawn, drawn_at = self._board, time.monotonic()
                     self._board_chart = self._draw_board_chart(drawn[1] if drawn else [])
                 if self._closing.wait(BOARD_LOOK):
                     return
