@@ -123,6 +123,7 @@ class Season:
         self.pool: WorkerPool[TableJob, TableResult] | None = None  # the ladder's workers, kept from wave to wave
         self._ladder_store: Store | None = None  # the ladder thread's connection, kept from wave to wave
         self.recorded: int | None = None  # the season's games recorded, counted once and then kept
+        self.pace: dict[str, float] = {}  # each entrant's pace, which orders a wave's tables: kept from wave to wave
         self._player: ClusterPlayer | None = None  # with --cluster, once the scheduler has been reached
         self._connecting = threading.Lock()
         self._lost: str | None = None  # what was said of the cluster's loss, until it is reached again
@@ -355,7 +356,7 @@ class Season:
             self.pool = self.pool or WorkerPool(s.jobs, play_table)
         self.runner = runner = Runner(spec, store, s.results_dir, jobs=s.jobs, name=s.name, time_limit=WAVE_SECONDS,
                                       ladder=self.ladder, sweep=self.ladder.ratings is None, pool=self.pool,
-                                      recorded=self.recorded, player=player)
+                                      recorded=self.recorded, player=player, pace=self.pace)
         self.wave_began = time.monotonic()
         self.playing = tuple(e.name for e in entrants)
         try:

@@ -38,6 +38,8 @@ class StoredGame:
     cut_short: bool = False
     replay: str | None = None
     seconds: float = 0.0
+    # Each seat's wall seconds over its decisions, as played (not stored): how long its bot keeps a table going.
+    thought: tuple[float, ...] = ()
 
     @classmethod
     def from_record(cls, record: GameRecord, names: tuple[str, ...], directory: Path, results_dir: Path,
@@ -52,9 +54,12 @@ class StoredGame:
             path = str(replay)
         faults = tuple(StoredFault(f.seat, f.kind.value, f"{f.phase.value}: {f.detail}", f.decision, f.stderr)
                        for f in record.faults)
+        thought = [0.0] * len(record.seats)
+        for decision in record.decisions:
+            thought[decision.seat] += decision.time or 0.0
         return cls(first_seq + record.game_index, table, record.seed, tuple(names[s.participant] for s in record.seats),
                    "done", record.result.reason, tuple(record.result.scores), tuple(record.ranks),
-                   tuple(record.disqualified), faults, record.result.cut_short, path, seconds)
+                   tuple(record.disqualified), faults, record.result.cut_short, path, seconds, tuple(thought))
 
 
 @dataclass(frozen=True)

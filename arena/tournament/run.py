@@ -33,6 +33,9 @@ MATCH_FORMAT = "match"  # the format of a match's entry in the results store
 MAX_TRIES = 3  # times a table is tried on a fresh worker before it is stored as failed
 DEFAULT_LEVEL = "heuristic"  # the strongest sample bot that fills a table unless asked otherwise
 SAMPLE_VERSION = "sample"  # the version of the sample bots that fill a table
+# How far a game moves its bots' pace (a running mean of the seconds each took over its decisions of a game, which
+# orders a wave's tables).
+PACE_WEIGHT = 0.2
 SAMPLE_FAULT_SHARE = 0.5  # a sample bot that faults in more than this share of its games spoils a run
 
 
@@ -156,6 +159,8 @@ class Runner:
     # not once a wave), left running at the end of the run; None: the run starts its own and stops them.
     pool: WorkerPool[TableJob, TableResult] | None = None
     recorded: int | None = None  # the games the tournament has recorded, where the caller keeps count
+    # Each entrant's pace (seconds a game over its decisions, a running mean), kept by a long-lived caller across runs.
+    pace: dict[str, float] = field(default_factory=dict)
     _workers: WorkerPool[TableJob, TableResult] | None = field(default=None, init=False, repr=False)
     _begun: bool = field(default=False, init=False, repr=False)  # a table was started this run
     played: int = field(default=0, init=False)  # games (finished or failed) this run recorded
@@ -296,7 +301,7 @@ class Runner:
             # Only the wave's own positions: a set of every stored game would cost memory and time with each wave.
             done = self.store.done_seqs(tid, min((t.first_seq for t in wave), default=0),
                                         max((t.first_seq + t.games for t in wave), default=0))
-            self._play([t for t in wave if not set(t.seqs) <= done])
+            self._play(longest_first([t for t in wave if not set(t.seqs) <= done], self.pace))
 
     def _outcomes(self, first: int, below: int) -> list[GameOutcome]:
         return self.store.outcomes(self.tournament.id, first, below)
@@ -312,11 +317,18 @@ class Runner:
             self.store.record_games(self.tournament.id, list(result.games))
             leftovers.release_replays(self.results_dir, (game.replay for game in result.games))
             self.played += len(result.games)
+            self._timed(result.games)
             if self.ladder is not None:
                 # A season's board shows its ratings as its games come in, not only at a wave's end: a newcomer
                 # is never shown the prior beside the games it has played (rating this wave's games alone).
                 self.store.save_ratings(self.tournament.id, self.ladder.final(self.spec, self._outcomes))
             self._report(result)
+
+    def _timed(self, games: tuple[StoredGame, ...]) -> None:
+        for game in games:
+            for bot, seconds in zip(game.bots, game.thought):
+                known = self.pace.get(bot)
+                self.pace[bot] = seconds if known is None else known + PACE_WEIGHT * (seconds - known)
 
     def _results(self, tables: list[Table]) -> Iterator[TableResult]:
         """Results as tables finish; no new table starts once the time limit has passed."""
@@ -395,6 +407,14 @@ def check_spec(spec: TournamentSpec, time_limit: float | None = None) -> None:
         game.new_state(spec.seats, 0, spec.options)
     except GameError as exc:
         raise ConfigError(f"bad options for {game.name}: {exc}") from None
+
+
+def longest_first(tables: list[Table], pace: dict[str, float]) -> list[Table]:
+    """The tables in the order to start them: the likeliest longest first (by the sum of their bots' paces; a bot
+    not yet timed as the slowest), so that a long table started last does not hold the wave up while the other
+    workers wait for the next one."""
+    slowest = max(pace.values(), default=0.0)
+    return sorted(tables, key=lambda t: -sum(pace.get(bot, slowest) for bot in t.bots))
 
 
 def sample_opponents(game: str, count: int, taken: set[str], level: str = DEFAULT_LEVEL) -> list[Entrant]:
