@@ -340,8 +340,9 @@ def bench_season_cluster(workers: int, entrants: int, seconds: float, think: flo
     and first-played on the cluster), then count the ladder games stored in `seconds`."""
     with tempfile.TemporaryDirectory(prefix="arena-season-cluster-") as tmp:
         entries = Path(tmp) / "entries"
-        for i in range(entrants):
-            _house_folder(entries / f"r{i:03d}", think)
+        houses = {f"r{i:03d}" for i in range(entrants)}
+        for house in houses:
+            _house_folder(entries / house, think)
         results = Path(tmp) / "results"
         log = Path(tmp) / "serve.log"
         with log.open("w") as err:
@@ -354,11 +355,14 @@ def bench_season_cluster(workers: int, entrants: int, seconds: float, think: flo
             if not (run.stdout.readline() if run.stdout else "").startswith("serving on"):
                 raise RuntimeError(f"arena serve did not start: {log.read_text(errors='replace')[-2000:]}")
             db = results / "arena.sqlite"
-            while counted(db, Store.admitted_count) < entrants:
+            # Counted from the first wave that seats every entrant: the wave under way at the last admission was
+            # drawn without some of them (the sample bots alone, at first), and its games are not the season's.
+            while counted(db, _on_the_ladder(houses)) < entrants:
                 if run.poll() is not None:
                     raise RuntimeError(f"arena serve stopped: {log.read_text(errors='replace')[-2000:]}")
-                time.sleep(0.5)
-            progress(f"{workers} worker(s): {entrants} entrants admitted; counting games for {seconds:g} s")
+                time.sleep(0.2)
+            progress(f"{workers} worker(s): {entrants} entrants admitted and on the ladder; counting games for "
+                     f"{seconds:g} s")
             start, before = time.perf_counter(), counted(db, _ladder_games)
             time.sleep(seconds)
             games, took = counted(db, _ladder_games) - before, time.perf_counter() - start
@@ -381,6 +385,15 @@ def _house_folder(folder: Path, think: float) -> None:
         command = [sys.executable, "bot.py"]
     (folder / "manifest.toml").write_text(f'name = "{folder.name}"\nversion = "1"\ncommand = {json.dumps(command)}\n',
                                           encoding="utf-8")
+
+
+def _on_the_ladder(houses: set[str]) -> Callable[[Store], int]:
+    """A count of these house bots playing on the served ladder now: its roster is written as a wave starts."""
+    def count(store: Store) -> int:
+        found = [t.id for t in store.tournaments() if t.name == SERVE_LADDER]
+        roster = store.roster(found[0]) if found else []
+        return sum(1 for _, name, _, retired in roster if not retired and name in houses)
+    return count
 
 
 def _ladder_games(store: Store) -> int:
