@@ -53,6 +53,7 @@ def faults(db: Path, kind: str) -> int:
 
 
 @pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.slow
 def test_a_bot_reads_no_other_submission_no_store_no_competition_file_no_home_and_no_checkout(
         level: str, tmp_path: Path) -> None:
     subs = tmp_path / "subs"
@@ -81,6 +82,7 @@ def test_a_bot_reads_no_other_submission_no_store_no_competition_file_no_home_an
     (["python3", "{victim}/threat_bot.py", "steal"], "is an absolute path outside the folder"),
     (["python3", "link.py", "steal"], "is a symbolic link that leaves the folder"),
 ], ids=["dotdot", "absolute", "symlink"])
+@pytest.mark.slow
 def test_a_manifest_that_runs_code_outside_its_folder_is_refused_at_admission(command: list[str], why: str,
                                                                                tmp_path: Path) -> None:
     subs = tmp_path / "subs"
@@ -110,6 +112,7 @@ def test_a_bot_that_fills_its_disk_is_stopped_with_a_disk_fault(level: str, tmp_
 
 
 @pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.slow
 def test_a_build_writes_only_its_own_folder_sees_none_of_the_arenas_environment_and_has_no_network(
         level: str, tmp_path: Path) -> None:
     subs = tmp_path / "subs"
@@ -134,6 +137,7 @@ def test_a_build_writes_only_its_own_folder_sees_none_of_the_arenas_environment_
 
 
 @pytest.mark.skipif(not BWRAP, reason=f"bubblewrap: {bwrap_problem()}")
+@pytest.mark.slow
 def test_build_network_opens_the_network_to_builds(tmp_path: Path) -> None:
     listener = Listener()
     script = f"python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {listener.port}), 2)'"
@@ -148,6 +152,7 @@ def test_build_network_opens_the_network_to_builds(tmp_path: Path) -> None:
     assert "not admitted" not in run.stderr and listener.accepted > 0
 
 
+@pytest.mark.slow
 def test_submissions_run_below_isolation_only_at_a_level_named_explicitly(tmp_path: Path) -> None:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()

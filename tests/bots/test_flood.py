@@ -49,6 +49,7 @@ def rss(pid: int) -> int:
     pytest.param("oversized", 0, 16 * MIB, "timeout", marks=pytest.mark.slow,  # over the transport's cap: the
                  id="oversized-16MiB"),  # connection drops, the answer never comes
 ])
+@pytest.mark.slow
 def test_a_flooding_bot_cannot_fill_the_arenas_memory(mode: str, count: int, size: int, fault: str,
                                                      tmp_path: Path) -> None:
     marker = f"marker-{uuid.uuid4().hex}"

@@ -111,8 +111,10 @@ class Listener:
 
 
 @pytest.mark.parametrize("level", LEVELS)
-@pytest.mark.parametrize("modes", [("memory", "fork_bomb", "open_files"), ("cpu_spin", "disk_fill", "spread_memory"),
-                                   ("daemon_spin",)], ids="+".join)
+# The quick run stops one bot over each of three limits; the other limits are slow tests.
+@pytest.mark.parametrize("modes", [("memory", "fork_bomb", "open_files"),
+                                   pytest.param(("cpu_spin", "disk_fill", "spread_memory"), marks=pytest.mark.slow),
+                                   pytest.param(("daemon_spin",), marks=pytest.mark.slow)], ids="+".join)
 def test_a_bot_over_a_limit_is_stopped_with_that_fault(modes: tuple[str, ...], level: str, tmp_path: Path) -> None:
     if level == "none" and "daemon_spin" in modes:
         pytest.skip("without limits the daemon would spin its 40 s: the daemon test covers none")
@@ -179,6 +181,7 @@ def test_only_isolation_keeps_a_bot_from_answering_for_the_others(level: str, tm
 
 @pytest.mark.parametrize("tmpdir", ["default", "elsewhere"])
 @pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.slow
 def test_only_isolation_hides_the_other_bots_homes(level: str, tmpdir: str, tmp_path: Path) -> None:
     env = {}
     if tmpdir == "elsewhere":
@@ -211,6 +214,7 @@ def test_only_isolation_keeps_a_bot_out_of_the_results(level: str, tmp_path: Pat
 
 
 @pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.slow
 def test_only_isolation_hides_the_other_entrants_folders(level: str, tmp_path: Path) -> None:
     marker = new_marker()
     for name, other in (("a", "b"), ("b", "a")):

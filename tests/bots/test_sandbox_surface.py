@@ -65,6 +65,7 @@ def owner_only_files() -> list[str]:
 
 
 @pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.slow
 def test_only_isolation_hides_the_runtimes_owner_only_files(level: str, tmp_path: Path) -> None:
     targets = owner_only_files()
     if not targets:

@@ -71,6 +71,7 @@ LEVELS = sandbox_levels()
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to find the bots")
 @pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.slow
 def test_a_sigkill_while_bots_start_leaves_no_bot(level: str, tmp_path: Path) -> None:
     for attempt in range(3 if level == "auto" else 1):
         assert kill_while_bots_start(level, tmp_path / str(attempt)) == []

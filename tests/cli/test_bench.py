@@ -35,6 +35,7 @@ def test_bench_protocol_reports_round_trips_and_games_per_second() -> None:
     assert abs(float(row[10].rstrip("%")) - 100 * subprocess_bots / socket_bound) <= 2  # the share, of rounded figures
 
 
+@pytest.mark.slow
 def test_bench_sandbox_reports_start_up_and_round_trip_per_level() -> None:
     r = run("bench", "--game", "bali-2017", "--count", "2", "--sandbox", "--starts", "1", "--round-trips", "50")
     assert r.exit_code == 0, r.output

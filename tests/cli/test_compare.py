@@ -36,6 +36,7 @@ def compare(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return arena("compare", *args, cwd=cwd, timeout=600)
 
 
+@pytest.mark.slow
 def test_a_bot_that_crashes_every_game_is_named_in_the_report_not_taken_for_a_draw(tmp_path: Path) -> None:
     crash = f"crash={sys.executable} -c 'import sys; sys.exit(3)'"
     run = compare(crash, f"r={RANDOM}", "--game", "bali-2017", "--games", "4", "--jobs", "1", cwd=tmp_path)
@@ -47,6 +48,7 @@ def test_a_bot_that_crashes_every_game_is_named_in_the_report_not_taken_for_a_dr
     assert json.loads(as_json.stdout)["fault_rates"] == {"crash": 1.0, "r": 0.0}
 
 
+@pytest.mark.slow
 def test_a_fixed_comparison_reports_pairs_and_its_games_can_be_shown(tmp_path: Path) -> None:
     run = compare(f"h={HEURISTIC}", f"r={RANDOM}", "--game", "bali-2017", "--games", "16", "--jobs", "1",
                   "--json", cwd=tmp_path)
@@ -140,6 +142,7 @@ def test_at_the_defaults_the_heuristic_bot_is_declared_better_within_80_pairs(tm
     assert lines[-1].group(6) == "better" and int(lines[-1].group(1)) == report["pairs"]
 
 
+@pytest.mark.slow
 def test_o_names_an_opponent_and_click_warns_of_nothing(tmp_path: Path) -> None:
     run = compare(f"a={RANDOM}", f"b={RANDOM}", "--game", "bali-2017", "-o", f"opp={HEURISTIC}", "--games", "2",
                   "--jobs", "1", "--json", cwd=tmp_path)
@@ -175,6 +178,7 @@ def test_each_progress_line_is_printed_once_and_names_the_estimate_and_verdict_s
         (["--elo1", "50"], "classic", 50.0), (["--test", "classic"], "classic", 5.0),
         (["--test", "mixture", "--elo1", "10"], "mixture", 10.0)]),
 ])
+@pytest.mark.slow
 def test_the_test_is_the_mixture_unless_elo0_or_elo1_or_test_say_otherwise(tmp_path: Path, args: list[str],
                                                                            test: str, elo1: float) -> None:
     run = compare(f"a={RANDOM}", f"b={RANDOM}", "--game", "bali-2017", "--max-games", "2", "--jobs", "1", "--json",

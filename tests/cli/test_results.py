@@ -16,6 +16,7 @@ from arena.cli import main
 from tests.helpers import arena, bots, ratings
 
 
+@pytest.mark.slow
 def test_csv_and_json_leaderboards_parse_and_agree_with_the_store(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     assert arena("tournament", "bali-2017", *bots(3), "--jobs", "1", cwd=tmp_path).returncode == 0

@@ -69,6 +69,7 @@ def seeds_listed(cwd: Path, results: str = "results") -> list[str]:
 
 
 @pytest.mark.parametrize("level", sandbox_levels())
+@pytest.mark.slow
 def test_with_a_public_seed_the_thief_predicts_every_deal_and_the_run_says_it_is_public(level: str,
                                                                                        tmp_path: Path) -> None:
     tournament(tmp_path, "--seed", "0", "--sandbox", level)
@@ -83,6 +84,7 @@ def test_with_a_public_seed_the_thief_predicts_every_deal_and_the_run_says_it_is
 
 
 @pytest.mark.parametrize("level", sandbox_levels())
+@pytest.mark.slow
 def test_at_the_default_the_thief_predicts_nothing_and_no_file_holds_the_secret(level: str, tmp_path: Path) -> None:
     tournament(tmp_path, "--sandbox", level)
     games = predictions(tmp_path / "results")

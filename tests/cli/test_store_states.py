@@ -62,6 +62,7 @@ def test_every_reading_command_works_on_every_store_state(stores: dict[str, Path
         assert (tmp_path / "site" / "index.html").is_file()
 
 
+@pytest.mark.slow
 def test_the_id_validate_prints_gives_a_leaderboard_and_a_site(tmp_path: Path) -> None:
     done = arena("validate", RANDOM, "--game", "bali-2017", *SHORT, cwd=tmp_path)
     assert done.returncode == 0, done.stderr

@@ -28,6 +28,7 @@ from tests.helpers import (
 )
 
 
+@pytest.mark.slow
 def test_round_robin_stores_every_game_and_prints_the_leaderboard(tmp_path: Path) -> None:
     r = arena("tournament", "bali-2017", *bots(4), "--seats", "3", "--jobs", "1", "--timeout", "5",
               cwd=tmp_path)
@@ -159,6 +160,7 @@ def test_round_robin_of_the_sample_bots_ranks_the_heuristic_bot_above_the_random
     assert board["ranking"][0]["games"] == 18 and board["ranking"][0]["fault_rate"] == 0
 
 
+@pytest.mark.slow
 def test_gauntlet_fills_the_table_with_the_sample_bots(tmp_path: Path) -> None:
     r = arena("tournament", "bali-2017", f"mine={RANDOM}", "--format", "gauntlet", "--seats", "4", "--rounds", "1",
               "--jobs", "1", cwd=tmp_path)
@@ -183,6 +185,7 @@ def test_a_lone_gauntlet_challenger_fills_the_largest_table_and_plays_enough_gam
     assert "play 32 games" in arena("tournament", "--help", cwd=tmp_path).stdout.replace("\n", " ").replace("  ", " ")
 
 
+@pytest.mark.slow
 def test_sigterm_stops_a_parallel_tournament_and_every_worker_and_bot_with_it(tmp_path: Path) -> None:
     marker = f"marker-{uuid.uuid4().hex}"
     # A slow but correct bot: a table takes minutes, so only stopping the workers ends the tournament in time.

@@ -43,6 +43,7 @@ def test_a_name_that_matches_nothing_lists_the_tournaments_there(tmp_path: Path)
         assert "Traceback" not in r.stderr
 
 
+@pytest.mark.slow
 def test_rerate_prints_a_table_ranked_like_the_leaderboard(tmp_path: Path) -> None:
     assert arena("tournament", "bali-2017", *bots(3), "--jobs", "1", "--name", "cup", cwd=tmp_path).returncode == 0
     r = arena("rerate", cwd=tmp_path)
@@ -57,6 +58,7 @@ def test_rerate_prints_a_table_ranked_like_the_leaderboard(tmp_path: Path) -> No
     assert "{" not in r.stdout
 
 
+@pytest.mark.slow
 def test_show_prints_each_faults_stderr_tail(tmp_path: Path) -> None:
     r = arena("tournament", "bali-2017", f"bad={FAULTY} die_mid_game", *bots(2), "--jobs", "1", "--name", "cup",
               "--timeout", "2", cwd=tmp_path)

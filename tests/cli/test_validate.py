@@ -71,6 +71,7 @@ CHARGED = (r"\(charged (?P<charged>[\d.]+) s: wall [\d.]+ s less [\d.]+ s waitin
            r"charged (?P=charged) s of its 0\.5 s limit")
 
 
+@pytest.mark.slow
 def test_a_slow_bot_is_told_how_long_it_took_against_its_limit_and_how_to_raise_it(tmp_path: Path) -> None:
     r = run("validate", str(faulty("think")), "--game", "bali-2017", "--games", "1", "--players", "3",
             "--results", str(tmp_path), *FAST)
@@ -82,6 +83,7 @@ def test_a_slow_bot_is_told_how_long_it_took_against_its_limit_and_how_to_raise_
     assert "request" not in first  # the arena's request ids are no numbering the bot author knows
 
 
+@pytest.mark.slow
 def test_a_sleeping_bot_is_charged_its_sleep_and_times_out_at_its_limit(tmp_path: Path) -> None:
     r = run("validate", str(faulty("sleep")), "--game", "bali-2017", "--games", "1", "--players", "3",
             "--results", str(tmp_path), *FAST)

@@ -16,6 +16,7 @@ from arena.tournament import worker
 MANIFEST = 'name = "slow"\nversion = "1"\ncommand = "python3 bot.py"\nbuild = "python3 build.py"\n'
 
 
+@pytest.mark.slow
 def test_a_build_longer_than_the_pools_stall_slack_is_not_taken_for_a_stuck_worker(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # The coordinator takes a worker that shows no progress for STALL_SLACK for stuck; a build asks no bot anything,

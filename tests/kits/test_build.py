@@ -28,6 +28,7 @@ def new_kit(tmp_path: Path, language: Language, name: str = "mybot") -> Path:
     return tmp_path / name
 
 
+@pytest.mark.slow
 def test_a_folder_is_built_before_its_first_game_and_again_only_when_its_files_change(tmp_path: Path) -> None:
     need(Language.PYTHON)
     folder = new_kit(tmp_path, Language.PYTHON)
@@ -95,6 +96,7 @@ def test_the_digest_leaves_out_build_outputs_and_logs(tmp_path: Path) -> None:
     assert folder_digest(tmp_path) != edited
 
 
+@pytest.mark.slow
 def test_match_and_tournament_take_a_submission_folder(tmp_path: Path) -> None:
     need(Language.PYTHON)
     new_kit(tmp_path, Language.PYTHON)

@@ -17,8 +17,9 @@ GAMES = {"bali-2001": ("--players", "3"), "bali-2017": ("--players", "2")}
 
 
 # Languages vary fastest: parallel test workers then build different kits at once, not wait for the same one.
-@pytest.mark.parametrize("language", list(Language), ids=[lang.value for lang in Language])
-# Every kit in the short game in the quick run; the long game's validation (over 1,000 decisions) is a slow test.
+# The Python kit in the short game in the quick run; the compiled kits (seconds of building and starting each) and
+# the long game's validation (over 1,000 decisions) are slow tests.
+@pytest.mark.parametrize("language", quick_run(list(Language), {Language.PYTHON}, lambda lang: lang.value))
 @pytest.mark.parametrize("game", quick_run(sorted(GAMES), {"bali-2017"}, str))
 def test_kit_passes_validate(language: Language, game: str, kit: Callable[[Language], Path],
                              tmp_path: Path) -> None:
@@ -33,7 +34,9 @@ def test_kit_passes_validate(language: Language, game: str, kit: Callable[[Langu
     assert not list((tmp_path / "results").glob("matches/*/logs/*-build.log"))
 
 
-@pytest.mark.parametrize("language", list(Language), ids=[lang.value for lang in Language])
+# node's start-up makes the JavaScript kit's case a slow test.
+@pytest.mark.parametrize("language", quick_run(list(Language), set(Language) - {Language.JAVASCRIPT},
+                                               lambda lang: lang.value))
 def test_a_new_kit_is_named_after_its_folder_with_a_strategy_function_that_reads_the_view(
         language: Language, tmp_path: Path) -> None:
     made = arena("new", "my-bot.2", "--lang", language.value, cwd=tmp_path)

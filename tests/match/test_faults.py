@@ -54,7 +54,8 @@ def assert_disqualified_and_last(record: GameRecord, kind: FaultKind, phase: Pha
 
 # Faults are the arena's, not a game's: every mode in the short game in the quick run, in both with slow tests.
 @pytest.mark.parametrize("game", quick_run(available(), {"bali-2017"}))
-@pytest.mark.parametrize("mode", FAULTY)
+# The modes that take seconds (a timeout waited out, a flood read) are slow tests; the quick run has the others.
+@pytest.mark.parametrize("mode", quick_run(FAULTY, set(FAULTY) - {"sleep", "think", "silent", "flood"}))
 def test_a_faulty_bot_is_disqualified_and_the_match_finishes(mode: str, game: str, tmp_path: Path,
                                                              spawned: Spawned) -> None:
     kind, phase = FAULTY[mode]
@@ -81,6 +82,7 @@ def test_a_crash_is_recorded_with_the_bots_last_words_and_the_bot_restarts(tmp_p
     spawned.assert_all_gone()
 
 
+@pytest.mark.slow
 def test_a_flood_of_output_is_capped_in_the_log(tmp_path: Path, spawned: Spawned) -> None:
     result = play(tmp_path, "bali-2001", [faulty("flood"), RANDOM, RANDOM], log_cap=LOG_CAP)
     log = next((result.directory / "logs").glob("p0-*.stdout.log"))
@@ -89,6 +91,7 @@ def test_a_flood_of_output_is_capped_in_the_log(tmp_path: Path, spawned: Spawned
     spawned.assert_all_gone()
 
 
+@pytest.mark.slow
 def test_a_hanging_bot_is_restarted_for_the_next_game(tmp_path: Path, spawned: Spawned) -> None:
     silent = faulty("silent")
     result = play(tmp_path, "bali-2001", [silent, RANDOM, RANDOM], games=2,

@@ -69,6 +69,7 @@ def test_tcp_transport(tmp_path: Path, spawned: Spawned) -> None:
 
 
 @pytest.mark.parametrize("seed", [11, SecretSeed("5e" * 32)], ids=["public", "secret"])
+@pytest.mark.slow
 def test_seats_rotate_and_seeding_replays_identically(seed: Seed, tmp_path: Path, spawned: Spawned) -> None:
     bots = [RANDOM, PLAIN, RANDOM_MODULE]
     first = play(tmp_path / "a", "bali-2001", bots, games=3, seed=seed)
@@ -84,6 +85,7 @@ def test_seats_rotate_and_seeding_replays_identically(seed: Seed, tmp_path: Path
     spawned.assert_all_gone()
 
 
+@pytest.mark.slow
 def test_duplicate_deals_give_every_rotation_the_same_deal(tmp_path: Path) -> None:
     result = play(tmp_path, "bali-2001", [RANDOM, RANDOM, RANDOM], games=4, seed=3, duplicate=True)
     assert [r.seed for r in result.records[:3]] == [derive_seed(3, "deal", 0)] * 3

@@ -67,6 +67,7 @@ def test_a_new_game_answered_within_the_allowance_is_charged_nothing(tmp_path: P
     assert not record.faults and resimulate(record).reproduces
 
 
+@pytest.mark.slow
 def test_a_new_game_stalled_under_the_init_timeout_costs_its_game_clock_the_time_beyond_the_allowance(
         tmp_path: Path) -> None:
     record, _ = _one_game(tmp_path, game_clock=20.0)
@@ -91,6 +92,7 @@ def test_a_new_game_stalled_under_the_init_timeout_costs_its_game_clock_the_time
     assert all(s.new_game_time is None and s.new_game_charged == 0.0 for s in old.seats)
 
 
+@pytest.mark.slow
 def test_a_new_game_stall_that_runs_the_game_clock_out_is_a_clock_fault_and_the_seat_is_asked_nothing(
         tmp_path: Path) -> None:
     # 1 s of game clock: the arena gives up 2 s into the 3 s stall, and even an arena held up past the stall's end

@@ -14,6 +14,7 @@ import pytest
 
 from arena.errors import MAX_DETAIL, FaultKind, ProtocolError, bounded
 from arena.match.record import GameRecord, Phase, load_record
+from tests.helpers import quick_run
 
 ROOT = Path(__file__).resolve().parents[2]
 POISON_BOT = ROOT / "tests" / "bot_programs" / "poison_bot.py"
@@ -80,7 +81,7 @@ def check_run(run: subprocess.CompletedProcess[str], code: int) -> None:
 BOT_WRITES = ("--sandbox", "rlimit")
 
 
-@pytest.mark.parametrize("step", ["ready", "decide"])
+@pytest.mark.parametrize("step", quick_run(["ready", "decide"], {"decide"}))
 def test_poisoned_replies_are_malformed_faults_in_a_match(step: str, tmp_path: Path) -> None:
     poisons = list(SAYS)
     state = tmp_path / "pids"

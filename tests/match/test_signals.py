@@ -109,6 +109,7 @@ def test_a_ctrl_c_while_the_watchdog_starts_its_thread_leaves_a_watchdog_that_cl
     again.close()
 
 
+@pytest.mark.slow
 def test_a_decision_stalled_by_stopping_the_arena_is_a_timeout(tmp_path: Path) -> None:
     marker = f"marker-{uuid.uuid4().hex}"
     rand = f"{sys.executable} sample_bots/random_bot.py {marker}"

@@ -20,6 +20,7 @@ from arena.match.record import GameRecord
 from arena.match.replay import seat_messages
 from arena.match.wire import effective_options
 from protocol import TimeControl, encode
+from tests.helpers import quick_run
 from tests.match.conftest import FAST, Spawned, play
 
 RECORDER = BotCommand((sys.executable, str(Path(__file__).parents[1] / "bot_programs" / "recording_bot.py")))
@@ -82,7 +83,7 @@ def check_game(record: GameRecord, received: dict[tuple[int, int], list[dict[str
     pytest.param(FAST, id="plain"),
     pytest.param(TimeControl(timeout=0.5, init=20.0, bank=2.0, increment=0.01), marks=pytest.mark.slow, id="time-bank"),
 ])
-@pytest.mark.parametrize("game", available())
+@pytest.mark.parametrize("game", quick_run(available(), {"bali-2017"}))  # the long game: slow
 def test_each_seat_is_sent_exactly_its_view_and_its_events(game: str, time: TimeControl, tmp_path: Path,
                                                           spawned: Spawned, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = tmp_path / "received"

@@ -101,6 +101,7 @@ def _probs(elo: float, draws: float) -> tuple[float, float, float]:
     return (score - draws / 2, draws, 1 - score - draws / 2)
 
 
+@pytest.mark.slow
 def test_the_95_percent_interval_covers_the_true_difference_about_95_percent_of_the_time() -> None:
     rng = np.random.default_rng(11)
     probs = _probs(40, 0.2)

@@ -47,6 +47,7 @@ def site(results: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_the_site_has_an_index_a_leaderboard_and_a_page_per_bot(site: Path) -> None:
     index = (site / "index.html").read_text()
     assert 'href="cup/index.html"' in index and "Test cup" in index
@@ -82,6 +83,7 @@ def test_republishing_unchanged_rewrites_nothing(results: Path, site: Path, tmp_
                       if p.is_file()}
 
 
+@pytest.mark.slow
 def test_a_new_tournament_adds_pages_and_leaves_the_others_alone(results: Path, site: Path, tmp_path: Path) -> None:
     copy = tmp_path / "results"
     shutil.copytree(results, copy)
@@ -120,6 +122,7 @@ def test_arena_leaderboard_html_writes_that_page(results: Path, tmp_path: Path) 
     assert 'name="viewport"' in page and "round-robin" in page and page.count('<tr data-bot="') == 3
 
 
+@pytest.mark.slow
 def test_arena_publish_writes_the_site_with_a_replay_page_per_game(results: Path, tmp_path: Path) -> None:
     out = tmp_path / "site"
     done = subprocess.run([sys.executable, "-m", "arena", "publish", "-o", str(out), "--results", str(results),
@@ -184,6 +187,7 @@ def test_page_names_are_one_to_one(names: tuple[str, ...]) -> None:
         page.startswith(".") for page in pages)
 
 
+@pytest.mark.slow
 def test_two_entrants_whose_names_once_shared_a_page_get_a_page_each(tmp_path: Path) -> None:
     bot = f"{sys.executable} -m sample_bots.random_bot"
     run = subprocess.run([sys.executable, "-m", "arena", "tournament", "bali-2017", f"dotbot={bot}", f"dotbot.={bot}",

@@ -49,6 +49,7 @@ def _fits(browser: Any) -> bool:
         "return document.documentElement.scrollWidth <= document.documentElement.clientWidth")
 
 
+@pytest.mark.slow
 def test_the_leaderboard_shows_the_stores_ranking(site: tuple[Path, Path], browser: Any) -> None:
     out, results = site
     _open(browser, out / "cup" / "index.html")
@@ -68,6 +69,7 @@ def test_every_page_fits_a_phone(site: tuple[Path, Path], browser: Any, page: st
     screenshot(browser, "site-" + re.sub(r"[^a-z]+", "-", page.removesuffix(".html")) + "-phone")
 
 
+@pytest.mark.slow
 def test_links_lead_from_the_index_to_a_bot_and_a_game(site: tuple[Path, Path], browser: Any) -> None:
     _open(browser, site[0] / "index.html")
     browser.find_element("link text", "cup").click()

@@ -100,8 +100,8 @@ def test_the_batch_match_quality_is_the_librarys(seats: int) -> None:
 
 
 @pytest.mark.parametrize("game, bots, seats, wave, games", [
-    ("bali-2001", 40, 4, 4, 4000), ("bali-2001", 9, 3, 2, 900), ("bali-2017", 12, 2, 6, 600),
-    ("bali-2001", 5, 4, 3, 400),
+    pytest.param("bali-2001", 40, 4, 4, 4000, marks=pytest.mark.slow),  # 4,000 games drawn: slow
+    ("bali-2001", 9, 3, 2, 900), ("bali-2017", 12, 2, 6, 600), ("bali-2001", 5, 4, 3, 400),
 ])
 def test_a_ladder_table_is_one_game_and_every_bots_seats_stay_within_two_games_of_each_other(
         game: str, bots: int, seats: int, wave: int, games: int) -> None:

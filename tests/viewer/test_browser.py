@@ -83,7 +83,7 @@ def position(driver: Any) -> dict[str, Any]:
     return driver.execute_script("return arenaViewer.position()")
 
 
-@pytest.mark.parametrize("name", PAGE_NAMES)
+@pytest.mark.parametrize("name", quick_run(PAGE_NAMES, set(PAGE_NAMES) - {"bali-2001-referee"}))
 def test_a_page_runs_without_errors_or_requests(chromium: Any, pages: dict[str, Page], name: str) -> None:
     page = pages[name]
     set_viewport(chromium, DESKTOP)
@@ -170,6 +170,7 @@ PLAYED = """
     })();"""
 
 
+@pytest.mark.slow
 def test_playback_speeds_are_kept_in_the_link_and_32x_plays_at_least_20_decisions_a_second(
         chromium: Any, pages: dict[str, Page]) -> None:
     """Playback keeps to the page's clock, so the rate is measured there: the time the step took to advance by a
@@ -221,6 +222,7 @@ def chatty(tmp_path_factory: pytest.TempPathFactory) -> tuple[GameRecord, Path, 
     return load_record(path), *pages
 
 
+@pytest.mark.slow
 def test_a_bots_stderr_shows_at_the_decision_it_was_written_for(chromium: Any,
                                                                 chatty: tuple[GameRecord, Path, Path]) -> None:
     from selenium.webdriver.common.by import By
@@ -258,6 +260,7 @@ def test_a_bots_stderr_shows_at_the_decision_it_was_written_for(chromium: Any,
     assert console_errors(chromium) == []
 
 
+@pytest.mark.slow
 def test_the_legend_explains_every_abbreviation_on_the_board(chromium: Any, pages: dict[str, Page]) -> None:
     from selenium.webdriver.common.by import By
 
@@ -304,7 +307,7 @@ def test_a_seat_page_holds_only_what_the_seat_was_sent(chromium: Any, pages: dic
         "return document.querySelectorAll('.seat-box')[arguments[0]].textContent", other)
 
 
-@pytest.mark.parametrize("name", ["bali-2001-referee", "bali-2017-referee"])
+@pytest.mark.parametrize("name", quick_run(["bali-2001-referee", "bali-2017-referee"], {"bali-2017-referee"}))
 def test_the_referee_page_replays_the_record_as_the_engine_played_it(chromium: Any, pages: dict[str, Page],
                                                                     name: str) -> None:
     page = pages[name]

@@ -55,6 +55,7 @@ def stored(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_show_writes_a_stored_games_page(stored: Path) -> None:
     done = run_arena("show", "2", "--html", "game2.html", "--seat", "0", cwd=stored)
     assert "replay page written to game2.html" in done.stderr

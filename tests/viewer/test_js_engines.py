@@ -30,6 +30,7 @@ def _check(games: int, tmp_path: Path) -> None:
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.slow
 def test_the_browser_engines_replay_games_as_the_python_engines_play_them(tmp_path: Path) -> None:
     _check(1, tmp_path)  # a game of each of the 16 configurations: the quick run's share
 
