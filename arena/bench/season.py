@@ -308,6 +308,7 @@ class ClusterSeason:
     games: int
     seconds: float
     load: tuple[float, float, float]  # the 1, 5 and 15 minute load averages at the window's end
+    page_p95: float  # ms: the 95th percentile of the public leaderboard's answers (its page and API) meanwhile
 
     @property
     def per_minute(self) -> float:
@@ -317,6 +318,7 @@ class ClusterSeason:
 
 # The same waves for 1 and 2 workers (16 tables, more than either chooses by itself), so that only the workers differ.
 CLUSTER_WAVE = 16
+BOARD_PAUSE = 0.5  # seconds between two readings of the public leaderboard while the season plays
 SERVE_LADDER = f"{REAL_GAME}-ladder"  # the ladder's name in the store: arena serve's default
 
 
@@ -352,7 +354,8 @@ def bench_season_cluster(workers: int, entrants: int, seconds: float, think: flo
                                     str(results), "--submissions", str(entries)], stdout=subprocess.PIPE, stderr=err,
                                    text=True)
         try:
-            if not (run.stdout.readline() if run.stdout else "").startswith("serving on"):
+            started = run.stdout.readline() if run.stdout else ""
+            if not started.startswith("serving on"):
                 raise RuntimeError(f"arena serve did not start: {log.read_text(errors='replace')[-2000:]}")
             db = results / "arena.sqlite"
             # Counted from the first wave that seats every entrant: the wave under way at the last admission was
@@ -364,9 +367,10 @@ def bench_season_cluster(workers: int, entrants: int, seconds: float, think: flo
             progress(f"{workers} worker(s): {entrants} entrants admitted and on the ladder; counting games for "
                      f"{seconds:g} s")
             start, before = time.perf_counter(), counted(db, _ladder_games)
-            time.sleep(seconds)
+            answers = _read_the_board(started.split()[-1], seconds)
             games, took = counted(db, _ladder_games) - before, time.perf_counter() - start
-            return ClusterSeason(workers, entrants, games, took, os.getloadavg())
+            return ClusterSeason(workers, entrants, games, took, os.getloadavg(),
+                                 float(np.percentile(answers, 95)) if answers else 0.0)
         finally:
             run.send_signal(signal.SIGINT)
             try:
@@ -374,6 +378,23 @@ def bench_season_cluster(workers: int, entrants: int, seconds: float, think: flo
             except subprocess.TimeoutExpired:
                 run.kill()
                 run.wait()
+
+
+def _read_the_board(url: str, seconds: float) -> list[float]:
+    """Read the public leaderboard, its page and its API, every BOARD_PAUSE for `seconds`, as a visitor does while
+    the season plays: each answer's milliseconds."""
+    import httpx
+
+    answers: list[float] = []
+    deadline = time.monotonic() + seconds
+    with httpx.Client(base_url=url, timeout=seconds) as client:
+        while time.monotonic() < deadline:
+            for path in ("/", "/api/leaderboard"):
+                start = time.perf_counter()
+                client.get(path).raise_for_status()
+                answers.append(1000 * (time.perf_counter() - start))
+            time.sleep(max(0.0, min(BOARD_PAUSE, deadline - time.monotonic())))  # a visitor's pace, not a flood
+    return answers
 
 
 def _house_folder(folder: Path, think: float) -> None:

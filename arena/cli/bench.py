@@ -246,9 +246,10 @@ def _cluster_season_table(entrants: int, seconds: float, think: float) -> str:
     rows = []
     for workers in (1, 2):
         r = bench_season_cluster(workers, entrants, seconds, think, progress=lambda line: click.echo(line, err=True))
-        rows.append((r.workers, r.entrants, r.games, f"{r.seconds:.0f}", f"{r.per_minute:.1f}",
+        rows.append((r.workers, r.entrants, r.games, f"{r.seconds:.0f}", f"{r.per_minute:.1f}", f"{r.page_p95:.1f}",
                      " ".join(f"{x:.2f}" for x in r.load)))
-    return tabulate(rows, headers=("workers", "entrants", "games", "seconds", "games/min", "load 1/5/15 min"))
+    return tabulate(rows, headers=("workers", "entrants", "games", "seconds", "games/min", "board p95 ms",
+                                   "load 1/5/15 min"))
 
 
 def _known_field_table(games: int, jobs: int) -> str:

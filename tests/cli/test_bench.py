@@ -145,3 +145,4 @@ def test_bench_season_cluster_counts_the_ladder_s_games_on_one_then_two_workers(
     rows = [line.split() for line in r.stdout.splitlines() if re.match(r"\s*[12]\s", line)]
     assert [row[0] for row in rows] == ["1", "2"] and all(row[1] == "4" for row in rows), r.stdout
     assert all(int(row[2]) >= 1 and float(row[4]) > 0 for row in rows), r.stdout
+    assert "board p95 ms" in r.stdout and all(float(row[5]) > 0 for row in rows), r.stdout  # the board was read
