@@ -31,6 +31,7 @@ def test_the_likeliest_longest_tables_start_first(pace: dict[str, float], tables
     assert [t.table for t in longest_first(drawn, pace)] == expected
 
 
+@pytest.mark.slow  # 16 real games
 def test_a_ladder_starts_the_tables_of_its_slow_bot_first_once_it_has_timed_it(tmp_path: Path) -> None:
     slow = f"slow={sys.executable} {PACER} sleep 0.05 6"  # 0.3 s a game more than the others
     r = arena("tournament", "bali-2017", slow, f"a={RANDOM}", f"b={RANDOM}", f"c={RANDOM}", "--format", "ladder",
