@@ -139,7 +139,8 @@ def test_bench_serve_season_times_the_waves_of_a_seeded_season(tmp_path: Path) -
 def test_bench_season_cluster_counts_the_ladder_s_games_on_one_then_two_workers(tmp_path: Path,
                                                                                 think: tuple[str, ...]) -> None:
     pytest.importorskip("distributed")
-    r = arena("bench", "--season-cluster", "4", "--entrants", "4", *think, cwd=tmp_path, timeout=180)
+    # Admissions, then the wave under way ends before the window opens: minutes beside busy processes.
+    r = arena("bench", "--season-cluster", "4", "--entrants", "4", *think, cwd=tmp_path, timeout=900)
     assert r.returncode == 0, r.stderr
     assert ("sleep 5 ms before each answer" in r.stderr) == bool(think), r.stderr
     rows = [line.split() for line in r.stdout.splitlines() if re.match(r"\s*[12]\s", line)]
