@@ -17,6 +17,7 @@ from arena.bots.sandbox.paths import (
     HIDDEN_SYSTEM,
     arena_packages,
     outermost,
+    within,
     own_folders,
     owner_only,
     runtime_roots,
@@ -56,7 +57,7 @@ def bwrap_options(cwd: str | None, private: Path, hidden: tuple[str, ...], argv:
     # temporary directory is covered only where a shown path holds it: the arena's sockets there are in
     # directories of their own, which no command names.
     temporary = Path(tempfile.gettempdir()).resolve()
-    named = [p for p in named if not any(p.is_relative_to(c) for c in covered if c != temporary)]
+    named = [p for p in named if not any(within(p, c) for c in covered if c != temporary)]
     shown = [*arena_packages(), *([folder] if cwd is not None else []), *named]
     args = [*filesystem(limits.disk, shown, covered, folder, reached=(private,))]
     if cwd is None:
@@ -92,7 +93,7 @@ def ancestors(paths: list[Path], bound: list[Path]) -> list[str]:
     args: list[str] = []
     for path in paths:
         for parent in reversed(path.parents):
-            if parent not in made and not any(parent.is_relative_to(b) for b in bound):
+            if parent not in made and not any(within(parent, b) for b in bound):
                 made.add(parent)
                 args += ["--perms", SEARCHABLE, "--dir", str(parent)]
     return args
@@ -122,8 +123,8 @@ def filesystem(disk: int, shown: list[Path], covered: tuple[Path, ...], own: Pat
             args += ["--ro-bind", "/dev/null", secret]
     # A directory that holds the bot's own cannot be covered (the bot would lose its own too); one inside a covered
     # one is covered with it (its read-only mount has no room for another).
-    kept = [path for path in sorted(hidden) if not (own is not None and own.is_relative_to(path))
-            and any(path.is_relative_to(b) for b in bound)]
+    kept = [path for path in sorted(hidden) if not (own is not None and within(own, path))
+            and any(within(path, b) for b in bound)]
     for path in outermost(kept):
         # Read-only, so that a covered folder is not a writable place outside the bot's disk quota.
         args += ["--tmpfs", str(path), "--remount-ro", str(path)] if path.is_dir() else \

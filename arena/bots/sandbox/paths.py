@@ -55,10 +55,18 @@ def owner_only() -> tuple[str, ...]:
     return tuple(found)
 
 
+def within(path: Path, folder: Path) -> bool:
+    """True if path is folder or lies inside it (path.is_relative_to(folder), both absolute or both relative),
+    by their parts: pathlib's own builds a path and catches an exception at every call, and a bot's start asks
+    this thousands of times."""
+    parts = folder.parts
+    return path.parts[:len(parts)] == parts
+
+
 def outermost(paths: list[Path]) -> list[Path]:
     """The paths that lie inside no other one of them: a path inside one already bound needs no binding of its
     own."""
-    return [p for p in paths if not any(p != q and p.is_relative_to(q) for q in paths)]
+    return [p for p in paths if not any(p != q and within(p, q) for q in paths)]
 
 
 @functools.cache
@@ -103,8 +111,8 @@ def _homes() -> set[Path]:
 def in_runtime(path: Path) -> bool:
     """True if path (resolved) lies in what every sandbox shows read-only: the system and its toolchains."""
     resolved = path.resolve()
-    return any(resolved.is_relative_to(root) for root in runtime_roots()) or any(
-        resolved.is_relative_to(Path(link).resolve()) for link, _ in system_links())
+    return any(within(resolved, root) for root in runtime_roots()) or any(
+        within(resolved, Path(link).resolve()) for link, _ in system_links())
 
 
 @functools.cache
@@ -146,36 +154,37 @@ def own_folders(cwd: Path, argv: tuple[str, ...]) -> list[Path]:
     named += [p.resolve() for p in (Path(a) for a in argv if a.startswith("/")) if p.exists()]
     # The arena's own files (its packages, the relay it runs a bot over tcp with) are shown alone.
     shipped = (*arena_packages(), Path(__file__).resolve().parents[2])
-    found = [p if any(p.is_relative_to(a) for a in shipped) else _project(p) for p in named]
-    environment = _interpreter_environment(cwd, argv[0]) if argv else None
+    homes = _homes()
+    found = [p if any(within(p, a) for a in shipped) else _project(p, homes) for p in named]
+    environment = _interpreter_environment(cwd, argv[0], homes) if argv else None
     return found + ([environment] if environment is not None else [])
 
 
-def _project(path: Path) -> Path:
+def _project(path: Path, homes: set[Path]) -> Path:
     """The folder a named script or package lives in: the nearest enclosing folder with a project marker, else
     its own; path itself where that folder is too broad to show."""
     resolved = path.resolve()
     start = resolved.parent
     for folder in (start, *start.parents):
-        if _too_broad(folder):
+        if _too_broad(folder, homes):
             break
         if any((folder / marker).exists() for marker in PROJECT_MARKERS):
             return folder
-    return resolved if _too_broad(start) else start
+    return resolved if _too_broad(start, homes) else start
 
 
-def _too_broad(folder: Path) -> bool:
-    return folder == Path("/") or folder.parent == Path("/") or folder in _homes() or \
+def _too_broad(folder: Path, homes: set[Path]) -> bool:
+    return folder == Path("/") or folder.parent == Path("/") or folder in homes or \
         folder == Path(tempfile.gettempdir()).resolve() or in_runtime(folder)
 
 
-def _interpreter_environment(cwd: Path, program: str) -> Path | None:
+def _interpreter_environment(cwd: Path, program: str, homes: set[Path]) -> Path | None:
     """The virtual environment (a folder with pyvenv.cfg) whose bin/ holds the program, if any and not broad."""
     where = cwd / program if os.sep in program else shutil.which(program)
     if where is None:
         return None
     home = Path(os.path.abspath(where)).parent.parent
-    if not (home / "pyvenv.cfg").is_file() or _too_broad(home.resolve()):
+    if not (home / "pyvenv.cfg").is_file() or _too_broad(home.resolve(), homes):
         return None
     return home.resolve()
 
@@ -189,7 +198,7 @@ def other_scripts(mine: tuple[str, ...], others: list[tuple[str, ...]]) -> tuple
     # The program (an interpreter, its path in a virtual environment) is no script; nor is the runtime.
     return tuple(str(p.resolve()) for argv in others for p in named_paths(cwd, argv[1:]) if p.is_file()
                  and p.resolve() not in own and not in_runtime(p)
-                 and not any(p.resolve().is_relative_to(a) for a in shipped))
+                 and not any(within(p.resolve(), a) for a in shipped))
 
 
 def hidden_script(cwd: Path, argv: tuple[str, ...], covered: tuple[Path, ...]) -> Path | None:
@@ -198,8 +207,8 @@ def hidden_script(cwd: Path, argv: tuple[str, ...], covered: tuple[Path, ...]) -
     places = [c.resolve() for c in covered if c.exists()]
     shipped = arena_packages()  # shown wherever they are: the sample bots run from the checkout, say
     for path in named_paths(cwd, argv):
-        if any(path.resolve().is_relative_to(c) for c in places) and \
-                not any(path.resolve().is_relative_to(a) for a in shipped):
+        if any(within(path.resolve(), c) for c in places) and \
+                not any(within(path.resolve(), a) for a in shipped):
             return path
     return None
 
