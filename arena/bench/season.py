@@ -368,7 +368,13 @@ def bench_season_cluster(workers: int, entrants: int, seconds: float, think: flo
             progress(f"{workers} worker(s): {entrants} entrants admitted and on the ladder; counting games for "
                      f"{seconds:g} s")
             start, before = time.perf_counter(), counted(db, _ladder_games)
-            answers = _read_the_board(started.split()[-1], seconds)
+
+            def stored() -> bool:
+                if run.poll() is not None:
+                    raise RuntimeError(f"arena serve stopped: {log.read_text(errors='replace')[-2000:]}")
+                return counted(db, _ladder_games) > before
+
+            answers = _read_the_board(started.split()[-1], seconds, stored)
             games, took = counted(db, _ladder_games) - before, time.perf_counter() - start
             return ClusterSeason(workers, entrants, games, took, os.getloadavg(),
                                  float(np.percentile(answers, 95)) if answers else 0.0)
@@ -381,20 +387,22 @@ def bench_season_cluster(workers: int, entrants: int, seconds: float, think: flo
                 run.wait()
 
 
-def _read_the_board(url: str, seconds: float) -> list[float]:
-    """Read the public leaderboard, its page and its API, every BOARD_PAUSE for `seconds`, as a visitor does while
-    the season plays: each answer's milliseconds."""
+def _read_the_board(url: str, seconds: float, stored: Callable[[], bool]) -> list[float]:
+    """Read the public leaderboard, its page and its API, every BOARD_PAUSE for `seconds` and until `stored()` says
+    a game was stored meanwhile (a short window on a loaded machine may close before any game ends, which would
+    make a rate of nothing), as a visitor does while the season plays: each answer's milliseconds."""
     import httpx
 
     answers: list[float] = []
     deadline = time.monotonic() + seconds
     with httpx.Client(base_url=url, timeout=BOARD_PATIENCE) as client:
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline or not stored():
             for path in ("/", "/api/leaderboard"):
                 start = time.perf_counter()
                 client.get(path).raise_for_status()
                 answers.append(1000 * (time.perf_counter() - start))
-            time.sleep(max(0.0, min(BOARD_PAUSE, deadline - time.monotonic())))  # a visitor's pace, not a flood
+            time.sleep(max(0.0, min(BOARD_PAUSE, deadline - time.monotonic())) if time.monotonic() < deadline
+                       else BOARD_PAUSE)  # a visitor's pace, not a flood
     return answers
 
 

@@ -82,7 +82,7 @@ from arena.match.local import bench_engine
 @click.option("--season-cluster", "cluster_seconds", type=click.FloatRange(min=1), default=None, metavar="SECONDS",
               help="Instead, run arena serve's season on a local Dask cluster of 1, then of 2 workers (bali-2017, 4 "
                    "seats, --entrants house folders of the random bot, sandbox none) and count the ladder's games "
-                   "over SECONDS once every entrant is admitted: games per minute.")
+                   "over SECONDS (and until one is stored) once every entrant is admitted: games per minute.")
 @click.option("--think", "think_ms", type=click.FloatRange(min=0, max=1000), default=0, show_default=True,
               metavar="MS", help="With --season-cluster: the house bots sleep MS milliseconds before each answer, "
               "as bots that think on machines of their own (costing this one no CPU meanwhile).")
