@@ -4,18 +4,21 @@
     and decoding a reply, as lean as Python gets;
 (b) the arena's own round trip for the same message with a trivial SDK bot (encode, lazy-pirate poll,
     checked decode on both sides, and the meter's looks at the bot's threads, as every decision of a game has),
-    and the same with the meter off, in the same rounds: the meter's share of (b);
+    and the same with the meter off, and with a bare bot that answers without the SDK (its messages unchecked, as
+    the raw echo server's), in the same rounds: the meter's share of (b), and the SDK's (the bot's side);
 (c) whole games per second with subprocess random bots, reusing processes and with fresh ones, against
     in-process random play and against the socket-bound rate (the engine's own time plus one raw round trip (a)
     per decision), with the share of it that subprocess play reaches;
 (d) per sandbox level, a bot's start-up (spawn to ready) and the round trip of (b); under bubblewrap also for a
     bot over tcp, through the relay inside its sandbox.
 
-Run as a module it is the raw echo server of (a): `python -m arena.bench.protocol ENDPOINT`.
+Run as a module it is the raw echo server of (a), `python -m arena.bench.protocol ENDPOINT`, or with `--bare` the
+bare bot (the endpoint from $ARENA_ENDPOINT, as the arena gives it).
 """
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 import statistics
@@ -29,7 +32,7 @@ from pathlib import Path
 import msgpack
 import zmq
 
-from arena.bots.process import BotProcess, Confinement, Transport, sample_bot
+from arena.bots.process import BotCommand, BotProcess, Confinement, Transport, sample_bot
 from arena.bots.sandbox import NO_SANDBOX, WALL_CEILING, Sandbox, supported_levels
 from arena.bots.sandbox.watchdog import Watchdog
 from arena.games import Game, State
@@ -37,9 +40,11 @@ from arena.match.local import bench_engine
 from arena.match.play import ARENA_NAME, MatchConfig, run_match
 from arena.match.wire import decide_request
 from protocol import Clock, Decide, NewGame, TimeControl, encode
+from protocol.sdk import ENDPOINT_ENV
 
 TRIVIAL_BOT = sample_bot("default_bot")
 RANDOM_BOT = sample_bot("random_bot")
+BARE_BOT = BotCommand((sys.executable, "-m", "arena.bench.protocol", "--bare"))
 _WARM_UP = 200
 _ROUNDS = 25
 RELAYED = "bwrap, tcp (relay)"  # the bench's label of a bot over tcp through its relay under bubblewrap
@@ -61,11 +66,17 @@ class ProtocolBench:
     fresh_gps: float
     decisions_per_game: float
     unmetered_us: float = 0.0  # (b) with the meter off: the wall clock alone times each decision
+    bare_us: float = 0.0  # (b) with the bare bot: the arena's side of the round trip and the raw bot's
 
     @property
     def meter_share(self) -> float:
         """The share of (b) that metering the decision costs."""
         return 1.0 - self.unmetered_us / self.arena_us
+
+    @property
+    def sdk_share(self) -> float:
+        """The share of (b) that the SDK costs the bot: (b) against the bare bot's."""
+        return 1.0 - self.bare_us / self.arena_us
 
     @property
     def ratio(self) -> float:
@@ -139,11 +150,11 @@ class ArenaPeer:
     """(b): the arena's channel and the trivial SDK bot, in a sandbox (none by default)."""
 
     def __init__(self, context: zmq.Context, workdir: Path, sandbox: Sandbox = NO_SANDBOX,
-                 watchdog: Watchdog | None = None, relayed: bool = False) -> None:
+                 watchdog: Watchdog | None = None, relayed: bool = False, command: BotCommand = TRIVIAL_BOT) -> None:
         private = Path(tempfile.mkdtemp(prefix="bot-", dir=workdir))
         (private / "home").mkdir()
         start = time.perf_counter()
-        self.bot = BotProcess(TRIVIAL_BOT, context, f"ipc://{private}/bot.sock", workdir / "trivial",
+        self.bot = BotProcess(command, context, f"ipc://{private}/bot.sock", workdir / "trivial",
                               confinement=Confinement(sandbox, private, masked=(workdir.parent,), watchdog=watchdog,
                                                       relayed=relayed))
         self.bot.handshake(ARENA_NAME, 10.0)
@@ -164,25 +175,29 @@ class ArenaPeer:
         self.bot.stop(1.0)
 
 
-def round_trip_pair(message: Decide, count: int, workdir: Path, rounds: int = _ROUNDS) -> tuple[float, float, float]:
-    """Mean microseconds per round trip of (a), (b) and (b) with the meter off: the best of several alternating
-    rounds, so that other load on the machine disturbs all alike and as little as possible."""
+def round_trip_pair(message: Decide, count: int, workdir: Path,
+                    rounds: int = _ROUNDS) -> tuple[float, float, float, float]:
+    """Mean microseconds per round trip of (a), (b), (b) with the meter off and (b) with the bare bot: the best of
+    several alternating rounds, so that other load on the machine disturbs all alike and as little as possible."""
     context = zmq.Context()
     raw, arena = RawPeer(context, workdir), ArenaPeer(context, workdir)
+    bare = ArenaPeer(context, workdir, command=BARE_BOT)
     try:
         per_round = max(1, count // rounds)
         raw.round_trips(message, _WARM_UP)
         arena.round_trips(message, _WARM_UP)
-        raw_times, arena_times, unmetered_times = [], [], []
+        bare.round_trips(message, _WARM_UP)
+        times: tuple[list[float], ...] = ([], [], [], [])
         for _ in range(rounds):
-            raw_times.append(raw.round_trips(message, per_round))
-            arena_times.append(arena.round_trips(message, per_round))
-            unmetered_times.append(arena.round_trips(message, per_round, metered=False))
-        return tuple(min(times) / per_round * 1e6  # type: ignore[return-value]
-                     for times in (raw_times, arena_times, unmetered_times))
+            times[0].append(raw.round_trips(message, per_round))
+            times[1].append(arena.round_trips(message, per_round))
+            times[2].append(arena.round_trips(message, per_round, metered=False))
+            times[3].append(bare.round_trips(message, per_round))
+        return tuple(min(each) / per_round * 1e6 for each in times)  # type: ignore[return-value]
     finally:
         raw.close()
         arena.close()
+        bare.close()
         context.term()
 
 
@@ -253,14 +268,14 @@ def bench_protocol(game: Game, players: int, round_trips: int, games: int) -> Pr
     message = typical_decide(game, players)
     workdir = Path(tempfile.mkdtemp(prefix="arena-bench-"))
     try:
-        raw, arena, unmetered = round_trip_pair(message, round_trips, workdir)
+        raw, arena, unmetered, bare = round_trip_pair(message, round_trips, workdir)
         engine = bench_engine(game, players, games)
         reused = games_per_second(game, players, games, workdir, fresh=False)
         fresh = games_per_second(game, players, games, workdir, fresh=True)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return ProtocolBench(game.name, players, len(encode(message)), round_trips, raw, arena, games,
-                         engine.games_per_second, reused, fresh, engine.decisions / engine.games, unmetered)
+                         engine.games_per_second, reused, fresh, engine.decisions / engine.games, unmetered, bare)
 
 
 def _echo_server(endpoint: str) -> None:
@@ -274,5 +289,26 @@ def _echo_server(endpoint: str) -> None:
         socket.send(msgpack.packb({"type": "action", "version": 1, "id": request["id"], "index": 0}))
 
 
+def _bare_bot() -> None:
+    """The bare bot of (b): the protocol without the SDK, each request unpacked unchecked and answered with a packed
+    reply (ready, the default action, or ack), until shutdown."""
+    context = zmq.Context()
+    socket = context.socket(zmq.REP)
+    socket.setsockopt(zmq.LINGER, 0)
+    socket.connect(os.environ[ENDPOINT_ENV])
+    while True:
+        request = msgpack.unpackb(socket.recv())
+        header = {"version": request["version"], "id": request["id"]}
+        kind = request["type"]
+        if kind == "decide":
+            socket.send(msgpack.packb({"type": "action", **header, "index": 0}))
+        elif kind == "hello":
+            socket.send(msgpack.packb({"type": "ready", **header, "name": "bare", "bot_version": "1"}))
+        else:
+            socket.send(msgpack.packb({"type": "ack", **header}))
+            if kind == "shutdown":
+                return
+
+
 if __name__ == "__main__":
-    _echo_server(sys.argv[1])
+    _bare_bot() if sys.argv[1] == "--bare" else _echo_server(sys.argv[1])

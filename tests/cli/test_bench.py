@@ -27,12 +27,14 @@ def test_bench_protocol_reports_round_trips_and_games_per_second() -> None:
     header = next(line for line in r.output.splitlines() if "b/a" in line)
     assert "(a) raw µs" in header and "(b) arena µs" in header and "fresh processes" in header
     assert "socket-bound" in header and "share" in header and "meter's share of (b)" in header
+    assert "SDK's share of (b)" in header
     row = [line for line in r.output.splitlines() if line.startswith("bali-2017")][-1].split()  # after the engine rows
-    assert len(row) == 12 and float(row[6]) > 0  # b/a
+    assert len(row) == 13 and float(row[7]) > 0  # b/a
     assert row[5].endswith("%") and float(row[5].rstrip("%")) < 100  # the meter's share: (b) on and off in one run
-    in_process, socket_bound, subprocess_bots = (float(row[i].replace(",", "")) for i in (7, 8, 9))
+    assert row[6].endswith("%") and float(row[6].rstrip("%")) < 100  # the SDK's: (b) and the bare bot's in one run
+    in_process, socket_bound, subprocess_bots = (float(row[i].replace(",", "")) for i in (8, 9, 10))
     assert 0 < socket_bound < in_process  # the round trips cost something
-    assert abs(float(row[10].rstrip("%")) - 100 * subprocess_bots / socket_bound) <= 2  # the share, of rounded figures
+    assert abs(float(row[11].rstrip("%")) - 100 * subprocess_bots / socket_bound) <= 2  # the share, of rounded figures
 
 
 @pytest.mark.slow
