@@ -315,8 +315,8 @@ def _protocol_table(games: tuple[Game, ...], round_trips: int, match_games: int)
         click.echo(f"measuring the protocol with {game.name}, {game.max_players} players ...", err=True)
         r = bench_protocol(game, game.max_players, round_trips, match_games)
         rows.append((r.game, r.players, f"{r.message_bytes:,}", f"{r.raw_us:.0f}", f"{r.arena_us:.0f}",
-                     f"{r.meter_share:.0%}", f"{r.sdk_share:.0%}", f"{r.ratio:.2f}", f"{r.in_process_gps:,.1f}", f"{r.socket_bound_gps:,.1f}",
-                     f"{r.reused_gps:,.1f}", f"{r.share:.0%}", f"{r.fresh_gps:,.2f}"))
+                     f"{r.meter_share:.0%}", f"{r.sdk_share:.0%}", f"{r.ratio:.2f}", f"{r.in_process_gps:,.1f}",
+                     f"{r.socket_bound_gps:,.1f}", f"{r.reused_gps:,.1f}", f"{r.share:.0%}", f"{r.fresh_gps:,.2f}"))
     return tabulate(rows, headers=("game", "players", "decide bytes", "(a) raw µs", "(b) arena µs",
                                    "meter's share of (b)", "SDK's share of (b)", "b/a",
                                    "(c) games/s in-process", "socket-bound", "subprocess bots", "share",

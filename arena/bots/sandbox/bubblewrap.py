@@ -17,11 +17,11 @@ from arena.bots.sandbox.paths import (
     HIDDEN_SYSTEM,
     arena_packages,
     outermost,
-    within,
     own_folders,
     owner_only,
     runtime_roots,
     system_links,
+    within,
 )
 from arena.bots.sandbox.proctree import working_prefix
 
