@@ -367,15 +367,7 @@ def bench_season_cluster(workers: int, entrants: int, seconds: float, think: flo
                 time.sleep(0.2)
             progress(f"{workers} worker(s): {entrants} entrants admitted and on the ladder; counting games for "
                      f"{seconds:g} s")
-            start, before = time.perf_counter(), counted(db, _ladder_games)
-
-            def stored() -> bool:
-                if run.poll() is not None:
-                    raise RuntimeError(f"arena serve stopped: {log.read_text(errors='replace')[-2000:]}")
-                return counted(db, _ladder_games) > before
-
-            answers = _read_the_board(started.split()[-1], seconds, stored)
-            games, took = counted(db, _ladder_games) - before, time.perf_counter() - start
+            games, took, answers = _count_games(run, db, log, started.split()[-1], seconds)
             return ClusterSeason(workers, entrants, games, took, os.getloadavg(),
                                  float(np.percentile(answers, 95)) if answers else 0.0)
         finally:
@@ -385,6 +377,21 @@ def bench_season_cluster(workers: int, entrants: int, seconds: float, think: flo
             except subprocess.TimeoutExpired:
                 run.kill()
                 run.wait()
+
+
+def _count_games(run: subprocess.Popen[str], db: Path, log: Path, url: str,
+                 seconds: float) -> tuple[int, float, list[float]]:
+    """The ladder games stored over `seconds` (and until one is) while the board is read, the seconds that took, and
+    the board's answers in milliseconds."""
+    start, before = time.perf_counter(), counted(db, _ladder_games)
+
+    def stored() -> bool:
+        if run.poll() is not None:
+            raise RuntimeError(f"arena serve stopped: {log.read_text(errors='replace')[-2000:]}")
+        return counted(db, _ladder_games) > before
+
+    answers = _read_the_board(url, seconds, stored)
+    return counted(db, _ladder_games) - before, time.perf_counter() - start, answers
 
 
 def _read_the_board(url: str, seconds: float, stored: Callable[[], bool]) -> list[float]:
