@@ -278,12 +278,17 @@ def bench_protocol(game: Game, players: int, round_trips: int, games: int) -> Pr
                          engine.games_per_second, reused, fresh, engine.decisions / engine.games, unmetered, bare)
 
 
-def _echo_server(endpoint: str) -> None:
-    """The other end of (a): unpack each request, answer a packed action, until shutdown."""
-    context = zmq.Context()
-    socket = context.socket(zmq.REP)
+def _replier(endpoint: str) -> zmq.Socket:
+    """A REP socket connected to endpoint, for the raw echo server and the bare bot."""
+    socket = zmq.Context().socket(zmq.REP)
     socket.setsockopt(zmq.LINGER, 0)
     socket.connect(endpoint)
+    return socket
+
+
+def _echo_server(endpoint: str) -> None:
+    """The other end of (a): unpack each request, answer a packed action, until shutdown."""
+    socket = _replier(endpoint)
     while True:
         request = msgpack.unpackb(socket.recv())
         socket.send(msgpack.packb({"type": "action", "version": 1, "id": request["id"], "index": 0}))
@@ -292,10 +297,7 @@ def _echo_server(endpoint: str) -> None:
 def _bare_bot() -> None:
     """The bare bot of (b): the protocol without the SDK, each request unpacked unchecked and answered with a packed
     reply (ready, the default action, or ack), until shutdown."""
-    context = zmq.Context()
-    socket = context.socket(zmq.REP)
-    socket.setsockopt(zmq.LINGER, 0)
-    socket.connect(os.environ[ENDPOINT_ENV])
+    socket = _replier(os.environ[ENDPOINT_ENV])
     while True:
         request = msgpack.unpackb(socket.recv())
         header = {"version": request["version"], "id": request["id"]}

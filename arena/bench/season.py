@@ -362,8 +362,7 @@ def bench_season_cluster(workers: int, entrants: int, seconds: float, think: flo
             # Counted from the first wave that seats every entrant: the wave under way at the last admission was
             # drawn without some of them (the sample bots alone, at first), and its games are not the season's.
             while counted(db, _on_the_ladder(houses)) < entrants:
-                if run.poll() is not None:
-                    raise RuntimeError(f"arena serve stopped: {log.read_text(errors='replace')[-2000:]}")
+                _still_serving(run, log)
                 time.sleep(0.2)
             progress(f"{workers} worker(s): {entrants} entrants admitted and on the ladder; counting games for "
                      f"{seconds:g} s")
@@ -386,12 +385,17 @@ def _count_games(run: subprocess.Popen[str], db: Path, log: Path, url: str,
     start, before = time.perf_counter(), counted(db, _ladder_games)
 
     def stored() -> bool:
-        if run.poll() is not None:
-            raise RuntimeError(f"arena serve stopped: {log.read_text(errors='replace')[-2000:]}")
+        _still_serving(run, log)
         return counted(db, _ladder_games) > before
 
     answers = _read_the_board(url, seconds, stored)
     return counted(db, _ladder_games) - before, time.perf_counter() - start, answers
+
+
+def _still_serving(run: subprocess.Popen[str], log: Path) -> None:
+    """RuntimeError with the end of its log if `arena serve` has stopped."""
+    if run.poll() is not None:
+        raise RuntimeError(f"arena serve stopped: {log.read_text(errors='replace')[-2000:]}")
 
 
 def _read_the_board(url: str, seconds: float, stored: Callable[[], bool]) -> list[float]:
