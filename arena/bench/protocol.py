@@ -187,12 +187,15 @@ def round_trip_pair(message: Decide, count: int, workdir: Path,
         raw.round_trips(message, _WARM_UP)
         arena.round_trips(message, _WARM_UP)
         bare.round_trips(message, _WARM_UP)
+        measures = (lambda: raw.round_trips(message, per_round), lambda: arena.round_trips(message, per_round),
+                    lambda: arena.round_trips(message, per_round, metered=False),
+                    lambda: bare.round_trips(message, per_round))
         times: tuple[list[float], ...] = ([], [], [], [])
-        for _ in range(rounds):
-            times[0].append(raw.round_trips(message, per_round))
-            times[1].append(arena.round_trips(message, per_round))
-            times[2].append(arena.round_trips(message, per_round, metered=False))
-            times[3].append(bare.round_trips(message, per_round))
+        for turn in range(rounds):
+            # Every other round in reverse: a figure measured right after the other one of the same bot finds the bot
+            # warm, and one measured after another bot's round finds it cold, so the meter on and off take turns.
+            for k in range(4) if turn % 2 == 0 else range(3, -1, -1):
+                times[k].append(measures[k]())
         return tuple(min(each) / per_round * 1e6 for each in times)  # type: ignore[return-value]
     finally:
         raw.close()
