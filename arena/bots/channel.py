@@ -48,10 +48,10 @@ _LOOK = 0.01  # seconds at least between two looks at a bot's charged time once 
 _WATCH = 0.05  # seconds at most between two looks at a bot's threads while it decides
 _REBIND_WAIT = 1.0  # seconds to retry binding a tcp port that a socket closed a moment ago still holds
 # Seconds within which an answer is charged its wall time, unmetered: a bot cannot have waited for a core for long
-# within it, and reading its threads would cost the arena a large share of what the answer took. It is the most a quick decision is
-# overcharged, and the most of a slow one's wait left uncredited (the meter's first reading comes at this bound).
-# It lies well beyond the arena's round trip on a loaded machine (whose slowest percent reaches 1 to 2 ms on 2
-# cores), because every decision past it costs the arena several hundred microseconds of reading /proc.
+# within it, and reading its threads would cost the arena a large share of what the answer took. It is the most a
+# quick decision is overcharged, and the most of a slow one's wait left uncredited (the meter's first reading comes at
+# this bound). It lies well beyond the arena's round trip on a loaded machine (whose slowest percent reaches 1 to 2 ms
+# on 2 cores), because every decision past it costs the arena several hundred microseconds of reading /proc.
 QUICK = 0.005
 # The poll flags as plain ints: zmq's are IntFlag members, and `&` on those runs Python's enum machinery (about 2 µs
 # a decision) where an int's takes 0.1.

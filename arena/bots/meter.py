@@ -3,9 +3,10 @@ of its own. Sleeping, blocking and thinking all count; waiting behind other proc
 
 Linux counts, per thread, the nanoseconds it spent runnable but not running (the second field of
 /proc/PID/task/TID/schedstat; it grows once the thread gets a core again). A decision answered within QUICK (5 ms,
-arena/bots/channel.py) is charged its wall time and never read: it cannot have waited long, and the readings
-(several hundred microseconds of the arena's time) would cost a large share of what the answer took. For a longer one the meter reads it for every thread of the bot once QUICK has passed
-and at the end of the decision, through files it keeps open, and at every look while the bot
+arena/bots/channel.py) is charged its wall time and never read: it cannot have waited long, and the readings (several
+hundred microseconds of the arena's time) would cost a large share of what the answer took. For a longer one the
+meter reads it for every thread of the bot once QUICK has passed and at the end of the decision, through files it
+keeps open, and at every look while the bot
 decides (a thread born during the decision counts from zero; one that ends keeps the wait it had at the last look
 before it ended, and loses the rest, which only charges the bot more). The task list is listed afresh only when it
 may have changed: where the bot's cgroup counts its tasks, a look whose count is the number of tasks the meter
