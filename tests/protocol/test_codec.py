@@ -32,7 +32,7 @@ from protocol import (
     encode,
     unpack,
 )
-from protocol.codec import DEFAULT_LIMITS, REPLY_LIMITS, Limits
+from protocol.codec import DEFAULT_LIMITS, MSGPACK_DEPTH, REPLY_LIMITS, Limits
 from protocol.errors import SHOWN, show
 
 EXAMPLES: list[Message] = [
@@ -177,6 +177,33 @@ def test_names_refuse_what_is_not_printable_or_too_long(name: str) -> None:
 def test_garbage_is_a_decode_error_never_a_crash(data: Any) -> None:
     with pytest.raises(MessageError):
         decode(data)
+
+
+ACK = packed({"type": "ack", "version": 1, "id": 1})
+
+
+@pytest.mark.parametrize("limits", [DEFAULT_LIMITS, None], ids=["checked", "trusted"])
+@pytest.mark.parametrize("data, text", [
+    (ACK[:-2], "not a msgpack message (it ends too early)"),
+    (ACK + b"\x00\x00", "2 bytes after the end of the message; a message is one msgpack map"),
+    (b"\xc1", "not a msgpack message"),
+    (b"\x81\xa4type\xa2\xff\xfe", "not a msgpack message"),  # a string that is not UTF-8
+    (msgpack.packb(msgpack.ExtType(5, b"xx")), "msgpack extension type 5 is not allowed; only plain data"),
+    (b"\x93\x01\x02\x03", "a message must be a msgpack map"),
+])
+def test_each_kind_of_garbage_is_named_alike_whether_the_sender_is_trusted_or_not(data: bytes, text: str,
+                                                                                   limits: Limits | None) -> None:
+    with pytest.raises(DecodeError) as caught:
+        unpack(data, limits=limits)
+    assert str(caught.value).startswith(text), str(caught.value)
+
+
+@pytest.mark.parametrize("limits", [DEFAULT_LIMITS, None], ids=["checked", "trusted"])
+def test_nesting_beyond_msgpacks_own_bound_is_named_with_it(limits: Limits | None) -> None:
+    # msgpack stops at its bound on the way down, before a checked path's hooks see a finished container.
+    with pytest.raises(DecodeError) as caught:
+        unpack(b"\x81\xa1a" + b"\x91" * (MSGPACK_DEPTH + 1) + b"\x80", limits=limits)
+    assert str(caught.value) == f"maps and lists nested more than {MSGPACK_DEPTH} deep"
 
 
 def test_oversized_messages_are_refused_before_unpacking() -> None:
