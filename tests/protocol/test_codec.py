@@ -190,6 +190,8 @@ ACK = packed({"type": "ack", "version": 1, "id": 1})
     (b"\x81\xa4type\xa2\xff\xfe", "not a msgpack message"),  # a string that is not UTF-8
     (msgpack.packb(msgpack.ExtType(5, b"xx")), "msgpack extension type 5 is not allowed; only plain data"),
     (b"\x93\x01\x02\x03", "a message must be a msgpack map"),
+    (b"\xdd\xff\xff\xff\xff", "over the decoder's limits"),  # a list of 4 billion entries said in 5 bytes
+    (b"\xdf\xff\xff\xff\xff", "over the decoder's limits"),  # a map of as many
 ])
 def test_each_kind_of_garbage_is_named_alike_whether_the_sender_is_trusted_or_not(data: bytes, text: str,
                                                                                    limits: Limits | None) -> None:
