@@ -104,6 +104,10 @@ def _reject_ext(code: int, data: bytes) -> Any:
     raise DecodeError(f"msgpack extension type {code} is not allowed; only plain data")
 
 
+# How every message is unpacked: strings as text, map keys only strings or bytes, no extension types.
+_PLAIN_UNPACK: dict[str, Any] = dict(raw=False, strict_map_key=True, use_list=True, ext_hook=_reject_ext)
+
+
 def unpack(data: bytes, max_size: int = DEFAULT_MAX_MESSAGE,
            limits: Limits | None = DEFAULT_LIMITS) -> dict[Any, Any]:
     """The map encoded in data; DecodeError or OversizedError if it is not one msgpack map within the cap and limits.
@@ -138,7 +142,7 @@ def _small_flat_map(data: bytes, size: int, limits: Limits | None) -> dict[Any, 
     if not 0x80 <= header <= 0x8F:  # a fixmap: at most 15 entries
         return None
     try:
-        value = msgpack.unpackb(data, raw=False, strict_map_key=True, ext_hook=_reject_ext)
+        value = msgpack.unpackb(data, **_PLAIN_UNPACK)
     except Exception:  # noqa: BLE001 - the guarded path names whatever is wrong
         return None
     if type(value) is not dict or len(value) != header & 0x0F:  # a duplicate key: let the guarded path say so
@@ -151,7 +155,7 @@ def _small_flat_map(data: bytes, size: int, limits: Limits | None) -> dict[Any, 
 def _unpack_whole(data: bytes, size: int, limits: Limits | None) -> Any:
     """The one msgpack value that data holds, unpacked in one call (no Unpacker to make and fill), under the limits'
     hooks if there are limits; msgpack bounds every length by the size of data either way."""
-    options: dict[str, Any] = dict(raw=False, strict_map_key=True, use_list=True, ext_hook=_reject_ext)
+    options = dict(_PLAIN_UNPACK)
     if limits is not None:
         guard = _Guard(limits)
         length = size if limits.length is None else min(limits.length, size)
