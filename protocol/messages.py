@@ -172,20 +172,27 @@ def _parse_fields(cls: Any, value: dict[str, Any], path: str, header: tuple[str,
     return fields
 
 
+# The wall seconds a new_game may take by default: far more than resetting a bot's state needs (its start-up work
+# belongs before `ready`), and all that a bot stalling at new_game costs its table-mates each game.
+NEW_GAME_TIMEOUT = 2.0
+
+
 @dataclass(frozen=True)
 class TimeControl(Struct):
-    """The clock rules of a match, in seconds: per decision, for start-up, the optional time bank, and the game
-    clock (each seat's thinking time in one game; 0: none)."""
+    """The clock rules of a match, in seconds: per decision, for start-up, the optional time bank, the game clock
+    (each seat's thinking time in one game; 0: none), and for each new_game."""
 
     timeout: float = 1.0
     init: float = 10.0
     bank: float = 0.0
     increment: float = 0.0
     game_clock: float = 0.0
+    new_game: float = NEW_GAME_TIMEOUT
 
     SCHEMA: ClassVar[dict[str, Parser]] = {"timeout": seconds, "init": seconds, "bank": seconds,
-                                           "increment": seconds, "game_clock": seconds}
-    ADDED: ClassVar[dict[str, Any]] = {"game_clock": 0.0}
+                                           "increment": seconds, "game_clock": seconds, "new_game": seconds}
+    # An older arena's bots, records and tournaments have no new_game limit of their own: they take the default.
+    ADDED: ClassVar[dict[str, Any]] = {"game_clock": 0.0, "new_game": NEW_GAME_TIMEOUT}
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from arena.match.wire import NEW_GAME_ALLOWANCE, with_game_clock
 from arena.ratings.trueskill import RatingConfig
 from arena.tournament import competition
 from protocol import TimeControl
+from protocol.messages import NEW_GAME_TIMEOUT
 
 
 class GameType(click.ParamType):
@@ -110,13 +111,14 @@ SECONDS = click.FloatRange(min=0.0, min_open=True)
 
 
 def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """--timeout, --init-timeout, --time-bank, --increment and --game-clock, gathered into the TimeControl of the
-    command's `game` (its own game clock where --game-clock is not given), passed as `time`."""
+    """--timeout, --init-timeout, --new-game-timeout, --time-bank, --increment and --game-clock, gathered into the
+    TimeControl of the command's `game` (its own game clock where --game-clock is not given), passed as `time`."""
 
     @functools.wraps(command)
-    def gathered(*args: Any, timeout: float, init_timeout: float, time_bank: float, increment: float,
-                 game_clock: float | None, **kwargs: Any) -> Any:
-        time = TimeControl(timeout=timeout, init=init_timeout, bank=time_bank, increment=increment)
+    def gathered(*args: Any, timeout: float, init_timeout: float, new_game_timeout: float, time_bank: float,
+                 increment: float, game_clock: float | None, **kwargs: Any) -> Any:
+        time = TimeControl(timeout=timeout, init=init_timeout, bank=time_bank, increment=increment,
+                           new_game=new_game_timeout)
         return command(*args, time=with_game_clock(time, kwargs["game"], game_clock), **kwargs)
 
     return _with_options(gathered, [
@@ -125,8 +127,11 @@ def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
                      f"for a core (and at most {WALL_CEILING:g} times as much on the wall clock beyond that wait, a "
                      "guard)."),
         click.option("--init-timeout", type=SECONDS, default=10.0, show_default=True,
-                     help="Seconds a bot may take to start and answer the handshake or a new game (a new "
-                     f"game's time beyond {NEW_GAME_ALLOWANCE:g} s is charged to its game clock)."),
+                     help="Seconds a bot may take to start and answer the handshake."),
+        click.option("--new-game-timeout", type=SECONDS, default=NEW_GAME_TIMEOUT, show_default=True,
+                     help="Seconds a bot may take to answer each new game, on the wall clock (its time beyond "
+                     f"{NEW_GAME_ALLOWANCE:g} s is charged to its game clock); past it the bot is at fault and "
+                     "plays the default for that game."),
         click.option("--time-bank", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
                      help="Extra seconds per game a bot may spend beyond the per-decision timeout."),
         click.option("--increment", type=click.FloatRange(min=0.0), default=0.0, show_default=True,

@@ -362,6 +362,7 @@ class GamePlay:
         self.game_over_sent = [False] * n
         self.new_game_time: list[float | None] = [None] * n  # wall seconds each seat's new_game took
         self.new_game_charged = [0.0] * n  # seconds of each seat's game clock its new_game cost
+        self.out_at_new_game: set[int] = set()  # seats whose new_game timed out or ran their clock out
 
     def play(self) -> GameRecord:
         """Deal, seat the bots, play to the end, tell everyone the outcome, and return the record."""
@@ -390,7 +391,7 @@ class GamePlay:
         """Ask the seat's new_game within its limit and charge its time beyond the allowance to its game clock: a
         clock fault where that runs the clock out."""
         clock = self.clocks[seat]
-        limit = clock.new_game_limit(self.config.time.init)
+        limit = clock.new_game_limit()
         fault: BotFault | None = None
         try:
             elapsed: float | None = bot.ask(request, limit).elapsed
@@ -407,6 +408,9 @@ class GamePlay:
         if fault is not None:
             self._fault(seat, Phase.NEW_GAME, fault, None,
                         clock.control.game_clock if fault.kind == FaultKind.CLOCK else limit)
+        if fault is not None and fault.kind in (FaultKind.CLOCK, FaultKind.TIMEOUT):
+            # Asked nothing more this game: a bot still busy with its new_game would only hold its table up again.
+            self.out_at_new_game.add(seat)
 
     def _decide(self, seat: int) -> int:
         """The index played for seat: its bot's answer, or the default when it faults, is disqualified or is out
@@ -414,7 +418,7 @@ class GamePlay:
         number = len(self.decisions)
         bot = self.bots[seat]
         clock = self.clocks[seat]
-        if seat in self.disqualified or bot is None or clock.out_of_time():
+        if seat in self.disqualified or bot is None or clock.out_of_time() or seat in self.out_at_new_game:
             self.decisions.append(DecisionRecord(seat, 0, None))
             return 0
         request = decide_request(self.state, seat, self.since[seat], self.game_index, clock.clock())
@@ -471,7 +475,7 @@ class GamePlay:
         for seat, bot in enumerate(self.bots):
             if bot is None or not bot.alive():
                 continue
-            if self.clocks[seat].out_of_time() and bot.channel.stuck:
+            if (self.clocks[seat].out_of_time() or seat in self.out_at_new_game) and bot.channel.stuck:
                 # Still busy with the decision its clock ran out on: it would only hold the game up again.
                 self.pool.discard(self.participants[seat])
                 continue

@@ -38,8 +38,8 @@ class Phase(StrEnum):
     GAME_OVER = "game_over"
 
 
-# The option that raises the time limit of each phase (the handshake and new_game share --init-timeout).
-LIMIT_OPTIONS = {Phase.HANDSHAKE: "--init-timeout", Phase.NEW_GAME: "--init-timeout", Phase.DECIDE: "--timeout",
+# The option that raises the time limit of each phase.
+LIMIT_OPTIONS = {Phase.HANDSHAKE: "--init-timeout", Phase.NEW_GAME: "--new-game-timeout", Phase.DECIDE: "--timeout",
                  Phase.GAME_OVER: "--timeout"}
 
 

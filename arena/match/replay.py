@@ -65,8 +65,9 @@ def resimulate(record: GameRecord, visit: Visit | None = None) -> Reproduction:
 
 
 def _out_at_new_game(record: GameRecord) -> set[int]:
-    """The seats whose game clock ran out at new_game: asked no decision."""
-    return {f.seat for f in record.faults if f.phase == Phase.NEW_GAME and f.kind == FaultKind.CLOCK}
+    """The seats whose game clock ran out at new_game, or whose new_game timed out: asked no decision."""
+    return {f.seat for f in record.faults if f.phase == Phase.NEW_GAME and f.kind in (FaultKind.CLOCK,
+                                                                                         FaultKind.TIMEOUT)}
 
 
 def _replay_decisions(record: GameRecord, state: State, visit: Visit | None) -> list[str]:
@@ -157,6 +158,7 @@ def turn_lines(record: GameRecord, referee: bool = False) -> Iterator[str]:
     faults = {f.decision: f for f in record.faults if f.decision is not None}
     asked = [0] * record.num_players  # each bot's own count of the decide requests it was sent
     out_of_clock = _out_at_new_game(record)
+    late = {f.seat for f in record.faults if f.phase == Phase.NEW_GAME and f.kind == FaultKind.TIMEOUT}
     shown = 0
     lines: list[str] = []
 
@@ -170,8 +172,9 @@ def turn_lines(record: GameRecord, referee: bool = False) -> Iterator[str]:
         if d.time is not None or d.fault is not None:
             asked[d.seat] += 1
             who += f", its {ordinal(asked[d.seat])}"
-        lines.append(_decision_line(who, number, d, options[d.index] if d.index < len(options) else None,
-                                    d.seat in out_of_clock))
+        why = "new_game not answered in time" if d.seat in late else "out of game clock" \
+            if d.seat in out_of_clock else "disqualified"
+        lines.append(_decision_line(who, number, d, options[d.index] if d.index < len(options) else None, why))
         lines.extend(log_lines(d))
         if d.fault == FaultKind.CLOCK:
             out_of_clock.add(d.seat)
@@ -195,10 +198,9 @@ def log_lines(d: DecisionRecord) -> list[str]:
 
 
 def _decision_line(who: str, number: int, d: DecisionRecord, option: dict[str, Any] | None,
-                   out_of_clock: bool = False) -> str:
+                   why: str = "disqualified") -> str:
     chosen = json.dumps(option, separators=(", ", ": ")) if option is not None else "(no such option)"
     if d.time is None:
-        why = "out of game clock" if out_of_clock else "disqualified"
         return f"  #{number} {who}: {d.index} {chosen} ({why}: default played)"
     if d.fault is not None:
         return f"  #{number} {who}: {d.index} {chosen} (fault {d.fault.value}: default played)"

@@ -12,6 +12,7 @@ from arena.bots.sandbox import WALL_CEILING
 from arena.games import Game, GameResult, State
 from arena.games.base import competition_ranks
 from protocol import Clock, Decide, GameOver, NewGame, Outcome, TimeControl
+from protocol.messages import NEW_GAME_TIMEOUT
 
 
 def effective_options(game: Game, options: dict[str, Any] | None) -> dict[str, Any]:
@@ -26,10 +27,13 @@ def with_game_clock(control: TimeControl, game: Game, seconds: float | None = No
 
 def time_identity(control: TimeControl) -> dict[str, Any]:
     """The time control as a tournament is identified by it: without a game clock, as tournaments were before there
-    was one (so that they resume with --game-clock 0)."""
+    was one (so that they resume with --game-clock 0), and without the new_game limit where it is the default, as
+    they were before it had one of its own (so that they resume as they are)."""
     wire = control.to_wire()
     if not control.game_clock:
         del wire["game_clock"]
+    if control.new_game == NEW_GAME_TIMEOUT:
+        del wire["new_game"]
     return wire
 
 
@@ -37,8 +41,8 @@ _RUN_OUT = 1e-6  # seconds: a game clock with less left than this has run out (s
 
 # Wall seconds of a seat's new_game that its game clock is not charged: as much as one decision at the default
 # timeout, far more than an honest bot needs to reset its state (start-up work belongs before `ready`). The time
-# beyond it comes off the game clock, so that a bot stalling each new_game under --init-timeout does not hold a
-# table up for free; without a game clock, --init-timeout alone bounds it.
+# beyond it comes off the game clock, so that a bot stalling each new_game under its limit (--new-game-timeout) does
+# not hold a table up for free; without a game clock, that limit alone bounds it.
 NEW_GAME_ALLOWANCE = 1.0
 
 
@@ -87,12 +91,12 @@ class SeatClock:
         return self.left is not None and self.wall_left is not None and (
             spent > self.left - _RUN_OUT or spent > self.wall_left - _RUN_OUT)
 
-    def new_game_limit(self, init: float) -> float:
-        """The wall seconds the arena waits for the seat's new_game: the init timeout, no more than the allowance
-        and the game clock together."""
+    def new_game_limit(self) -> float:
+        """The wall seconds the arena waits for the seat's new_game: its limit (`new_game`), no more than the
+        allowance and the game clock together."""
         if self.left is None or self.wall_left is None:
-            return init
-        return min(init, NEW_GAME_ALLOWANCE + min(self.left, self.wall_left))
+            return self.control.new_game
+        return min(self.control.new_game, NEW_GAME_ALLOWANCE + min(self.left, self.wall_left))
 
     def new_game_charge(self, elapsed: float) -> float:
         """The seconds of the game clock a new_game that took `elapsed` wall seconds costs: its time beyond

@@ -24,7 +24,8 @@ TOP_LEVEL = {
     "strict": "strict",
 }
 TABLES = {
-    "time": {"timeout": "timeout", "init_timeout": "init_timeout", "time_bank": "time_bank",
+    "time": {"timeout": "timeout", "init_timeout": "init_timeout", "new_game_timeout": "new_game_timeout",
+             "time_bank": "time_bank",
              "increment": "increment", "game_clock": "game_clock"},
     "sandbox": {"level": "sandbox", "memory_limit": "memory_limit", "cpu_limit": "cpu_limit",
                 "max_processes": "max_processes", "max_file_size": "max_file_size",

@@ -2,7 +2,7 @@
 
 Each mode answers the handshake, new_game, game_over and shutdown correctly and misbehaves at
 decisions (all of them, unless the mode says otherwise), so that the arena disqualifies it; only
-stall_new_game misbehaves at new_game instead:
+stall_new_game and hold_new_game misbehave at new_game instead:
 
   sleep         answers every decision after sleeping for one and a half times its remaining time (charged as thinking)
   think         answers every decision after computing for one and a half times its remaining time (its CPU time)
@@ -16,6 +16,8 @@ stall_new_game misbehaves at new_game instead:
   oversized     answers a valid action padded past the 1 MiB cap
   stall_new_game  sleeps a quarter of its init timeout (`time.init`) before each new_game's ack, well within it,
                 and answers every decision at once
+  hold_new_game   sleeps half a second less than its init timeout (9.5 s at the default 10 s) before each
+                new_game's ack, to hold its table up each game, and answers every decision at once
 
 Written with plain pyzmq and msgpack (not the SDK) because the SDK never sends anything this wrong.
 """
@@ -30,8 +32,9 @@ import msgpack
 import zmq
 
 MODES = ("sleep", "think", "die_at_start", "die_mid_game", "garbage", "illegal", "stale_id", "silent", "flood",
-         "oversized", "stall_new_game")
+         "oversized", "stall_new_game", "hold_new_game")
 STALL_SHARE = 0.25  # of the init timeout, that stall_new_game sleeps in each new_game
+HOLD_MARGIN = 0.5  # seconds under the init timeout that hold_new_game sleeps in each new_game
 
 
 def reply(request: dict[str, Any], **fields: Any) -> bytes:
@@ -90,6 +93,8 @@ def main(mode: str, endpoint: str) -> None:
             continue
         if kind == "new_game" and mode == "stall_new_game":
             time.sleep(STALL_SHARE * request["time"]["init"])
+        if kind == "new_game" and mode == "hold_new_game":
+            time.sleep(request["time"]["init"] - HOLD_MARGIN)
         if kind == "hello":
             socket.send(reply(request, type="ready", name=f"faulty-{mode}", bot_version="1.0"))
         else:

@@ -14,14 +14,15 @@ from arena.match.record import GameRecord, Phase, load_record, record_from_dict
 from arena.match.replay import resimulate, seat_messages, turn_lines
 from arena.match.wire import NEW_GAME_ALLOWANCE, SeatClock
 from protocol import TimeControl
+from protocol.messages import NEW_GAME_TIMEOUT
 from tests.bot_programs.faulty_bot import STALL_SHARE
 from tests.helpers import ROOT, arena
 from tests.match.conftest import RANDOM, play
 
 STALLER = f"{sys.executable} {ROOT / 'tests' / 'bot_programs' / 'faulty_bot.py'} stall_new_game"
 RANDOM_BOT = f"{sys.executable} -m sample_bots.random_bot"
-# The stall is a quarter of it: 3 s, two beyond the allowance, with 9 s to spare before the init timeout however
-# busy the machine is.
+# The stall is a quarter of it: 3 s, two beyond the allowance, with 9 s to spare before the init timeout (and the
+# new_game limit, set to it) however busy the machine is.
 INIT = 12.0
 STALL = STALL_SHARE * INIT
 
@@ -29,7 +30,8 @@ STALL = STALL_SHARE * INIT
 def _one_game(folder: Path, game_clock: float) -> tuple[GameRecord, str]:
     """A game of the staller (participant 0) against a random bot through `arena match`, and what it printed."""
     done = arena("match", "bali-2017", STALLER, RANDOM_BOT, "--games", "1", "--seed", "3", "--timeout", "1",
-                 "--init-timeout", f"{INIT:g}", "--game-clock", f"{game_clock:g}", cwd=folder)
+                 "--init-timeout", f"{INIT:g}", "--new-game-timeout", f"{INIT:g}", "--game-clock", f"{game_clock:g}",
+                 cwd=folder)
     assert done.returncode == 0, done.stderr
     paths = list((folder / "results" / "matches").glob("*/game-0001.json"))
     assert len(paths) == 1
@@ -42,15 +44,15 @@ def _first_decide_clock(record: GameRecord, seat: int) -> float:
 
 
 def test_a_seat_clock_charges_a_new_game_only_beyond_the_allowance_and_only_with_a_game_clock() -> None:
-    clock = SeatClock(TimeControl(timeout=1.0, init=10.0, game_clock=5.0))
-    assert clock.new_game_limit(10.0) == NEW_GAME_ALLOWANCE + 5.0  # the clock runs out before the init timeout
+    clock = SeatClock(TimeControl(timeout=1.0, init=10.0, game_clock=5.0, new_game=10.0))
+    assert clock.new_game_limit() == NEW_GAME_ALLOWANCE + 5.0  # the clock runs out before the new_game limit
     assert clock.new_game_charge(NEW_GAME_ALLOWANCE) == 0.0
     assert clock.new_game_charge(NEW_GAME_ALLOWANCE + 2.0) == 2.0
     clock.spend(2.0)
     assert clock.left == 3.0 and clock.wall_left == 8.0 and clock.clock().game_clock == 3.0
-    assert SeatClock(TimeControl(game_clock=60.0)).new_game_limit(10.0) == 10.0
-    free = SeatClock(TimeControl(init=10.0))  # no game clock: the init timeout alone bounds it
-    assert free.new_game_limit(10.0) == 10.0 and free.new_game_charge(9.5) == 0.0
+    assert SeatClock(TimeControl(game_clock=60.0)).new_game_limit() == NEW_GAME_TIMEOUT
+    free = SeatClock(TimeControl(new_game=10.0))  # no game clock: the new_game limit alone bounds it
+    assert free.new_game_limit() == 10.0 and free.new_game_charge(9.5) == 0.0
 
 
 def test_the_protocol_states_the_allowance_it_has() -> None:
