@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
 import signal
 import subprocess
 import sys
@@ -25,7 +24,7 @@ from arena.bots.meter import WaitMeter
 from arena.bots.sandbox import NO_SANDBOX, Sandbox
 from arena.bots.sandbox.hostuser import Lease, open_directory
 from arena.bots.sandbox.limits import limit_fault
-from arena.bots.sandbox.paths import SCRIPT_SUFFIXES, missing_hint
+from arena.bots.sandbox.paths import SCRIPT_SUFFIXES, missing_hint, which
 from arena.bots.sandbox.watchdog import Watchdog, kill_all, processes, reap_pids, tree_cpu, verdict
 from arena.errors import BotCrashed, BotFault, ConfigError, FaultKind
 from protocol import ARENA_PID_ENV, DEFAULT_MAX_MESSAGE, ENDPOINT_ENV, LIFELINE_ENV, Hello, Message, Ready, Shutdown
@@ -75,7 +74,7 @@ class BotCommand:
                 raise ConfigError(f"bot command {self}: {program!r} does not exist")
             if not os.access(base / program, os.X_OK):
                 raise ConfigError(f"bot command {self}: {program!r} is not executable{_run_with(program)}")
-        elif shutil.which(program) is None:
+        elif which(program) is None:
             raise ConfigError(f"bot command {self}: {program!r} is not found on PATH")
         for arg in self.argv[1:]:
             # A missing script is the commonest broken command; the interpreter would only say so at run time.

@@ -16,6 +16,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from arena.bots.entrants import MANIFEST, NAME_PATTERN, NAME_RULE
+from arena.bots.sandbox.paths import which
 from arena.errors import ConfigError
 
 TEMPLATE_SUFFIXES = (".toml", ".py", ".js", ".json", ".cpp", ".java", ".rs", ".md", ".txt", "Makefile")
@@ -45,7 +46,7 @@ class Need:
     def met(self) -> bool:
         """True if it is there."""
         if self.program:
-            return shutil.which(self.program) is not None
+            return which(self.program) is not None
         if self.path:
             return bool(glob.glob(self.path))
         return _python_has(self.module)
@@ -122,7 +123,7 @@ def install_hint(needs: list[Need]) -> str:
 
 
 def _python_has(module: str) -> bool:
-    python = shutil.which("python3")
+    python = which("python3")  # the bots' python3: the arena's interpreter first
     if python is None:
         return False
     return subprocess.run([python, "-c", f"import {module}"], capture_output=True, timeout=30).returncode == 0

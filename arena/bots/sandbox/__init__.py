@@ -37,7 +37,7 @@ from arena.bots.sandbox.bubblewrap import (
 )
 from arena.bots.sandbox.hostuser import HostUids, Lease, dropping
 from arena.bots.sandbox.limits import BUILD_LIMITS, MIB, Limits
-from arena.bots.sandbox.paths import rustup_home
+from arena.bots.sandbox.paths import rustup_home, tool_path
 from arena.bots.sandbox.proctree import working_prefix
 from arena.errors import ConfigError
 
@@ -175,10 +175,10 @@ class Sandbox:
 
     def environment(self, endpoint_env: dict[str, str], private: Path) -> dict[str, str]:
         """The bot's environment: the arena's under none, else only PASSED_ENV, a private HOME and TMPDIR (under
-        bwrap on the bot's own /tmp)."""
+        bwrap on the bot's own /tmp); at every level PATH is tool_path()'s, the arena's interpreter first."""
         if not self.limited:
-            return {**os.environ, **endpoint_env}
-        kept = {k: v for k, v in os.environ.items() if k in PASSED_ENV}
+            return {**os.environ, "PATH": tool_path(), **endpoint_env}
+        kept = {**{k: v for k, v in os.environ.items() if k in PASSED_ENV}, "PATH": tool_path()}
         if self.level == Isolation.BWRAP:
             return {**kept, "HOME": HOME_IN_SANDBOX, "TMPDIR": "/tmp", **endpoint_env}
         home = str(private / "home")
@@ -201,10 +201,10 @@ class Sandbox:
 
     def build_environment(self, home: Path) -> dict[str, str]:
         """A build's environment: the arena's under none; else PASSED_ENV, a private HOME and TMPDIR (home, or
-        under bwrap its own /tmp), and where rustup keeps its toolchains."""
+        under bwrap its own /tmp), and where rustup keeps its toolchains; PATH tool_path()'s at every level."""
         if not self.limited:
-            return dict(os.environ)
-        kept = {k: v for k, v in os.environ.items() if k in PASSED_ENV}
+            return {**os.environ, "PATH": tool_path()}
+        kept = {**{k: v for k, v in os.environ.items() if k in PASSED_ENV}, "PATH": tool_path()}
         rustup = rustup_home()
         if rustup is not None:
             kept["RUSTUP_HOME"] = str(rustup)

@@ -84,7 +84,7 @@ def runtime_roots() -> tuple[Path, ...]:
     rustup's toolchains where rustup is on PATH."""
     roots = [Path(d) for d in SYSTEM_DIRS if os.path.isdir(d) and not os.path.islink(d)]
     roots += [Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()]
-    for entry in os.environ.get("PATH", "").split(os.pathsep):
+    for entry in tool_path().split(os.pathsep):
         where = Path(entry)
         if where.is_absolute() and where.is_dir() and where.resolve() != Path("/"):
             where = where.resolve()
@@ -94,9 +94,23 @@ def runtime_roots() -> tuple[Path, ...]:
     return tuple(outermost(sorted(set(roots))))
 
 
+def tool_path(path: str | None = None) -> str:
+    """The PATH bots and builds are given (path, default the arena's own): the folder of the arena's interpreter
+    first, so that a bot's `python3` is the one with the arena's packages (pyzmq, msgpack) whatever PATH the arena
+    was started with (a service manager's holds only the system's folders, whose Python has neither)."""
+    given = os.environ.get("PATH", os.defpath) if path is None else path
+    own = os.path.dirname(sys.executable)  # not resolved: a virtual environment's bin/, not the system Python's
+    return os.pathsep.join([own, *(entry for entry in given.split(os.pathsep) if entry and entry != own)])
+
+
+def which(program: str) -> str | None:
+    """Where program is found on the PATH bots and builds are given (tool_path)."""
+    return shutil.which(program, path=tool_path())
+
+
 def rustup_home() -> Path | None:
     """Where rustup keeps its toolchains, if rustup is on PATH (its cargo and rustc need them)."""
-    if shutil.which("rustup") is None:
+    if which("rustup") is None:
         return None
     home = Path(os.environ.get("RUSTUP_HOME") or Path.home() / ".rustup")
     return home.resolve() if home.is_dir() else None
@@ -180,7 +194,7 @@ def _too_broad(folder: Path, homes: set[Path]) -> bool:
 
 def _interpreter_environment(cwd: Path, program: str, homes: set[Path]) -> Path | None:
     """The virtual environment (a folder with pyvenv.cfg) whose bin/ holds the program, if any and not broad."""
-    where = cwd / program if os.sep in program else shutil.which(program)
+    where = cwd / program if os.sep in program else which(program)
     if where is None:
         return None
     home = Path(os.path.abspath(where)).parent.parent
