@@ -64,7 +64,8 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
               "X-Forwarded-For and X-Forwarded-Proto headers are believed (default: none is: a client's address is "
               "the one it connects from).")
 @click.option("--name", help="The ladder's name in the store (default: GAME-ladder).")
-@click.option("--title", help="Same as --name, as competition files have it.", hidden=True)
+@click.option("--title", help="The competition's title, the front page's heading (default: the ladder's name); "
+              "without --name it names the ladder too, as in a competition file.")
 @click.option("--seats", type=click.IntRange(min=1), help="Seats per table (default: the game's fewest).")
 @click.option("--samples", type=click.Choice(SAMPLE_LEVELS), default=DEFAULT_LEVEL, show_default=True,
               help="The strongest of the sample bots that always play in the ladder (seats - 1 of them, strongest "
@@ -133,7 +134,7 @@ def serve(game: Game, submissions: Path | None, host: str, port: int, proxy: str
     from arena.server.hosting import Hosting
     from arena.tournament.formats.base import Play
 
-    about = competition.about(description, start, end)
+    about = competition.about(description, start, end, title)
     sandbox.check_strangers()
     if cluster is not None and not no_play:
         from arena.tournament.cluster import check_scheduler

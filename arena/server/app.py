@@ -178,7 +178,8 @@ class _Web:
     def _front(self, author: Author | None, csrf: str, rows: list[dict[str, Any]], site: str | None,
                playing: tuple[str, ...], today: datetime.date, origin: str) -> HTMLResponse:
         about = self.h.about
-        return _page("board.html.j2", self.h.settings.name, author, csrf, rows=rows, site=site, playing=playing,
+        return _page("board.html.j2", about.title or self.h.settings.name, author, csrf, rows=rows, site=site,
+                     playing=playing,
                      game=self.h.settings.play.game, description=markdown_html(about.description) if about.description
                      else "", state=about.state(today), about=about, kits=KITS, origin=origin,
                      chart=self.h.board_chart())

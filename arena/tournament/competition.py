@@ -117,15 +117,18 @@ def _relative(path: Path, value: Any, key: str) -> Path:
 
 
 DESCRIPTION_CHARS = 20_000  # the most of a season's description (Markdown) the front page shows
+TITLE_CHARS = 200  # the most of a competition's title, the front page's heading
 
 
 @dataclass(frozen=True)
 class About:
-    """What a hosted competition's front page tells a newcomer: a description (Markdown) and the season's dates."""
+    """What a hosted competition's front page tells a newcomer: its title (the heading), a description (Markdown)
+    and the season's dates."""
 
     description: str = ""
     start: datetime.date | None = None
     end: datetime.date | None = None
+    title: str = ""
 
     def state(self, today: datetime.date) -> str:
         """Where the season stands on `today`, in words."""
@@ -136,16 +139,19 @@ class About:
         return f"open until {self.end.isoformat()}" if self.end is not None else "open"
 
 
-def about(description: str | None, start: str | None, end: str | None) -> About:
+def about(description: str | None, start: str | None, end: str | None, title: str | None = None) -> About:
     """The front page's facts from the organiser's settings; ConfigError for a date that is not YYYY-MM-DD, an end
-    before the start or a description too long to show."""
+    before the start, a description too long to show, or a title too long or with control characters."""
     text = description or ""
     if len(text) > DESCRIPTION_CHARS:
         raise ConfigError(f"the description has {len(text):,} characters; the most is {DESCRIPTION_CHARS:,}")
+    heading = (title or "").strip()
+    if len(heading) > TITLE_CHARS or any(ord(c) < 32 or ord(c) == 127 for c in heading):
+        raise ConfigError(f"the title must be one line of at most {TITLE_CHARS} characters: {heading[:40]!r}")
     first, last = _day(start, "start"), _day(end, "end")
     if first is not None and last is not None and last < first:
         raise ConfigError(f"the season ends ({last}) before it starts ({first})")
-    return About(text, first, last)
+    return About(text, first, last, heading)
 
 
 def _day(value: str | None, key: str) -> datetime.date | None:

@@ -83,6 +83,26 @@ def test_a_competition_files_serve_table_gives_the_description_and_the_dates(tmp
         stop(process)
 
 
+def test_the_files_title_is_the_heading_and_the_page_says_how_to_install_the_arena_and_get_an_invite(
+        tmp_path: Path) -> None:
+    config = tmp_path / "cup.toml"
+    config.write_text('game = "bali-2001"\ntitle = "The Winter <Cup>"\n')
+    process, url = start(tmp_path / "results", "--config", str(config), "--no-play")
+    try:
+        page = Server(url, tmp_path / "results", process).client().get("/").text
+    finally:
+        stop(process)
+    assert "<h1>The Winter &lt;Cup&gt;</h1>" in page and "<title>The Winter &lt;Cup&gt;</title>" in page
+    install = re.search(r'<li id="install">(.*?)</li>', page, re.S).group(1)
+    assert "python3 -m pip install" in install and "arena validate" in install
+    invite = re.search(r'<span id="invite">(.*?)</span>', page, re.S).group(1)
+    assert "invite" in invite and f"{url}/join/" in invite
+    from tests.helpers import arena
+
+    bad = arena("serve", "bali-2001", "--port", "0", "--title", "two\nlines", cwd=tmp_path)
+    assert bad.returncode == 2 and "the title must be one line" in bad.stderr and "Traceback" not in bad.stderr
+
+
 def test_the_board_and_its_api_give_rank_score_rating_games_and_faults_in_rank_order(server: Server) -> None:
     from tests.helpers import wait_until
 
