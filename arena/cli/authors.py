@@ -6,20 +6,29 @@ import time
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 from tabulate import tabulate
 
-from arena.cli.params import db_option, results_option, store_path
+from arena.cli.params import DEFAULT_PORT, db_option, results_option, store_path
+from arena.errors import ConfigError
 from arena.storage import Store
+from arena.tournament import competition
 
-DEFAULT_URL = "http://127.0.0.1:8000"  # where `arena serve` listens by default, until a server has said otherwise
+DEFAULT_URL = f"http://127.0.0.1:{DEFAULT_PORT}"  # where arena serve listens by default, until a server says otherwise
 URL_HELP = ("The address the competition is reached at, for the link (default: where `arena serve` last served "
-            "this store, else " + DEFAULT_URL + ").")
+            "this store, else the competition file's [serve] host and port, else " + DEFAULT_URL + ").")
+WILDCARDS = ("", "0.0.0.0", "::")  # listening addresses that are no address to link to: this machine's is
 
 
 @click.group()
-def authors() -> None:
+@click.option("--config", type=click.Path(dir_okay=False, path_type=Path),
+              help="The competition file arena serve is started with: its results folder holds the store, and its "
+              "[serve] host and port are the links' address until a server has served the store.")
+@click.pass_context
+def authors(ctx: click.Context, config: Path | None) -> None:
     """Add, list and revoke the authors who may upload bots to `arena serve`, and the invite codes with which
-    competitors sign themselves up."""
+    competitors sign themselves up. Run it as the server's user, in its folder (or name its competition file)."""
+    ctx.obj = competition.load(config) if config is not None else {}
 
 
 @authors.command()
@@ -31,7 +40,7 @@ def authors() -> None:
 def add(name: str, organiser: bool, url: str | None, results_dir: Path, db: Path | None) -> None:
     """Add an author NAME: prints their one-time sign-in link, then their API token alone on the last line. Neither
     is stored (only a slow hash of each), so send them now."""
-    with Store(store_path(results_dir, db)) as store:
+    with Store(_store(results_dir, db, create=True)) as store:
         author, token, code = store.add_author(name, organiser)
         base = _base(store, url)
     click.echo(f"sign-in link for {author.name} (one use, within a week): {base}/signin/{code}")
@@ -46,7 +55,7 @@ def add(name: str, organiser: bool, url: str | None, results_dir: Path, db: Path
 def link(name: str, url: str | None, results_dir: Path, db: Path | None) -> None:
     """A new one-time sign-in link for author NAME (the one before stops working), on the last line: for an author
     locked out, signed out or whose session expired."""
-    with Store(store_path(results_dir, db)) as store:
+    with Store(_store(results_dir, db)) as store:
         author, code = store.new_link(name)
         base = _base(store, url)
     click.echo(f"a new sign-in link for {author.name} (one use, within a week):")
@@ -59,7 +68,7 @@ def link(name: str, url: str | None, results_dir: Path, db: Path | None) -> None
 @db_option
 def token(name: str, results_dir: Path, db: Path | None) -> None:
     """A new API token for author NAME, alone on the last line; the one before stops working."""
-    with Store(store_path(results_dir, db)) as store:
+    with Store(_store(results_dir, db)) as store:
         author, secret = store.new_token(name)
     click.echo(f"a new API token for {author.name} (the old one no longer works):")
     click.echo(secret)
@@ -73,7 +82,7 @@ def token(name: str, results_dir: Path, db: Path | None) -> None:
 def restore(name: str, url: str | None, results_dir: Path, db: Path | None) -> None:
     """Take back the revocation of author NAME: prints a new sign-in link, then a new API token alone on the last
     line (their bots and games were kept)."""
-    with Store(store_path(results_dir, db)) as store:
+    with Store(_store(results_dir, db)) as store:
         author, code = store.new_link(name, restore=True)
         _, secret = store.new_token(name)
         base = _base(store, url)
@@ -86,7 +95,7 @@ def restore(name: str, url: str | None, results_dir: Path, db: Path | None) -> N
 @db_option
 def list_(results_dir: Path, db: Path | None) -> None:
     """List the authors: name, role, when added, and whether revoked."""
-    with Store(store_path(results_dir, db)) as store:
+    with Store(_store(results_dir, db)) as store:
         rows = [(a.name, "organiser" if a.organiser else "author", _when(a.created), _when(a.revoked) or "")
                 for a in store.authors()]
     if not rows:
@@ -101,7 +110,7 @@ def list_(results_dir: Path, db: Path | None) -> None:
 @db_option
 def revoke(name: str, results_dir: Path, db: Path | None) -> None:
     """Revoke author NAME: their token, sign-in link and sessions stop working; their bots and games are kept."""
-    with Store(store_path(results_dir, db)) as store:
+    with Store(_store(results_dir, db)) as store:
         store.revoke_author(name)
     click.echo(f"revoked {name}")
 
@@ -117,7 +126,7 @@ def revoke(name: str, results_dir: Path, db: Path | None) -> None:
 def invite(uses: int, days: float, url: str | None, results_dir: Path, db: Path | None) -> None:
     """Make an invite code for self sign-up: prints its sign-up link, the code alone on the last line. Only a slow
     hash of it is kept, so send it now."""
-    with Store(store_path(results_dir, db)) as store:
+    with Store(_store(results_dir, db, create=True)) as store:
         iid, code = store.add_invite(uses, days * 24 * 3600)
         base = _base(store, url)
     click.echo(f"invite {iid}, {uses} sign-up(s) within {days:g} day(s): {base}/join/{code}")
@@ -130,7 +139,7 @@ def invite(uses: int, days: float, url: str | None, results_dir: Path, db: Path 
 def invites(results_dir: Path, db: Path | None) -> None:
     """List the invite codes: id, sign-ups used of those allowed, until when, and whether still usable."""
     now = time.time()
-    with Store(store_path(results_dir, db)) as store:
+    with Store(_store(results_dir, db)) as store:
         rows = [(i.id, f"{i.used}/{i.uses}", _when(i.expires), "usable" if i.usable(now) else
                  "revoked" if i.revoked else "used up" if i.used >= i.uses else "expired") for i in store.invites()]
     if not rows:
@@ -145,7 +154,7 @@ def invites(results_dir: Path, db: Path | None) -> None:
 @db_option
 def uninvite(invite_id: int, results_dir: Path, db: Path | None) -> None:
     """Revoke invite ID: nobody signs up with it from now on (those who did stay)."""
-    with Store(store_path(results_dir, db)) as store:
+    with Store(_store(results_dir, db)) as store:
         store.revoke_invite(invite_id)
     click.echo(f"revoked invite {invite_id}")
 
@@ -154,6 +163,32 @@ def _when(stamp: float | None) -> str:
     return "" if stamp is None else time.strftime("%Y-%m-%d %H:%M", time.gmtime(stamp))
 
 
+def _store(results_dir: Path, db: Path | None, create: bool = False) -> Path:
+    """The store the options name (in the competition file's results folder where --results is not given);
+    ConfigError where there is none yet, unless `create` (adding an author or an invite makes it)."""
+    ctx = click.get_current_context()
+    settings = ctx.find_object(dict) or {}
+    if ctx.get_parameter_source("results_dir") == ParameterSource.DEFAULT and "results_dir" in settings:
+        results_dir = Path(settings["results_dir"])
+    path = store_path(results_dir, db)
+    if not create and not path.is_file():
+        raise ConfigError(f"no results store at {str(path)!r}: run arena authors in the folder arena serve runs in, "
+                          "as its user (or name its competition file with --config, or the store with --results or "
+                          "--db)")
+    return path
+
+
 def _base(store: Store, url: str | None) -> str:
-    """The competition's address for a link: given, else where a server last served the store, else the default."""
-    return (url or store.served_at() or DEFAULT_URL).rstrip("/")
+    """The competition's address for a link: given, else where a server last served the store, else the competition
+    file's host and port, else the default."""
+    return (url or store.served_at() or _file_address() or DEFAULT_URL).rstrip("/")
+
+
+def _file_address() -> str | None:
+    """http://HOST:PORT from the competition file's [serve] table (None: it names neither)."""
+    settings = click.get_current_context().find_object(dict) or {}
+    if "host" not in settings and "port" not in settings:
+        return None
+    host = str(settings.get("host", "127.0.0.1"))
+    host = "127.0.0.1" if host in WILDCARDS else f"[{host}]" if ":" in host else host
+    return f"http://{host}:{settings.get('port', DEFAULT_PORT)}"

@@ -106,6 +106,7 @@ class BotCommandType(click.ParamType):
             self.fail(str(exc), param, ctx)
 
 
+DEFAULT_PORT = 8000  # where arena serve listens by default, and arena authors's links point before it has served
 BOT = BotCommandType()
 SECONDS = click.FloatRange(min=0.0, min_open=True)
 

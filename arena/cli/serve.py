@@ -11,6 +11,7 @@ import click
 
 from arena.bots.sandbox import Sandbox
 from arena.cli.params import (
+    DEFAULT_PORT,
     GAME,
     announce_sandbox,
     competition_defaults,
@@ -58,7 +59,7 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
               "admission at start; a folder whose version is in already is not entered again.")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="The address to listen on (behind a reverse proxy, keep the default).")
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+@click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True,
               help="The port to listen on; 0 picks a free one (printed).")
 @click.option("--proxy", metavar="ADDRESS", help="The address of the reverse proxy in front of the server, whose "
               "X-Forwarded-For and X-Forwarded-Proto headers are believed (default: none is: a client's address is "

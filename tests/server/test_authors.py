@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
@@ -71,3 +72,39 @@ def test_an_invite_code_is_stored_as_a_hash_signs_up_its_uses_and_can_be_revoked
         assert store.redeem_invite(other, "dave") is None
     r = CliRunner().invoke(main, ["authors", "uninvite", "99", "--results", str(tmp_path)])
     assert r.exit_code == 2 and "no invite 99" in r.output and "Traceback" not in r.output
+
+
+def test_authors_in_a_folder_without_a_store_say_so_and_create_nothing(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    runner = CliRunner()
+    monkeypatch.chdir(tmp_path)
+    for args in (["list"], ["invites"], ["link", "alice"], ["token", "alice"], ["revoke", "alice"],
+                 ["restore", "alice"], ["uninvite", "1"]):
+        r = runner.invoke(main, ["authors", *args])
+        assert r.exit_code == 2, (args, r.output)
+        assert "no results store at 'results/arena.sqlite'" in r.output and "folder arena serve runs in" in \
+            r.output and "Traceback" not in r.output, r.output
+        assert len(r.output.strip().splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_links_before_the_first_serve_point_at_the_competition_files_address(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    runner = CliRunner()
+    monkeypatch.chdir(tmp_path)
+    Path("competition.toml").write_text('game = "bali-2001"\nresults = "season"\n[serve]\nport = 8123\n')
+    added = runner.invoke(main, ["authors", "--config", "competition.toml", "add", "alice"])
+    assert added.exit_code == 0, added.output
+    assert "http://127.0.0.1:8123/signin/" in added.output
+    invited = runner.invoke(main, ["authors", "--config", "competition.toml", "invite"])
+    assert invited.exit_code == 0 and "http://127.0.0.1:8123/join/" in invited.output
+    # The store is the one the file names, where arena serve --config will find it.
+    assert (tmp_path / "season" / "arena.sqlite").is_file() and not (tmp_path / "results").exists()
+    listed = runner.invoke(main, ["authors", "--config", "competition.toml", "list"])
+    assert listed.exit_code == 0 and "alice" in listed.output
+    # --url still wins, and a file without host or port leaves the default.
+    assert "https://bali.example.org/signin/" in runner.invoke(main, [
+        "authors", "--config", "competition.toml", "link", "alice", "--url", "https://bali.example.org"]).output
+    Path("plain.toml").write_text('game = "bali-2001"\n')
+    assert "http://127.0.0.1:8000/signin/" in runner.invoke(main, [
+        "authors", "--config", "plain.toml", "add", "bob"]).output
