@@ -9,7 +9,8 @@ from typing import Any, Iterator
 
 import pytest
 
-from tests.browser import start_chromium
+from arena.storage import Store
+from tests.browser import screenshot, set_viewport, start_chromium
 from tests.helpers import wait_until
 from tests.server.conftest import Server, admitted, kit_bot, slip_bot, upload, zipped
 
@@ -225,3 +226,47 @@ def test_a_refused_competitor_follows_the_refusal_to_the_faulty_decision_in_its_
     assert wait_until(lambda: f"Decision #{decision}:" in _text(driver, "decision")), _body(driver)[-2000:]
     said = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".said-line")]
     assert any("thinking about" in text for text in said), said  # its own stderr beside its decisions
+
+
+NARROW_PHONE = (375, 812)
+
+
+def test_on_a_375_px_phone_the_board_scrolls_within_the_page_and_the_token_is_whole_with_a_copy_button(
+        server: Server, driver: Any) -> None:
+    from selenium.webdriver.common.by import By
+
+    set_viewport(driver, NARROW_PHONE)
+    driver.get(server.url + "/")
+    assert wait_until(lambda: _text(driver, "rows") != "", 180)  # the sample bots' first games are in
+    driver.get(server.url + "/")
+    # The page itself does not overflow; the board scrolls sideways in its own box, to its last column.
+    assert driver.execute_script(
+        "return document.documentElement.scrollWidth <= document.documentElement.clientWidth"), \
+        screenshot(driver, "server-board-375")
+    last = driver.execute_script(
+        "var board = document.getElementById('leaderboard'); board.scrollLeft = board.scrollWidth;"
+        "var cells = board.querySelectorAll('thead th'); var cell = cells[cells.length - 1].getBoundingClientRect();"
+        "return [cell.left, cell.right];")
+    assert 0 <= last[0] and last[1] <= NARROW_PHONE[0] + 1, last
+    # Signing up with an invite shows the API token once: whole on the screen, and copied by its button.
+    with Store(server.results / "arena.sqlite") as store:
+        _, code = store.add_invite(1, 3600)
+    driver.get(f"{server.url}/join/{code}")
+    driver.find_element(By.ID, "name").send_keys("phoebe")
+    driver.find_element(By.ID, "sign-up").click()
+    assert wait_until(lambda: driver.find_elements(By.ID, "token"))
+    token = driver.find_element(By.ID, "token").text.strip()
+    assert token.startswith(tuple("0123456789")) and "." in token
+    box = driver.execute_script("var t = document.getElementById('token'); var r = t.getBoundingClientRect();"
+                                "return [r.left, r.right, t.scrollWidth, t.clientWidth];")
+    assert 0 <= box[0] and box[1] <= NARROW_PHONE[0] + 1 and box[2] <= box[3], box
+    assert driver.execute_script(
+        "return document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+    driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": server.url, "permissions": [
+        "clipboardReadWrite", "clipboardSanitizedWrite"]})
+    driver.find_element(By.ID, "copy-token").click()
+    assert wait_until(lambda: "copied" in driver.find_element(By.ID, "copy-token").text)
+    copied = driver.execute_async_script(
+        "var done = arguments[0]; navigator.clipboard.readText().then(done, function (e) { done(String(e)); });")
+    assert copied == token
+    screenshot(driver, "server-token-375")
