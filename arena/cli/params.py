@@ -130,7 +130,7 @@ def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--init-timeout", type=SECONDS, default=10.0, show_default=True,
                      help="Seconds a bot may take to start and answer the handshake."),
         click.option("--new-game-timeout", type=SECONDS, default=NEW_GAME_TIMEOUT, show_default=True,
-                     help="Seconds a bot may take to answer each new game, on the wall clock (its time beyond "
+                     help="Seconds a bot may take to answer each new game, charged as --timeout is (its time beyond "
                      f"{NEW_GAME_ALLOWANCE:g} s is charged to its game clock); past it the bot is at fault and "
                      "plays the default for that game."),
         click.option("--time-bank", type=click.FloatRange(min=0.0), default=0.0, show_default=True,

@@ -23,7 +23,7 @@ from arena.bots import leftovers
 from arena.bots.entrants import numbered
 from arena.bots.logs import DEFAULT_LOG_CAP
 from arena.bots.process import BotCommand, BotProcess, Confinement, Transport
-from arena.bots.sandbox import Sandbox
+from arena.bots.sandbox import WALL_CEILING, Sandbox
 from arena.bots.sandbox.paths import hidden_script, other_scripts
 from arena.bots.sandbox.watchdog import Watchdog
 from arena.bots.submission import BuildWatch, ensure_built, wants_tcp
@@ -394,7 +394,8 @@ class GamePlay:
         limit = clock.new_game_limit()
         fault: BotFault | None = None
         try:
-            elapsed: float | None = bot.ask(request, limit).elapsed
+            # Charged as a decision is (its wait for a core is not its own), within WALL_CEILING times the limit.
+            elapsed: float | None = bot.ask(request, limit, WALL_CEILING * limit).elapsed
         except BotFault as exc:
             fault, elapsed = exc, exc.elapsed
         charged = 0.0 if elapsed is None else clock.new_game_charge(elapsed)
