@@ -181,7 +181,11 @@ def _store(results_dir: Path, db: Path | None, create: bool = False) -> Path:
 def _base(store: Store, url: str | None) -> str:
     """The competition's address for a link: given, else where a server last served the store, else the competition
     file's host and port, else the default."""
-    return (url or store.served_at() or _file_address() or DEFAULT_URL).rstrip("/")
+    found = url or store.served_at() or _file_address()
+    if found is None:
+        click.echo(f"no server has served this store yet: the link is at {DEFAULT_URL}; give the competition's "
+                   "address with --url, or its file with arena authors --config FILE", err=True)
+    return (found or DEFAULT_URL).rstrip("/")
 
 
 def _file_address() -> str | None:
