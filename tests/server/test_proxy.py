@@ -140,9 +140,9 @@ def proxied(tmp_path: Path) -> Iterator[Proxied]:
                 with socket.create_connection(("127.0.0.1", port), timeout=1):
                     return True
             except OSError:
-                return nginx.poll() is None and False
+                return False
 
-        if not wait_until(answers):
+        if not wait_until(lambda: answers() or nginx.poll() is not None) or nginx.poll() is not None:
             nginx.kill()
             pytest.fail(f"nginx did not start: {nginx.communicate()[1]}{(prefix / 'error.log').read_text()}")
         yield Proxied(f"https://127.0.0.1:{port}", port, tls, results)
