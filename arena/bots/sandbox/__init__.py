@@ -128,8 +128,8 @@ class Sandbox:
         if self.level == Isolation.NONE:
             return "none (no limits; processes contained" + (f" by {where.describe()})" if where else ")")
         if self.level == Isolation.RLIMIT:
-            return f"rlimit ({counted})"
-        return f"bwrap (own user, PID, IPC, UTS, network namespaces; {counted})"
+            return f"rlimit (a seccomp filter; {counted})"
+        return f"bwrap (own user, PID, IPC, UTS, network namespaces; a seccomp filter; {counted})"
 
     def warning(self) -> str | None:
         """One line saying what this level does not protect, or None where a bot is fully kept apart."""
