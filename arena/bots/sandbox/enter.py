@@ -1,6 +1,6 @@
 """The last step before a sandboxed bot's or build's own code: a session keyring of its own, then the seccomp filter
 (syscalls.py), then exec. `python -I -S enter.py KEYCTL FILTER PROGRAM [ARG...]`, KEYCTL keyctl's system call
-number, FILTER the compiled filter in base64.
+number, FILTER the compiled filter in hexadecimal (bytes.fromhex: no module to import, as base64 imports re).
 
 Run by the arena's Python isolated and without site (the standard library only: neither the bot's folder nor its
 PYTHON* variables on the path), inside the sandbox as the bot's own user, so that the new session keyring is the
@@ -11,7 +11,6 @@ loaded stays with the process and every child, across exec, and cannot be remove
 
 from __future__ import annotations
 
-import base64
 import ctypes
 import errno
 import os
@@ -42,7 +41,7 @@ def main(argv: list[str]) -> None:
     if len(argv) < 3:
         sys.stderr.write("usage: enter.py KEYCTL FILTER PROGRAM [ARG...]\n")
         os._exit(USAGE)
-    keyctl, program, command = int(argv[0]), base64.b64decode(argv[1]), argv[2:]
+    keyctl, program, command = int(argv[0]), bytes.fromhex(argv[1]), argv[2:]
     libc = ctypes.CDLL(None, use_errno=True)
     libc.syscall.restype = ctypes.c_long
     # An anonymous session keyring, this process's alone. A kernel without keyrings (ENOSYS), or an arena already

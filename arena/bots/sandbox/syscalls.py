@@ -11,7 +11,6 @@ of its own (the join is itself a keyctl call, which the filter then denies).
 
 from __future__ import annotations
 
-import base64
 import errno
 import functools
 import tempfile
@@ -65,5 +64,5 @@ def keyctl_number() -> int:
 
 
 def sealing_arguments() -> tuple[str, str]:
-    """What enter.py is given: keyctl's number and the filter, base64 (a few hundred bytes)."""
-    return str(keyctl_number()), base64.b64encode(compiled()).decode()
+    """What enter.py is given: keyctl's number and the filter in hexadecimal (a few hundred bytes)."""
+    return str(keyctl_number()), compiled().hex()
