@@ -110,3 +110,19 @@ def test_a_bot_that_takes_every_inotify_instance_takes_only_its_own(level: str, 
     assert held == [limit], lines  # the hog took all its uid may have
     tries = [line for line in lines if "an inotify instance" in line]
     assert tries and all(line == "opened an inotify instance" for line in tries), lines
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only an arena run as root gives each bot a host uid of its own")
+@pytest.mark.skipif(bwrap_problem() is not None, reason=f"bubblewrap: {bwrap_problem()}")
+def test_a_key_left_in_a_uids_keyrings_is_out_of_reach_of_the_next_bot_to_lease_it(tmp_path: Path) -> None:
+    # A process of the range's first uid (an earlier leaseholder, or a host process of that uid) leaves keys behind.
+    first = 3_200_000
+    planted = subprocess.run(["setpriv", f"--reuid={first}", "--regid=65534", "--clear-groups", sys.executable,
+                              str(KERNEL_BOT), "plant", "earlier"], capture_output=True, text=True, timeout=60)
+    assert planted.stderr.count("added a key") == 3, planted.stderr
+    r = arena("match", "bali-2017", kernel_bot("keys", "alice"), kernel_bot("keys", "bob"), "--games", "1",
+              "--sandbox", "bwrap", "--bot-uids", f"{first}-{first + 9}", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    lines = said(tmp_path / "results")
+    assert sum("keyring" in line for line in lines) == 6, lines
+    assert not [line for line in lines if " read " in line], lines
