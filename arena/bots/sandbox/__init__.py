@@ -15,6 +15,7 @@ the sandbox are wrapper commands (prlimit, taskset, bwrap, enter.py) put in fron
 
 from __future__ import annotations
 
+import errno
 import functools
 import math
 import os
@@ -111,7 +112,11 @@ class Sandbox:
         session keyring of its own and loads the seccomp filter (syscalls.py)."""
         if not (self.limited and self.sealed):
             return []
-        return [sys.executable, "-I", "-S", str(ENTER), *sealing_arguments()]
+        try:
+            sealing = sealing_arguments()
+        except ConfigError as exc:  # checked at start where the arena runs; a cluster's worker may still lack it
+            raise OSError(errno.ENOSYS, str(exc)) from None
+        return [sys.executable, "-I", "-S", str(ENTER), *sealing]
 
     def resolved(self) -> "Sandbox":
         """This sandbox with auto replaced by the strongest level this machine supports."""
