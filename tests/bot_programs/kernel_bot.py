@@ -11,6 +11,8 @@ attack, and says on stderr what it got, so that the test reads the outcome from 
   inotify_hog    at its start opens inotify instances until the kernel refuses one (at most 1024), says how many
                  it holds, and holds them for its life
   inotify_try    at each of its first three decisions opens one inotify instance and says whether it could
+  perf           at its first decision opens a performance counter of its own process (user space only, as an
+                 unprivileged process may) and says whether it could
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 # keyctl operations and special keyring ids (linux/keyctl.h)
 KEYCTL_DESCRIBE, KEYCTL_READ, KEYCTL_SET_TIMEOUT, KEYCTL_GET_PERSISTENT = 6, 11, 15, 22
 USER_KEYRING, SESSION_KEYRING, PROCESS_KEYRING = -4, -3, -2
-KEYCTL, ADD_KEY = 250, 248  # x86-64 system call numbers (the tests run there)
+KEYCTL, ADD_KEY, PERF_EVENT_OPEN = 250, 248, 298  # x86-64 system call numbers (the tests run there)
 PREFIX = "arena-test:"
 SECRET = "arena-secret"
 
@@ -133,6 +135,22 @@ def try_inotify() -> None:
         say(f"could not open an inotify instance: {os.strerror(ctypes.get_errno())}")
 
 
+def try_perf() -> None:
+    """perf_event_open(2) of a software clock of this process, user space only (what perf_event_paranoid 2 allows)."""
+    attr = bytearray(64)  # struct perf_event_attr, its first version's size
+    attr[0:4] = (1).to_bytes(4, sys.byteorder)  # PERF_TYPE_SOFTWARE (config 0: the CPU clock)
+    attr[4:8] = (64).to_bytes(4, sys.byteorder)
+    attr[40:48] = (0x61).to_bytes(8, sys.byteorder)  # disabled, exclude_kernel, exclude_hv
+    buffer = ctypes.create_string_buffer(bytes(attr), 64)
+    fd = _libc.syscall(ctypes.c_long(PERF_EVENT_OPEN), buffer, ctypes.c_long(0), ctypes.c_long(-1),
+                       ctypes.c_long(-1), ctypes.c_long(0))
+    if fd >= 0:
+        os.close(fd)
+        say("opened a performance counter")
+    else:
+        say(f"could not open a performance counter: {os.strerror(ctypes.get_errno())}")
+
+
 def main(mode: str, name: str, endpoint: str) -> None:
     """Serve the arena, attacking it."""
     import msgpack
@@ -159,6 +177,8 @@ def main(mode: str, name: str, endpoint: str) -> None:
                 loot(name)
             elif decisions <= 3 and mode == "inotify_try":
                 try_inotify()
+            elif decisions == 1 and mode == "perf":
+                try_perf()
             reply(request, type="action", index=0)
         elif kind == "hello":
             reply(request, type="ready", name=f"kernel-{mode}", bot_version="1.0")
@@ -174,9 +194,9 @@ if __name__ == "__main__":
         plant(args[1])
     elif len(args) == 3 and args[0] == "keys":
         main(args[0], args[1], args[2])
-    elif len(args) == 2 and args[0] in ("inotify_hog", "inotify_try"):
+    elif len(args) == 2 and args[0] in ("inotify_hog", "inotify_try", "perf"):
         main(args[0], "", args[1])
     else:
         sys.stderr.write("usage: kernel_bot.py plant NAME | keys NAME ENDPOINT | inotify_hog ENDPOINT | "
-                         "inotify_try ENDPOINT\n")
+                         "inotify_try ENDPOINT | perf ENDPOINT\n")
         sys.exit(2)

@@ -95,6 +95,19 @@ def test_the_arenas_session_keyring_is_out_of_the_bots_reach(level: str, tmp_pat
         assert any(line.endswith("read arena-secret: root secret") for line in stolen), lines
 
 
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_bot_opens_no_performance_counter(level: str, tmp_path: Path) -> None:
+    r = arena("match", "bali-2017", kernel_bot("perf"), kernel_bot("perf"), "--games", "1", "--sandbox", level,
+              cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    lines = said(tmp_path / "results")
+    assert len(lines) == 2, lines
+    if level in SEALED:
+        assert lines == ["could not open a performance counter: Operation not permitted"] * 2
+    else:
+        assert lines == ["opened a performance counter"] * 2  # the attack is real where nothing denies it
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="only an arena run as root gives each bot a host uid of its own")
 @pytest.mark.skipif(bwrap_problem() is not None, reason=f"bubblewrap: {bwrap_problem()}")
 @pytest.mark.parametrize("level", ["auto", pytest.param("bwrap", marks=pytest.mark.soak)])
