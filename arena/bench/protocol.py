@@ -10,7 +10,8 @@
     in-process random play and against the socket-bound rate (the engine's own time plus one raw round trip (a)
     per decision), with the share of it that subprocess play reaches;
 (d) per sandbox level, a bot's start-up (spawn to ready) and the round trip of (b); under bubblewrap also for a
-    bot over tcp, through the relay inside its sandbox.
+    bot over tcp, through the relay inside its sandbox; and at each limited level without the seccomp filter (and,
+    as root under bubblewrap, as nobody rather than a uid of its own), for what those cost.
 
 Run as a module it is the raw echo server of (a), `python -m arena.bench.protocol ENDPOINT`, or with `--bare` the
 bare bot (the endpoint from $ARENA_ENDPOINT, as the arena gives it).
@@ -26,7 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import msgpack
@@ -48,6 +49,10 @@ BARE_BOT = BotCommand((sys.executable, "-m", "arena.bench.protocol", "--bare"))
 _WARM_UP = 200
 _ROUNDS = 25
 RELAYED = "bwrap, tcp (relay)"  # the bench's label of a bot over tcp through its relay under bubblewrap
+# The labels of a level without the seccomp filter and its session keyring, and (as root under bubblewrap) with
+# every bot nobody instead of a leased uid of its own: the sandbox as it was before either.
+UNSEALED = "without the filter"
+UNSEALED_NOBODY = "without the filter, as nobody"
 
 
 @dataclass(frozen=True)
@@ -214,14 +219,18 @@ class SandboxBench:
 
 
 def bench_sandboxes(game: Game, players: int, round_trips: int, starts: int = 10) -> list[SandboxBench]:
-    """Start-up and round trip of the trivial bot at every level this machine supports (and auto's choice),
-    measured in alternating rounds so that load on the machine touches every level alike."""
+    """Start-up and round trip of the trivial bot at every level this machine supports (and auto's choice), and
+    at each limited level also without the seccomp filter and its session keyring (and, where bots drop to host
+    uids of their own, as nobody): what those cost. Measured in alternating rounds so that load on the machine
+    touches every run alike."""
     message = typical_decide(game, players)
     levels = supported_levels()
-    # (label, level, relayed): every level over ipc, and where a level confines a bot (its own network), a bot over
+    # (label, sandbox, relayed): every level over ipc, and where a level confines a bot (its own network), a bot over
     # tcp through its relay too.
-    runs = [(level.value, level, False) for level in levels]
-    runs += [(RELAYED, level, True) for level in levels if Sandbox(level).confined]
+    runs = [(level.value, Sandbox(level), False) for level in levels]
+    runs += [(RELAYED, Sandbox(level), True) for level in levels if Sandbox(level).confined]
+    runs += [(f"{level.value}, {UNSEALED if not Sandbox(level).drops else UNSEALED_NOBODY}",
+              replace(Sandbox(level), sealed=False, uids=None), False) for level in levels if Sandbox(level).limited]
     workdir = Path(tempfile.mkdtemp(prefix="arena-bench-"))
     context = zmq.Context()
     watchdog = Watchdog()
@@ -230,12 +239,11 @@ def bench_sandboxes(game: Game, players: int, round_trips: int, starts: int = 10
     per_round = max(1, round_trips // _ROUNDS)
     try:
         for _ in range(starts):
-            for label, level, relayed in runs:
-                peer = ArenaPeer(context, workdir, Sandbox(level), watchdog, relayed)
+            for label, sandbox, relayed in runs:
+                peer = ArenaPeer(context, workdir, sandbox, watchdog, relayed)
                 startups[label].append(peer.startup)
                 peer.close()
-        peers = {label: ArenaPeer(context, workdir, Sandbox(level), watchdog, relayed)
-                 for label, level, relayed in runs}
+        peers = {label: ArenaPeer(context, workdir, sandbox, watchdog, relayed) for label, sandbox, relayed in runs}
         try:
             for peer in peers.values():
                 peer.round_trips(message, _WARM_UP)

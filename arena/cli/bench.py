@@ -26,7 +26,8 @@ from arena.match.local import bench_engine
 @click.option("--protocol", is_flag=True, help="Also measure the bot protocol: round trips and games/s with "
               "subprocess bots.")
 @click.option("--sandbox", "sandboxes", is_flag=True, help="Also measure each sandbox level: a bot's start-up "
-              "(spawn to ready) and the per-decision round trip, against none.")
+              "(spawn to ready) and the per-decision round trip, against none; and each limited level without the "
+              "seccomp filter and the bots' own host uids, for what they cost.")
 @click.option("--starts", type=click.IntRange(min=1), default=10, show_default=True,
               help="Bot starts per sandbox level measured (the median is reported).")
 @click.option("--round-trips", type=click.IntRange(min=10), default=5000, show_default=True,

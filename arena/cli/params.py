@@ -13,7 +13,7 @@ from arena.bots.entrants import bot_command
 from arena.bots.meter import wait_accounting
 from arena.bots.process import BotCommand
 from arena.bots.sandbox import MIB, WALL_CEILING, Isolation, Limits, Sandbox, crowding
-from arena.bots.sandbox.hostuser import HostUids
+from arena.bots.sandbox.hostuser import DEFAULT_UIDS, HostUids
 from arena.cli.store_options import db_option, results_option, store_path  # noqa: F401 (re-exported)
 from arena.errors import ConfigError
 from arena.games import Game, GameError, available, check_variants, get_game
@@ -199,7 +199,7 @@ def sandbox_options(command: Callable[..., Any]) -> Callable[..., Any]:
         limits = Limits(memory=memory_limit * MIB, cpu=cpu_limit, processes=max_processes,
                         file_size=max_file_size * MIB, open_files=max_open_files, disk=disk_limit * MIB)
         return command(*args, sandbox=Sandbox(Isolation(sandbox), limits, build_network=build_network,
-                                              uids=bot_uids), **kwargs)
+                                              uids=bot_uids or DEFAULT_UIDS), **kwargs)
 
     options = [
         click.option("--sandbox", type=click.Choice([i.value for i in Isolation]), default=Isolation.AUTO.value,
@@ -227,8 +227,9 @@ def sandbox_options(command: Callable[..., Any]) -> Callable[..., Any]:
                      "Without it a build under bwrap has no network at all."),
         click.option("--bot-uids", type=UidRange(), default=None, metavar="FIRST-LAST",
                      help="Host uids that belong to no account, for the bots and builds when the arena runs as "
-                     "root under bwrap: each running one takes a free uid of the range as its own (default, or "
-                     "when every one is in use: nobody). Never root, whatever the range."),
+                     f"root under bwrap: each running one takes a free uid of the range as its own, never one "
+                     f"another holds (default {DEFAULT_UIDS}; when every one is in use, a start fails). Never root, "
+                     "whatever the range."),
     ]
     for option in reversed(options):
         gathered = option(gathered)

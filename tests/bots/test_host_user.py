@@ -1,5 +1,6 @@
 """The host user of a bot and a build under bubblewrap run as root: a uid of its own (the organiser's range, else
-nobody), never root, seen from the host, through real matches and a real tournament."""
+the default one), never root and never one another process holds, seen from the host, through real matches and a
+real tournament."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena.bots.sandbox import bwrap_problem
-from arena.bots.sandbox.hostuser import NOBODY, NOGROUP
+from arena.bots.sandbox.hostuser import DEFAULT_UIDS, LEASES, NOBODY, NOGROUP
 from tests.helpers import arena
 
 pytestmark = [
@@ -37,11 +38,9 @@ def test_a_bot_is_never_root_to_the_host(uids: tuple[int, int] | None, tmp_path:
     r = arena("match", "bali-2017", THREAT, THREAT, "--games", "1", "--sandbox", "bwrap", *chosen, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     seen = host_uids(tmp_path / "results")
-    assert len(seen) == 2 and 0 not in seen
-    if uids is None:
-        assert seen == [NOBODY, NOBODY]
-    else:
-        assert len(set(seen)) == 2 and all(uids[0] <= u <= uids[1] for u in seen)  # a uid each
+    assert len(seen) == 2 and 0 not in seen and NOBODY not in seen
+    first, last = uids or (DEFAULT_UIDS.first, DEFAULT_UIDS.last)
+    assert len(set(seen)) == 2 and all(first <= u <= last for u in seen)  # a uid each
 
 
 def test_a_build_runs_as_a_host_uid_of_its_own_and_leaves_nothing_of_it(tmp_path: Path) -> None:
@@ -79,3 +78,25 @@ def test_a_command_lines_bot_in_a_folder_only_root_reads_is_told_why_it_cannot_s
     assert r.returncode == 0, r.stderr
     records = " ".join(p.read_text() for p in (tmp_path / "results" / "matches").rglob("game-*.json"))
     assert "never as root" in records and "chmod -R o+rX FOLDER" in records  # the fault says why, and what to do
+
+
+def test_a_uid_another_arena_holds_is_never_leased_and_a_range_all_held_starts_no_bot(tmp_path: Path) -> None:
+    import fcntl
+
+    LEASES.mkdir(parents=True, exist_ok=True)
+    held = []
+    try:
+        for uid in range(RANGE[0], RANGE[0] + 9):  # as another arena's running bots hold them
+            fd = os.open(LEASES / str(uid), os.O_RDWR | os.O_CREAT, 0o600)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            held.append(fd)
+        r = arena("match", "bali-2017", THREAT, THREAT, "--games", "1", "--sandbox", "bwrap", "--bot-uids",
+                  f"{RANGE[0]}-{RANGE[1]}", cwd=tmp_path)
+    finally:
+        for fd in held:
+            os.close(fd)
+    assert r.returncode == 0, r.stderr
+    seen = host_uids(tmp_path / "results")
+    assert seen == [RANGE[1]]  # the one uid free, for one bot; never nobody, never a uid held
+    records = " ".join(p.read_text() for p in (tmp_path / "results" / "matches").rglob("game-*.json"))
+    assert "every host uid of 3100000-3100009 is in use" in records

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
 import pytest
 
+from arena.bots.sandbox import bwrap_problem
 from arena.tournament.formats.ladder import EXPOSURE
 from tests.cli.conftest import run
 from tests.helpers import arena
@@ -45,6 +47,11 @@ def test_bench_sandbox_reports_start_up_and_round_trip_per_level() -> None:
             if line.startswith("bali-2017") and len(line.split()) >= 5 and not line.split()[1].isdigit()}
     assert {"none", "rlimit", "auto"} <= set(rows)
     assert float(rows["none"][-1]) == 1.0 and all(float(row[-3]) > 0 for row in rows.values())  # start-up ms
+    # What the seccomp filter (and, as root under bubblewrap, the bots' own uids) cost: each limited level without.
+    assert "rlimit, without the filter " in r.output
+    if bwrap_problem() is None:
+        assert ("bwrap, without the filter, as nobody" if os.geteuid() == 0 else "bwrap, without the filter") \
+            in r.output
 
 
 @pytest.mark.slow

@@ -4,21 +4,24 @@ This module is the interface, the one place a level is asked about: what a level
 `confined`, `helpers`) and the command lines and environments it wraps a bot and a build in. Beside it, each
 mechanism in a module of its own: limits.py (the limits, and a limit gone over in words), bubblewrap.py
 (bubblewrap's command line), paths.py (what a confined bot is shown of the machine), proctree.py (a bot's
-processes from /proc) and watchdog.py (the limits summed over a bot's processes, its orphans, the verdict on its
-death).
+processes from /proc), watchdog.py (the limits summed over a bot's processes, its orphans, the verdict on its
+death), syscalls.py (the seccomp filter) and enter.py (a session keyring of its own and the filter, last before
+the bot's code).
 
 The threat model (what each level prevents and what it does not) is in SANDBOX.md beside this package.
 Everything here works without preexec_fn (unsafe in the arena, which has ZeroMQ threads): the limits and
-the sandbox are wrapper commands (prlimit, taskset, bwrap) put in front of the bot's command line.
+the sandbox are wrapper commands (prlimit, taskset, bwrap, enter.py) put in front of the bot's command line.
 """
 
 from __future__ import annotations
 
+import errno
 import functools
 import math
 import os
 import shlex
 import shutil
+import sys
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
@@ -35,10 +38,11 @@ from arena.bots.sandbox.bubblewrap import (
     isolation,
     outer_namespace,
 )
-from arena.bots.sandbox.hostuser import HostUids, Lease, dropping
+from arena.bots.sandbox.hostuser import DEFAULT_UIDS, HostUids, Lease, dropping
 from arena.bots.sandbox.limits import BUILD_LIMITS, MIB, Limits
 from arena.bots.sandbox.paths import rustup_home, tool_path
 from arena.bots.sandbox.proctree import working_prefix
+from arena.bots.sandbox.syscalls import ENTER, compiled, sealing_arguments
 from arena.errors import ConfigError
 
 # Environment variables a bot keeps under rlimit and bwrap; everything else of the arena's is dropped.
@@ -67,7 +71,10 @@ class Sandbox:
     limits: Limits = field(default_factory=Limits)
     cpus: tuple[int, ...] = ()  # empty: not pinned
     build_network: bool = False  # builds share the machine's network (else they have none under bwrap)
-    uids: HostUids | None = None  # host uids for bots and builds under bwrap as root (None: nobody)
+    uids: HostUids | None = DEFAULT_UIDS  # host uids for bots and builds under bwrap as root (None: nobody, as
+    # before they had uids of their own: only the bench's measure of what they cost)
+    sealed: bool = True  # a session keyring of its own and the seccomp filter, wherever limited (False: only the
+    # bench's measure of what they cost)
 
     def to_dict(self) -> dict[str, Any]:
         """The level and limits as plain data (the pinning is not part of what defines a tournament)."""
@@ -100,6 +107,17 @@ class Sandbox:
         namespace maps it to the arena's own unprivileged user, or there is no sandbox)."""
         return Lease(self.uids) if self.drops else None
 
+    def seal(self) -> list[str]:
+        """What runs last before a bot's or a build's own code wherever the level limits it: enter.py, which joins a
+        session keyring of its own and loads the seccomp filter (syscalls.py)."""
+        if not (self.limited and self.sealed):
+            return []
+        try:
+            sealing = sealing_arguments()
+        except ConfigError as exc:  # checked at start where the arena runs; a cluster's worker may still lack it
+            raise OSError(errno.ENOSYS, str(exc)) from None
+        return [sys.executable, "-I", "-S", str(ENTER), *sealing]
+
     def resolved(self) -> "Sandbox":
         """This sandbox with auto replaced by the strongest level this machine supports."""
         if self.level != Isolation.AUTO:
@@ -115,8 +133,8 @@ class Sandbox:
         if self.level == Isolation.NONE:
             return "none (no limits; processes contained" + (f" by {where.describe()})" if where else ")")
         if self.level == Isolation.RLIMIT:
-            return f"rlimit ({counted})"
-        return f"bwrap (own user, PID, IPC, UTS, network namespaces; {counted})"
+            return f"rlimit (a seccomp filter; {counted})"
+        return f"bwrap (own user, PID, IPC, UTS, network namespaces; a seccomp filter; {counted})"
 
     def warning(self) -> str | None:
         """One line saying what this level does not protect, or None where a bot is fully kept apart."""
@@ -155,6 +173,10 @@ class Sandbox:
             problem = bwrap_problem()
             if problem is not None:
                 raise ConfigError(f"--sandbox bwrap cannot be used: {problem}")
+        if self.limited and self.sealed:
+            compiled()  # libseccomp is there
+        if self.drops and self.uids is not None:
+            self.uids.check()
 
     def command(self, argv: tuple[str, ...], cwd: str | None, private: Path, hidden: tuple[str, ...],
                 games: int = 1, masked: tuple[Path, ...] = (), join: tuple[Path, ...] = (),
@@ -171,7 +193,7 @@ class Sandbox:
             prefix += _prlimit(self.limits, games)
         if self.level == Isolation.BWRAP:
             prefix += [*outer_namespace(), *bwrap_options(cwd, private, hidden, argv, masked, self.limits, uid)]
-        return [*prefix, *argv]
+        return [*prefix, *self.seal(), *argv]
 
     def environment(self, endpoint_env: dict[str, str], private: Path) -> dict[str, str]:
         """The bot's environment: the arena's under none, else only PASSED_ENV, a private HOME and TMPDIR (under
@@ -194,10 +216,10 @@ class Sandbox:
             limits = BUILD_LIMITS
             prefix += ["prlimit", f"--fsize={limits.file_size}", f"--nofile={limits.open_files}", "--core=0", "--"]
         if self.level == Isolation.BWRAP:
-            prefix += [*outer_namespace(), *filesystem(BUILD_LIMITS.disk, [], (), reached=(folder,)), "--bind",
+            prefix += [*outer_namespace(), *filesystem(BUILD_LIMITS.disk, [ENTER], (), reached=(folder,)), "--bind",
                        str(folder), str(folder), "--chdir", str(folder), *isolation(self.build_network, uid),
                        *entry(uid)]
-        return [*prefix, *argv]
+        return [*prefix, *self.seal(), *argv]
 
     def build_environment(self, home: Path) -> dict[str, str]:
         """A build's environment: the arena's under none; else PASSED_ENV, a private HOME and TMPDIR (home, or

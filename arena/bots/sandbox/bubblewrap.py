@@ -24,6 +24,7 @@ from arena.bots.sandbox.paths import (
     within,
 )
 from arena.bots.sandbox.proctree import working_prefix
+from arena.bots.sandbox.syscalls import ENTER
 
 SHM_SIZE = 8 * MIB  # the part of that quota that is /dev/shm (POSIX shared memory, semaphores)
 HOME_IN_SANDBOX = "/tmp/home"  # a bot's HOME inside bubblewrap, on its private /tmp
@@ -58,7 +59,7 @@ def bwrap_options(cwd: str | None, private: Path, hidden: tuple[str, ...], argv:
     # directories of their own, which no command names.
     temporary = Path(tempfile.gettempdir()).resolve()
     named = [p for p in named if not any(within(p, c) for c in covered if c != temporary)]
-    shown = [*arena_packages(), *([folder] if cwd is not None else []), *named]
+    shown = [*arena_packages(), ENTER, *([folder] if cwd is not None else []), *named]
     args = [*filesystem(limits.disk, shown, covered, folder, reached=(private,))]
     if cwd is None:
         args += ["--perms", SEARCHABLE, "--dir", str(folder)]  # a command line's bot runs where the arena runs,

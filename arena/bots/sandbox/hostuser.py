@@ -1,6 +1,8 @@
 """The host user a bot or a build runs as under bubblewrap when the arena is root: never root itself, but a uid of
-the organiser's range leased for as long as the process runs (nobody where no range is named or none is free),
-with the group nogroup, no other groups, no capabilities and no way to gain any.
+its own, leased from a range for as long as the process runs (the organiser's, else DEFAULT_UIDS), with the group
+nogroup, no other groups, no capabilities and no way to gain any. No two running processes hold one uid, across
+every arena of the machine, so that no two share what the kernel keeps per user (inotify instances, processes,
+message queues, keyrings).
 
 Run unprivileged, bubblewrap maps its sandbox's user to the arena's own, which is then what the host sees; run as
 root it would map it to root, so as root the arena makes the sandbox's mounts as root and only then drops to the
@@ -11,6 +13,7 @@ bot's own directory are given to the group nogroup, readable (and, for a build, 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import pwd
@@ -19,7 +22,7 @@ from pathlib import Path
 
 from arena.errors import ConfigError
 
-NOBODY = 65534  # the uid where the organiser names no range, or where every uid of it is in use
+NOBODY = 65534  # the uid of a sandbox given no range (the bench's measure of what a uid of its own costs)
 NOGROUP = 65534  # the group of every bot and build: how their own files, and only those, reach them
 LEASES = Path("/run/bali-arena/uids")  # a lock file per uid in use, held by the process that leased it
 MAX_RANGE = 1 << 20
@@ -61,16 +64,22 @@ class HostUids:
         return f"{self.first}-{self.last}"
 
 
+# The default range: 65,536 uids from 1,900,000,000, in the block that systemd leaves unused (above the uids it
+# hands containers, below 2^31, which some tools take for negative); no distribution gives accounts there.
+DEFAULT_UIDS = HostUids(1_900_000_000, 1_900_065_535)
+
+
 def dropping() -> bool:
     """True where a sandboxed process must drop to a host user of its own: the arena runs as root."""
     return os.geteuid() == 0
 
 
 class Lease:
-    """One host uid held for one process's life (a lock on its file under LEASES); nobody holds no lock."""
+    """One host uid held for one process's life (a lock on its file under LEASES); nobody (no range) holds no lock."""
 
     def __init__(self, uids: HostUids | None) -> None:
-        """Lease the first free uid of uids, or nobody where there is none."""
+        """Lease the first free uid of uids (nobody where uids is None); OSError where none is free, or where no
+        lease can be kept, for the start to fail: never a uid another process holds."""
         self.uid, self._fd = NOBODY, -1
         if uids is None:
             return
@@ -79,8 +88,8 @@ class Lease:
         for uid in range(uids.first, uids.last + 1):
             try:
                 fd = os.open(LEASES / str(uid), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-            except OSError:
-                return  # no place for leases: nobody
+            except OSError as exc:
+                raise OSError(exc.errno, f"no host uid can be leased ({LEASES}: {exc.strerror})") from None
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
@@ -88,6 +97,8 @@ class Lease:
                 continue
             self.uid, self._fd = uid, fd
             return
+        raise OSError(errno.EAGAIN, f"every host uid of {uids} is in use by a running bot or build: name a wider "
+                      "range (--bot-uids)")
 
     def release(self) -> None:
         """Give the uid back (once its processes are gone)."""

@@ -231,7 +231,7 @@ def missing_hint(stderr: str, command_line: bool) -> str | None:
     """What to tell the author of a bot that died under bubblewrap of a missing file or module, or of one it may not
     read, or None."""
     if "Permission denied" in stderr and os.geteuid() == 0:
-        return ("run by root, the arena runs each bot as a host user of its own (nobody, or a uid of --bot-uids), "
+        return ("run by root, the arena runs each bot as a host user of its own (a uid of --bot-uids' range), "
                 "never as root: a bot given as a command line needs its folder and files readable by other users "
                 "(chmod -R o+rX FOLDER), or run the arena as an unprivileged user")
     if not any(sign in stderr for sign in _MISSING_SIGNS):
