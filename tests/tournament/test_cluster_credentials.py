@@ -244,3 +244,17 @@ def test_a_tls_cluster_made_with_arena_cluster_certs_plays_a_tournament_and_noth
     assert attack.returncode == 0, attack.stderr
     found = json.loads(attack.stdout.splitlines()[-1])
     assert found["reached"] == [] and found["pages"] == [], found
+
+
+def test_a_competition_file_gives_the_certificates_folder_from_its_own_folder_and_names_the_risk(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "comp" / "certs").mkdir(parents=True)
+    config = tmp_path / "comp" / "competition.toml"
+    config.write_text(f'[serve]\ncluster = "tls://127.0.0.1:{free_port()}"\ncluster_certs = "certs"\n',
+                      encoding="utf-8")
+    r = CliRunner().invoke(main, ["serve", "bali-2001", "--config", str(config), "--port", "0"])
+    assert r.exit_code == 2 and f"{tmp_path / 'comp' / 'certs'} lacks ca.pem" in r.output, r.output
+    config.write_text(f'[serve]\ncluster = "tcp://127.0.0.1:{free_port()}"\n', encoding="utf-8")
+    r = CliRunner().invoke(main, ["serve", "bali-2001", "--config", str(config), "--port", "0"])
+    assert r.exit_code == 2 and "has no credentials" in r.output, r.output
