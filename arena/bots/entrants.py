@@ -302,6 +302,26 @@ def without_paths(text: str, folder: Path | str) -> str:
     return text
 
 
+def shown_to_author(text: str, *folders: Path | str) -> str:
+    """text as a submission's author is shown it (a build log, a refusal, a traceback): each folder (the
+    submission's, or a copy of it on a worker) is '.', a file beside one is its name alone, and no path of this
+    machine above them is left, however the folder was named (relative to the working directory, absolute or
+    resolved)."""
+    forms: set[str] = set()
+    for folder in folders:
+        path = Path(folder)
+        forms |= {str(path), str(path.absolute()), str(path.resolve())}
+    # The longest first, and never inside a longer path: a folder named relative to the working directory is also
+    # the tail of its absolute name, which would leave the working directory in front of the '.'.
+    edge = r"(?<![\w./-])"
+    for form in sorted(forms, key=len, reverse=True):
+        text = re.sub(edge + re.escape(form) + r"(?![\w.-])", ".", text)
+    parents = {str(Path(form).parent) for form in forms} - {".", "/"}
+    for parent in sorted(parents, key=len, reverse=True):
+        text = re.sub(edge + re.escape(parent) + "/", "", text)
+    return text
+
+
 def survey(directory: Path, holders: Mapping[str, str] | None = None) -> tuple[list[Entrant], list[Refusal]]:
     """Every submission folder in directory, in name order: those whose manifest and command are sound, and
     every other one with its problem; a name two folders declare belongs to one of them (see holder; `holders`:

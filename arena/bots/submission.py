@@ -65,9 +65,10 @@ BuildWatch = Callable[[Path, tuple[str, ...]], ContextManager[None]]  # wraps a 
 
 
 def ensure_built(cwd: str | None, log: Path, sandbox: Sandbox = Sandbox(), watch: BuildWatch | None = None,
-                 time_left: float = BUILD_TIMEOUT) -> None:
+                 time_left: float = BUILD_TIMEOUT, max_size: int | None = None) -> None:
     """Build the submission folder cwd (in sandbox) if its manifest names a build and its files changed since the
-    last one; BuildFailed (with the build's last lines) if the build fails or takes more than time_left seconds.
+    last one; BuildFailed (with the build's last lines) if the build fails or takes more than time_left seconds,
+    or (max_size given) leaves more than max_size bytes of files in the folder, each at its apparent size.
     Once per folder and process: a failed build is not tried again for the same files. A build that runs does so
     inside watch(folder, build), if given."""
     if cwd is None or not (Path(cwd) / MANIFEST).is_file():
@@ -82,7 +83,7 @@ def ensure_built(cwd: str | None, log: Path, sandbox: Sandbox = Sandbox(), watch
             raise BuildFailed(f"cannot read the build step: {exc}") from None
         try:
             if build is not None:
-                _build_if_changed(folder, build, log, sandbox.resolved(), watch, time_left)
+                _build_if_changed(folder, build, log, sandbox.resolved(), watch, time_left, max_size)
             if sandbox.resolved().drops:
                 hand_over(folder)  # its bots run as host uids of their own, which reach its files as nogroup
         except FolderRefused as exc:
@@ -93,7 +94,7 @@ def ensure_built(cwd: str | None, log: Path, sandbox: Sandbox = Sandbox(), watch
 
 
 def _build_if_changed(folder: Path, build: tuple[str, ...], log: Path, sandbox: Sandbox,
-                      watch: BuildWatch | None, time_left: float) -> None:
+                      watch: BuildWatch | None, time_left: float, max_size: int | None = None) -> None:
     digest = folder_digest(folder)
     failed = _failed.get(str(folder))
     if failed is not None and failed[0] == digest:
@@ -104,6 +105,7 @@ def _build_if_changed(folder: Path, build: tuple[str, ...], log: Path, sandbox: 
         try:
             with watch(folder, build) if watch is not None else nullcontext():
                 run_build(folder, build, log, sandbox, time_left)
+                _within(folder, max_size)
         except BuildFailed as fault:
             _failed[str(folder)] = (digest, fault)
             raise
@@ -253,6 +255,17 @@ class BuildRun:
                 hand_over(self.folder, self.owner)
             self.lease.release()
             self.lease = None
+
+
+def _within(folder: Path, max_size: int | None) -> None:
+    """BuildFailed if the built folder holds more than max_size bytes: a sparse file counts at its apparent size,
+    which every copy of the folder (packed, sent, unpacked in a worker's cache) takes in full."""
+    if max_size is None:
+        return
+    size = _disk_use(folder)[0]
+    if size > max_size:
+        raise BuildFailed(f"the build left {size / MIB:.1f} MiB of files in its folder (each counted at its full "
+                          f"size, sparse or not), more than the {max_size / MIB:g} MiB a submission may hold")
 
 
 def _disk_use(folder: Path, clear: bool = False) -> tuple[int, int]:

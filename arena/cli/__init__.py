@@ -37,6 +37,7 @@ COMMANDS = {
     "show": "arena.cli.results:show", "rerate": "arena.cli.results:rerate", "publish": "arena.cli.publish:publish",
     "compare": "arena.cli.compare:compare", "new": "arena.cli.new:new",
     "authors": "arena.cli.authors:authors", "serve": "arena.cli.serve:serve", "backup": "arena.cli.backup:backup",
+    "cluster": "arena.cli.cluster:cluster",
 }
 
 

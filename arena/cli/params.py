@@ -270,3 +270,25 @@ def competition_defaults(ctx: click.Context, path: Path, settings: dict[str, Any
         except click.BadParameter as exc:
             raise ConfigError(f"{path}: bad value for {competition.key_of(option)!r}: {exc.message}") from None
     ctx.default_map = {**(ctx.default_map or {}), **settings}
+
+
+def cluster_access_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--cluster-certs and --insecure-cluster, gathered into a ClusterAccess passed as `cluster_access`."""
+    from arena.tournament.cluster_tls import ClusterAccess
+
+    @functools.wraps(command)
+    def gathered(*args: Any, cluster_certs: Path | None, insecure_cluster: bool, **kwargs: Any) -> Any:
+        return command(*args, cluster_access=ClusterAccess(cluster_certs, insecure_cluster), **kwargs)
+
+    options = [
+        click.option("--cluster-certs", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+                     help="A folder made by `arena cluster certs`: the CA and the client's certificate that a "
+                     "tls:// --cluster requires (else Dask's own TLS settings are used)."),
+        click.option("--insecure-cluster", is_flag=True, help="Let a --cluster tcp:// scheduler in, without "
+                     "credentials: whoever can reach it or its workers runs code on them as their user (root, "
+                     "where bots get uids of their own) and reads every submission. Only on a network that no one "
+                     "else reaches."),
+    ]
+    for option in reversed(options):
+        gathered = option(gathered)
+    return gathered

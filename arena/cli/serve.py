@@ -14,6 +14,7 @@ from arena.cli.params import (
     DEFAULT_PORT,
     GAME,
     announce_sandbox,
+    cluster_access_options,
     competition_defaults,
     db_option,
     game_options,
@@ -31,6 +32,7 @@ from arena.ratings.trueskill import RatingConfig
 from arena.server.events import STREAM_SECONDS
 from arena.server.limits import BODY_SECONDS
 from arena.tournament import competition
+from arena.tournament.cluster_tls import ClusterAccess
 from arena.tournament.formats.ladder import DEFAULT_WAVE
 from arena.tournament.run import DEFAULT_LEVEL
 from protocol import TimeControl
@@ -102,10 +104,12 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
 @click.option("--start", metavar="YYYY-MM-DD", help="The season's first day, shown on the front page.")
 @click.option("--end", metavar="YYYY-MM-DD", help="The season's last day, shown on the front page.")
 @click.option("--cluster", metavar="ADDRESS", help="Play the ladder and run each upload's build and first game on a "
-              "Dask cluster: a scheduler's address (tcp://HOST:8786, or tls://HOST:8786 with Dask's own TLS "
-              "settings), or 'local' for a local cluster of --jobs worker processes. This machine then starts no "
+              "Dask cluster: a scheduler's address (tls://HOST:8786 with --cluster-certs or Dask's own TLS "
+              "settings; tcp:// only with --insecure-cluster), or 'local' for a local cluster of --jobs worker "
+              "processes that only this run's credentials reach. This machine then starts no "
               "bot and no build; submissions reach the workers through the cluster (docs/cluster.md). Needs the "
               "cluster extra (pip install 'bali-arena[cluster]').")
+@cluster_access_options
 @click.option("--no-play", is_flag=True, help="Serve only: admit no upload and play no game (the pages and the "
               "API over the store as it is).")
 @time_options
@@ -119,7 +123,7 @@ def serve(game: Game, submissions: Path | None, host: str, port: int, proxy: str
           seats: int | None, samples: str, wave: int, jobs: int, seed: int | None, uploads_per_day: int,
           active_bots: int, max_upload: int, max_unpacked: int, max_members: int, body_timeout: float,
           stream_seconds: float, pause_after: int, description: str | None, start: str | None, end: str | None,
-          cluster: str | None, no_play: bool, time: TimeControl, sandbox: Sandbox,
+          cluster: str | None, cluster_access: ClusterAccess, no_play: bool, time: TimeControl, sandbox: Sandbox,
           options: dict[str, Any] | None, rating: RatingConfig, results_dir: Path, db: Path | None) -> None:
     """Host a competition at GAME: authors (added with `arena authors add`) upload bots in the browser or with
     their API token, follow their admission, and see their own bots' games with their logs; everyone sees the
@@ -140,11 +144,13 @@ def serve(game: Game, submissions: Path | None, host: str, port: int, proxy: str
     if cluster is not None and not no_play:
         from arena.tournament.cluster import check_scheduler
 
-        check_scheduler(cluster)  # a usage error now, not a season that waits for a scheduler that never was
+        # A usage error now, not a season that waits for a scheduler that never was (or may not be trusted).
+        check_scheduler(cluster, cluster_access)
     play = Play(game=game.name, options=options, time=time, sandbox=sandbox.resolved(), rating=rating)
     settings = SeasonSettings(play=play, name=name or title or f"{game.name}-ladder", results_dir=results_dir,
                               db=store_path(results_dir, db), seats=seats, wave=wave, jobs=jobs, samples=samples,
-                              seed=seed, pause_after=pause_after, cluster=None if no_play else cluster)
+                              seed=seed, pause_after=pause_after, cluster=None if no_play else cluster,
+                              cluster_access=cluster_access, max_built=max_unpacked * MIB)
     limits = UploadLimits(max_upload=max_upload * MIB, max_unpacked=max_unpacked * MIB, max_members=max_members,
                           uploads_per_day=uploads_per_day, active_bots=active_bots)
     announce_sandbox(play.sandbox)

@@ -16,6 +16,7 @@ from arena.cli.params import (
     GAME,
     announce_crowding,
     announce_sandbox,
+    cluster_access_options,
     competition_defaults,
     db_option,
     game_options,
@@ -34,6 +35,7 @@ from arena.storage import Store, name_holders
 from arena.tournament import competition
 from arena.tournament.assembly import NoEntrants, assemble
 from arena.tournament.cluster import ClusterPlayer
+from arena.tournament.cluster_tls import ClusterAccess
 from arena.tournament.formats import DEFAULT_FORMAT, FORMATS
 from arena.tournament.formats.gauntlet import CHALLENGER_GAMES, SIGMA_TARGET
 from arena.tournament.formats.ladder import DEFAULT_WAVE
@@ -82,8 +84,10 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True,
               help="Matches played at once, each in its own worker process.")
 @click.option("--cluster", metavar="ADDRESS", help="Play the tables on a Dask cluster: a scheduler's address "
-              "(tcp://HOST:8786), or 'local' for a local cluster of --jobs worker processes. Needs the cluster "
-              "extra (pip install 'bali-arena[cluster]').")
+              "(tls://HOST:8786 with --cluster-certs or Dask's own TLS settings; tcp:// only with "
+              "--insecure-cluster), or 'local' for a local cluster of --jobs worker processes that only this run's "
+              "credentials reach. Needs the cluster extra (pip install 'bali-arena[cluster]').")
+@cluster_access_options
 @time_options
 @sandbox_options
 @click.option("--fresh-processes", is_flag=True, help="Start every bot afresh for every game.")
@@ -101,7 +105,8 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
 @db_option
 def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt: str, seats: int | None, samples: str,
                rounds: int | None, duplicate: bool, max_games: int | None, time_limit: float | None, wave: int,
-               seed: int | None, jobs: int, cluster: str | None, time: TimeControl, sandbox: Sandbox,
+               seed: int | None, jobs: int, cluster: str | None, cluster_access: ClusterAccess, time: TimeControl,
+               sandbox: Sandbox,
                fresh_processes: bool, title: str | None, name: str | None, options: dict[str, Any] | None,
                rating: RatingConfig,
                strict: bool, max_fault_rate: float | None, results_dir: Path, db: Path | None) -> None:
@@ -126,7 +131,7 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
     except NoEntrants as exc:
         raise click.UsageError(str(exc)) from None
     spec, refused = assembly.spec, assembly.refused
-    player = None if cluster is None else ClusterPlayer(cluster, jobs, results_dir)
+    player = None if cluster is None else ClusterPlayer(cluster, jobs, results_dir, access=cluster_access)
     with Store(store_path(results_dir, db)) as store, player or nullcontext():
         runner = Runner(spec, store, results_dir, jobs=jobs, name=name, time_limit=time_limit, refused=refused,
                         on_progress=Display(sys.stderr, sys.stderr.isatty()), player=player,

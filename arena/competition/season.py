@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import re
 import sqlite3
 import threading
 import time
@@ -16,10 +15,11 @@ from typing import Any, Callable, Protocol
 
 from arena.bots import folders
 from arena.bots.channel import expect_progress_within
-from arena.bots.entrants import Entrant, from_folder, shown, survey
+from arena.bots.entrants import Entrant, from_folder, shown, shown_to_author, survey
 from arena.bots.sandbox import Sandbox
 from arena.bots.submission import BUILD_TIMEOUT, ensure_built
 from arena.competition import names
+from arena.competition.uploads import UploadLimits
 from arena.errors import ArenaError, BuildFailed, ConfigError
 from arena.games import get_game
 from arena.ratings.trueskill import RatingConfig
@@ -29,6 +29,7 @@ from arena.storage.keys import upload_version
 from arena.tournament.admission import first_game
 from arena.tournament.assembly import lineup
 from arena.tournament.cluster import ClusterLost, ClusterPlayer
+from arena.tournament.cluster_tls import ClusterAccess
 from arena.tournament.formats.base import Play
 from arena.tournament.formats.ladder import DEFAULT_WAVE, Ladder, LadderState
 from arena.tournament.run import DEFAULT_LEVEL, Runner, TableJob, TableResult, play_table, sample_opponents
@@ -65,6 +66,8 @@ class SeasonSettings:
     seed: int | None = None
     pause_after: int = PAUSE_AFTER
     cluster: str | None = None  # a Dask scheduler's address, or "local": where the bots run (none here then)
+    cluster_access: ClusterAccess = ClusterAccess()  # the credentials to reach a scheduler not started here
+    max_built: int = UploadLimits().max_unpacked  # bytes a built folder may hold, as an upload unpacked may
 
     @property
     def table_seats(self) -> int:
@@ -181,7 +184,7 @@ class Season:
                 self._player = None
             try:
                 self._player = ClusterPlayer(address, self.settings.jobs, self.settings.results_dir,
-                                             built_dir=self.settings.built)
+                                             built_dir=self.settings.built, access=self.settings.cluster_access)
             except ConfigError as exc:
                 raise ClusterLost(f"{exc}; tried again in a while (the pages are served meanwhile)") from None
             log.info("playing on the Dask cluster at %s", address)
@@ -306,7 +309,7 @@ class Season:
 
         try:
             return worker.build(submission.folder, build_log, self.settings.play.sandbox.resolved(),
-                                BUILD_TIMEOUT - spent, count)
+                                BUILD_TIMEOUT - spent, count, self.settings.max_built)
         finally:
             store.set_build_seconds(submission.id, spent + time.monotonic() - began)
 
@@ -393,7 +396,7 @@ class Admitter(Protocol):
     """Where an admission's steps run: an AdmissionWorker, or a Dask cluster (arena/tournament/cluster.py)."""
 
     def build(self, folder: str, log: Path, sandbox: Sandbox, time_left: float,
-              meanwhile: Callable[[], None]) -> str | None: ...
+              meanwhile: Callable[[], None], max_size: int | None = None) -> str | None: ...
 
     def first_game(self, entrant: Entrant, game: str, options: dict[str, Any] | None, clock: TimeControl,
                    sandbox: Sandbox, record_to: Path | None = None) -> str | None: ...
@@ -414,9 +417,10 @@ class AdmissionWorker:
         self.pool.close()
 
     def build(self, folder: str, log: Path, sandbox: Sandbox, time_left: float = BUILD_TIMEOUT,
-              meanwhile: Callable[[], None] = lambda: None) -> str | None:
-        """Build the submission's folder in the sandbox within time_left seconds; why it failed, or None."""
-        return self.run(_build_step, (folder, log, sandbox, None, time_left), BUILDING, meanwhile)
+              meanwhile: Callable[[], None] = lambda: None, max_size: int | None = None) -> str | None:
+        """Build the submission's folder in the sandbox within time_left seconds, to at most max_size bytes; why
+        it failed, or None."""
+        return self.run(_build_step, (folder, log, sandbox, None, time_left, max_size), BUILDING, meanwhile)
 
     def first_game(self, entrant: Entrant, game: str, options: dict[str, Any] | None, clock: TimeControl,
                    sandbox: Sandbox, record_to: Path | None = None) -> str | None:
@@ -442,7 +446,7 @@ def _run_step(order: tuple[Step, tuple[Any, ...]]) -> str:
     return step(job)
 
 
-def _build_step(job: tuple[str, Path, Sandbox, None, float]) -> str:
+def _build_step(job: tuple[str, Path, Sandbox, None, float, int | None]) -> str:
     """In a worker: build a submission's folder; why the build failed, or "" (a worker's result is never None)."""
     # A build asks no bot anything: without word, the pool would take its worker for stuck after STALL_SLACK.
     expect_progress_within(BUILD_TIMEOUT + BUILD_WALKS * folders.TIME_LIMIT)
@@ -501,14 +505,6 @@ def _stored_games(store: Store, name: str) -> int:
     """How many games the named tournament has stored (0 before it exists)."""
     found = [t for t in store.tournaments() if t.name == name]
     return store.recorded_count(found[0].id) if found else 0
-
-
-def shown_to_author(text: str, folder: Path) -> str:
-    """A refusal or build log as its author is shown it: the submission's folder is '.', and the folder it was
-    unpacked in, with every path of the server's machine above it, is left out."""
-    for path in (folder, folder.resolve()):  # the folder's own files before its neighbours (its build log)
-        text = re.sub(re.escape(str(path)) + r"(?![\w.-])", ".", text).replace(f"{path.parent}/", "")
-    return text
 
 
 def _tail(path: Path) -> str:

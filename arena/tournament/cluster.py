@@ -27,12 +27,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterator
 
-from arena.bots.entrants import Entrant
+from arena.bots.entrants import Entrant, shown_to_author
 from arena.bots.sandbox import Sandbox, cpu_sets
 from arena.bots.submission import BUILD_TIMEOUT, ensure_built, folder_digest
 from arena.errors import ArenaError, BuildFailed, ConfigError
 from arena.storage import StoredGame
 from arena.tournament.admission import first_game
+from arena.tournament.cluster_tls import ROLES, ClusterAccess, private_credentials, security_for
 from arena.tournament.run import TableJob, TableResult, failed_table, play_table
 
 LOCAL = "local"
@@ -41,6 +42,9 @@ CONNECT_TIMEOUT = 10.0  # seconds to reach the scheduler before giving up
 # it for each of the last 1,000 seconds. That grew a worker by about 30 KiB a table for those 1,000 seconds
 # (docs/cluster.md), and the arena has no use for it.
 NO_PROFILER = {"distributed.worker.profile.enabled": False}
+# A Dask scheduler and its workers answer HTTP (metrics, health, a proxy to the workers) even without a dashboard,
+# and with no credentials: none of it for the arena's clusters.
+NO_HTTP = {"distributed.scheduler.http.routes": [], "distributed.worker.http.routes": []}
 MAX_SUBMISSION_BYTES = 64 * 2**20  # a packed submission folder; beyond this, use shared storage
 RETRIES = 2  # a task that raises is tried again this many times; a lost worker's tasks are rescheduled anyway
 CACHE_BYTES = int(os.environ.get("ARENA_FOLDER_CACHE_MIB", "2048")) * 2**20  # a worker's unpacked folders, at most
@@ -264,35 +268,30 @@ class Built:
     archive: bytes | None = None
 
 
-def build_shipped(data: bytes, shown_as: str, sandbox: Sandbox, time_left: float) -> Built:
-    """On a worker: unpack a submission's folder, build it in the sandbox within time_left seconds, pack what it
-    built. Paths of this worker in the log and the reason are shown as `shown_as` (the folder's own path on the
-    coordinator, which the coordinator hides from its author)."""
+def build_shipped(data: bytes, sandbox: Sandbox, time_left: float, max_size: int | None = None) -> Built:
+    """On a worker: unpack a submission's folder, build it in the sandbox within time_left seconds (to at most
+    max_size bytes), pack what it built. The log and the reason name no path of this worker: the folder is '.'."""
     sandbox.check()
     with tempfile.TemporaryDirectory(prefix="arena-build-") as tmp:
         folder, log = Path(tmp) / "submission", Path(tmp) / "build.log"
         folder.mkdir()
         with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
             _extract(archive, folder)
-
-        def shown(text: str) -> str:
-            return text.replace(str(folder.resolve()), shown_as).replace(str(folder), shown_as)
-
         try:
-            ensure_built(str(folder), log, sandbox, None, time_left)
+            ensure_built(str(folder), log, sandbox, None, time_left, max_size)
         except BuildFailed as exc:
-            return Built(shown(str(exc) or "no reason given"), shown(_read(log)))
+            return Built(shown_to_author(str(exc) or "no reason given", folder), shown_to_author(_read(log), folder))
         try:
             archive_bytes = pack_folder(folder)
         except ConfigError as exc:
-            return Built(shown(str(exc)), shown(_read(log)))
-        return Built(None, shown(_read(log)), archive_bytes)
+            return Built(shown_to_author(str(exc), folder), shown_to_author(_read(log), folder))
+        return Built(None, shown_to_author(_read(log), folder), archive_bytes)
 
 
 def first_game_shipped(entrant: Entrant, parcel: Parcel, game: str, options: dict[str, Any] | None,
                        clock: Any, sandbox: Sandbox) -> tuple[str, bytes | None]:
     """On a worker: the entrant's first game against the sample bots, in its folder's cached copy; why it failed
-    (this worker's paths shown as the folder's on the coordinator), or "", and the record of a failed game."""
+    (no path of this worker in it: the folder is '.'), or "", and the record of a failed game (likewise)."""
     sandbox.check()
     with _cached([parcel]) as (path,), tempfile.TemporaryDirectory(prefix="arena-first-game-") as scratch:
         record = Path(scratch) / "game.json"
@@ -302,10 +301,9 @@ def first_game_shipped(entrant: Entrant, parcel: Parcel, game: str, options: dic
             failed = (str(exc) or "no reason given", "")
         if failed is None:
             return "", None
-        # The record's stderr names this worker's copy of the folder: the folder's own path on the coordinator.
-        kept = record.read_bytes().replace(str(path).encode(), (entrant.cwd or ".").encode()) if record.is_file() \
-            else None
-        return failed[0].replace(str(path), entrant.cwd or "."), kept
+        # The record's stderr (a traceback) names this worker's copy of the folder.
+        kept = shown_to_author(record.read_text(encoding="utf-8"), path).encode() if record.is_file() else None
+        return shown_to_author(failed[0], path), kept
 
 
 def _read(path: Path, limit: int = 1 << 20) -> str:
@@ -374,13 +372,14 @@ class ClusterPlayer:
     """Plays tables (and admits submissions) on a Dask cluster: a scheduler's address, or a LocalCluster of
     `workers` processes. A built folder kept under `built_dir` (by its source's digest) is what travels for it."""
 
-    def __init__(self, address: str, workers: int, results_dir: Path, built_dir: Path | None = None) -> None:
+    def __init__(self, address: str, workers: int, results_dir: Path, built_dir: Path | None = None,
+                 access: ClusterAccess = ClusterAccess()) -> None:
         self.address = address
         self.results_dir = results_dir
         self.built_dir = built_dir
         self._lock = threading.Lock()
         self._parcels: dict[str, tuple[Parcel, Any]] = {}  # coordinator cwd -> (parcel, the future holding it)
-        self._client, self._cluster = _connect(address, workers)
+        self._client, self._cluster, self._after = _connect(address, workers, access)
 
     def __enter__(self) -> ClusterPlayer:
         return self
@@ -406,8 +405,7 @@ class ClusterPlayer:
         except Exception:  # noqa: BLE001 - the scheduler gone already: the workers' caches are bounded anyway
             pass
         self._client.close()
-        if self._cluster is not None:
-            self._cluster.close()
+        _close(self._cluster, self._after)
 
     def results(self, jobs: list[TableJob], out_of_time: Callable[[], bool]) -> Iterator[TableResult]:
         """Results as tables finish; no more tables are submitted than the cluster has threads to play them,
@@ -519,8 +517,9 @@ class ClusterPlayer:
 
     # --- admissions: the same steps as arena/competition/season.py's AdmissionWorker, each a task ------------------
     def build(self, folder: str, log: Path, sandbox: Sandbox, time_left: float = BUILD_TIMEOUT,
-              meanwhile: Callable[[], None] = lambda: None) -> str | None:
-        """Build the submission folder on a worker (its log written to `log` here); why it failed, or None. The
+              meanwhile: Callable[[], None] = lambda: None, max_size: int | None = None) -> str | None:
+        """Build the submission folder on a worker (its log written to `log` here), to at most max_size bytes;
+        why it failed, or None. The
         built folder is kept under built_dir and held in the cluster for the tables that seat it."""
         self._live()
         try:
@@ -528,7 +527,7 @@ class ClusterPlayer:
         except ConfigError as exc:
             return str(exc)
         with _talking(self.address):
-            built: Built = self._wait(self._client.submit(build_shipped, data, folder, sandbox, time_left,
+            built: Built = self._wait(self._client.submit(build_shipped, data, sandbox, time_left, max_size,
                                                           pure=False, retries=RETRIES,
                                                           key=f"arena-build-{uuid.uuid4().hex}"),
                                       meanwhile, "the build")
@@ -647,47 +646,80 @@ def _pin_workers(client: Any, workers: int) -> None:
         client.run(os.sched_setaffinity, 0, cpus, workers=[address])
 
 
-def check_scheduler(address: str) -> None:
-    """ConfigError if Dask is not installed, or (an address, not "local") its scheduler cannot be reached now."""
+def check_scheduler(address: str, access: ClusterAccess = ClusterAccess()) -> None:
+    """ConfigError if Dask is not installed, or (an address, not "local") the arena may not send submissions to
+    its scheduler or cannot reach it now."""
     if address == LOCAL:
         try:
             import distributed  # noqa: F401
         except ImportError:
             _connect(address, 1)  # says how to install it
-        return
-    client, cluster = _connect(address, 1)
+        with private_credentials():  # says how to install cryptography, if it is not
+            return
+    client, _, _ = _connect(address, 1, access)
     client.close()
 
 
-def _connect(address: str, workers: int) -> tuple[Any, Any]:
+def _connect(address: str, workers: int, access: ClusterAccess = ClusterAccess()) \
+        -> tuple[Any, Any, contextlib.ExitStack]:
+    """A client of the scheduler at address (of a LocalCluster started here for "local"), the cluster started, and
+    what to close after both (the run's own credentials)."""
     try:
-        from distributed import Client, LocalCluster
+        from distributed import Client
     except ImportError:
         raise ConfigError("--cluster needs Dask: pip install 'bali-arena[cluster]' (or pip install -e \".[cluster]\" "
                           "in a checkout)") from None
+    security = None if address == LOCAL else security_for(address, access)
     cluster = None
+    after = contextlib.ExitStack()
     try:
         if address == LOCAL:
-            # Processes, one thread each: a table's engine runs in Python, so threads would share one core.
-            # Its scheduler and HTTP server on the loopback only, on free ports (8787 may be another cluster's).
-            # No statistical profiler in its workers (NO_PROFILER, given to each worker's nanny, which gives it
-            # to a worker that replaces a dead one too).
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                   dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR, config=NO_PROFILER)
-            client = Client(cluster, timeout=CONNECT_TIMEOUT)
-            _pin_workers(client, workers)
-            return client, cluster
+            cluster, client = _local_cluster(workers, after)
+            return client, cluster, after
         # Dask tells of a closed connection at INFO with a traceback; the arena says it in one line (ClusterLost).
         logging.getLogger("distributed.batched").setLevel(logging.WARNING)
-        return Client(address, timeout=CONNECT_TIMEOUT), None
+        return Client(address, timeout=CONNECT_TIMEOUT, security=security), None, after
     except (OSError, TimeoutError, ValueError) as exc:
-        if cluster is not None:
-            cluster.close()
+        _close(cluster, after)
         raise ConfigError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
     except TypeError as exc:  # what Dask raises for a tls:// address without its TLS settings
-        if cluster is not None:
-            cluster.close()
+        _close(cluster, after)
         raise ConfigError(f"cannot reach the Dask scheduler at {address}: {exc}; a tls:// address needs Dask's TLS "
                           "settings (distributed.comm.tls in its configuration, docs/cluster.md)") from None
     except RuntimeError as exc:  # what LocalCluster raises when its workers cannot start
+        _close(cluster, after)
         raise ConfigError(f"cannot start a local Dask cluster: {exc}") from None
+    except BaseException:
+        _close(cluster, after)
+        raise
+
+
+def _local_cluster(workers: int, after: contextlib.ExitStack) -> tuple[Any, Any]:
+    """A LocalCluster that only holders of this run's credentials can reach, and its client."""
+    import dask
+    from distributed import Client, LocalCluster
+
+    files = after.enter_context(private_credentials())
+    # Processes, one thread each: a table's engine runs in Python, so threads would share one core. Every
+    # listener (scheduler, nannies, workers) on the loopback only, on free ports, TLS with this run's CA required:
+    # no other local user can connect, and none can make a certificate it signed (its folder is this user's
+    # alone). No HTTP routes and no dashboard (NO_HTTP), no statistical profiler in the workers (NO_PROFILER, given
+    # to each worker's nanny, which gives it to a worker that replaces a dead one too).
+    with dask.config.set(NO_HTTP):
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                               protocol="tls://", security=files.security(*ROLES),
+                               dashboard_address="127.0.0.1:0", scheduler_kwargs={"dashboard": False},
+                               silence_logs=logging.ERROR, config={**NO_PROFILER, **NO_HTTP})
+    try:
+        client = Client(cluster, timeout=CONNECT_TIMEOUT, security=files.security("client"))
+        _pin_workers(client, workers)
+    except BaseException:
+        cluster.close()
+        raise
+    return cluster, client
+
+
+def _close(cluster: Any, after: contextlib.ExitStack) -> None:
+    if cluster is not None:
+        cluster.close()
+    after.close()

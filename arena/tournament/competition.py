@@ -35,11 +35,12 @@ TABLES = {
     "serve": {"uploads_per_day": "uploads_per_day", "active_bots": "active_bots", "max_upload": "max_upload",
               "max_unpacked": "max_unpacked", "max_members": "max_members", "body_timeout": "body_timeout",
               "pause_after": "pause_after", "host": "host", "port": "port",
-              "description": "description", "start": "start", "end": "end", "cluster": "cluster"},
+              "description": "description", "start": "start", "end": "end", "cluster": "cluster",
+              "cluster_certs": "cluster_certs", "insecure_cluster": "insecure_cluster"},
     "rating": {"mu": "mu", "sigma": "sigma", "beta": "beta", "tau": "tau", "draw_probability": "draw_probability"},
 }
 SERVE_ONLY = frozenset(TABLES["serve"].values())  # what only arena serve reads from a shared competition file
-PATH_KEYS = frozenset({"submissions", "results_dir"})
+PATH_KEYS = frozenset({"submissions", "results_dir", "cluster_certs"})
 OPTIONS_TABLE = "options"  # the game's options, key = value, as --option KEY=VALUE
 OPTIONS_PARAM = "option_pairs"
 

@@ -77,3 +77,15 @@ def test_a_worker_that_dies_in_an_admission_step_is_told_as_that_step(doing: str
 ])
 def test_a_refusal_names_the_upload_s_files_from_its_folder_and_no_path_above_it(said: str, shown: str) -> None:
     assert season.shown_to_author(said, Path("/srv/uploads/upload-ab")) == shown
+
+
+def test_an_upload_s_folder_named_from_the_working_directory_leaves_no_part_of_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A server started with a relative --results: the folder's name is also the tail of its absolute name.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "results" / "uploads" / "upload-ab").mkdir(parents=True)
+    said = (f"$ make   (in {tmp_path}/results/uploads/upload-ab)\n"
+            f'File "{tmp_path}/results/uploads/upload-ab/bot.py", line 3\n'
+            f"its output: {tmp_path}/results/uploads/upload-ab-build.log; results/uploads/upload-ab/x")
+    assert season.shown_to_author(said, Path("results/uploads/upload-ab")) == (
+        '$ make   (in .)\nFile "./bot.py", line 3\nits output: upload-ab-build.log; ./x')

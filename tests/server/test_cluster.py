@@ -112,7 +112,8 @@ def _serve(competition: Path, address: str, *args: str) -> tuple[Server, Path]:
     log = competition.parent / "serve.log"
     with open(log, "w") as err:
         process = subprocess.Popen([sys.executable, "-m", "arena", "serve", "bali-2001", "--port", "0", "--jobs", "2",
-                                    "--results", str(results), "--cluster", address, *args], cwd=ROOT, env=ENV,
+                                    "--results", str(results), "--cluster", address, "--insecure-cluster", *args],
+                                   cwd=ROOT, env=ENV,
                                    stdout=subprocess.PIPE, stderr=err, text=True)
     line = process.stdout.readline()  # type: ignore[union-attr]
     assert line.startswith("serving on http://127.0.0.1:"), (line, log.read_text())
@@ -239,7 +240,8 @@ def test_a_worker_killed_mid_season_loses_and_doubles_no_game(competition: Path,
 def test_an_unreachable_scheduler_is_a_usage_error_before_serving(tmp_path: Path) -> None:
     address = f"tcp://127.0.0.1:{free_port()}"
     r = subprocess.run([sys.executable, "-m", "arena", "serve", "bali-2001", "--port", "0", "--results",
-                        str(tmp_path / "results"), "--cluster", address], cwd=ROOT, env=ENV, capture_output=True,
+                        str(tmp_path / "results"), "--cluster", address, "--insecure-cluster"], cwd=ROOT, env=ENV,
+                       capture_output=True,
                        text=True, timeout=60)
     assert r.returncode == 2, r.stderr
     assert f"cannot reach the Dask scheduler at {address}" in r.stderr and "Traceback" not in r.stderr
@@ -249,7 +251,7 @@ def test_an_unreachable_scheduler_is_a_usage_error_before_serving(tmp_path: Path
 def test_the_cluster_is_a_setting_of_the_competition_file(tmp_path: Path) -> None:
     address = f"tcp://127.0.0.1:{free_port()}"
     config = tmp_path / "competition.toml"
-    config.write_text(f'[serve]\ncluster = "{address}"\n', encoding="utf-8")
+    config.write_text(f'[serve]\ncluster = "{address}"\ninsecure_cluster = true\n', encoding="utf-8")
     r = subprocess.run([sys.executable, "-m", "arena", "serve", "bali-2001", "--config", str(config), "--port", "0",
                         "--results", str(tmp_path / "results")], cwd=ROOT, env=ENV, capture_output=True, text=True,
                        timeout=60)
@@ -344,7 +346,7 @@ def test_a_tls_cluster_with_dask_s_own_tls_settings_plays_the_ladder(tmp_path: P
         plain = subprocess.run([sys.executable, "-m", "arena", "serve", "bali-2001", "--port", "0", "--results",
                                 str(results), "--cluster", address], cwd=ROOT, env=ENV, capture_output=True,
                                text=True, timeout=60)
-        assert plain.returncode == 2 and "cannot reach the Dask scheduler" in plain.stderr, plain.stderr
+        assert plain.returncode == 2 and "needs the client's certificate" in plain.stderr, plain.stderr
         with open(log, "w") as err:
             server = subprocess.Popen([sys.executable, "-m", "arena", "serve", "bali-2001", "--port", "0",
                                        "--results", str(results), "--cluster", address], cwd=ROOT,

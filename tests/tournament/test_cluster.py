@@ -79,7 +79,9 @@ def test_a_worker_killed_mid_run_loses_and_doubles_nothing_and_ratings_equal_a_l
     run_dir = tmp_path / "cluster"
     run_dir.mkdir()
     db = run_dir / "results" / "arena.sqlite"
-    proc = subprocess.Popen([sys.executable, "-m", "arena", *args, "--cluster", address], cwd=run_dir,
+    # A plain tcp:// scheduler of the test's own, on the loopback of a machine whose users the test trusts.
+    proc = subprocess.Popen([sys.executable, "-m", "arena", *args, "--cluster", address, "--insecure-cluster"],
+                            cwd=run_dir,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         # The first worker is playing a table (its bots run in its directory) and the tournament is part-way.
@@ -120,7 +122,7 @@ def test_the_local_clusters_workers_run_without_dasks_profiler_and_so_does_a_wor
     def profiled(dask_worker: object) -> bool:
         return "profile" in dask_worker.periodic_callbacks  # type: ignore[attr-defined]
 
-    client, local = cluster._connect(cluster.LOCAL, 1)
+    client, local, credentials = cluster._connect(cluster.LOCAL, 1)
     try:
         assert list(client.run(profiled).values()) == [False]
         first = list(client.scheduler_info()["workers"])
@@ -130,7 +132,7 @@ def test_the_local_clusters_workers_run_without_dasks_profiler_and_so_does_a_wor
         assert list(client.run(profiled).values()) == [False]
     finally:
         client.close()
-        local.close()
+        cluster._close(local, credentials)
 
 
 @pytest.mark.slow
@@ -162,7 +164,7 @@ def test_an_unreachable_scheduler_is_a_usage_error_before_any_game(tmp_path: Pat
     monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", 1.0)
     monkeypatch.chdir(tmp_path)
     address = f"tcp://127.0.0.1:{free_port()}"
-    r = CliRunner().invoke(main, ["tournament", "bali-2001", *bots(3), "--cluster", address])
+    r = CliRunner().invoke(main, ["tournament", "bali-2001", *bots(3), "--cluster", address, "--insecure-cluster"])
     assert r.exit_code == 2 and f"cannot reach the Dask scheduler at {address}" in r.output
     assert r.exception is None or isinstance(r.exception, SystemExit)
     assert not (tmp_path / "results" / "arena.sqlite").exists()
