@@ -37,11 +37,12 @@ COMMANDS = {
     "show": "arena.cli.results:show", "rerate": "arena.cli.results:rerate", "publish": "arena.cli.publish:publish",
     "compare": "arena.cli.compare:compare", "new": "arena.cli.new:new",
     "authors": "arena.cli.authors:authors", "serve": "arena.cli.serve:serve", "backup": "arena.cli.backup:backup",
+    "export": "arena.cli.export:export",
 }
 
 
 PRIVATE_UMASK = 0o077  # what every command but those below creates: readable by the arena's user alone
-SHARED_OUTPUT = {"new", "publish"}  # a bot author's new folder; pages for a web server to serve
+SHARED_OUTPUT = {"new", "publish", "export"}  # a bot author's new folder; pages for a web server; data to share
 
 
 class ArenaGroup(click.Group):
