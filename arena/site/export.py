@@ -64,8 +64,11 @@ def export(store: Store, results_dir: Path, name: str, out: Path, fmt: ExportFor
     if total == 0 and all(p.is_file() for p in paths.values()):
         progress(0, 0)
         return ExportReport(dict.fromkeys(TABLES, 0), dict(done["sizes"].get("rows", {})), paths)
-    writers = {table: _writer(fmt, table, paths[table], done["sizes"]) for table in TABLES}
+    writers: dict[str, _TableWriter] = {}
     try:
+        for table in TABLES:
+            writers[table] = _writer(fmt, table, paths[table])
+            writers[table].keep(done["sizes"])
         added = dict.fromkeys(TABLES, 0)
         cursor, finished = done["cursor"], 0
         progress(0, total)
@@ -184,19 +187,26 @@ def _write_manifest(out: Path, name: str, formats: dict[str, Any]) -> None:
 
 
 # --- the writers: each keeps what the last export committed and adds the new rows under a temporary name ------------
-def _writer(fmt: ExportFormat, table: str, path: Path, sizes: dict[str, Any]) -> "_TableWriter":
-    rows = sizes.get("rows", {}).get(table, 0) if path.is_file() else 0
-    size = sizes.get("bytes", {}).get(table, 0) if path.is_file() else 0
-    return (_ParquetWriter if fmt == ExportFormat.PARQUET else _JsonLinesWriter)(table, path, rows, size)
+def _writer(fmt: ExportFormat, table: str, path: Path) -> "_TableWriter":
+    return (_ParquetWriter if fmt == ExportFormat.PARQUET else _JsonLinesWriter)(table, path)
 
 
 class _TableWriter(ABC):
     """A table's file being written: the committed rows of the last export carried over, then the new ones."""
 
-    def __init__(self, table: str, path: Path, kept_rows: int, kept_bytes: int) -> None:
+    def __init__(self, table: str, path: Path) -> None:
         self.table, self.path = table, path
         self.temp = path.with_name(f".{path.name}{TEMP}")
-        self.rows = kept_rows
+        self.rows = 0
+
+    def keep(self, sizes: dict[str, Any]) -> None:
+        """Carry over the rows the last export committed (by its manifest's sizes: a crash may have left more)."""
+        if self.path.is_file():
+            self._keep(sizes.get("rows", {}).get(self.table, 0), sizes.get("bytes", {}).get(self.table, 0))
+
+    @abstractmethod
+    def _keep(self, rows: int, size: int) -> None:
+        """Copy the first `rows` rows (`size` bytes) of the table's file."""
 
     @abstractmethod
     def write(self, rows: list[dict[str, Any]]) -> None:
@@ -216,12 +226,14 @@ class _TableWriter(ABC):
 
 
 class _JsonLinesWriter(_TableWriter):
-    def __init__(self, table: str, path: Path, kept_rows: int, kept_bytes: int) -> None:
-        super().__init__(table, path, kept_rows, kept_bytes)
+    def __init__(self, table: str, path: Path) -> None:
+        super().__init__(table, path)
         self.file = self.temp.open("wb")
-        if kept_bytes:  # the lines the last export committed, byte for byte (a crash may have left more)
-            with path.open("rb") as old:
-                _copy_bytes(old, self.file, kept_bytes)
+
+    def _keep(self, rows: int, size: int) -> None:
+        with self.path.open("rb") as old:
+            _copy_bytes(old, self.file, size)
+        self.rows = rows
 
     def write(self, rows: list[dict[str, Any]]) -> None:
         self.file.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode())
@@ -248,24 +260,26 @@ def _copy_bytes(source: Any, target: Any, count: int) -> None:
 
 
 class _ParquetWriter(_TableWriter):
-    def __init__(self, table: str, path: Path, kept_rows: int, kept_bytes: int) -> None:
+    def __init__(self, table: str, path: Path) -> None:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        super().__init__(table, path, kept_rows, kept_bytes)
+        super().__init__(table, path)
         self.schema = SCHEMAS[table](pa)
-        self.pa = pa
+        self.pa, self.pq = pa, pq
         self.file = pq.ParquetWriter(self.temp, self.schema, compression="zstd")
-        if kept_rows:  # the rows the last export committed, a row group at a time (a crash may have left more)
-            old, left = pq.ParquetFile(path), kept_rows
-            for group in range(old.num_row_groups):
-                if left <= 0:
-                    break
-                part = old.read_row_group(group).slice(0, left)
-                self.file.write_table(part.cast(self.schema))
-                left -= part.num_rows
-            if left > 0:
-                raise ConfigError(f"{path} is shorter than its export's manifest says: export into a new folder")
+
+    def _keep(self, rows: int, size: int) -> None:
+        old, left = self.pq.ParquetFile(self.path), rows  # a row group at a time: memory stays bounded
+        for group in range(old.num_row_groups):
+            if left <= 0:
+                break
+            part = old.read_row_group(group).slice(0, left)
+            self.file.write_table(part.cast(self.schema))
+            left -= part.num_rows
+        if left > 0:
+            raise ConfigError(f"{self.path} is shorter than its export's manifest says: export into a new folder")
+        self.rows = rows
 
     def write(self, rows: list[dict[str, Any]]) -> None:
         if rows:
