@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from enum import StrEnum
@@ -26,6 +27,11 @@ BATCH = 100  # games read, re-simulated and written at a time: what bounds the e
 MANIFEST = "export.json"
 TEMP = ".partial"  # the mark of a file being written; a reader never takes one for a table
 TABLES = ("games", "seats", "decisions")
+# A served season's export is made again once its games have grown by a tenth, or an hour after the last if any
+# came in: each export rewrites the tables whole (old rows carried over), so doing it at every wave would cost a
+# season's worth of writing a wave.
+REFRESH_GROWTH = 0.1
+REFRESH_SECONDS = 3600.0
 Progress = Callable[[int, int], None]
 
 
@@ -312,3 +318,28 @@ SCHEMAS: dict[str, Callable[[Any], Any]] = {
                                        ("chosen", pa.int32()), ("time", pa.float64()), ("fault", pa.string())]),
 }
 
+
+
+def refresh(store: Store, results_dir: Path, name: str, out: Path, growth: float = REFRESH_GROWTH,
+            seconds: float = REFRESH_SECONDS) -> bool:
+    """Bring a served season's export in `out` up to date in both formats when it is due: before its first export,
+    once the games stored since have grown its games by `growth`, or `seconds` after the last one if any game
+    came in meanwhile (each refresh carries the old rows over, so it is not redone at every wave); True if it was."""
+    if not any(t.name == name for t in store.tournaments()):
+        return False
+    t = store.tournament(name)
+    manifest = out / MANIFEST
+    formats = _read_manifest(out, t.name) if manifest.is_file() else {}
+    last = store.last_cursor(t.id)
+    for fmt in ExportFormat:
+        done = formats.get(fmt.value)
+        if done is not None and done["cursor"] >= last:
+            continue
+        grown = done is None or store.count_between(t.id, done["cursor"], last) >= growth * max(1, done["games"])
+        if grown or time.time() - manifest.stat().st_mtime >= seconds:
+            break
+    else:
+        return False
+    for fmt in ExportFormat:
+        export(store, results_dir, name, out, fmt)
+    return True
