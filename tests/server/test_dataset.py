@@ -8,10 +8,13 @@ import json
 import sqlite3
 
 import pyarrow.parquet as pq
+import pytest
 
 from arena.match.record import load_record
 from tests.helpers import wait_until
 from tests.server.conftest import Server
+
+pytestmark = pytest.mark.slow  # a real server whose ladder plays real games
 
 
 def _stored(server: Server) -> list[tuple[int, int]]:
