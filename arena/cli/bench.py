@@ -143,11 +143,9 @@ def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, 
         click.echo()
         click.echo(_compare_table(chosen, compare_pairs, tournament_rounds))
     if publish_games:
-        click.echo()
-        click.echo(_publish_table(games or (get_game("bali-2017"),), publish_games))
+        click.echo("\n" + _publish_table(games or (get_game("bali-2017"),), publish_games))
     if export_games:
-        click.echo()
-        click.echo(_export_table((games or (get_game("bali-2017"),))[0], export_games))
+        click.echo("\n" + _export_table((games or (get_game("bali-2017"),))[0], export_games))
     if serve_authors:
         click.echo()
         click.echo(_serve_table((games or (get_game("bali-2001"),))[0], serve_authors, serve_seconds, serve_jobs,
