@@ -23,7 +23,8 @@ from arena.match.seeds import stored_public_seed
 from arena.match.wire import SeatClock, decide_request
 from arena.storage import PagedGame, Store, Tournament, replay_path
 
-BATCH = 100  # games read, re-simulated and written at a time: what bounds the export's memory
+BATCH = 100  # games read from the store at a time
+ROWS = 10_000  # decisions held before they are written (a row group): with BATCH, what bounds the export's memory
 MANIFEST = "export.json"
 TEMP = ".partial"  # the mark of a file being written; a reader never takes one for a table
 TABLES = ("games", "seats", "decisions")
@@ -66,6 +67,8 @@ def export(store: Store, results_dir: Path, name: str, out: Path, fmt: ExportFor
     done = manifest.get(fmt.value, {"cursor": 0, "games": 0, "sizes": {}})
     last = store.last_cursor(t.id)
     paths = {table: table_path(out, table, fmt) for table in TABLES}
+    if not all(p.is_file() for p in paths.values()):  # a table gone: the tables are made again from the first game
+        done = {"cursor": 0, "games": 0, "sizes": {}}
     total = store.count_between(t.id, done["cursor"], last)
     if total == 0 and all(p.is_file() for p in paths.values()):
         progress(0, 0)
@@ -77,12 +80,17 @@ def export(store: Store, results_dir: Path, name: str, out: Path, fmt: ExportFor
             writers[table].keep(done["sizes"])
         added = dict.fromkeys(TABLES, 0)
         cursor, finished = done["cursor"], 0
+        buffered: dict[str, list[dict[str, Any]]] = {table: [] for table in TABLES}
         progress(0, total)
         for page in _pages(store, t, cursor, last):
-            tables = rows_of(page, t, results_dir)
-            for table in TABLES:
-                writers[table].write(tables[table])
-                added[table] += len(tables[table])
+            for game in page:
+                for table, rows in rows_of([game], t, results_dir).items():
+                    buffered[table] += rows
+                if len(buffered["decisions"]) >= ROWS or game is page[-1]:
+                    for table in TABLES:  # a row group of each table (a long game of bali-2001 has 1,000 decisions)
+                        writers[table].write(buffered[table])
+                        added[table] += len(buffered[table])
+                        buffered[table] = []
             cursor, finished = page[-1].cursor, finished + len(page)
             progress(finished, total)
         sizes = {table: writers[table].close() for table in TABLES}
