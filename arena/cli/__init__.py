@@ -38,11 +38,12 @@ COMMANDS = {
     "compare": "arena.cli.compare:compare", "new": "arena.cli.new:new",
     "authors": "arena.cli.authors:authors", "serve": "arena.cli.serve:serve", "backup": "arena.cli.backup:backup",
     "cluster": "arena.cli.cluster:cluster",
+    "export": "arena.cli.export:export",
 }
 
 
 PRIVATE_UMASK = 0o077  # what every command but those below creates: readable by the arena's user alone
-SHARED_OUTPUT = {"new", "publish"}  # a bot author's new folder; pages for a web server to serve
+SHARED_OUTPUT = {"new", "publish", "export"}  # a bot author's new folder; pages for a web server; data to share
 
 
 class ArenaGroup(click.Group):

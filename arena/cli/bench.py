@@ -48,6 +48,10 @@ from arena.match.local import bench_engine
               help="Also measure arena publish: a store of GAMES games of a ladder of six random bots (each --game, "
                    "default bali-2017), published cold with and without game pages, again unchanged, and again "
                    "after 1% more games.")
+@click.option("--export", "export_games", type=click.IntRange(min=1), multiple=True, metavar="GAMES",
+              help="Also measure arena export: a store of a ladder of random bots (the first --game, default "
+                   "bali-2017) grown to each GAMES (repeatable: 1000 and 10000 show whether memory grows with the "
+                   "games), exported cold in Parquet, again with nothing new, and again after 1% more games.")
 @click.option("--serve", "serve_authors", type=click.IntRange(min=1), default=None, metavar="AUTHORS",
               help="Also measure arena serve: AUTHORS authors upload a kit bot each over the API, 20 at once, while "
                    "the ladder plays; then the leaderboard, a bot page and an author's game page are read for "
@@ -99,7 +103,8 @@ from arena.match.local import bench_engine
                    "ladder's --jobs.")
 def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, starts: int, round_trips: int,
           match_games: int, tournament: bool, cluster: bool, tournament_rounds: int,
-          compare_pairs: int | None, publish_games: int | None, serve_authors: int | None, serve_seconds: float,
+          compare_pairs: int | None, publish_games: int | None, export_games: tuple[int, ...],
+          serve_authors: int | None, serve_seconds: float,
           serve_jobs: int, serve_games: int | None, ranking: bool, as_json: bool, quick: bool,
           season_games: tuple[int, ...], served_games: tuple[int, ...], real_games: int | None,
           known_games: int | None, kill_at: int | None, cluster_seconds: float | None, think_ms: float,
@@ -139,8 +144,9 @@ def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, 
         click.echo()
         click.echo(_compare_table(chosen, compare_pairs, tournament_rounds))
     if publish_games:
-        click.echo()
-        click.echo(_publish_table(games or (get_game("bali-2017"),), publish_games))
+        click.echo("\n" + _publish_table(games or (get_game("bali-2017"),), publish_games))
+    if export_games:
+        click.echo("\n" + _export_table((games or (get_game("bali-2017"),))[0], export_games))
     if serve_authors:
         click.echo()
         click.echo(_serve_table((games or (get_game("bali-2001"),))[0], serve_authors, serve_seconds, serve_jobs,
@@ -277,6 +283,22 @@ def _publish_table(games: tuple[Game, ...], count: int) -> str:
                          f"{cpu:.1f}"))
     table = tabulate(rows, headers=("game", "games stored", "publish", "seconds", "ms per game (per added game)",
                                     "CPU seconds"))
+    return "\n".join([table, *notes])
+
+
+def _export_table(game: Game, counts: tuple[int, ...]) -> str:
+    from arena.bench.export import bench_export
+
+    rows, notes = [], []
+    for r in bench_export(game.name, counts, progress=lambda line: click.echo(line, err=True)):
+        notes.append(f"{r.game}: {r.games:,} games ({r.decisions:,} decisions) played in-process and stored in "
+                     f"{r.build:.1f} s; the Parquet tables take {r.bytes / 1e6:,.1f} MB")
+        for what, run in (("cold", r.cold), ("again, nothing new", r.unchanged),
+                          (f"again, {r.added.games:,} game{'s' if r.added.games != 1 else ''} added", r.added)):
+            rows.append((r.game, f"{r.games:,}", what, f"{run.decisions:,}", f"{run.seconds:.1f}",
+                         f"{run.decisions_per_second:,.0f}", f"{run.cpu:.1f}", f"{run.peak_mib:.0f}"))
+    table = tabulate(rows, headers=("game", "games stored", "export", "decisions written", "seconds",
+                                    "decisions/s", "CPU seconds", "peak MiB"))
     return "\n".join([table, *notes])
 
 

@@ -43,12 +43,16 @@ TRACKER_WARNING = "ignore:resource_tracker:UserWarning"  # its notice of a kille
 
 
 def publish_site(s: SeasonSettings) -> None:
-    """Bring the public pages (leaderboard, bot pages, replay pages without bot output) up to date."""
+    """Bring the public pages (leaderboard, bot pages, replay pages without bot output) up to date, and the season's
+    export tables when they are due."""
+    from arena.server.dataset import export_folder
     from arena.site.build import publish
+    from arena.site.export import refresh as refresh_export
 
     with Store(s.db) as store:
         if any(t.name == s.name for t in store.tournaments()):
             publish(store, s.results_dir, s.site, names=[s.name], title=s.name, game_pages=True, jobs=1)
+            refresh_export(store, s.results_dir, s.name, export_folder(s))
 
 
 def serve(hosting: Hosting, host: str, port: int, out: IO[str] = sys.stdout, play: bool = True,

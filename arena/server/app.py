@@ -20,13 +20,14 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from arena import __version__
 from arena.competition.uploads import UploadRefused
 from arena.errors import ConfigError
 from arena.kits import PREPARE, Language
+from arena.server import dataset
 from arena.server.auth import COOKIE, DEFAULT_BACKENDS, Authentication, Backend
 from arena.server.events import EventStream, StreamLimits
 from arena.server.hosting import BOT_PAGES, MAX_SECRET, SESSION_SECONDS, Hosting
@@ -54,6 +55,7 @@ def make_app(hosting: Hosting, backends: tuple[Backend, ...] = DEFAULT_BACKENDS)
         Route("/health", web.health), Route("/", web.board), Route("/api/leaderboard", web.api_leaderboard),
         Route("/rules", web.rules), Route("/kits/{language}.zip", web.kit),
         Route("/api/games", web.api_games), Route("/api/games/{number:int}/log", web.api_game_log),
+        Route("/api/export/{name}", web.api_export),
         Route("/games/{number:int}", web.game), Route(BOT_PAGES + "{bot}", web.public_bot),
         Route("/api/submissions", web.api_submit, methods=["POST"]),
         Route("/api/submissions/{sid:int}", web.api_submission),
@@ -208,9 +210,22 @@ class _Web:
 
     def api_games(self, request: Request) -> Response:
         bot = request.query_params.get("bot", "")
-        if not bot:
-            raise HTTPException(400, "name the bot: /api/games?bot=NAME")
+        if not bot:  # every game, a page at a time (arena/server/dataset.py)
+            try:
+                after, limit = dataset.page_limits(request.query_params.get("after"), request.query_params.get("limit"))
+            except ConfigError as exc:
+                raise HTTPException(400, str(exc)) from None
+            return JSONResponse(dataset.games_page(self.h.store(), self.h.tournament(), after, limit))
         return JSONResponse(self.h.games_of(bot))
+
+    def api_export(self, request: Request) -> Response:
+        """One of the season's export files, streamed from the file open when it was asked for."""
+        found = dataset.open_export(self.h.settings, request.path_params["name"])
+        if found is None:
+            raise _not_found()
+        f, size, kind = found
+        return StreamingResponse(dataset.chunks(f), media_type=kind,
+                                 headers={"Content-Length": str(size), "Cache-Control": "no-cache"})
 
     def public_bot(self, request: Request) -> Response:
         """A bot's public page: its place on the board, versions, latest games and rating chart, as stored now."""

@@ -8,7 +8,9 @@ from arena.storage.connection import DEFAULT_DB_NAME, SERVER_LOCK, StoreBusy, St
 from arena.storage.records import StoredFault, StoredGame, StoredGameRow, StoredSeat, Summary, Tournament, replay_path
 from arena.storage.schema import MIGRATIONS, SCHEMA_VERSION
 from arena.storage.store import Store, name_holders
+from arena.storage.tables import PagedGame, PagedSeat
 
-__all__ = ["DEFAULT_DB_NAME", "MIGRATIONS", "SCHEMA_VERSION", "SERVER_LOCK", "Store", "StoreBusy", "StoreError",
+__all__ = ["DEFAULT_DB_NAME", "MIGRATIONS", "PagedGame", "PagedSeat", "SCHEMA_VERSION",
+           "SERVER_LOCK", "Store", "StoreBusy", "StoreError",
            "StoredFault", "StoredGame", "StoredGameRow", "StoredSeat", "Summary", "Tournament", "name_holders",
            "replay_path"]

@@ -11,9 +11,10 @@ from arena.storage.accounts import Accounts
 from arena.storage.connection import StoreError
 from arena.storage.results import Results
 from arena.storage.season import Submissions
+from arena.storage.tables import GameTables
 
 
-class Store(Results, Accounts, Submissions):
+class Store(Results, Accounts, Submissions, GameTables):
     """An open results store: results, accounts and the season of a hosted competition, over one SQLite file;
     `readonly` opens it for browsing only (it may then be on a read-only disk)."""
 

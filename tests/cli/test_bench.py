@@ -156,3 +156,18 @@ def test_bench_season_cluster_counts_the_ladder_s_games_on_one_then_two_workers(
     assert [row[0] for row in rows] == ["1", "2"] and all(row[1] == "4" for row in rows), r.stdout
     assert all(int(row[2]) >= 1 and float(row[4]) > 0 for row in rows), r.stdout
     assert "board p95 ms" in r.stdout and all(float(row[5]) > 0 for row in rows), r.stdout  # the board was read
+
+
+@pytest.mark.slow
+def test_bench_export_reports_the_rate_and_peak_memory_at_each_store_size() -> None:
+    r = run("bench", "--game", "bali-2017", "--count", "1", "--export", "30", "--export", "15")
+    assert r.exit_code == 0, r.output
+    assert "decisions/s" in r.output and "peak MiB" in r.output
+    rows = [line.split() for line in r.output.splitlines() if line.startswith("bali-2017") and "cold" in line]
+    assert [row[1] for row in rows] == ["15", "30"]  # smallest store first, the same ladder grown
+    for row in rows:
+        decisions, seconds, rate, peak = (float(row[i].replace(",", "")) for i in (3, 4, 5, 7))
+        assert decisions > 15 * 30 and seconds > 0 and abs(rate - decisions / seconds) <= 0.01 * rate + 1
+        assert 20 < peak < 2000
+    again = [line.split() for line in r.output.splitlines() if "nothing new" in line]
+    assert [row[5] for row in again] == ["0", "0"]  # nothing written

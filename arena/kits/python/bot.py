@@ -3,6 +3,7 @@
 Write your logic in strategy(); the rest speaks the protocol and need not change.
 """
 
+import json
 import os
 import random
 import sys
@@ -26,10 +27,31 @@ def strategy(view, options, decision, rng):
     hand = view.get("hand", [])
     if len(options) == 1:
         return 0
+    if LEARNED:  # what learn.py learned from a season's winners: the option they chose most often
+        scores = [LEARNED.get(option_key(decision["kind"], option), 0.5) for option in options]
+        best = max(scores)
+        return rng.choice([i for i, score in enumerate(scores) if score == best])
     # Example logic: with a big hand, play anything but the default; otherwise pick at random.
     if len(hand) >= 5:
         return rng.randrange(1, len(options))
     return rng.randrange(len(options))
+
+
+def option_key(kind, option):
+    """An option's name in learned.json (as learn.py names it): its decision's kind and its fields."""
+    return kind + " " + json.dumps({k: v for k, v in option.items() if k != "row"}, sort_keys=True)
+
+
+def load_learned():
+    """The scores learn.py wrote beside this file, or None."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "learned.json")
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)["scores"]
+
+
+LEARNED = load_learned()
 
 
 def endpoint():
