@@ -9,11 +9,17 @@ import click
 from tabulate import tabulate
 
 from arena.cli.params import db_option, results_option, store_path
+from arena.competition.addresses import check_url
 from arena.storage import Store
 
 DEFAULT_URL = "http://127.0.0.1:8000"  # where `arena serve` listens by default, until a server has said otherwise
 URL_HELP = ("The address the competition is reached at, for the link (default: where `arena serve` last served "
             "this store, else " + DEFAULT_URL + ").")
+
+
+def _url(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """--url checked as it is given, before the store is opened."""
+    return None if value is None else check_url(value)
 
 
 @click.group()
@@ -25,7 +31,7 @@ def authors() -> None:
 @authors.command()
 @click.argument("name")
 @click.option("--organiser", is_flag=True, help="An organiser, who sees every author's bots, games and logs.")
-@click.option("--url", help=URL_HELP)
+@click.option("--url", callback=_url, help=URL_HELP)
 @results_option
 @db_option
 def add(name: str, organiser: bool, url: str | None, results_dir: Path, db: Path | None) -> None:
@@ -40,7 +46,7 @@ def add(name: str, organiser: bool, url: str | None, results_dir: Path, db: Path
 
 @authors.command()
 @click.argument("name")
-@click.option("--url", help=URL_HELP)
+@click.option("--url", callback=_url, help=URL_HELP)
 @results_option
 @db_option
 def link(name: str, url: str | None, results_dir: Path, db: Path | None) -> None:
@@ -67,7 +73,7 @@ def token(name: str, results_dir: Path, db: Path | None) -> None:
 
 @authors.command()
 @click.argument("name")
-@click.option("--url", help=URL_HELP)
+@click.option("--url", callback=_url, help=URL_HELP)
 @results_option
 @db_option
 def restore(name: str, url: str | None, results_dir: Path, db: Path | None) -> None:
@@ -111,7 +117,7 @@ def revoke(name: str, results_dir: Path, db: Path | None) -> None:
               help="How many competitors may sign up with the code.")
 @click.option("--days", type=click.FloatRange(min=0, min_open=True), default=7.0, show_default=True,
               help="How long the code may be used.")
-@click.option("--url", help=URL_HELP)
+@click.option("--url", callback=_url, help=URL_HELP)
 @results_option
 @db_option
 def invite(uses: int, days: float, url: str | None, results_dir: Path, db: Path | None) -> None:

@@ -129,6 +129,7 @@ def serve(game: Game, submissions: Path | None, host: str, port: int, proxy: str
     curl -H "Authorization: Bearer TOKEN" -F file=@bot.zip http://127.0.0.1:8000/api/submissions
     """
     from arena.competition.season import SeasonSettings
+    from arena.server import check_proxy
     from arena.server import serve as run_server
     from arena.server.hosting import Hosting
     from arena.tournament.formats.base import Play
@@ -143,6 +144,8 @@ def serve(game: Game, submissions: Path | None, host: str, port: int, proxy: str
     settings = SeasonSettings(play=play, name=name or title or f"{game.name}-ladder", results_dir=results_dir,
                               db=store_path(results_dir, db), seats=seats, wave=wave, jobs=jobs, samples=samples,
                               seed=seed, pause_after=pause_after, cluster=None if no_play else cluster)
+    settings.check()
+    check_proxy(proxy)
     limits = UploadLimits(max_upload=max_upload * MIB, max_unpacked=max_unpacked * MIB, max_members=max_members,
                           uploads_per_day=uploads_per_day, active_bots=active_bots)
     announce_sandbox(play.sandbox)

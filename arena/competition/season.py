@@ -22,6 +22,7 @@ from arena.bots.submission import BUILD_TIMEOUT, ensure_built
 from arena.competition import names
 from arena.errors import ArenaError, BuildFailed, ConfigError
 from arena.games import get_game
+from arena.match.record import CLOCK_OPTION, LIMIT_OPTIONS
 from arena.ratings.trueskill import RatingConfig
 from arena.storage import Store
 from arena.storage.authors import Status, Submission
@@ -31,7 +32,15 @@ from arena.tournament.assembly import lineup
 from arena.tournament.cluster import ClusterLost, ClusterPlayer
 from arena.tournament.formats.base import Play
 from arena.tournament.formats.ladder import DEFAULT_WAVE, Ladder, LadderState
-from arena.tournament.run import DEFAULT_LEVEL, Runner, TableJob, TableResult, play_table, sample_opponents
+from arena.tournament.run import (
+    DEFAULT_LEVEL,
+    Runner,
+    TableJob,
+    TableResult,
+    check_spec,
+    play_table,
+    sample_opponents,
+)
 from arena.tournament.worker import Failure, WorkerPool
 from protocol import TimeControl
 
@@ -65,6 +74,17 @@ class SeasonSettings:
     seed: int | None = None
     pause_after: int = PAUSE_AFTER
     cluster: str | None = None  # a Dask scheduler's address, or "local": where the bots run (none here then)
+
+    def check(self) -> None:
+        """ConfigError naming the first setting the game or the season would refuse at its first wave (seats, game
+        options, clocks, sandbox, ratings), so that a server that could never play is not started."""
+        play, seats = self.play, self.table_seats
+        samples = sample_opponents(play.game, seats, set(), self.samples)
+        rating = play.rating or RatingConfig.for_game(get_game(play.game))
+        spec = lineup(play.game, Ladder(), samples, seats, samples=self.samples, options=play.options,
+                      time=play.time, sandbox=play.sandbox.resolved(), rating=rating, wave=self.wave, max_games=1,
+                      seed=self.seed, title=self.name)
+        check_spec(spec, WAVE_SECONDS)
 
     @property
     def table_seats(self) -> int:
@@ -313,20 +333,20 @@ class Season:
     # --- the ladder ---------------------------------------------------------------------------------------------
     def _ladder(self) -> None:
         store = self._store()
-        versions = store.current_versions()
-        sitting = {s.id for s in versions if paused(self.settings, s, store)}
-        for submission in versions:
-            if submission.id in sitting and submission.id not in self._paused:
-                log.info("paused %s %s: a fault of its own in each of its last %d games", submission.bot,
-                         submission.version, self.settings.pause_after)
-        self._paused = sitting
-        current = [s for s in versions if s.id not in sitting]
-        entrants = []
-        for submission in current:
-            try:
-                entrants.append(entrant_of(submission))
-            except ArenaError as exc:  # its folder was removed or damaged since: it sits out
-                log.error("%s sits out: %s", submission.bot, exc)
+        entrants, sitting = [], {}
+        for submission in store.current_versions():
+            reason = pause_reason(self.settings, submission, store)
+            if reason is None:
+                try:
+                    entrants.append(entrant_of(submission))
+                except ArenaError as exc:  # its folder was damaged since: it sits out, and the organiser is told
+                    reason = shown_to_author(str(exc), Path(submission.folder))
+            if reason is not None:
+                sitting[submission.id] = reason
+                if submission.id not in self._paused:  # said once, not at every wave
+                    log.warning("paused %s %s (upload %d): %s", submission.bot, submission.version, submission.id,
+                                reason)
+        self._paused = set(sitting)
         self.play_wave(entrants)  # with none admitted yet, the sample bots play each other: a field to join
 
     def play_wave(self, entrants: list[Entrant]) -> None:
@@ -497,18 +517,37 @@ def paused(settings: SeasonSettings, submission: Submission, store: Store | None
     return key is not None and store.faulty_streak(found[0].id, key, settings.pause_after) >= settings.pause_after
 
 
+def pause_reason(settings: SeasonSettings, submission: Submission, store: Store | None = None) -> str | None:
+    """Why an admitted submission sits out of the ladder (as its author and the organiser are told it), or None
+    if it plays: its folder is missing on the server, or its last games each had a fault of its own."""
+    if not Path(submission.folder).is_dir():
+        return ("its files are missing on the server (the organiser is told): it plays again once they are back, or "
+                "once a new version is admitted")
+    if paused(settings, submission, store):
+        return (f"each of its last {settings.pause_after} games had a fault of its own: it plays again once a new "
+                "version is admitted")
+    return None
+
+
 def _stored_games(store: Store, name: str) -> int:
     """How many games the named tournament has stored (0 before it exists)."""
     found = [t for t in store.tournaments() if t.name == name]
     return store.recorded_count(found[0].id) if found else 0
 
 
+# A limit's option as the arena's own commands name it, which a competitor of a server cannot give.
+_RAISE_IT = re.compile(r"\(raise it with (?:%s)\)" % "|".join(
+    re.escape(option) for option in sorted({*LIMIT_OPTIONS.values(), CLOCK_OPTION})))
+COMPETITION_LIMIT = "(set by the competition: make the bot answer sooner)"
+
+
 def shown_to_author(text: str, folder: Path) -> str:
     """A refusal or build log as its author is shown it: the submission's folder is '.', and the folder it was
-    unpacked in, with every path of the server's machine above it, is left out."""
+    unpacked in, with every path of the server's machine above it, is left out; a limit is the competition's,
+    not an option to raise."""
     for path in (folder, folder.resolve()):  # the folder's own files before its neighbours (its build log)
         text = re.sub(re.escape(str(path)) + r"(?![\w.-])", ".", text).replace(f"{path.parent}/", "")
-    return text
+    return _RAISE_IT.sub(COMPETITION_LIMIT, text)
 
 
 def _tail(path: Path) -> str:

@@ -436,7 +436,43 @@ def _changed(name: str, path: Path, fmt: str, stored: dict[str, Any], config: di
         return (f"the entrants of {fmt} {name!r} in {str(path)!r} changed ({change}); a {fmt}'s schedule is fixed "
                 "by its entrants: start a new one with another --name (or name in the competition file), or run "
                 "a ladder, which entrants may join and leave")
-    return (f"tournament {name!r} already exists in {str(path)!r} with another configuration; choose another "
-            "--name or the same settings")
+    before, now = _flat(_comparable(stored, ("entrants",))), _flat(_comparable(config, ("entrants",)))
+    differ = [key for key in sorted(before.keys() | now.keys()) if before.get(key) != now.get(key)]
+    said = "; ".join(f"{_setting(key)} is {_shown(before.get(key))} in the store, {_shown(now.get(key))} now"
+                     for key in differ[:3])
+    return (f"tournament {name!r} already exists in {str(path)!r} with other settings ({said}): give the stored "
+            "settings to go on with it, or another --name (name in a competition file) to start a new one")
+
+
+# The option of each setting a changed configuration names (dotted for nested settings), as the commands spell them.
+OPTIONS = {"seats": "--seats", "options": "--option", "game": "the game", "seed": "--seed", "rounds": "--rounds",
+           "wave": "--wave", "fresh_processes": "--fresh-processes", "duplicate": "--duplicate",
+           "time.timeout": "--timeout", "time.init": "--init-timeout", "time.bank": "--time-bank",
+           "time.increment": "--increment", "time.game_clock": "--game-clock", "sandbox.level": "--sandbox",
+           "sandbox.limits.memory": "--memory-limit", "sandbox.limits.cpu": "--cpu-limit",
+           "sandbox.limits.processes": "--max-processes", "sandbox.limits.file_size": "--max-file-size",
+           "sandbox.limits.open_files": "--max-open-files", "sandbox.limits.disk": "--disk-limit",
+           "rating.mu": "--mu", "rating.sigma": "--sigma", "rating.beta": "--beta", "rating.tau": "--tau",
+           "rating.draw_probability": "--draw-probability"}
+
+
+def _flat(config: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """A configuration's settings by dotted name, nested ones spread out."""
+    flat: dict[str, Any] = {}
+    for key, value in config.items():
+        if isinstance(value, dict) and value and key != "options":
+            flat.update(_flat(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
+def _setting(key: str) -> str:
+    option = OPTIONS.get(key)
+    return f"{key} ({option})" if option else key
+
+
+def _shown(value: Any) -> str:
+    return "unset" if value is None else json.dumps(value)[:60]
 
 
