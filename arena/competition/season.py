@@ -85,6 +85,13 @@ class SeasonSettings:
                       time=play.time, sandbox=play.sandbox.resolved(), rating=rating, wave=self.wave, max_games=1,
                       seed=self.seed, title=self.name)
         check_spec(spec, WAVE_SECONDS)
+        if self.db.is_file():  # a season stored already goes on only with its settings: said now, not every wave
+            with Store(self.db, readonly=True) as store:
+                fmt, living = spec.fmt.name, spec.fmt.living
+                problems = [store.resume_problem(self.name, fmt, s.identity(), living)
+                            for s in (spec, *((replace(spec, seed=0),) if spec.seed is None else ()))]
+            if all(problems):  # the seed 0 of a store from before secret seeds, as the ladder resumes it too
+                raise ConfigError(str(problems[0]))
 
     @property
     def table_seats(self) -> int:

@@ -144,3 +144,37 @@ def test_a_season_of_the_previous_release_goes_on(tmp_path: Path) -> None:
     assert len(said) == 1 and str(kept.name) in said[0], err
     with Store(db) as store:
         assert {s.status.value for s in store.submissions()} == {"admitted"}
+
+
+def test_a_season_started_again_with_other_settings_is_refused_naming_them_and_touches_nothing(
+        tmp_path: Path) -> None:
+    org = tmp_path / "org"
+    shutil.copytree(FIXTURE, org / "results")
+    before = {p: p.read_bytes() for p in (org / "results").rglob("*") if p.is_file()}
+    process = serve(org, "--jobs", "2", "--seats", "3", "--timeout", "2")
+    out, err = process.communicate(timeout=PATIENCE * 3)
+    assert process.returncode == 2 and "serving on" not in out, err
+    assert len(err.strip().splitlines()) == 1, err
+    assert "seats (--seats) is 2 in the store, 3 now" in err and "time.timeout (--timeout) is 1.0 in the store" in err
+    assert {p: p.read_bytes() for p in (org / "results").rglob("*") if p.is_file()} == before
+
+
+def test_a_store_of_before_finds_its_uploads_from_any_working_folder(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The release before stored an upload's folder relative to the server's working folder (results/uploads/...):
+    opened from another folder, each is found under the store's folder, and kept relative to it."""
+    shutil.copytree(FIXTURE, tmp_path / "org" / "results")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    db = tmp_path / "org" / "results" / "arena.sqlite"
+    with Store(db) as store:
+        folders = [Path(s.folder) for s in store.submissions()]
+    assert len(folders) == 2 and all(f.is_dir() and (f / "manifest.toml").is_file() for f in folders), folders
+    with sqlite3.connect(db) as con:
+        assert {row[0].split("/")[0] for row in con.execute("SELECT folder FROM submissions")} == {"uploads"}
+    moved = tmp_path / "moved"
+    (tmp_path / "org" / "results").rename(moved)
+    with Store(moved / "arena.sqlite") as store:  # the results folder moved whole: its uploads move with it
+        assert all(Path(s.folder).is_dir() and Path(s.folder).is_relative_to(moved) for s in store.submissions())
+    assert not list(elsewhere.iterdir())
