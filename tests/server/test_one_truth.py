@@ -49,7 +49,7 @@ def test_a_replaced_version_is_retired_on_every_page_and_answer(server: Server, 
     second = submit(server, token, versioned(tmp_path / "bot", "alicebot", "0.2"))
     assert admitted(server, token, second)
     told = server.status(token, first)
-    assert told["status"] == "retired", told
+    assert told["status"] == "retired" and told["reason"] == f"replaced by version 0.2 (upload {second})", told
     assert server.status(token, second)["status"] == "admitted"
     with server.client(token) as c:
         own = c.get("/me/bots/alicebot").text
