@@ -207,32 +207,33 @@ class Connection:
                                  "first, or give --db")
             self._upgrade_in_memory()
             return
-        kept = self._keep_before(version)
+        kept = None if version is None else self.path.with_name(f"{self.path.name}.schema{version}.bak")
+        made = kept is not None and self._keep_before(kept)
         try:
             with self._transaction():
                 before = self._version()  # again, inside the write lock: another arena may have done it
                 self._upgrade(before)
-            if kept is not None and before != SCHEMA_VERSION:
-                log.warning("brought the results store %s from schema %d to %d; the store as it was is kept in %s "
-                            "(the release before reads it)", shlex.quote(str(self.path)), version, SCHEMA_VERSION,
-                            shlex.quote(str(kept)))
-        except sqlite3.OperationalError as exc:
-            if version is None or getattr(exc, "sqlite_errorname", "") != "SQLITE_ERROR":
+        except BaseException as exc:
+            if made and kept is not None:  # the store is as it was: its copy is not needed
+                kept.unlink(missing_ok=True)
+            if not isinstance(exc, sqlite3.OperationalError) or version is None or \
+                    getattr(exc, "sqlite_errorname", "") != "SQLITE_ERROR":
                 raise  # busy, read-only, full: said as such
             raise StoreError(f"cannot bring the results store {shlex.quote(str(self.path))} from schema {version} "
                              f"to {SCHEMA_VERSION} ({exc}); it is left as it was: an arena of its schema reads "
                              "it") from None
+        if kept is not None and before != SCHEMA_VERSION:
+            log.warning("brought the results store %s from schema %d to %d; the store as it was is kept in %s (the "
+                        "release before reads it)", shlex.quote(str(self.path)), version, SCHEMA_VERSION,
+                        shlex.quote(str(kept)))
 
-    def _keep_before(self, version: int | None) -> Path | None:
-        """A copy of a store of an older schema, made before it is brought to this one, beside it as
-        NAME.schemaN.bak (one there already is left as it is: a copy of the same store before any change); None
-        for a new store."""
-        if version is None:
-            return None
-        kept = self.path.with_name(f"{self.path.name}.schema{version}.bak")
-        if not kept.exists():
-            self.backup(kept)
-        return kept
+    def _keep_before(self, kept: Path) -> bool:
+        """Copy a store of an older schema, before it is brought to this one, to kept (NAME.schemaN.bak beside it);
+        False if a copy is there already (left as it is: a copy of the same store before any change)."""
+        if kept.exists():
+            return False
+        self.backup(kept)
+        return True
 
     def _upgrade(self, version: int | None) -> None:
         if version == SCHEMA_VERSION:

@@ -153,9 +153,9 @@ def _store_relative(db: sqlite3.Connection, home: Path) -> None:
     newer one of the same bot was admitted is retired, as a newer admission now does."""
     for sid, folder in db.execute("SELECT id, folder FROM submissions").fetchall():
         path = Path(folder)
-        found = path if path.is_absolute() else next(
-            (home / Path(*path.parts[k:]) for k in range(len(path.parts)) if (home / Path(*path.parts[k:])).exists()),
-            Path.cwd() / path)
+        tails = [Path(*path.parts[k:]) for k in range(len(path.parts))] or [path]
+        found = path if path.is_absolute() else next((home / t for t in tails if (home / t).exists()),
+                                                     Path.cwd() / path)
         if found.exists():
             db.execute("UPDATE submissions SET folder = ? WHERE id = ?", (stored_folder(found, home), sid))
     db.execute(RETIRE_REPLACED + "AND s.status = ?", (Status.RETIRED.value, Status.ADMITTED.value,
