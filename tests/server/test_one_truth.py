@@ -46,6 +46,8 @@ def test_a_replaced_version_is_retired_on_every_page_and_answer(server: Server, 
     code, token = server.author("alice")
     first = submit(server, token, versioned(tmp_path / "bot", "alicebot", "0.1"))
     assert admitted(server, token, first)
+    with server.client() as c:  # in the ladder, so that its public page lists it
+        assert wait_until(lambda: f"<td>0.1#{first}</td><td>in the ladder</td>" in c.get("/bots/alicebot").text, 300)
     second = submit(server, token, versioned(tmp_path / "bot", "alicebot", "0.2"))
     assert admitted(server, token, second)
     told = server.status(token, first)
@@ -55,7 +57,7 @@ def test_a_replaced_version_is_retired_on_every_page_and_answer(server: Server, 
         own = c.get("/me/bots/alicebot").text
         assert re.search(rf'/me/submissions/{first}">{first}</a></td><td>0.1</td>\s*<td class="retired">', own), own
         assert wait_until(lambda: re.search(rf"<td>[^<]*</td><td>0\.1#{first}</td><td>retired</td>",
-                                            c.get("/bots/alicebot").text), 120)
+                                            c.get("/bots/alicebot").text), 300)
         page = c.get(f"/me/submissions/{first}").text
         assert 'class="retired">retired<' in page and "replaced by version 0.2" in page
 
