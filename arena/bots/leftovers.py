@@ -87,10 +87,38 @@ def release_replays(results_dir: Path, replays: Iterable[str | None]) -> None:
         release(folder if folder.is_absolute() else results_dir / folder)
 
 
+def mark_beside(path: Path) -> None:
+    """Mark a folder as this process's with a file beside it (its name + MARK), leaving the folder's own contents
+    as they are (an upload's folder holds only what its author sent)."""
+    _beside(path).write_text(json.dumps(asdict(Owner.current())), encoding="utf-8")
+
+
+def release_beside(path: Path) -> None:
+    """Remove the mark beside a folder: it is no longer removed when its owner is gone."""
+    try:
+        _beside(path).unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+def abandoned_beside(path: Path) -> bool:
+    """True if the folder is marked beside it by an owner that is gone."""
+    mark_owner = _owner_in(_beside(path))
+    return mark_owner is not None and mark_owner.gone()
+
+
+def _beside(path: Path) -> Path:
+    return path.with_name(path.name + MARK)
+
+
 def owner(folder: Path) -> Owner | None:
     """The owner a folder is marked with; None if it is unmarked (or the mark is unreadable)."""
+    return _owner_in(folder / MARK)
+
+
+def _owner_in(mark_file: Path) -> Owner | None:
     try:
-        with open(folder / MARK, "rb") as handle:
+        with open(mark_file, "rb") as handle:
             data = json.loads(handle.read(_MAX_MARK))
         return Owner(int(data["pid"]), None if data["start"] is None else int(data["start"]), str(data["boot"]),
                      str(data["host"]))

@@ -10,6 +10,7 @@ from click.core import ParameterSource
 from tabulate import tabulate
 
 from arena.cli.params import DEFAULT_PORT, db_option, results_option, store_path
+from arena.competition.addresses import check_url
 from arena.errors import ConfigError
 from arena.storage import Store
 from arena.tournament import competition
@@ -18,6 +19,11 @@ DEFAULT_URL = f"http://127.0.0.1:{DEFAULT_PORT}"  # where arena serve listens by
 URL_HELP = ("The address the competition is reached at, for the link (default: where `arena serve` last served "
             "this store, else the competition file's [serve] host and port, else " + DEFAULT_URL + ").")
 WILDCARDS = ("", "0.0.0.0", "::")  # listening addresses that are no address to link to: this machine's is
+
+
+def _url(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """--url checked as it is given, before the store is opened."""
+    return None if value is None else check_url(value)
 
 
 @click.group()
@@ -34,7 +40,7 @@ def authors(ctx: click.Context, config: Path | None) -> None:
 @authors.command()
 @click.argument("name")
 @click.option("--organiser", is_flag=True, help="An organiser, who sees every author's bots, games and logs.")
-@click.option("--url", help=URL_HELP)
+@click.option("--url", callback=_url, help=URL_HELP)
 @results_option
 @db_option
 def add(name: str, organiser: bool, url: str | None, results_dir: Path, db: Path | None) -> None:
@@ -49,7 +55,7 @@ def add(name: str, organiser: bool, url: str | None, results_dir: Path, db: Path
 
 @authors.command()
 @click.argument("name")
-@click.option("--url", help=URL_HELP)
+@click.option("--url", callback=_url, help=URL_HELP)
 @results_option
 @db_option
 def link(name: str, url: str | None, results_dir: Path, db: Path | None) -> None:
@@ -76,7 +82,7 @@ def token(name: str, results_dir: Path, db: Path | None) -> None:
 
 @authors.command()
 @click.argument("name")
-@click.option("--url", help=URL_HELP)
+@click.option("--url", callback=_url, help=URL_HELP)
 @results_option
 @db_option
 def restore(name: str, url: str | None, results_dir: Path, db: Path | None) -> None:
@@ -120,7 +126,7 @@ def revoke(name: str, results_dir: Path, db: Path | None) -> None:
               help="How many competitors may sign up with the code.")
 @click.option("--days", type=click.FloatRange(min=0, min_open=True), default=7.0, show_default=True,
               help="How long the code may be used.")
-@click.option("--url", help=URL_HELP)
+@click.option("--url", callback=_url, help=URL_HELP)
 @results_option
 @db_option
 def invite(uses: int, days: float, url: str | None, results_dir: Path, db: Path | None) -> None:

@@ -135,6 +135,7 @@ def serve(game: Game, submissions: Path | None, host: str, port: int, proxy: str
     curl -H "Authorization: Bearer TOKEN" -F file=@bot.zip http://127.0.0.1:8000/api/submissions
     """
     from arena.competition.season import SeasonSettings
+    from arena.server import check_proxy
     from arena.server import serve as run_server
     from arena.server.hosting import Hosting
     from arena.tournament.formats.base import Play
@@ -151,6 +152,8 @@ def serve(game: Game, submissions: Path | None, host: str, port: int, proxy: str
                               db=store_path(results_dir, db), seats=seats, wave=wave, jobs=jobs, samples=samples,
                               seed=seed, pause_after=pause_after, cluster=None if no_play else cluster,
                               cluster_access=cluster_access, max_built=max_unpacked * MIB)
+    settings.check()
+    check_proxy(proxy)
     limits = UploadLimits(max_upload=max_upload * MIB, max_unpacked=max_unpacked * MIB, max_members=max_members,
                           uploads_per_day=uploads_per_day, active_bots=active_bots)
     announce_sandbox(play.sandbox)

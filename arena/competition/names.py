@@ -33,7 +33,8 @@ def is_bot_name(text: str) -> bool:
 
 def check_upload(store: Store, author: Author, name: str, version: str, reserved: set[str], most: int) -> None:
     """UploadRefused (409 or 429) unless `author` may upload this version of the bot: the name is theirs or no
-    one's, the version is new, and a new name leaves them at most `most` bots."""
+    one's, the version is new, and it leaves them at most `most` bots in the competition (a retired bot keeps its
+    name for its author but takes no place; a new version brings it back and takes one again)."""
     owner = store.bot_owner(name)
     holder = taken_by(name, owner, author.name, reserved)
     if holder == SAMPLE_BOT:
@@ -46,7 +47,7 @@ def check_upload(store: Store, author: Author, name: str, version: str, reserved
     if same is not None:
         raise UploadRefused(f"version {version!r} of {name} is in already (upload {same.id}, {same.status.value}):"
                             " raise the version in manifest.toml", 409)
-    owned = store.owned_bots(author)
-    if owner is None and len(owned) >= most:
-        raise UploadRefused(f"you have {len(owned)} bots ({', '.join(owned)}), the limit: upload a new version "
-                            "of one of them instead", 429)
+    active = store.active_bots(author)
+    if name not in active and len(active) >= most:
+        raise UploadRefused(f"you have {len(active)} bots in the competition ({', '.join(active)}), the limit: "
+                            "upload a new version of one of them instead, or retire one", 429)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import sqlite3
 import threading
 import time
@@ -15,13 +16,15 @@ from typing import Any, Callable, Protocol
 
 from arena.bots import folders
 from arena.bots.channel import expect_progress_within
-from arena.bots.entrants import Entrant, from_folder, shown, shown_to_author, survey
+from arena.bots.entrants import Entrant, from_folder, shown, survey
+from arena.bots.entrants import shown_to_author as without_host_paths
 from arena.bots.sandbox import Sandbox
 from arena.bots.submission import BUILD_TIMEOUT, ensure_built
 from arena.competition import names
 from arena.competition.uploads import UploadLimits
 from arena.errors import ArenaError, BuildFailed, ConfigError
 from arena.games import get_game
+from arena.match.record import CLOCK_OPTION, LIMIT_OPTIONS
 from arena.ratings.trueskill import RatingConfig
 from arena.storage import Store
 from arena.storage.authors import Status, Submission
@@ -32,7 +35,15 @@ from arena.tournament.cluster import ClusterLost, ClusterPlayer
 from arena.tournament.cluster_tls import ClusterAccess
 from arena.tournament.formats.base import Play
 from arena.tournament.formats.ladder import DEFAULT_WAVE, Ladder, LadderState
-from arena.tournament.run import DEFAULT_LEVEL, Runner, TableJob, TableResult, play_table, sample_opponents
+from arena.tournament.run import (
+    DEFAULT_LEVEL,
+    Runner,
+    TableJob,
+    TableResult,
+    check_spec,
+    play_table,
+    sample_opponents,
+)
 from arena.tournament.worker import Failure, WorkerPool
 from protocol import TimeControl
 
@@ -68,6 +79,24 @@ class SeasonSettings:
     cluster: str | None = None  # a Dask scheduler's address, or "local": where the bots run (none here then)
     cluster_access: ClusterAccess = ClusterAccess()  # the credentials to reach a scheduler not started here
     max_built: int = UploadLimits().max_unpacked  # bytes a built folder may hold, as an upload unpacked may
+
+    def check(self) -> None:
+        """ConfigError naming the first setting the game or the season would refuse at its first wave (seats, game
+        options, clocks, sandbox, ratings), so that a server that could never play is not started."""
+        play, seats = self.play, self.table_seats
+        samples = sample_opponents(play.game, seats, set(), self.samples)
+        rating = play.rating or RatingConfig.for_game(get_game(play.game))
+        spec = lineup(play.game, Ladder(), samples, seats, samples=self.samples, options=play.options,
+                      time=play.time, sandbox=play.sandbox.resolved(), rating=rating, wave=self.wave, max_games=1,
+                      seed=self.seed, title=self.name)
+        check_spec(spec, WAVE_SECONDS)
+        if self.db.is_file():  # a season stored already goes on only with its settings: said now, not every wave
+            with Store(self.db, readonly=True) as store:
+                fmt, living = spec.fmt.name, spec.fmt.living
+                problems = [store.resume_problem(self.name, fmt, s.identity(), living)
+                            for s in (spec, *((replace(spec, seed=0),) if spec.seed is None else ()))]
+            if all(problems):  # the seed 0 of a store from before secret seeds, as the ladder resumes it too
+                raise ConfigError(str(problems[0]))
 
     @property
     def table_seats(self) -> int:
@@ -316,20 +345,20 @@ class Season:
     # --- the ladder ---------------------------------------------------------------------------------------------
     def _ladder(self) -> None:
         store = self._store()
-        versions = store.current_versions()
-        sitting = {s.id for s in versions if paused(self.settings, s, store)}
-        for submission in versions:
-            if submission.id in sitting and submission.id not in self._paused:
-                log.info("paused %s %s: a fault of its own in each of its last %d games", submission.bot,
-                         submission.version, self.settings.pause_after)
-        self._paused = sitting
-        current = [s for s in versions if s.id not in sitting]
-        entrants = []
-        for submission in current:
-            try:
-                entrants.append(entrant_of(submission))
-            except ArenaError as exc:  # its folder was removed or damaged since: it sits out
-                log.error("%s sits out: %s", submission.bot, exc)
+        entrants, sitting = [], {}
+        for submission in store.current_versions():
+            reason = pause_reason(self.settings, submission, store)
+            if reason is None:
+                try:
+                    entrants.append(entrant_of(submission))
+                except ArenaError as exc:  # its folder was damaged since: it sits out, and the organiser is told
+                    reason = shown_to_author(str(exc), Path(submission.folder))
+            if reason is not None:
+                sitting[submission.id] = reason
+                if submission.id not in self._paused:  # said once, not at every wave
+                    log.warning("paused %s %s (upload %d): %s", submission.bot, submission.version, submission.id,
+                                reason)
+        self._paused = set(sitting)
         self.play_wave(entrants)  # with none admitted yet, the sample bots play each other: a field to join
 
     def play_wave(self, entrants: list[Entrant]) -> None:
@@ -501,10 +530,34 @@ def paused(settings: SeasonSettings, submission: Submission, store: Store | None
     return key is not None and store.faulty_streak(found[0].id, key, settings.pause_after) >= settings.pause_after
 
 
+def pause_reason(settings: SeasonSettings, submission: Submission, store: Store | None = None) -> str | None:
+    """Why an admitted submission sits out of the ladder (as its author and the organiser are told it), or None
+    if it plays: its folder is missing on the server, or its last games each had a fault of its own."""
+    if not Path(submission.folder).is_dir():
+        return ("its files are missing on the server (the organiser is told): it plays again once they are back, or "
+                "once a new version is admitted")
+    if paused(settings, submission, store):
+        return (f"each of its last {settings.pause_after} games had a fault of its own: it plays again once a new "
+                "version is admitted")
+    return None
+
+
 def _stored_games(store: Store, name: str) -> int:
     """How many games the named tournament has stored (0 before it exists)."""
     found = [t for t in store.tournaments() if t.name == name]
     return store.recorded_count(found[0].id) if found else 0
+
+
+# A limit's option as the arena's own commands name it, which a competitor of a server cannot give.
+_RAISE_IT = re.compile(r"\(raise it with (?:%s)\)" % "|".join(
+    re.escape(option) for option in sorted({*LIMIT_OPTIONS.values(), CLOCK_OPTION})))
+COMPETITION_LIMIT = "(set by the competition: make the bot answer sooner)"
+
+
+def shown_to_author(text: str, *folders: Path | str) -> str:
+    """A refusal or build log as its author is shown it: no path of the server's machine (see
+    entrants.shown_to_author), and a limit is the competition's, not an option to raise."""
+    return _RAISE_IT.sub(COMPETITION_LIMIT, without_host_paths(text, *folders))
 
 
 def _tail(path: Path) -> str:

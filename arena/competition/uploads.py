@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO, Any, Iterator
 
+from arena.bots import leftovers
 from arena.bots.entrants import FIELDS, MANIFEST, NAME_PATTERN, from_folder
 from arena.errors import ArenaError, ConfigError, bounded
 from arena.storage import Store
@@ -28,6 +29,7 @@ MAX_NAME = 255  # characters of a member's path
 MAX_FIELD = 100  # characters of a manifest's version or author
 MAX_MANIFEST = 64 * 1024  # bytes of a manifest.toml
 _CHUNK = 1 << 16
+UPLOAD_PREFIX = "upload-"  # an unpacked upload's folder under the uploads folder
 DAY = 24 * 3600.0  # seconds over which an author's uploads are counted
 UNSAFE = set('<>"\'`&\\')  # markup and quoting: never part of a member's name
 
@@ -304,14 +306,16 @@ def _write(source: IO[bytes], target: Path, member: Member) -> None:
 
 def receive(archive: Path, filename: str, uploads: Path, limits: UploadLimits) -> tuple[Manifest, Path, Path]:
     """Check an uploaded archive and unpack it into a new folder under uploads: (its manifest, that new folder,
-    the bot's folder in it).
+    the bot's folder in it). The new folder is marked as this process's until `kept` is called on it once the
+    store holds its submission: a process killed meanwhile leaves a folder that sweep() can prove a leftover.
     UploadRefused, with nothing left on disk, if the archive or its manifest is not taken."""
     kind = kind_of(filename)
     found = members(archive, kind, limits)
     manifest = manifest_of(archive, kind, found)
     uploads.mkdir(parents=True, exist_ok=True)
-    target = Path(tempfile.mkdtemp(prefix="upload-", dir=uploads))
+    target = Path(tempfile.mkdtemp(prefix=UPLOAD_PREFIX, dir=uploads))
     try:
+        leftovers.mark_beside(target)
         unpack(archive, kind, found, target)
         folder = target / manifest.root
         try:
@@ -320,8 +324,40 @@ def receive(archive: Path, filename: str, uploads: Path, limits: UploadLimits) -
             raise UploadRefused(str(exc).replace(f"{folder}/", "").replace(str(folder), ".")) from None
         return manifest, target, folder
     except BaseException:
-        shutil.rmtree(target, ignore_errors=True)
+        discard(target)
         raise
+
+
+def kept(unpacked: Path) -> None:
+    """An unpacked upload's folder is the store's from now on (its submission is stored): no longer a leftover."""
+    leftovers.release_beside(unpacked)
+
+
+def discard(unpacked: Path) -> None:
+    """Remove an unpacked upload's folder that the store does not hold, with its mark."""
+    shutil.rmtree(unpacked, ignore_errors=True)
+    leftovers.release_beside(unpacked)
+
+
+def sweep(store: Store, uploads: Path) -> list[str]:
+    """Remove what uploads cut off while they were unpacked (a server killed by SIGKILL) left under uploads: the
+    folders marked by a process that is gone whose submission the store does not hold. Any other folder is left as
+    it is, whatever folder the arena runs in; the names of those removed."""
+    if not uploads.is_dir():
+        return []
+    root = uploads.resolve()
+    held = (Path(s.folder).resolve() for s in store.submissions())
+    holding = {f.relative_to(root).parts[0] for f in held if f.is_relative_to(root) and f != root}
+    removed = []
+    for entry in sorted(uploads.iterdir()):
+        if not entry.name.startswith(UPLOAD_PREFIX) or entry.is_symlink() or not entry.is_dir():
+            continue
+        if entry.name in holding:
+            kept(entry)  # stored, and then killed before its mark was removed
+        elif leftovers.abandoned_beside(entry):
+            discard(entry)
+            removed.append(entry.name)
+    return removed
 
 
 def _shown(text: str) -> str:

@@ -41,6 +41,7 @@ class Phase(StrEnum):
 # The option that raises the time limit of each phase.
 LIMIT_OPTIONS = {Phase.HANDSHAKE: "--init-timeout", Phase.NEW_GAME: "--new-game-timeout", Phase.DECIDE: "--timeout",
                  Phase.GAME_OVER: "--timeout"}
+CLOCK_OPTION = "--game-clock"  # the option that raises a game clock
 
 
 @dataclass(frozen=True)
@@ -153,7 +154,7 @@ class FaultRecord:
             else f"charged {self.charged:.3g} s"
         if self.kind not in (FaultKind.TIMEOUT, FaultKind.CLOCK):
             return f"{took} of its {self.limit:.3g} s"
-        option = "--game-clock" if self.kind == FaultKind.CLOCK else LIMIT_OPTIONS[self.phase]
+        option = CLOCK_OPTION if self.kind == FaultKind.CLOCK else LIMIT_OPTIONS[self.phase]
         return f"{took} of its {self.limit:.3g} s limit (raise it with {option})"
 
     def message(self) -> str:

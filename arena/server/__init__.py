@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import copy
 import errno
+import ipaddress
 import json
 import logging
 import logging.config
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import IO, Any, Callable
 
 from arena.competition.season import Season, SeasonSettings, enter_folders
+from arena.competition.uploads import sweep as sweep_uploads
 from arena.errors import ArenaError, ConfigError
 from arena.interrupt import die_with
 from arena.server.connections import GuardedConnection
@@ -66,8 +68,11 @@ def serve(hosting: Hosting, host: str, port: int, out: IO[str] = sys.stdout, pla
     from arena.server.app import make_app
 
     check_address(host, port)
-    with Store(hosting.settings.db) as lock:
-        lock.hold_server()
+    # The store's server lock is taken before the store is read, brought up to date or swept: a start refused for
+    # any reason changes nothing.
+    with Store(hosting.settings.db, serving=True) as lock:
+        for removed in sweep_uploads(lock, hosting.settings.uploads):
+            log.info("removed %s, left by an upload cut off", removed)
         if submissions is not None:
             logging.config.dictConfig(_log_config())  # as the server will log, so these lines are on stderr too
             queued, problems = enter_folders(hosting.settings, submissions, hosting.reserved)
@@ -198,6 +203,20 @@ class Publishing:
         # The pages stay as they were; the season goes on.
         log.error("the public pages could not be brought up to date: %s: %s", type(exc).__name__, exc)
         self._done()
+
+
+def check_proxy(proxy: str | None) -> None:
+    """ConfigError unless proxy (--proxy) is the address of the reverse proxy, or several, comma-separated: IP
+    addresses or networks (a proxy named any other way would never be believed, and clients' addresses never
+    known)."""
+    for part in (proxy.split(",") if proxy is not None else ()):
+        if part.strip() == "*":  # every address believed: behind a proxy that is the only way in
+            continue
+        try:
+            ipaddress.ip_network(part.strip(), strict=False)
+        except ValueError:
+            raise ConfigError(f"--proxy {part.strip()[:80]!r} is not an IP address or network: give the reverse "
+                              "proxy's address, such as 127.0.0.1") from None
 
 
 def check_address(host: str, port: int) -> None:

@@ -33,7 +33,7 @@ from arena.server.events import EventStream, StreamLimits
 from arena.server.hosting import BOT_PAGES, MAX_SECRET, SESSION_SECONDS, Hosting
 from arena.server.limits import SMALL_BODY, BodyRefused, BoundedRequests
 from arena.site.markdown import html as markdown_html
-from arena.storage.authors import ACTIVE, Author, Submission
+from arena.storage.authors import ACTIVE, Author, Status, Submission
 
 UPLOAD_PATHS = ("/api/submissions", "/me/upload")
 NOT_FOUND = "not found"
@@ -135,8 +135,8 @@ class _Web:
         author, _ = self.who(request)
         if author is None:
             ended = " Your session has ended (signed out, or expired)." if request.cookies.get(COOKIE) else ""
-            raise HTTPException(401, f"sign in first.{ended} Sign in at /signin with a sign-in link the organiser "
-                                "sends you (arena authors link NAME) or with your API token")
+            raise HTTPException(401, f"sign in first.{ended} Sign in at /signin with your API token, or with a "
+                                "sign-in link: ask the organiser for one")
         return author
 
     @staticmethod
@@ -295,7 +295,8 @@ class _Web:
 
     def _submission(self, found: Submission) -> dict[str, Any]:
         """A submission as its author reads it: with `replay`, where a refusal's fault is in its first game."""
-        return {**found.to_dict(), "replay": self.h.first_game_link(found)}
+        paused = self.h.paused(found.bot) if found.status == Status.ADMITTED else None
+        return {**found.to_dict(), "replay": self.h.first_game_link(found), "paused": paused}
 
     async def api_submit(self, request: Request) -> Response:
         submission = await self._submit(request)
@@ -346,7 +347,7 @@ class _Web:
         author = await run_in_threadpool(self.auth.checked, request, lambda: self.h.sign_in(secret.strip()))
         if author is None:
             raise HTTPException(403, "this sign-in link or token is not valid: a link works once and for a week; "
-                                "ask the organiser for a new link (arena authors link NAME), or use your API token")
+                                "ask the organiser for a new link, or use your API token")
         response = RedirectResponse("/me", 303)
         _set_session(response, await run_in_threadpool(self.h.session_for, author), request)
         return response
@@ -398,7 +399,7 @@ class _Web:
         games = self.h.games_of(bot)
         return _page("bot.html.j2", bot, author, self.csrf(request), bot=bot, rows=rows, submissions=submissions,
                      games=games, faults=self.h.faults_of(bot, games),
-                     paused=self.h.paused(bot) and self.h.settings.pause_after)
+                     paused=self.h.paused(bot))
 
     def api_retire(self, request: Request) -> Response:
         """Retire a bot with its owner's (or the organiser's) token: it leaves the ladder, its games stay."""

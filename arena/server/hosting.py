@@ -8,7 +8,6 @@ import hashlib
 import hmac
 import json
 import logging
-import shutil
 import threading
 import time
 from collections import OrderedDict
@@ -17,8 +16,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from arena.competition import access, names
-from arena.competition.season import SeasonSettings, first_game_record, paused, shown_to_author
-from arena.competition.uploads import UploadLimits, UploadRefused, check_rate, receive
+from arena.competition.season import SeasonSettings, first_game_record, pause_reason, shown_to_author
+from arena.competition.uploads import UploadLimits, UploadRefused, check_rate, discard, kept, receive
 from arena.errors import ArenaError, ConfigError
 from arena.kits import Language, archive
 from arena.match.record import GameRecord, load_record
@@ -61,6 +60,7 @@ class PublicBot:
     versions: list[dict[str, Any]]  # {"name": its key on the board, "version", "retired"}, oldest first
     games: list[dict[str, Any]]  # as games_of gives them, newest first
     chart: str | None  # an SVG drawing, None before its first game
+    paused: str | None = None  # why its current version sits out, if it does
 
 
 class Hosting:
@@ -91,7 +91,6 @@ class Hosting:
         self._charts: OrderedDict[str, str] = OrderedDict()  # a chart's data's digest -> its drawing
         self._charts_lock = threading.Lock()
         self.playing: Callable[[], tuple[str, ...]] = tuple  # the bots of the wave under way (set by the server)
-        self._sweep_uploads()
         self.reserved = names.reserved_names(settings.play.game)
 
     def store(self) -> Store:
@@ -173,27 +172,15 @@ class Hosting:
                     with self._naming:
                         names.check_upload(store, author, manifest.name, manifest.version, self.reserved,
                                            self.limits.active_bots)
-                        return store.add_submission(author, manifest.name, manifest.version, str(folder))
+                        submission = store.add_submission(author, manifest.name, manifest.version, str(folder))
+                    kept(unpacked)
+                    return submission
                 except BaseException:
-                    shutil.rmtree(unpacked, ignore_errors=True)
+                    discard(unpacked)
                     raise
             except UploadRefused as exc:
                 self.refused(author, str(exc))
                 raise
-
-    def _sweep_uploads(self) -> None:
-        """Remove what an upload cut off while it was unpacked (a server killed by SIGKILL) left in the uploads
-        folder: every folder there that holds no queued or decided submission."""
-        uploads = self.settings.uploads
-        if not uploads.is_dir():
-            return
-        root = uploads.resolve()
-        folders = (Path(s.folder).resolve() for s in self.store().submissions())
-        kept = {f.relative_to(root).parts[0] for f in folders if f.is_relative_to(root) and f != root}
-        for leftover in uploads.iterdir():
-            if leftover.is_dir() and not leftover.is_symlink() and leftover.name not in kept:
-                shutil.rmtree(leftover, ignore_errors=True)
-                log.info("removed %s, left by an upload cut off", leftover.name)
 
     def _author_lock(self, author: Author) -> threading.Lock:
         with self._naming:
@@ -376,7 +363,7 @@ class Hosting:
             return None  # not in the ladder yet (or never): as if there were no such bot
         points = self._history.points(store, t, [v["name"] for v in versions])
         return PublicBot(page, [r for r in self.leaderboard() if r["bot"] == page], versions,
-                         self.games_of(page, RECENT_GAMES), self._chart(points))
+                         self.games_of(page, RECENT_GAMES), self._chart(points), self.paused(page))
 
     def _chart(self, points: dict[str, tuple[Point, ...]]) -> str | None:
         """The rating chart of these entrants' points (a line each), drawn once for the same points: a game of the
@@ -418,10 +405,10 @@ class Hosting:
                           for f in stored.faults if f.seat in seats]
         return found
 
-    def paused(self, bot: str) -> bool:
-        """True if the bot's current version sits out for faulting in every one of its last games."""
+    def paused(self, bot: str) -> str | None:
+        """Why the bot's current version sits out of the ladder (season.pause_reason), or None if it plays."""
         current = [s for s in self.store().current_versions() if s.bot == bot]
-        return bool(current) and paused(self.settings, current[0])
+        return pause_reason(self.settings, current[0], self.store()) if current else None
 
     def retire(self, author: Author | None, bot: str) -> bool:
         """Take the bot out of the ladder for its owner or the organiser (its games and pages stay; a new version

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
 import time
 from typing import TYPE_CHECKING
 
@@ -23,7 +22,7 @@ from arena.storage.authors import (
 
 if TYPE_CHECKING:  # not imported at run time: the bots' processes and the protocol cost the leaderboard's start
     pass
-from arena.storage.connection import SERVER_LOCK, Connection, StoreBusy, _guarded, _TournamentLock
+from arena.storage.connection import SERVER_LOCK, Connection, _guarded, hold_server_lock
 
 
 class Accounts(Connection):
@@ -33,11 +32,8 @@ class Accounts(Connection):
     @_guarded
     def hold_server(self) -> None:
         """Hold this store's server lock until the store is closed: StoreBusy if another `arena serve` holds it."""
-        try:
-            self._locks[SERVER_LOCK] = _TournamentLock.acquire(self.path, SERVER_LOCK)
-        except StoreBusy:
-            raise StoreBusy(f"the results store {shlex.quote(str(self.path))} is already served by another arena "
-                            "serve: stop it first, or give this one another --results or --db") from None
+        if SERVER_LOCK not in self._locks:
+            self._locks[SERVER_LOCK] = hold_server_lock(self.path)
 
     @_guarded
     def open_session(self, author: Author, seconds: float) -> str:

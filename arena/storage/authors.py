@@ -82,7 +82,7 @@ class Submission:
         """The plain form the API answers with."""
         plain: dict[str, object] = {"id": self.id, "bot": self.bot, "version": self.version,
                                     "status": self.status.value, "created": self.created, "updated": self.updated}
-        if self.status == Status.REFUSED:
+        if self.status in (Status.REFUSED, Status.RETIRED) and self.reason:  # why refused, or what replaced it
             plain["reason"] = self.reason
         return plain
 

@@ -10,6 +10,7 @@ import fcntl
 import functools
 import hashlib
 import json
+import logging
 import os
 import re
 import shlex
@@ -26,7 +27,18 @@ if TYPE_CHECKING:  # not imported at run time: the bots' processes and the proto
     pass
 from typing import Self
 
-from arena.storage.schema import _ACCOUNTS, _BUILD_TIME, _SCHEMA, _SERVING, _SESSIONS, MIGRATIONS, SCHEMA_VERSION
+from arena.storage.schema import (
+    _ACCOUNTS,
+    _BUILD_TIME,
+    _SCHEMA,
+    _SERVING,
+    _SESSIONS,
+    DATA_MIGRATIONS,
+    MIGRATIONS,
+    SCHEMA_VERSION,
+)
+
+log = logging.getLogger("arena.store")
 
 DEFAULT_DB_NAME = "arena.sqlite"
 _LOCK_WAIT = 2.0  # seconds to wait for a new lock holder to write who it is
@@ -96,13 +108,22 @@ def _guarded(method: _F) -> _F:
 class Connection:
     """An open results database and what every part of the store shares: its opening (the file checked, its
     schema brought up to date), its transactions, its locks and its backup. `readonly` opens it for browsing only (it
-    may then be on a read-only disk)."""
+    may then be on a read-only disk); `serving` takes `arena serve`'s lock of the store before anything is read or
+    written (StoreBusy if another server holds it), so that a start refused changes nothing."""
 
-    def __init__(self, path: Path, readonly: bool = False) -> None:
+    def __init__(self, path: Path, readonly: bool = False, serving: bool = False) -> None:
         self.path = Path(path)
         self.readonly = readonly
+        self.home = Path(os.path.abspath(self.path.parent))  # what the submissions' folders are kept relative to
         self._locks: dict[str, _TournamentLock] = {}  # by tournament: one held per name, however often opened
-        self._open()
+        if serving:
+            self._locks[SERVER_LOCK] = hold_server_lock(self.path)
+        try:
+            self._open()
+        except BaseException:
+            for lock in self._locks.values():
+                lock.release()
+            raise
 
     @classmethod
     def existing(cls, path: Path, readonly: bool = True) -> Self:
@@ -186,15 +207,33 @@ class Connection:
                                  "first, or give --db")
             self._upgrade_in_memory()
             return
+        kept = None if version is None else self.path.with_name(f"{self.path.name}.schema{version}.bak")
+        made = kept is not None and self._keep_before(kept)
         try:
             with self._transaction():
-                self._upgrade(self._version())  # again, inside the write lock: another arena may have done it
-        except sqlite3.OperationalError as exc:
-            if version is None or getattr(exc, "sqlite_errorname", "") != "SQLITE_ERROR":
+                before = self._version()  # again, inside the write lock: another arena may have done it
+                self._upgrade(before)
+        except BaseException as exc:
+            if made and kept is not None:  # the store is as it was: its copy is not needed
+                kept.unlink(missing_ok=True)
+            if not isinstance(exc, sqlite3.OperationalError) or version is None or \
+                    getattr(exc, "sqlite_errorname", "") != "SQLITE_ERROR":
                 raise  # busy, read-only, full: said as such
             raise StoreError(f"cannot bring the results store {shlex.quote(str(self.path))} from schema {version} "
                              f"to {SCHEMA_VERSION} ({exc}); it is left as it was: an arena of its schema reads "
                              "it") from None
+        if kept is not None and before != SCHEMA_VERSION:
+            log.warning("brought the results store %s from schema %d to %d; the store as it was is kept in %s (the "
+                        "release before reads it)", shlex.quote(str(self.path)), version, SCHEMA_VERSION,
+                        shlex.quote(str(kept)))
+
+    def _keep_before(self, kept: Path) -> bool:
+        """Copy a store of an older schema, before it is brought to this one, to kept (NAME.schemaN.bak beside it);
+        False if a copy is there already (left as it is: a copy of the same store before any change)."""
+        if kept.exists():
+            return False
+        self.backup(kept)
+        return True
 
     def _upgrade(self, version: int | None) -> None:
         if version == SCHEMA_VERSION:
@@ -207,6 +246,8 @@ class Connection:
         for step in range(version, SCHEMA_VERSION):
             for statement in MIGRATIONS[step]:
                 self.db.execute(statement)
+            if step in DATA_MIGRATIONS:
+                DATA_MIGRATIONS[step](self.db, self.home)
         self.db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
 
     def _upgrade_in_memory(self) -> None:
@@ -354,6 +395,16 @@ def _connect_readonly(path: Path) -> sqlite3.Connection:
             if not getattr(exc, "sqlite_errorname", "").startswith("SQLITE_CANTOPEN") or "immutable" in query:
                 raise
     raise AssertionError("unreachable")
+
+
+def hold_server_lock(path: Path) -> "_TournamentLock":
+    """`arena serve`'s lock of the store at path, held until released: StoreBusy if another server holds it."""
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        return _TournamentLock.acquire(Path(path), SERVER_LOCK)
+    except StoreBusy:
+        raise StoreBusy(f"the results store {shlex.quote(str(path))} is already served by another arena serve: stop "
+                        "it first, or give this one another --results or --db") from None
 
 
 class _TournamentLock:

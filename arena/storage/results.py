@@ -55,7 +55,7 @@ class Results(Connection):
         if row is not None:
             stored = json.loads(row[1])
             if _comparable(stored, living) != _comparable(config, living):
-                raise ConfigError(_changed(name, self.path, fmt, stored, config))
+                raise ConfigError(_changed(name, self.path, fmt, stored, config, living))
             if row[1] != text:  # only the title or a living key changed
                 self.db.execute("UPDATE tournaments SET config = ? WHERE id = ?", (text, row[0]))
             return Tournament(row[0], name, game, fmt, config, row[2])
@@ -74,6 +74,15 @@ class Results(Connection):
                         (e.name, e.version, e.author, key[2], e.cwd))
         return self.db.execute("SELECT id FROM bots WHERE name = ? AND version = ? AND command = ? AND cwd IS ?",
                                key).fetchone()[0]
+
+    @_guarded
+    def resume_problem(self, name: str, fmt: str, config: dict[str, Any], living: tuple[str, ...] = ()) -> str | None:
+        """Why the named tournament could not go on with this configuration (as open_tournament would refuse it),
+        or None where it could, or does not exist yet; nothing is written or locked."""
+        row = self.db.execute("SELECT config FROM tournaments WHERE name = ?", (name,)).fetchone()
+        if row is None or _comparable(json.loads(row[0]), living) == _comparable(config, living):
+            return None
+        return _changed(name, self.path, fmt, json.loads(row[0]), config, living)
 
     @_guarded
     def tournament(self, name: str | None = None) -> Tournament:
@@ -423,7 +432,8 @@ def _comparable(config: dict[str, Any], living: tuple[str, ...] = (), title: boo
     return {k: v for k, v in config.items() if k not in living and k not in SHOWN and (title or k != "title")}
 
 
-def _changed(name: str, path: Path, fmt: str, stored: dict[str, Any], config: dict[str, Any]) -> str:
+def _changed(name: str, path: Path, fmt: str, stored: dict[str, Any], config: dict[str, Any],
+             living: tuple[str, ...] = ()) -> str:
     """Why a tournament cannot resume with this configuration, and what to do."""
     if _comparable(stored, ("entrants",)) == _comparable(config, ("entrants",)):
         before = {e["name"]: e for e in stored.get("entrants", [])}
@@ -436,7 +446,43 @@ def _changed(name: str, path: Path, fmt: str, stored: dict[str, Any], config: di
         return (f"the entrants of {fmt} {name!r} in {str(path)!r} changed ({change}); a {fmt}'s schedule is fixed "
                 "by its entrants: start a new one with another --name (or name in the competition file), or run "
                 "a ladder, which entrants may join and leave")
-    return (f"tournament {name!r} already exists in {str(path)!r} with another configuration; choose another "
-            "--name or the same settings")
+    before, now = _flat(_comparable(stored, ("entrants", *living))), _flat(_comparable(config, ("entrants", *living)))
+    differ = [key for key in sorted(before.keys() | now.keys()) if before.get(key) != now.get(key)]
+    said = "; ".join(f"{_setting(key)} is {_shown(before.get(key))} in the store, {_shown(now.get(key))} now"
+                     for key in differ[:3])
+    return (f"tournament {name!r} already exists in {str(path)!r} with other settings ({said}): give the stored "
+            "settings to go on with it, or another --name (name in a competition file) to start a new one")
+
+
+# The option of each setting a changed configuration names (dotted for nested settings), as the commands spell them.
+OPTIONS = {"seats": "--seats", "options": "--option", "game": "the game", "seed": "--seed", "rounds": "--rounds",
+           "wave": "--wave", "fresh_processes": "--fresh-processes", "duplicate": "--duplicate",
+           "time.timeout": "--timeout", "time.init": "--init-timeout", "time.bank": "--time-bank",
+           "time.increment": "--increment", "time.game_clock": "--game-clock", "sandbox.level": "--sandbox",
+           "sandbox.limits.memory": "--memory-limit", "sandbox.limits.cpu": "--cpu-limit",
+           "sandbox.limits.processes": "--max-processes", "sandbox.limits.file_size": "--max-file-size",
+           "sandbox.limits.open_files": "--max-open-files", "sandbox.limits.disk": "--disk-limit",
+           "rating.mu": "--mu", "rating.sigma": "--sigma", "rating.beta": "--beta", "rating.tau": "--tau",
+           "rating.draw_probability": "--draw-probability"}
+
+
+def _flat(config: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """A configuration's settings by dotted name, nested ones spread out."""
+    flat: dict[str, Any] = {}
+    for key, value in config.items():
+        if isinstance(value, dict) and value and key != "options":
+            flat.update(_flat(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
+def _setting(key: str) -> str:
+    option = OPTIONS.get(key)
+    return f"{key} ({option})" if option else key
+
+
+def _shown(value: Any) -> str:
+    return "unset" if value is None else json.dumps(value)[:60]
 
 

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import os
+import sqlite3
+from pathlib import Path
+from typing import Callable
 
 from arena.storage.authors import (
     Status,
 )
 
-if TYPE_CHECKING:  # not imported at run time: the bots' processes and the protocol cost the leaderboard's start
-    pass
-
-
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -125,6 +124,51 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     # Sessions are kept server-side (ended by signing out), as hashes: no key to sign cookies with is kept.
     7: _SESSIONS,
     8: _BUILD_TIME,
+    # Each upload's folder is kept relative to the store's own folder (see stored_folder), and a bot's versions
+    # replaced by a newer one are retired: done by _store_relative below.
+    9: (),
 }
+
+
+def stored_folder(folder: str | Path, home: Path) -> str:
+    """A submission's folder as the store keeps it: relative to the store's folder (home) where it lies under it,
+    so that it is found from the store whatever folder the arena is started in; else absolute."""
+    path = Path(os.path.abspath(folder))
+    for base in (home, home.resolve()):
+        if path.is_relative_to(base):
+            return str(path.relative_to(base))
+    resolved = path.resolve()
+    return str(resolved.relative_to(home.resolve())) if resolved.is_relative_to(home.resolve()) else str(path)
+
+
+def folder_from_store(folder: str, home: Path) -> str:
+    """A submission's folder as the store keeps it, as a path to open: relative ones lie under home."""
+    return folder if os.path.isabs(folder) else str(home / folder)
+
+
+def _store_relative(db: sqlite3.Connection, home: Path) -> None:
+    """Schema 9 to 10. The releases before kept an upload's folder relative to the folder the server was started
+    in; each is found again (under the store's folder by its own name, which is unique, else from the working
+    folder as those releases looked for it) and kept relative to the store's folder. A version admitted before a
+    newer one of the same bot was admitted is retired, as a newer admission now does."""
+    for sid, folder in db.execute("SELECT id, folder FROM submissions").fetchall():
+        path = Path(folder)
+        tails = [Path(*path.parts[k:]) for k in range(len(path.parts))] or [path]
+        found = path if path.is_absolute() else next((home / t for t in tails if (home / t).exists()),
+                                                     Path.cwd() / path)
+        if found.exists():
+            db.execute("UPDATE submissions SET folder = ? WHERE id = ?", (stored_folder(found, home), sid))
+    db.execute(RETIRE_REPLACED + "AND s.status = ?", (Status.RETIRED.value, Status.ADMITTED.value,
+                                                        Status.ADMITTED.value))
+
+
+# The admitted versions of a bot older than its latest admitted one become retired, with the reason.
+RETIRE_REPLACED = (
+    "UPDATE submissions AS s SET status = ?, reason = 'replaced by version ' || n.version || ' (upload ' || n.id || "
+    "')' FROM (SELECT bot, MAX(id) AS id FROM submissions WHERE status = ? GROUP BY bot) AS latest JOIN submissions "
+    "n ON n.id = latest.id WHERE s.bot = latest.bot AND s.id < latest.id ")
+
+# Steps of a migration that are not SQL alone: DATA_MIGRATIONS[v] runs after MIGRATIONS[v], given the store's folder.
+DATA_MIGRATIONS: dict[int, Callable[[sqlite3.Connection, Path], None]] = {9: _store_relative}
 
 

@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # not imported at run time: the bots' processes and the proto
 from arena.storage.connection import Connection, _guarded
 from arena.storage.keys import VERSION_MARK
 from arena.storage.records import StoredGameRow
+from arena.storage.schema import RETIRE_REPLACED, folder_from_store, stored_folder
 
 
 class Submissions(Connection):
@@ -31,22 +32,28 @@ class Submissions(Connection):
 
     @_guarded
     def add_submission(self, author: Author, bot: str, version: str, folder: str) -> Submission:
-        """A new queued submission of `bot` by `author`, who owns the name from then on (checked by the caller)."""
+        """A new queued submission of `bot` by `author`, who owns the name from then on (checked by the caller);
+        its folder is kept relative to the store's folder where it lies under it (schema.stored_folder)."""
         now = time.time()
         with self._transaction():
             self.db.execute("INSERT OR IGNORE INTO owners VALUES (?, ?)", (bot, author.id))
             sid = self.db.execute("INSERT INTO submissions (author_id, bot, version, folder, status, reason, created, "
                                   "updated) VALUES (?,?,?,?,?,?,?,?)",
-                                  (author.id, bot, version, folder, Status.QUEUED.value, "", now, now)).lastrowid
+                                  (author.id, bot, version, stored_folder(folder, self.home), Status.QUEUED.value, "",
+                                   now, now)).lastrowid
         return self.submission(sid)  # type: ignore[return-value]
 
     @_guarded
     def set_status(self, sid: int, status: Status, reason: str = "", build_log: str | None = None) -> None:
         """Move a submission on (with the reason of a refusal, and the build's log once there is one); a refusal
-        gives the bot's name back when no version of it is left that is not refused."""
+        gives the bot's name back when no version of it is left that is not refused; an admission retires the
+        versions of the bot admitted before it (it replaces them in the ladder)."""
         with self._transaction():
             self.db.execute("UPDATE submissions SET status = ?, reason = ?, updated = ?, build_log = COALESCE(?, "
                             "build_log) WHERE id = ?", (status.value, reason, time.time(), build_log, sid))
+            if status == Status.ADMITTED:
+                self.db.execute(RETIRE_REPLACED + "AND s.status = ? AND latest.id = ?",
+                                (Status.RETIRED.value, Status.ADMITTED.value, Status.ADMITTED.value, sid))
             if status == Status.REFUSED:
                 self.db.execute("DELETE FROM owners WHERE bot = (SELECT bot FROM submissions WHERE id = ?) AND NOT "
                                 "EXISTS (SELECT 1 FROM submissions WHERE bot = owners.bot AND status != ?)",
@@ -57,7 +64,7 @@ class Submissions(Connection):
         """The latest submission of this bot at this version that was not refused, or None."""
         row = self.db.execute(self._SUBMISSION + "WHERE s.bot = ? AND s.version = ? AND s.status != ? ORDER BY s.id "
                               "DESC LIMIT 1", (bot, version, Status.REFUSED.value)).fetchone()
-        return None if row is None else _submission(row)
+        return None if row is None else self._submission(row)
 
     @_guarded
     def retire_bot(self, bot: str) -> int:
@@ -72,14 +79,14 @@ class Submissions(Connection):
     def submission(self, sid: int) -> Submission | None:
         """One submission by id, or None."""
         row = self.db.execute(self._SUBMISSION + "WHERE s.id = ?", (sid,)).fetchone()
-        return None if row is None else _submission(row)
+        return None if row is None else self._submission(row)
 
     @_guarded
     def submissions(self, author: str | None = None, status: Status | None = None) -> list[Submission]:
         """Submissions, oldest first: an author's (None: everyone's), in one status (None: any)."""
         rows = self.db.execute(self._SUBMISSION + "WHERE (? IS NULL OR a.name = ?) AND (? IS NULL OR s.status = ?) "
                                "ORDER BY s.id", (author, author, status, status))
-        return [_submission(row) for row in rows]
+        return [self._submission(row) for row in rows]
 
     @_guarded
     def uploads_since(self, author: Author, since: float) -> int:
@@ -100,7 +107,7 @@ class Submissions(Connection):
         version already (a restart enters nothing twice)."""
         row = self.db.execute("SELECT folder, version FROM submissions WHERE id = (SELECT MAX(id) FROM submissions "
                               "WHERE bot = ?)", (bot,)).fetchone()
-        if row is not None and tuple(row) == (folder, version):
+        if row is not None and tuple(row) == (stored_folder(folder, self.home), version):
             return None
         return self.add_submission(author, bot, version, folder)
 
@@ -109,6 +116,15 @@ class Submissions(Connection):
         """The bot names an author owns."""
         return [r[0] for r in self.db.execute("SELECT bot FROM owners WHERE author_id = ? ORDER BY bot",
                                               (author.id,))]
+
+    @_guarded
+    def active_bots(self, author: Author) -> list[str]:
+        """The bot names an author owns that take one of their places: each with a version on its way in or in the
+        ladder (a retired bot keeps its name, but its place is free)."""
+        return [r[0] for r in self.db.execute(
+            "SELECT o.bot FROM owners o WHERE o.author_id = ? AND EXISTS (SELECT 1 FROM submissions s WHERE s.bot = "
+            "o.bot AND s.status NOT IN (?, ?)) ORDER BY o.bot", (author.id, Status.RETIRED.value,
+                                                                 Status.REFUSED.value))]
 
     @_guarded
     def games_of(self, tid: int, bot: str, limit: int) -> list[StoredGameRow]:
@@ -165,12 +181,12 @@ class Submissions(Connection):
         """Per bot name, its latest admitted submission: what plays in the ladder."""
         rows = self.db.execute(self._SUBMISSION + "WHERE s.id IN (SELECT MAX(id) FROM submissions WHERE status = "
                                "'admitted' GROUP BY bot) ORDER BY s.bot")
-        return [_submission(row) for row in rows]
+        return [self._submission(row) for row in rows]
 
-
-
-def _submission(row: tuple[Any, ...]) -> Submission:
-    sid, author, bot, version, folder, status, reason, created, updated, log = row
-    return Submission(sid, author, bot, version, folder, Status(status), reason, created, updated, log)
+    def _submission(self, row: tuple[Any, ...]) -> Submission:
+        """A submission as a row holds it, its folder a path to open whatever folder the arena runs in."""
+        sid, author, bot, version, folder, status, reason, created, updated, log = row
+        return Submission(sid, author, bot, version, folder_from_store(folder, self.home), Status(status), reason,
+                          created, updated, log)
 
 

@@ -130,7 +130,7 @@ def test_the_file_gives_the_same_tournament_as_the_same_flags_and_flags_override
     assert again.returncode == 0 and "Winter cup" in arena("tournaments", "--results", str(path.parent / "out"),
                                                             cwd=tmp_path).stdout
     overridden = arena("tournament", "--config", str(path), "--seed", "8", cwd=tmp_path)
-    assert overridden.returncode == 2 and "with another configuration" in overridden.stderr
+    assert overridden.returncode == 2 and "seed (--seed) is 7 in the store, 8 now" in overridden.stderr
     renamed = arena("tournament", "--config", str(path), "--seed", "8", "--name", "cup-8", cwd=tmp_path)
     assert renamed.returncode == 0, renamed.stderr
     import json

@@ -9,6 +9,8 @@ import re
 import signal
 import sqlite3
 import struct
+import subprocess
+import sys
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -99,13 +101,18 @@ def test_leftovers_of_an_upload_cut_off_by_sigkill_are_swept_at_start(tmp_path: 
     assert kept.status_code == 202
     process.send_signal(signal.SIGKILL)
     process.wait()
-    leftover = results / "uploads" / "upload-cutoff1"  # what a server killed while it unpacked leaves behind
+    # What a server killed while it unpacked leaves behind: a folder marked as that process's, which is gone.
+    leftover = results / "uploads" / "upload-cutoff1"
     (leftover / "half").mkdir(parents=True)
     (leftover / "half" / "big.bin").write_bytes(bytes(1 << 20))
-    before = sorted(p.name for p in (results / "uploads").iterdir() if p.name != leftover.name)
+    subprocess.run([sys.executable, "-c", "import sys, pathlib; from arena.bots import leftovers; "
+                    "leftovers.mark_beside(pathlib.Path(sys.argv[1]))", str(leftover)], check=True)
+    unknown = results / "uploads" / "upload-not-the-servers"  # not marked: no proof it is a leftover
+    unknown.mkdir()
+    before = sorted(p.name for p in (results / "uploads").iterdir() if not p.name.startswith(leftover.name))
     process, url = start(results, "--no-play")
     try:
-        assert not leftover.exists()
+        assert not leftover.exists() and not leftover.with_name(leftover.name + ".arena-owner").exists()
         assert sorted(p.name for p in (results / "uploads").iterdir()) == before  # the queued upload's folder kept
         assert Server(url, results, process).status(token, kept.json()["id"])["status"] == "queued"
     finally:

@@ -39,7 +39,9 @@ class Ladder(TournamentFormat):
     name = "ladder"
     summary = "tables chosen by rating until --games or --time-limit"
     open_ended = True
-    living = ("entrants", "max_games")  # bots join and retire, and more games may be asked for, run after run
+    # Bots join and retire, more games may be asked for, and the tables chosen at a time from the ratings (which a
+    # server sizes by its workers) may change, run after run: the games stored stand whatever they are.
+    living = ("entrants", "max_games", "wave")
 
     def check(self, spec: TournamentSpec, time_limit: float | None) -> None:
         super().check(spec, time_limit)
