@@ -31,7 +31,7 @@ from arena.storage import Store, StoredGameRow, Tournament, replay_path
 from arena.storage.authors import HOUSE_AUTHOR, Author, Status, Submission, check_author_name
 from arena.storage.keys import bot_of
 from arena.tournament.competition import About
-from arena.tournament.leaderboard import row_json, tournament_board
+from arena.tournament.leaderboard import ranked_rows, row_json, tournament_board
 
 log = logging.getLogger("arena.serve")
 
@@ -354,10 +354,9 @@ class Hosting:
         board = tournament_board(store, t, max_fault_rate=1.0)  # a server withholds nobody: it pauses faulty bots
         # A bot shows once it has played, ranked among those shown. A served board names each row by its entrant key
         # ("name") and its bot ("bot"), since a bot's versions each have a row; "score" is what it sorts by.
-        shown = [r for r in board.rows if r.games]
-        return [{**row_json(r, BOARD_DIGITS), "rank": rank, "name": r.bot, "bot": bot_of(r.bot),
-                 "score": round(r.conservative, BOARD_DIGITS), "page": bot_page(bot_of(r.bot))}
-                for rank, r in enumerate(shown, start=1)]
+        shown = ranked_rows(r for r in board.rows if r.games)
+        return [{**row_json(r, BOARD_DIGITS), "name": r.bot, "bot": bot_of(r.bot),
+                 "score": round(r.conservative, BOARD_DIGITS), "page": bot_page(bot_of(r.bot))} for r in shown]
 
     def public_bot(self, page: str) -> PublicBot | None:
         """The public page of the bot that `page` names (as bot_page makes it), read from the store now; None (a
