@@ -25,8 +25,8 @@ if TYPE_CHECKING:  # the bots' processes are not imported by a command that only
 
 COLUMNS = ("rank", "bot", "conservative", "mu", "sigma", "games", "wins", "mean_score", "mean_rank", "fault_rate",
            "p_above_next", "rank_low", "rank_high")
-# The text tables show the interval as one column beside the rank.
-TABLE_COLUMNS = ("rank", "90% ranks", "bot", "conservative", "mu", "sigma", "games", "wins", "mean_score",
+# The text tables show the interval as one column beside the bot's name.
+TABLE_COLUMNS = ("rank", "bot", "90% ranks", "conservative", "mu", "sigma", "games", "wins", "mean_score",
                  "mean_rank", "fault_rate", "p_above_next")
 
 
@@ -164,7 +164,7 @@ def _cells(r: Row, handshakes: Mapping[str, str]) -> list[object]:
         return "" if x is None else round(x, digits)
     bot = _label(r.bot, handshakes)
     ranks = "" if r.rank_low is None else f"{r.rank_low}-{r.rank_high}"
-    return [r.rank or "-", ranks, bot, num(r.conservative), num(r.mu), num(r.sigma), r.games, r.wins,
+    return [r.rank or "-", bot, ranks, num(r.conservative), num(r.mu), num(r.sigma), r.games, r.wins,
             num(r.mean_score), num(r.mean_rank), f"{100 * r.fault_rate:.1f}%", num(r.p_above_next)]
 
 
