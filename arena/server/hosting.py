@@ -12,7 +12,7 @@ import shutil
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -32,6 +32,7 @@ from arena.storage.authors import HOUSE_AUTHOR, Author, Status, Submission, chec
 from arena.storage.keys import bot_of
 from arena.tournament.competition import About
 from arena.tournament.leaderboard import ranked_rows, row_json, tournament_board
+from arena.tournament.rivals import head_to_head
 
 log = logging.getLogger("arena.serve")
 
@@ -61,6 +62,7 @@ class PublicBot:
     versions: list[dict[str, Any]]  # {"name": its key on the board, "version", "retired"}, oldest first
     games: list[dict[str, Any]]  # as games_of gives them, newest first
     chart: str | None  # an SVG drawing, None before its first game
+    rivals: list[dict[str, Any]] = field(default_factory=list)  # head to head with each rival (rivals.head_to_head)
 
 
 class Hosting:
@@ -375,7 +377,18 @@ class Hosting:
             return None  # not in the ladder yet (or never): as if there were no such bot
         points = self._history.points(store, t, [v["name"] for v in versions])
         return PublicBot(page, [r for r in self.leaderboard() if r["bot"] == page], versions,
-                         self.games_of(page, RECENT_GAMES), self._chart(points))
+                         self.games_of(page, RECENT_GAMES), self._chart(points),
+                         head_to_head(store, t, [v["name"] for v in versions], bot_of))
+
+    def rivals(self, page: str) -> list[dict[str, Any]] | None:
+        """The bot that `page` names head to head with each rival bot, its versions and theirs taken together; None
+        (a 404) as for its public page."""
+        t = self.tournament()
+        if not names.is_bot_name(page) or slug(page) != page or t is None:
+            return None
+        store = self.store()
+        keys = [key for key, *_ in store.roster(t.id) if bot_of(key) == page]
+        return head_to_head(store, t, keys, bot_of) if keys else None
 
     def _chart(self, points: dict[str, tuple[Point, ...]]) -> str | None:
         """The rating chart of these entrants' points (a line each), drawn once for the same points: a game of the

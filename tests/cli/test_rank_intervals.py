@@ -45,7 +45,8 @@ def test_every_leaderboard_shows_the_rank_interval_the_ratings_give(tmp_path: Pa
                                                                           for r in board]
     table = arena("leaderboard", cwd=tmp_path).stdout.splitlines()
     assert table[2].split()[:4] == ["rank", "bot", "90%", "ranks"]
-    assert [re.findall(r" (\d+-\d+) ", line)[0] for line in table[4:8]] == [f"{r['rank_low']}-{r['rank_high']}" for r in board]
+    assert [re.findall(r" (\d+-\d+) ", line)[0] for line in table[4:8]] == \
+        [f"{r['rank_low']}-{r['rank_high']}" for r in board]
 
     assert arena("publish", "-o", "site", cwd=tmp_path).returncode == 0
     page = (tmp_path / "site" / "cup" / "index.html").read_text()
