@@ -17,7 +17,7 @@ from arena.errors import ReplayError
 from arena.games import get_game
 from arena.match.seeds import PUBLIC_NOTE, stored_public_seed
 from arena.ratings.order import FINALS_FORMAT
-from arena.ratings.ranks import rank_intervals
+from arena.ratings.ranks import SIGMA_CALIBRATION, rank_intervals
 from arena.ratings.trueskill import Rating, RatingConfig, Ratings, rate_all
 from arena.storage import Store, Tournament, replay_path
 
@@ -147,12 +147,13 @@ def rank(title: str, ratings: Ratings, stats: Mapping[str, Mapping[str, float]],
 
 def ranked_rows(rows: Iterable[Row], ranks: Iterable[int] | None = None) -> list[Row]:
     """These rows, in the order given, ranked 1, 2, ... among themselves (or by `ranks`): each with the chance it
-    is above the next row and its 90% interval of ranks (ranks.rank_intervals), widened to hold its own rank where
+    is above the next row and its 90% interval of ranks (ranks.rank_intervals, each skill drawn with sd
+    SIGMA_CALIBRATION x sigma), widened to hold its own rank where
     the board's order (by mu - 3 sigma, or the finals') and the skills' order part (a bot of few games with a high
     mu)."""
     rows = list(rows)
     places = list(range(1, len(rows) + 1) if ranks is None else ranks)
-    intervals = rank_intervals([r.mu for r in rows], [r.sigma for r in rows])
+    intervals = rank_intervals([r.mu for r in rows], [SIGMA_CALIBRATION * r.sigma for r in rows])
     return [replace(r, rank=i, p_above_next=None if below is None else above_next(r.mu, r.sigma, below.mu, below.sigma),
                     rank_low=min(low, i), rank_high=max(high, i))
             for i, r, below, (low, high) in zip(places, rows, [*rows[1:], None], intervals)]

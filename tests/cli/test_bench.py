@@ -149,3 +149,19 @@ def test_bench_season_cluster_counts_the_ladder_s_games_on_one_then_two_workers(
     assert [row[0] for row in rows] == ["1", "2"] and all(row[1] == "4" for row in rows), r.stdout
     assert all(int(row[2]) >= 1 and float(row[4]) > 0 for row in rows), r.stdout
     assert "board p95 ms" in r.stdout and all(float(row[5]) > 0 for row in rows), r.stdout  # the board was read
+
+
+@pytest.mark.slow
+def test_bench_claims_measures_the_intervals_and_the_finals_wrong_order_rate(tmp_path: Path) -> None:
+    r = arena("bench", "--claims", "--quick", "--json", "--jobs", "2", cwd=tmp_path, timeout=900)
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert {(row["bots"], row["seats"], row["games_a_bot"]) for row in data["intervals"]} >= {(20, 4, 5), (50, 2, 60)}
+    assert all(0 <= row["coverage"] <= 1 and row["mean_width"] >= 1 for row in data["intervals"])
+    finals = {(row["field"], row["confidence"]): row for row in data["finals"]}
+    spread = finals[("well spread", 0.9)]
+    # A field 100 Elo apart a step is settled, in the true order, before the budget.
+    assert spread["decided_steps"] == 1 and spread["wrong_order_rate"] == 0 and spread["budget_spent"] == 0
+    assert finals[("all equal", 0.95)]["allowed"] == pytest.approx(0.05)
+    table = arena("bench", "--claims", "--quick", "--jobs", "2", cwd=tmp_path, timeout=900).stdout
+    assert "90% intervals holding the true rank" in table and "runs with a step in the wrong order" in table

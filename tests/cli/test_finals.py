@@ -46,7 +46,8 @@ def test_finals_decide_the_better_bot_and_leave_two_copies_sharing_a_rank(tmp_pa
                   cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     with sqlite3.connect(tmp_path / "results" / "arena.sqlite") as con:
-        assert con.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 6 + 120  # the round robin of three at two seats, and the finals
+        # The round robin of three at two seats, and the finals.
+        assert con.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 6 + 120
 
 
 @pytest.mark.slow

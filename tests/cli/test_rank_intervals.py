@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.ratings.ranks import SIGMA_CALIBRATION
 from tests.helpers import arena
 from tests.ratings.test_ranks import exact_interval, exact_rank_chances
 
@@ -27,7 +28,8 @@ def test_every_leaderboard_shows_the_rank_interval_the_ratings_give(tmp_path: Pa
     assert played.returncode == 0, played.stderr
     board = json.loads(arena("leaderboard", "--format", "json", cwd=tmp_path).stdout)["ranking"]
     assert [r["rank"] for r in board] == [1, 2, 3, 4]
-    mu, sigma = [r["mu"] for r in board], [r["sigma"] for r in board]
+    # The board draws each skill with SIGMA_CALIBRATION times its sigma (arena/ratings/ranks.py says why).
+    mu, sigma = [r["mu"] for r in board], [SIGMA_CALIBRATION * r["sigma"] for r in board]
     checked = 0
     for i, row in enumerate(board):
         assert isinstance(row["rank_low"], int) and isinstance(row["rank_high"], int)
