@@ -124,12 +124,7 @@ def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, 
         click.echo(json.dumps({"rows": [r.to_dict() for r in rows]}, indent=1) if as_json else _ranking_table(rows))
         return
     if claims:
-        from arena.bench.claims import bench_claims  # the finals' format and the match's modules: only here
-
-        intervals, finals = bench_claims(quick, jobs, progress=lambda line: click.echo(line, err=True))
-        click.echo(json.dumps({"intervals": [r.to_dict() for r in intervals],
-                               "finals": [r.to_dict() for r in finals]}, indent=1) if as_json
-                   else _claims_tables(intervals, finals))
+        click.echo(_claims_output(quick, jobs, as_json))
         return
     season = _season_tables(entrants, season_games, served_games, real_games, known_games, cluster_seconds, jobs,
                             sample_every, cluster, kill_at, think_ms / 1000)
@@ -189,6 +184,16 @@ def _ranking_table(rows: list[RankingRow]) -> str:
     note = (f"mean over {', '.join(map(str, sorted(seeds)))} seeds of each field; '-': not reached in "
             f"{', '.join(f'{g:,}' for g in sorted({r.games for r in rows}))} games")
     return tabulate(table, headers=headers) + "\n" + note
+
+
+def _claims_output(quick: bool, jobs: int, as_json: bool) -> str:
+    from arena.bench.claims import bench_claims  # the finals' format and the match's modules: only here
+
+    intervals, finals = bench_claims(quick, jobs, progress=lambda line: click.echo(line, err=True))
+    if as_json:
+        return json.dumps({"intervals": [r.to_dict() for r in intervals], "finals": [r.to_dict() for r in finals]},
+                          indent=1)
+    return _claims_tables(intervals, finals)
 
 
 def _claims_tables(intervals: list[Any], finals: list[Any]) -> str:
