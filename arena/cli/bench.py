@@ -119,12 +119,8 @@ def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, 
     if kill_at is not None and not (real_games and kill_at < real_games and not cluster):
         raise click.UsageError("--kill-worker-at goes with --season-real, below its GAMES, on the local pool "
                                "(not --cluster)")
-    if ranking:
-        rows = bench_ranking(quick, jobs, progress=lambda line: click.echo(line, err=True))
-        click.echo(json.dumps({"rows": [r.to_dict() for r in rows]}, indent=1) if as_json else _ranking_table(rows))
-        return
-    if claims:
-        click.echo(_claims_output(quick, jobs, as_json))
+    if ranking or claims:
+        click.echo(_claims_output(quick, jobs, as_json) if claims else _ranking_output(quick, jobs, as_json))
         return
     season = _season_tables(entrants, season_games, served_games, real_games, known_games, cluster_seconds, jobs,
                             sample_every, cluster, kill_at, think_ms / 1000)
@@ -184,6 +180,11 @@ def _ranking_table(rows: list[RankingRow]) -> str:
     note = (f"mean over {', '.join(map(str, sorted(seeds)))} seeds of each field; '-': not reached in "
             f"{', '.join(f'{g:,}' for g in sorted({r.games for r in rows}))} games")
     return tabulate(table, headers=headers) + "\n" + note
+
+
+def _ranking_output(quick: bool, jobs: int, as_json: bool) -> str:
+    rows = bench_ranking(quick, jobs, progress=lambda line: click.echo(line, err=True))
+    return json.dumps({"rows": [r.to_dict() for r in rows]}, indent=1) if as_json else _ranking_table(rows)
 
 
 def _claims_output(quick: bool, jobs: int, as_json: bool) -> str:
