@@ -3,10 +3,11 @@ their duplicate deals.
 
 A pair (A, B) is decided when one of two one-sided mixture tests (arena/ratings/sprt.py, elo0 0: "A is better than
 B", and the same for B) reaches its bound; a test that stays valid under repeated looks lets the pair be looked at
-after every deal. Each test is run at alpha = (1 - C) / (2 (K - 1)): two directions for each of the K - 1 adjacent
-pairs (Bonferroni), so that the chance that any step of the final table is called in the wrong order, or that two
-equal bots are called apart, is at most 1 - C. A pair decided against the current order swaps the two, and the new
-neighbours are then tested in turn; pairs not decided share a rank.
+after every deal. A pair decided against the current order swaps the two, and the new neighbours are then tested
+in turn, so any of the K (K - 1) / 2 pairs may be tested: each test is run at alpha = (1 - C) / (K (K - 1)), two
+directions for each pair that may be tested (Bonferroni), so that the chance that any step of the final table is
+called in the wrong order, or that two equal bots are called apart, is at most 1 - C. Pairs not decided share a
+rank.
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ FINALS_ELO1 = 5.0  # the mixture's smallest gain: the ladder of gains is 5, 30 a
 
 
 def finals_settings(confidence: float, finalists: int) -> SprtSettings:
-    """The one-sided test each direction of each pair runs, its errors shared out over every step of the table."""
+    """The one-sided test each direction of each pair runs, its errors shared out over every pair that may be
+    tested."""
     if not 0 < confidence < 1:
         raise ValueError(f"the confidence is between 0 and 1 (0.95, say), got {confidence}")
     if finalists < 2:
         raise ValueError(f"finals need at least 2 bots, got {finalists}")
-    alpha = (1 - confidence) / (2 * (finalists - 1))
+    alpha = (1 - confidence) / (finalists * (finalists - 1))
     return SprtSettings(0.0, FINALS_ELO1, alpha, alpha, TestKind.MIXTURE)
 
 

@@ -9,9 +9,9 @@ from arena.ratings.order import Standing, finals_settings, pair_winner, settle
 from arena.ratings.sprt import PairCounts, SprtSettings, Verdict, decide
 
 
-def test_the_errors_are_shared_out_over_both_directions_of_every_step() -> None:
+def test_the_errors_are_shared_out_over_both_directions_of_every_pair() -> None:
     settings = finals_settings(0.9, 5)
-    assert settings.alpha == pytest.approx(0.1 / 8) and settings.elo0 == 0
+    assert settings.alpha == pytest.approx(0.1 / 20) and settings.elo0 == 0
     for bad in ((1.0, 3), (0.0, 3), (0.9, 1)):
         with pytest.raises(ValueError):
             finals_settings(*bad)
