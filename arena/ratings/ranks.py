@@ -14,10 +14,10 @@ from typing import Sequence
 LEVEL = 0.90  # the share of the posterior a rank interval holds
 # How much wider than its rating's sigma a bot's skill is drawn for the board's intervals. TrueSkill rates each game
 # once, as it comes (no information flows back to earlier games), and its sigma then understates how far mu is from
-# the true skill: in `arena bench --claims`' simulated fields (the rating model's own games) mu was 1.4 to 3 sigma
-# from the skill (one standard deviation) after 5 to 60 games a bot, and intervals drawn with sigma itself held the
-# true rank only 70-82% of the time. Drawn with twice sigma they hold it at least 88% of the time in every field
-# measured (docs/tournaments.md gives the figures).
+# the true skill: in fields simulated as `arena bench --claims` simulates them (the rating model's own games; 8
+# fields of 20 bots at 2 seats and of 50 at 4), mu was up to 3 sigma from the skill (one standard deviation) after
+# 5 to 60 games a bot, and intervals drawn with sigma itself held the true rank only 70-82% of the time. Drawn with
+# twice sigma they hold it at least 88% of the time in every field the benchmark plays (docs/tournaments.md).
 SIGMA_CALIBRATION = 2.0
 SAMPLES = 4000  # draws of the whole field: a tail share of 5% is read to within about 0.35% (one standard error)
 SEED = 20_260_905  # any fixed number: the same ratings give the same intervals
