@@ -35,7 +35,7 @@ COMMANDS = {
     "tournament": "arena.cli.tournament:tournament", "tournaments": "arena.cli.tournaments:tournaments",
     "leaderboard": "arena.cli.results:leaderboard", "matches": "arena.cli.results:matches",
     "show": "arena.cli.results:show", "rerate": "arena.cli.results:rerate", "publish": "arena.cli.publish:publish",
-    "compare": "arena.cli.compare:compare", "new": "arena.cli.new:new",
+    "compare": "arena.cli.compare:compare", "finals": "arena.cli.finals:finals", "new": "arena.cli.new:new",
     "authors": "arena.cli.authors:authors", "serve": "arena.cli.serve:serve", "backup": "arena.cli.backup:backup",
     "cluster": "arena.cli.cluster:cluster",
     "export": "arena.cli.export:export",

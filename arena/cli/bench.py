@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Any
 
 import click
 from tabulate import tabulate
 
+from arena.bench.claims import FINALS_BUDGET
 from arena.bench.protocol import bench_protocol, bench_sandboxes
 from arena.bench.publish import bench_publish
 from arena.bench.ranking import PRECISION_AT, TAUS, RankingRow, bench_ranking
@@ -67,9 +69,12 @@ from arena.match.local import bench_engine
 @click.option("--ranking", is_flag=True, help="Instead, measure how fast the ladder's matchmaking ranks a field of "
               "known strength (simulated games, the arena's own matchmaking and ratings) against random tables and "
               "the previous rule.")
-@click.option("--json", "as_json", is_flag=True, help="With --ranking: print one JSON object with a list 'rows'.")
-@click.option("--quick", is_flag=True, help="With --ranking: 2 seeds and a few games a bot (a check of the "
-              "benchmark, not figures).")
+@click.option("--claims", is_flag=True, help="Instead, measure the board's claims over simulated fields of known "
+              "strength: how often each bot's 90% interval of ranks holds its true rank, and how often finals call "
+              "a step of their table in the wrong order, against 1 - the confidence asked for.")
+@click.option("--json", "as_json", is_flag=True, help="With --ranking or --claims: print one JSON object.")
+@click.option("--quick", is_flag=True, help="With --ranking or --claims: 2 seeds and a few games a bot (a check of "
+              "the benchmark, not figures).")
 @click.option("--season", "season_games", type=click.IntRange(min=1), multiple=True, metavar="GAMES",
               help="Instead, measure a season: a ladder's wave chosen at --entrants, and arena rerate and arena "
                    "leaderboard on a store of GAMES games filled through the store's API (repeatable).")
@@ -105,7 +110,7 @@ def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, 
           match_games: int, tournament: bool, cluster: bool, tournament_rounds: int,
           compare_pairs: int | None, publish_games: int | None, export_games: tuple[int, ...],
           serve_authors: int | None, serve_seconds: float,
-          serve_jobs: int, serve_games: int | None, ranking: bool, as_json: bool, quick: bool,
+          serve_jobs: int, serve_games: int | None, ranking: bool, claims: bool, as_json: bool, quick: bool,
           season_games: tuple[int, ...], served_games: tuple[int, ...], real_games: int | None,
           known_games: int | None, kill_at: int | None, cluster_seconds: float | None, think_ms: float,
           sample_every: float, entrants: int, jobs: int) -> None:
@@ -113,16 +118,15 @@ def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, 
     bot protocol's round trip against raw ZeroMQ and games per second with subprocess bots; with --tournament,
     games per minute of whole tournaments; with --sandbox, what each sandbox level costs; with --ranking, only
     how many games the ladder needs to rank a field right."""
-    if (as_json or quick) and not ranking:
-        raise click.UsageError("--json and --quick go with --ranking")
+    if (as_json or quick) and not (ranking or claims):
+        raise click.UsageError("--json and --quick go with --ranking or --claims")
     if think_ms and not cluster_seconds:
         raise click.UsageError("--think goes with --season-cluster")
     if kill_at is not None and not (real_games and kill_at < real_games and not cluster):
         raise click.UsageError("--kill-worker-at goes with --season-real, below its GAMES, on the local pool "
                                "(not --cluster)")
-    if ranking:
-        rows = bench_ranking(quick, jobs, progress=lambda line: click.echo(line, err=True))
-        click.echo(json.dumps({"rows": [r.to_dict() for r in rows]}, indent=1) if as_json else _ranking_table(rows))
+    if ranking or claims:
+        click.echo(_claims_output(quick, jobs, as_json) if claims else _ranking_output(quick, jobs, as_json))
         return
     season = _season_tables(entrants, season_games, served_games, real_games, known_games, cluster_seconds, jobs,
                             sample_every, cluster, kill_at, think_ms / 1000)
@@ -183,6 +187,37 @@ def _ranking_table(rows: list[RankingRow]) -> str:
     note = (f"mean over {', '.join(map(str, sorted(seeds)))} seeds of each field; '-': not reached in "
             f"{', '.join(f'{g:,}' for g in sorted({r.games for r in rows}))} games")
     return tabulate(table, headers=headers) + "\n" + note
+
+
+def _ranking_output(quick: bool, jobs: int, as_json: bool) -> str:
+    rows = bench_ranking(quick, jobs, progress=lambda line: click.echo(line, err=True))
+    return json.dumps({"rows": [r.to_dict() for r in rows]}, indent=1) if as_json else _ranking_table(rows)
+
+
+def _claims_output(quick: bool, jobs: int, as_json: bool) -> str:
+    from arena.bench.claims import bench_claims  # the finals' format and the match's modules: only here
+
+    intervals, finals = bench_claims(quick, jobs, progress=lambda line: click.echo(line, err=True))
+    if as_json:
+        return json.dumps({"intervals": [r.to_dict() for r in intervals], "finals": [r.to_dict() for r in finals]},
+                          indent=1)
+    return _claims_tables(intervals, finals)
+
+
+def _claims_tables(intervals: list[Any], finals: list[Any]) -> str:
+    first = tabulate([(r.bots, r.seats, f"{r.spread:g}", r.games_a_bot, f"{100 * r.coverage:.1f}%", f"{r.width:.1f}")
+                      for r in intervals],
+                     headers=("bots", "seats", "spread (beta)", "games a bot", "90% intervals holding the true rank",
+                              "mean width (ranks)"))
+    second = tabulate([(r.field, " ".join(f"{e:g}" for e in r.elo), f"{r.confidence:g}",
+                        f"{100 * r.wrong_runs:.1f}%", f"{100 * (1 - r.confidence):.1f}%",
+                        f"{100 * r.decided_steps:.0f}%", f"{r.games:,.0f}", f"{100 * r.budget_spent:.0f}%")
+                       for r in finals],
+                      headers=("finals field", "Elo", "confidence", "runs with a step in the wrong order",
+                               "allowed (1 - C)", "steps decided", "mean games", "budget spent"))
+    seeds = f"{intervals[0].seeds} fields" if intervals else ""
+    return (f"{first}\n(each over {seeds} of each size)\n\n{second}\n(each over {finals[0].seeds if finals else 0} "
+            f"finals of 2-seat games, budget {FINALS_BUDGET:,} games)")
 
 
 def _season_table(entrants: int, counts: tuple[int, ...]) -> str:

@@ -39,14 +39,22 @@ def _open(results_dir: Path, db: Path | None, readonly: bool = True) -> Store:
               help="Leave bots whose share of faulty games is above this off the ranking (they stay in the store).")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write to this file.")
 @click.option("--all-versions", is_flag=True, help="Rank the retired versions of a ladder's bots too, marked.")
+@click.option("--rivals", "rivals_of", metavar="BOT",
+              help="Instead of the board: BOT head to head with each rival it met (games together, how often it "
+                   "finished ahead, behind or level, mean scores, by seat too); formats table, markdown, csv, json.")
 @results_option
 @db_option
 def leaderboard(name: str | None, fmt: str, max_fault_rate: float | None, output: Path | None, all_versions: bool,
-                results_dir: Path, db: Path | None) -> None:
-    """Print a tournament's leaderboard, ranked by the conservative estimate mu - 3 sigma."""
+                rivals_of: str | None, results_dir: Path, db: Path | None) -> None:
+    """Print a tournament's leaderboard, ranked by the conservative estimate mu - 3 sigma (each bot with the ranks
+    it holds with 90% probability), or one bot's record against each rival."""
     with _open(results_dir, db) as store:
-        text = render_leaderboard(BoardRequest(store, store.tournament(name), results_dir, max_fault_rate,
-                                               all_versions), fmt)
+        t = store.tournament(name)
+        if rivals_of is not None:
+            from arena.tournament.rivals import bot_rivals, render_rivals
+            text = render_rivals(rivals_of, bot_rivals(store, t, rivals_of), fmt)
+        else:
+            text = render_leaderboard(BoardRequest(store, t, results_dir, max_fault_rate, all_versions), fmt)
     if output is None:
         click.echo(text)
     else:

@@ -66,6 +66,7 @@ def make_app(hosting: Hosting, backends: tuple[Backend, ...] = DEFAULT_BACKENDS)
         Route("/me/upload", web.upload, methods=["POST"]), Route("/me/bots/{bot}", web.my_bot),
         Route("/me/bots/{bot}/retire", web.retire, methods=["POST"]),
         Route("/api/bots/{bot}", web.api_retire, methods=["DELETE"]),
+        Route("/api/bots/{bot}/rivals", web.api_rivals),
         Route("/me/games/{number:int}", web.my_game), Route("/me/submissions/{sid:int}", web.my_submission),
         Route("/me/submissions/{sid:int}/game", web.my_first_game),
         Route("/events/leaderboard", web.leaderboard_events),
@@ -234,6 +235,13 @@ class _Web:
         if found is None:
             raise _not_found()
         return _page("public_bot.html.j2", found.name, author, self.csrf(request), bot=found)
+
+    def api_rivals(self, request: Request) -> Response:
+        """A bot head to head with each rival bot it met in the ladder, as `arena leaderboard --rivals` lists it."""
+        found = self.h.rivals(request.path_params["bot"])
+        if found is None:
+            raise _not_found()
+        return JSONResponse(found)
 
     def published(self, request: Request) -> Response:
         """A page or asset of the published site, read whole at once: the publisher replaces pages while they are

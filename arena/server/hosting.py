@@ -11,7 +11,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -30,7 +30,8 @@ from arena.storage import Store, StoredGameRow, Tournament, replay_path
 from arena.storage.authors import HOUSE_AUTHOR, Author, Status, Submission, check_author_name
 from arena.storage.keys import bot_of
 from arena.tournament.competition import About
-from arena.tournament.leaderboard import row_json, tournament_board
+from arena.tournament.leaderboard import ranked_rows, row_json, tournament_board
+from arena.tournament.rivals import head_to_head
 
 log = logging.getLogger("arena.serve")
 
@@ -61,6 +62,7 @@ class PublicBot:
     games: list[dict[str, Any]]  # as games_of gives them, newest first
     chart: str | None  # an SVG drawing, None before its first game
     paused: str | None = None  # why its current version sits out, if it does
+    rivals: list[dict[str, Any]] = field(default_factory=list)  # head to head with each rival (rivals.head_to_head)
 
 
 class Hosting:
@@ -341,10 +343,9 @@ class Hosting:
         board = tournament_board(store, t, max_fault_rate=1.0)  # a server withholds nobody: it pauses faulty bots
         # A bot shows once it has played, ranked among those shown. A served board names each row by its entrant key
         # ("name") and its bot ("bot"), since a bot's versions each have a row; "score" is what it sorts by.
-        shown = [r for r in board.rows if r.games]
-        return [{**row_json(r, BOARD_DIGITS), "rank": rank, "name": r.bot, "bot": bot_of(r.bot),
-                 "score": round(r.conservative, BOARD_DIGITS), "page": bot_page(bot_of(r.bot))}
-                for rank, r in enumerate(shown, start=1)]
+        shown = ranked_rows(r for r in board.rows if r.games)
+        return [{**row_json(r, BOARD_DIGITS), "name": r.bot, "bot": bot_of(r.bot),
+                 "score": round(r.conservative, BOARD_DIGITS), "page": bot_page(bot_of(r.bot))} for r in shown]
 
     def public_bot(self, page: str) -> PublicBot | None:
         """The public page of the bot that `page` names (as bot_page makes it), read from the store now; None (a
@@ -363,7 +364,18 @@ class Hosting:
             return None  # not in the ladder yet (or never): as if there were no such bot
         points = self._history.points(store, t, [v["name"] for v in versions])
         return PublicBot(page, [r for r in self.leaderboard() if r["bot"] == page], versions,
-                         self.games_of(page, RECENT_GAMES), self._chart(points), self.paused(page))
+                         self.games_of(page, RECENT_GAMES), self._chart(points), self.paused(page),
+                         head_to_head(store, t, [v["name"] for v in versions], bot_of))
+
+    def rivals(self, page: str) -> list[dict[str, Any]] | None:
+        """The bot that `page` names head to head with each rival bot, its versions and theirs taken together; None
+        (a 404) as for its public page."""
+        t = self.tournament()
+        if not names.is_bot_name(page) or slug(page) != page or t is None:
+            return None
+        store = self.store()
+        keys = [key for key, *_ in store.roster(t.id) if bot_of(key) == page]
+        return head_to_head(store, t, keys, bot_of) if keys else None
 
     def _chart(self, points: dict[str, tuple[Point, ...]]) -> str | None:
         """The rating chart of these entrants' points (a line each), drawn once for the same points: a game of the

@@ -382,6 +382,20 @@ class Results(Connection):
                 for name, games, wins, score, rank, faulty in rows}
 
     @_guarded
+    def rival_rows(self, tid: int, names: list[str]) -> list[tuple[str, str, int, int, int, int, int, float, int,
+                                                                    float, int]]:
+        """Each of these entrants against each rival it met, by the seat it sat in, over the finished games: (name,
+        rival, seat, games, ahead, behind, level, its scores summed, how many it has, the rival's summed, how many)."""
+        marks = ",".join("?" * len(names))
+        rows = self.db.execute(
+            "SELECT me.name, o.name, me.seat, COUNT(*), SUM(me.rank < o.rank), SUM(me.rank > o.rank), "
+            "SUM(me.rank = o.rank), TOTAL(me.score), COUNT(me.score), TOTAL(o.score), COUNT(o.score) "
+            "FROM games g JOIN seats me ON me.game_id = g.id JOIN seats o ON o.game_id = g.id AND o.seat != me.seat "
+            f"WHERE g.tournament_id = ? AND g.status = 'done' AND me.name IN ({marks}) "
+            "GROUP BY me.name, o.name, me.seat ORDER BY me.name, o.name, me.seat", (tid, *names))
+        return [tuple(row) for row in rows]
+
+    @_guarded
     def games(self, tid: int) -> list[StoredGameRow]:
         """Every recorded game of a tournament, in schedule order, with its seats."""
         rows = self.db.execute("SELECT id, seq, table_no, seed, status, reason, cut_short, replay, seconds "

@@ -16,6 +16,8 @@ from tabulate import tabulate
 from arena.errors import ReplayError
 from arena.games import get_game
 from arena.match.seeds import PUBLIC_NOTE, stored_public_seed
+from arena.ratings.order import FINALS_FORMAT
+from arena.ratings.ranks import SIGMA_CALIBRATION, rank_intervals
 from arena.ratings.trueskill import Rating, RatingConfig, Ratings, rate_all
 from arena.storage import Store, Tournament, replay_path
 
@@ -23,7 +25,10 @@ if TYPE_CHECKING:  # the bots' processes are not imported by a command that only
     from arena.bots.entrants import Refusal
 
 COLUMNS = ("rank", "bot", "conservative", "mu", "sigma", "games", "wins", "mean_score", "mean_rank", "fault_rate",
-           "p_above_next")
+           "p_above_next", "rank_low", "rank_high", "decided")
+# The text tables show the interval as one column beside the bot's name.
+TABLE_COLUMNS = ("rank", "bot", "90% ranks", "conservative", "mu", "sigma", "games", "wins", "mean_score",
+                 "mean_rank", "fault_rate", "p_above_next")
 
 
 @dataclass(frozen=True)
@@ -41,6 +46,9 @@ class Row:
     mean_rank: float | None
     fault_rate: float
     p_above_next: float | None = None  # the chance its true skill is above the next ranked bot's (None: the last)
+    rank_low: int | None = None  # the ranks it holds with 90% probability given the ratings (None: not ranked)
+    rank_high: int | None = None
+    decided: bool | None = None  # finals: its order against the next row decided at their confidence (else None)
 
 
 @dataclass(frozen=True)
@@ -108,6 +116,8 @@ def tournament_board(store: Store, t: Tournament, max_fault_rate: float | None =
                  stored_ratings(store, t) if ratings is None else ratings, store.bot_stats(t.id), max_fault_rate,
                  tuple(store.refusals(t.id)), frozenset(store.retired(t.id)), all_versions,
                  stored_public_seed(t.config))
+    if t.format == FINALS_FORMAT:
+        board = _finals(board, store, t)
     if results_dir is None:
         return board
     records = (replay_path(replay, results_dir) for _, replay in store.game_replays(t.id))
@@ -131,10 +141,37 @@ def rank(title: str, ratings: Ratings, stats: Mapping[str, Mapping[str, float]],
     kept = [max_fault_rate is None or r.fault_rate <= max_fault_rate for r in everyone]
     ranked = [r for r, k in zip(everyone, kept) if k]
     withheld = [r for r, k in zip(everyone, kept) if not k]
-    rows = [replace(r, rank=i, p_above_next=None if below is None else
-                    above_next(r.mu, r.sigma, below.mu, below.sigma))
-            for i, (r, below) in enumerate(zip(ranked, [*ranked[1:], None]), start=1)]
-    return Leaderboard(title, tuple(rows), tuple(withheld), max_fault_rate, tuple(not_admitted), public_seed)
+    return Leaderboard(title, tuple(ranked_rows(ranked)), tuple(withheld), max_fault_rate, tuple(not_admitted),
+                       public_seed)
+
+
+def ranked_rows(rows: Iterable[Row], ranks: Iterable[int] | None = None) -> list[Row]:
+    """These rows, in the order given, ranked 1, 2, ... among themselves (or by `ranks`): each with the chance it
+    is above the next row and its 90% interval of ranks (ranks.rank_intervals, each skill drawn with sd
+    SIGMA_CALIBRATION x sigma), widened to hold its own rank where
+    the board's order (by mu - 3 sigma, or the finals') and the skills' order part (a bot of few games with a high
+    mu)."""
+    rows = list(rows)
+    places = list(range(1, len(rows) + 1) if ranks is None else ranks)
+    intervals = rank_intervals([r.mu for r in rows], [SIGMA_CALIBRATION * r.sigma for r in rows])
+    return [replace(r, rank=i, p_above_next=None if below is None else above_next(r.mu, r.sigma, below.mu, below.sigma),
+                    rank_low=min(low, i), rank_high=max(high, i))
+            for i, r, below, (low, high) in zip(places, rows, [*rows[1:], None], intervals)]
+
+
+def _finals(board: Leaderboard, store: Store, t: Tournament) -> Leaderboard:
+    """A finals' board: its finalists alone (not the sample bots that filled their tables), in the order the finals
+    decided, those not decided apart sharing a rank, each saying whether it is decided above the next."""
+    from arena.tournament.formats.finals import settings_of, standing_of  # the match's modules, for finals only
+
+    seats = int(t.config["seats"])
+    names = [e["name"] for e in t.config["entrants"]]
+    seeded = names[:len(names) - max(0, seats - 2)]
+    standing = standing_of(seeded, seats, settings_of(t.config), store.outcomes(t.id))
+    by_name = {r.bot: r for r in (*board.rows, *board.withheld)}
+    rows = ranked_rows((by_name[name] for name in standing.order), standing.ranks)
+    rows = [replace(r, decided=done) for r, done in zip(rows, standing.decided)]
+    return replace(board, rows=tuple(rows), withheld=())
 
 
 def above_next(mu: float, sigma: float, next_mu: float, next_sigma: float) -> float:
@@ -148,7 +185,8 @@ def _cells(r: Row, handshakes: Mapping[str, str]) -> list[object]:
     def num(x: float | None, digits: int = 2) -> object:
         return "" if x is None else round(x, digits)
     bot = _label(r.bot, handshakes)
-    return [r.rank or "-", bot, num(r.conservative), num(r.mu), num(r.sigma), r.games, r.wins,
+    ranks = "" if r.rank_low is None else f"{r.rank_low}-{r.rank_high}"
+    return [r.rank or "-", bot, ranks, num(r.conservative), num(r.mu), num(r.sigma), r.games, r.wins,
             num(r.mean_score), num(r.mean_rank), f"{100 * r.fault_rate:.1f}%", num(r.p_above_next)]
 
 
@@ -162,6 +200,9 @@ def _label(bot: str, handshakes: Mapping[str, str]) -> str:
 
 def _note(board: Leaderboard, markdown: bool = False) -> str:
     notes = []
+    if any(r.decided is not None for r in board.rows):
+        steps = ", ".join(f"{a.bot} {'>' if a.decided else '~'} {b.bot}" for a, b in zip(board.rows, board.rows[1:]))
+        notes.append(f"finals: {steps} (> decided at the finals' confidence, ~ not decided: those share a rank)")
     if board.public_seed is not None:
         notes.append(f"public-seeded (seed {board.public_seed}): {PUBLIC_NOTE}")
     if board.withheld:
@@ -174,7 +215,7 @@ def _note(board: Leaderboard, markdown: bool = False) -> str:
 
 
 def _text(board: Leaderboard, fmt: str) -> str:
-    text = tabulate([_cells(r, board.handshakes) for r in board.rows], headers=COLUMNS,
+    text = tabulate([_cells(r, board.handshakes) for r in board.rows], headers=TABLE_COLUMNS,
                     tablefmt="github" if fmt == "markdown" else "simple")
     title = f"## {board.title}\n\n" if fmt == "markdown" else f"{board.title}\n\n"
     note = _note(board, fmt == "markdown")
@@ -199,7 +240,8 @@ def row_json(r: Row, digits: int | None = None) -> dict[str, Any]:
     return {"rank": r.rank, "bot": r.bot, "conservative": num(r.conservative), "mu": num(r.mu), "sigma": num(r.sigma),
             "games": r.games, "wins": r.wins, "mean_score": num(r.mean_score), "mean_rank": num(r.mean_rank),
             "fault_rate": num(r.fault_rate), "faulty_games": round(r.fault_rate * r.games),
-            "p_above_next": num(r.p_above_next)}
+            "p_above_next": num(r.p_above_next), "rank_low": r.rank_low, "rank_high": r.rank_high,
+            **({} if r.decided is None else {"decided": r.decided})}
 
 
 def _json(board: Leaderboard) -> str:

@@ -171,3 +171,19 @@ def test_bench_export_reports_the_rate_and_peak_memory_at_each_store_size() -> N
         assert 20 < peak < 2000
     again = [line.split() for line in r.output.splitlines() if "nothing new" in line]
     assert [row[5] for row in again] == ["0", "0"]  # nothing written
+
+
+@pytest.mark.slow
+def test_bench_claims_measures_the_intervals_and_the_finals_wrong_order_rate(tmp_path: Path) -> None:
+    r = arena("bench", "--claims", "--quick", "--json", "--jobs", "2", cwd=tmp_path, timeout=900)
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert {(row["bots"], row["seats"], row["games_a_bot"]) for row in data["intervals"]} >= {(20, 4, 5), (50, 2, 60)}
+    assert all(0 <= row["coverage"] <= 1 and row["mean_width"] >= 1 for row in data["intervals"])
+    finals = {(row["field"], row["confidence"]): row for row in data["finals"]}
+    spread = finals[("well spread", 0.9)]
+    # A field 100 Elo apart a step is settled, in the true order, before the budget.
+    assert spread["decided_steps"] == 1 and spread["wrong_order_rate"] == 0 and spread["budget_spent"] == 0
+    assert finals[("all equal", 0.95)]["allowed"] == pytest.approx(0.05)
+    table = arena("bench", "--claims", "--quick", "--jobs", "2", cwd=tmp_path, timeout=900).stdout
+    assert "90% intervals holding the true rank" in table and "runs with a step in the wrong order" in table

@@ -45,8 +45,10 @@ def _cells(page: str, table: str) -> list[list[str]]:
 
 def _board_cells(r: dict[str, Any]) -> list[str]:
     """A row of the board as the front page writes it."""
-    return [str(r["rank"]), r["name"], f"{r['score']:.2f}", f"{r['mu']:.2f} ± {3 * r['sigma']:.2f}", str(r["games"]),
-            f"{r['faulty_games']} ({100 * r['fault_rate']:.0f}%)"]
+    above = "" if r["p_above_next"] is None else f"{r['p_above_next']:.2f}"
+    return [str(r["rank"]), f"{r['rank_low']}–{r['rank_high']}", r["name"], f"{r['score']:.2f}",
+            f"{r['mu']:.2f} ± {3 * r['sigma']:.2f}", str(r["games"]),
+            f"{r['faulty_games']} ({100 * r['fault_rate']:.0f}%)", above]
 
 
 def _as_on_the_board(c: httpx.Client, bot: str) -> dict[str, Any] | None:

@@ -122,6 +122,37 @@ def test_the_leaderboard_page_follows_the_games_without_reloading(server: Server
         assert clicked[0] in {r["bot"] for r in c.get("/api/leaderboard").json()}
 
 
+def test_the_live_board_shows_each_bots_rank_interval_and_its_chance_above_the_next(server: Server,
+                                                                                    driver: Any) -> None:
+    driver.get(server.url + "/")
+    driver.execute_script("window.arenaLoaded = 'once';")
+    with server.client() as c:
+        # Drawn by the script from the live updates (the page is not loaded again), read between two equal boards.
+        assert wait_until(lambda: _intervals_drawn(driver, c), 240)
+    assert driver.execute_script("return window.arenaLoaded;") == "once"
+
+
+def _intervals_drawn(driver: Any, client: Any) -> bool:
+    """True once the rows drawn show, for at least two bots with games, the interval and chance the API gives."""
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.common.by import By
+
+    board = client.get("/api/leaderboard").json()
+    try:
+        cells = [[td.text for td in row.find_elements(By.TAG_NAME, "td")]
+                 for row in driver.find_elements(By.CSS_SELECTOR, "#rows tr")]
+    except WebDriverException:  # the rows are being drawn again
+        return False
+    if len(board) < 2 or client.get("/api/leaderboard").json() != board or len(cells) != len(board):
+        return False
+    for r, row in zip(board, cells):
+        assert 1 <= r["rank_low"] <= r["rank"] <= r["rank_high"] <= len(board)
+        above = "" if r["p_above_next"] is None else f"{r['p_above_next']:.2f}"
+        if row[:3] != [str(r["rank"]), f"{r['rank_low']}–{r['rank_high']}", r["name"]] or row[-1] != above:
+            return False
+    return board[-1]["p_above_next"] is None and all(0 <= r["p_above_next"] <= 1 for r in board[:-1])
+
+
 def _click_a_name(driver: Any, clicked: list[str]) -> bool:
     """Click the first name of the board; False if the script drew the rows again meanwhile (try again)."""
     from selenium.common.exceptions import WebDriverException
@@ -143,7 +174,7 @@ def _games_shown(driver: Any) -> int:
     from selenium.webdriver.common.by import By
 
     try:
-        return sum(int(row.find_elements(By.TAG_NAME, "td")[4].text)
+        return sum(int(row.find_elements(By.TAG_NAME, "td")[5].text)
                    for row in driver.find_elements(By.CSS_SELECTOR, "#rows tr"))
     except (WebDriverException, IndexError, ValueError):  # the rows are being drawn again
         return -1
