@@ -26,7 +26,16 @@ if TYPE_CHECKING:  # not imported at run time: the bots' processes and the proto
     pass
 from typing import Self
 
-from arena.storage.schema import _ACCOUNTS, _BUILD_TIME, _SCHEMA, _SERVING, _SESSIONS, MIGRATIONS, SCHEMA_VERSION
+from arena.storage.schema import (
+    _ACCOUNTS,
+    _BUILD_TIME,
+    _SCHEMA,
+    _SERVING,
+    _SESSION_SOURCES,
+    _SESSIONS,
+    MIGRATIONS,
+    SCHEMA_VERSION,
+)
 
 DEFAULT_DB_NAME = "arena.sqlite"
 _LOCK_WAIT = 2.0  # seconds to wait for a new lock holder to write who it is
@@ -200,7 +209,8 @@ class Connection:
         if version == SCHEMA_VERSION:
             return
         if version is None:
-            for statement in [*filter(str.strip, _SCHEMA.split(";")), *_ACCOUNTS, *_SERVING, *_SESSIONS, *_BUILD_TIME]:
+            for statement in [*filter(str.strip, _SCHEMA.split(";")), *_ACCOUNTS, *_SERVING, *_SESSIONS, *_BUILD_TIME,
+                              *_SESSION_SOURCES]:
                 self.db.execute(statement)
             self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             return

@@ -12,7 +12,7 @@ if TYPE_CHECKING:  # not imported at run time: the bots' processes and the proto
     pass
 
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -101,6 +101,14 @@ _SESSIONS = (
 _BUILD_TIME = ("CREATE TABLE IF NOT EXISTS build_times (submission_id INTEGER PRIMARY KEY REFERENCES "
                "submissions(id), seconds REAL NOT NULL)",)
 
+# A session keeps what it was made from (it ends when that secret is replaced) and when it was last used; the
+# sessions opened before are ended, since what they were made from is not known.
+_SESSION_SOURCES = (
+    "ALTER TABLE sessions ADD COLUMN source TEXT NOT NULL DEFAULT 'sign-in link'",
+    "ALTER TABLE sessions ADD COLUMN seen REAL",
+    "DELETE FROM sessions",
+)
+
 # MIGRATIONS[v] takes a store of schema v to v + 1; they run in one transaction, so a failure changes nothing.
 MIGRATIONS: dict[int, tuple[str, ...]] = {
     # 0.1.0 called its table of single games `matches`, while a match is a series of games everywhere else.
@@ -125,6 +133,8 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     # Sessions are kept server-side (ended by signing out), as hashes: no key to sign cookies with is kept.
     7: _SESSIONS,
     8: _BUILD_TIME,
+    # Sessions end with the secret they were made from, and their author sees when each was made and last used.
+    9: _SESSION_SOURCES,
 }
 
 
