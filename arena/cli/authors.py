@@ -9,6 +9,7 @@ import click
 from tabulate import tabulate
 
 from arena.cli.params import db_option, results_option, store_path
+from arena.competition.names import add_author
 from arena.storage import Store
 
 DEFAULT_URL = "http://127.0.0.1:8000"  # where `arena serve` listens by default, until a server has said otherwise
@@ -32,7 +33,7 @@ def add(name: str, organiser: bool, url: str | None, results_dir: Path, db: Path
     """Add an author NAME: prints their one-time sign-in link, then their API token alone on the last line. Neither
     is stored (only a slow hash of each), so send them now."""
     with Store(store_path(results_dir, db)) as store:
-        author, token, code = store.add_author(name, organiser)
+        author, token, code = add_author(store, name, organiser)
         base = _base(store, url)
     click.echo(f"sign-in link for {author.name} (one use, within a week): {base}/signin/{code}")
     click.echo(token)

@@ -79,7 +79,8 @@ def check_author_look(name: str, taken: Iterable[str]) -> None:
     check_author_name(name)
     reserved = look_alike(name, sorted(reserved_author_names()))
     if reserved is not None:
-        raise ConfigError(f"the name {name!r} looks like {reserved!r}, which is reserved (the organiser's, or a "
+        like = "is" if reserved == name else "looks like"
+        raise ConfigError(f"the name {name!r} {like} {reserved!r}, which is reserved (the organiser's, or a "
                           "sample bot's): choose another")
     other = look_alike(name, taken)
     if other is not None:

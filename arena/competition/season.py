@@ -472,10 +472,10 @@ def enter_folders(settings: SeasonSettings, directory: Path, reserved: set[str])
     with Store(settings.db) as store:
         house = store.house_author()
         for entrant in entrants:
-            holder = names.taken_by(entrant.name, store.bot_owner(entrant.name), house.name, reserved)
+            holder = names.taken_by(entrant.name, house.name, store.bot_owners(), reserved)
             if holder is not None:
-                problems.append(f"{shown(entrant.cwd or '')}: the bot name {entrant.name!r} belongs to "
-                                f"{holder}: give this bot a name of its own")
+                problems.append(f"{shown(entrant.cwd or '')}: the bot name {entrant.name!r} looks like "
+                                f"{holder[0]!r}, {holder[1]}'s: give this bot a name of its own")
                 continue
             folder = str(Path(entrant.cwd or "").resolve())
             queued += store.add_house_submission(house, entrant.name, entrant.version, folder) is not None

@@ -4,6 +4,7 @@ organiser, so that whether a bot or game exists does not leak."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import hmac
 import mimetypes
@@ -29,7 +30,7 @@ from arena.errors import ConfigError
 from arena.kits import PREPARE, Language
 from arena.server.auth import COOKIE, DEFAULT_BACKENDS, Authentication, Backend
 from arena.server.events import EventStream, StreamLimits
-from arena.server.hosting import BOT_PAGES, MAX_SECRET, SESSION_SECONDS, Hosting
+from arena.server.hosting import BOT_PAGES, MAX_SECRET, SESSION_SECONDS, STOPPING, Hosting
 from arena.server.limits import SMALL_BODY, BodyRefused, BoundedRequests
 from arena.site.markdown import html as markdown_html
 from arena.storage.authors import ACTIVE, Author, Session, SessionSource, Submission
@@ -328,7 +329,15 @@ class _Web:
                 archive = Path(work) / "upload"
                 with open(archive, "wb") as out:
                     await run_in_threadpool(shutil.copyfileobj, upload.file, out)
-                return await run_in_threadpool(self.h.submit, author, archive, upload.filename)
+                queued: list[Submission] = []
+                try:
+                    return await run_in_threadpool(self.h.submit, author, archive, upload.filename, queued.append)
+                except asyncio.CancelledError:
+                    # The server stops and cuts this request off: its author learns whether it was queued.
+                    self.h.stop_uploads()
+                    if queued:
+                        return queued[0]
+                    raise HTTPException(503, STOPPING) from None
         finally:
             await form.close()
 

@@ -50,6 +50,7 @@ GAME_PAGES = 64  # game pages kept made (a stored game never changes)
 CHARTS = 64  # bots' rating charts kept drawn, each under the data it was drawn from
 BOT_PAGES = "/bots/"  # where a bot's public page is served: BOT_PAGES + slug(its name)
 TEMP_PREFIX = "arena-upload-"  # an upload's raw archive waits in a temp folder named so, then the store's digest
+STOPPING = "the server is stopping, and your upload was not queued: send it again once the server is back"
 MAX_NUMBER = 2**62  # no game number beyond this is looked up (SQLite's integers end at 2**63)
 Board = tuple[tuple[int, int, int], list[dict[str, Any]]]  # a ranking, and the store's state it was made from
 
@@ -79,6 +80,7 @@ class Hosting:
         self.stream_seconds = stream_seconds
         self._local = threading.local()
         self._naming = threading.Lock()  # one upload's name checked and taken at a time
+        self._stopping = threading.Event()  # the server is stopping: no upload is queued
         self._uploading: dict[int, threading.Lock] = {}  # per author: one upload of theirs at a time
         self._tokens: dict[bytes, tuple[int, bytes]] = {}  # sha256 of a token checked once -> (author id, hash)
         self._board: Board | None = None  # the last ranking, and when
@@ -191,9 +193,11 @@ class Hosting:
             raise UploadRefused(str(exc), 409) from None
 
     # --- uploads ------------------------------------------------------------------------------------------------
-    def submit(self, author: Author, archive: Path, filename: str) -> Submission:
-        """Check and unpack an uploaded archive and queue it for admission: UploadRefused (one line, with its HTTP
-        status) for anything the competition does not take."""
+    def submit(self, author: Author, archive: Path, filename: str,
+               queued: Callable[[Submission], None] = lambda _: None) -> Submission:
+        """Check and unpack an uploaded archive and queue it for admission (then queued(it) is called, before any
+        stop_uploads can return): UploadRefused (one line, with its HTTP status) for anything the competition does
+        not take, 503 once the server is stopping."""
         store = self.store()
         # One upload of an author's at a time (so that their daily limit holds), and the names checked and taken
         # one upload at a time; the archive itself is checked and unpacked holding neither, so that no upload
@@ -204,15 +208,26 @@ class Hosting:
                 manifest, unpacked, folder = receive(archive, filename, self.settings.uploads, self.limits)
                 try:
                     with self._naming:
+                        if self._stopping.is_set():
+                            raise UploadRefused(STOPPING, 503)
                         names.check_upload(store, author, manifest.name, manifest.version, self.reserved,
                                            self.limits.active_bots)
-                        return store.add_submission(author, manifest.name, manifest.version, str(folder))
+                        submission = store.add_submission(author, manifest.name, manifest.version, str(folder))
+                        queued(submission)
+                        return submission
                 except BaseException:
                     shutil.rmtree(unpacked, ignore_errors=True)
                     raise
             except UploadRefused as exc:
-                self.refused(author, str(exc))
+                if exc.status != 503:  # the server's stop is not the author's refusal
+                    self.refused(author, str(exc))
                 raise
+
+    def stop_uploads(self) -> None:
+        """Queue no upload from now on (the server is stopping): one being queued now is queued before this returns,
+        any later one is refused 503."""
+        with self._naming:
+            self._stopping.set()
 
     def _sweep_uploads(self) -> None:
         """Remove what an upload cut off while it was unpacked (a server killed by SIGKILL) left in the uploads

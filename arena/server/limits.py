@@ -30,7 +30,7 @@ class BodyRefused(BaseException):  # past the app's own handlers of Exception, t
 
 class BoundedRequests:
     """ASGI middleware: a body over `cap(path)` bytes is refused with 413, one that takes over BODY_SECONDS to
-    arrive with 408, and a request not answered within REQUEST_SECONDS with 503."""
+    arrive with 408, and a request not answered within REQUEST_SECONDS, or cut off by the server's stop, with 503."""
 
     def __init__(self, app: App, cap: Callable[[str], int], body_seconds: float = BODY_SECONDS,
                  request_seconds: float = REQUEST_SECONDS) -> None:
@@ -69,6 +69,10 @@ class BoundedRequests:
         except asyncio.TimeoutError:
             if not started:
                 await _answer(send, 503, f"the request was not answered within {self.request_seconds:.0f} seconds")
+        except asyncio.CancelledError:
+            # The server stops, and its grace for requests under way is over: an answer in one line, not a traceback.
+            if not started:
+                await _answer(send, 503, "the server is stopping: send the request again once it is back")
 
 
 def _bounded(receive: Receive, cap: int, seconds: float, over: int | None = None) -> Receive:
