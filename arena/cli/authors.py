@@ -45,8 +45,8 @@ def add(name: str, organiser: bool, url: str | None, results_dir: Path, db: Path
 @results_option
 @db_option
 def link(name: str, url: str | None, results_dir: Path, db: Path | None) -> None:
-    """A new one-time sign-in link for author NAME (the one before stops working), on the last line: for an author
-    locked out, signed out or whose session expired."""
+    """A new one-time sign-in link for author NAME (the one before stops working, and so do the sessions signed in
+    with earlier links), on the last line: for an author locked out, signed out or whose session expired."""
     with Store(store_path(results_dir, db)) as store:
         author, code = store.new_link(name)
         base = _base(store, url)
@@ -59,7 +59,8 @@ def link(name: str, url: str | None, results_dir: Path, db: Path | None) -> None
 @results_option
 @db_option
 def token(name: str, results_dir: Path, db: Path | None) -> None:
-    """A new API token for author NAME, alone on the last line; the one before stops working."""
+    """A new API token for author NAME, alone on the last line; the one before stops working, and so do the sessions
+    signed in with it (or made at sign-up)."""
     with Store(store_path(results_dir, db)) as store:
         author, secret = store.new_token(name)
     click.echo(f"a new API token for {author.name} (the old one no longer works):")
