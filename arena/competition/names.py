@@ -62,15 +62,15 @@ def check_bot_name(store: Store, author: Author, name: str, reserved: set[str]) 
     if found is None:
         return
     other, owner = found
-    like = "is" if other == name else "looks like"
+    like = "" if other == name else f" looks like {other!r}, which"
     if owner == SAMPLE_BOT:
-        raise UploadRefused(f"the bot name {name!r} {like} {other!r}, a sample bot's, which play in every "
+        raise UploadRefused(f"the bot name {name!r}{like or ' is'} a sample bot's, which play in every "
                             "competition: choose another name in manifest.toml", 409)
     if owner == author.name:
         raise UploadRefused(f"the bot name {name!r} looks like {other!r}, your bot already: upload it as "
                             f"{other!r} (its next version), or choose a name of its own in manifest.toml", 409)
-    raise UploadRefused(f"the bot name {name!r} {like} {other!r}, which belongs to someone else: choose another "
-                        "name in manifest.toml", 409)
+    raise UploadRefused(f"the bot name {name!r}{like} belongs to someone else: choose another name in "
+                        "manifest.toml", 409)
 
 
 def check_author_look(name: str, taken: Iterable[str]) -> None:
@@ -79,13 +79,13 @@ def check_author_look(name: str, taken: Iterable[str]) -> None:
     check_author_name(name)
     reserved = look_alike(name, sorted(reserved_author_names()))
     if reserved is not None:
-        like = "is" if reserved == name else "looks like"
-        raise ConfigError(f"the name {name!r} {like} {reserved!r}, which is reserved (the organiser's, or a "
+        like = "" if reserved == name else f" looks like {reserved!r}, which"
+        raise ConfigError(f"the name {name!r}{like} is reserved (the organiser's, or a "
                           "sample bot's): choose another")
     other = look_alike(name, taken)
     if other is not None:
-        like = "is" if other == name else "looks like"
-        raise ConfigError(f"the name {name!r} {like} {other!r}, an author's already: choose another")
+        like = "is" if other == name else f"looks like {other!r},"
+        raise ConfigError(f"the name {name!r} {like} an author's already: choose another")
 
 
 def add_author(store: Store, name: str, organiser: bool = False) -> tuple[Author, str, str]:

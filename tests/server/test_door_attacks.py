@@ -170,16 +170,17 @@ def test_names_that_look_like_a_taken_one_are_refused_naming_it(tmp_path: Path) 
                                    (bob, "UIDALICE", "looks like 'uidalice'"),
                                    (bob, "uidalice.", "looks like 'uidalice'"),
                                    (alice, "UIDALICE", "looks like 'uidalice', your bot already"),
-                                   (alice, "Heuristic_bot", "looks like 'heuristic_bot', a sample bot's")]:
+                                   (alice, "Heuristic_bot", "looks like 'heuristic_bot', which is a sample bot's")]:
             answer = upload(server, token, _named(name))
             assert answer.status_code == 409 and clash in answer.json()["error"], (name, answer.text)
         added = arena("authors", "add", "boss", "--organiser", "--results", str(results), cwd=tmp_path)
         assert added.returncode == 0, added.stderr
         code = _invite(results, tmp_path)
         with server.client() as c:
-            for name, clash in [("Boss", "looks like 'boss', an author's"), ("organiser.", "looks like 'organiser'"),
+            for name, clash in [("Boss", "looks like 'boss', an author's already"),
+                                ("organiser.", "looks like 'organiser'"),
                                 ("UIDALICE", "looks like 'uidalice', an author's"),
-                                ("heuristic_bot", "is 'heuristic_bot', which is reserved")]:
+                                ("heuristic_bot", "'heuristic_bot' is reserved")]:
                 answer = c.post("/join", data={"code": code, "name": name})
                 assert answer.status_code == 409 and clash in html.unescape(answer.text), (name, answer.text)
             assert c.post("/join", data={"code": code, "name": "carol"}).status_code == 200  # no use was spent
@@ -196,7 +197,7 @@ def test_names_that_look_like_a_taken_one_are_refused_naming_it(tmp_path: Path) 
     kit_bot(entries / "housebot", stderr=False)
     server = _serve(results, log, "--submissions", str(entries))
     stop(server.process)
-    assert "the bot name 'UIDALICE' looks like 'uidalice', uidalice's" in log.read_text()
+    assert "the bot name 'UIDALICE' looks like 'uidalice', which belongs to uidalice" in log.read_text()
     with sqlite3.connect(results / "arena.sqlite") as db:
         assert [r[0] for r in db.execute("SELECT bot FROM submissions ORDER BY id")] == ["uidalice", "housebot"]
 
