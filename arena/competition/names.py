@@ -84,8 +84,8 @@ def check_author_look(name: str, taken: Iterable[str]) -> None:
                           "sample bot's): choose another")
     other = look_alike(name, taken)
     if other is not None:
-        like = "is" if other == name else f"looks like {other!r},"
-        raise ConfigError(f"the name {name!r} {like} an author's already: choose another")
+        like = "is taken" if other == name else f"looks like {other!r}, an author's already"
+        raise ConfigError(f"the name {name!r} {like}: choose another")
 
 
 def add_author(store: Store, name: str, organiser: bool = False) -> tuple[Author, str, str]:

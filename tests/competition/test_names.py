@@ -45,7 +45,7 @@ def test_a_name_looks_the_same_case_folded_and_nfkc_normalized() -> None:
                                          ("boss-", "looks like 'boss', an author's"),
                                          ("organiser.", "looks like 'organiser', which is reserved"),
                                          ("Random_Bot", "looks like 'random_bot', which is reserved"),
-                                         ("boss", "'boss' is an author's")])
+                                         ("boss", "'boss' is taken")])
 def test_an_author_name_like_a_taken_or_reserved_one_is_refused_naming_it(tmp_path: Path, name: str,
                                                                           clash: str) -> None:
     with Store(tmp_path / "arena.sqlite") as store:
