@@ -64,8 +64,8 @@ def check_bot_name(store: Store, author: Author, name: str, reserved: set[str]) 
     other, owner = found
     like = "" if other == name else f" looks like {other!r}, which"
     if owner == SAMPLE_BOT:
-        raise UploadRefused(f"the bot name {name!r}{like or ' is'} a sample bot's, which play in every "
-                            "competition: choose another name in manifest.toml", 409)
+        raise UploadRefused(f"the bot name {name!r}{like} is a sample bot's, which play in every competition: "
+                            "choose another name in manifest.toml", 409)
     if owner == author.name:
         raise UploadRefused(f"the bot name {name!r} looks like {other!r}, your bot already: upload it as "
                             f"{other!r} (its next version), or choose a name of its own in manifest.toml", 409)

@@ -54,3 +54,23 @@ def test_an_author_name_like_a_taken_or_reserved_one_is_refused_naming_it(tmp_pa
             names.add_author(store, name)
         assert [a.name for a in store.authors()] == ["boss"]
         names.add_author(store, "bossa")  # another name
+
+
+@pytest.mark.parametrize("who, name, said", [
+    ("bob", "alicebot", "the bot name 'alicebot' belongs to someone else"),
+    ("bob", "AliceBot", "the bot name 'AliceBot' looks like 'alicebot', which belongs to someone else"),
+    ("alice", "ALICEBOT", "looks like 'alicebot', your bot already: upload it as 'alicebot'"),
+    ("bob", "random_bot", "the bot name 'random_bot' is a sample bot's"),
+    ("bob", "Random_Bot-", "the bot name 'Random_Bot-' looks like 'random_bot', which is a sample bot's"),
+])
+def test_an_upload_under_a_name_like_a_taken_one_is_refused_naming_it(tmp_path: Path, who: str, name: str,
+                                                                      said: str) -> None:
+    from arena.competition.uploads import UploadRefused
+
+    with Store(tmp_path / "arena.sqlite") as store:
+        alice, _, _ = store.add_author("alice")
+        bob, _, _ = store.add_author("bob")
+        store.add_submission(alice, "alicebot", "1", str(tmp_path))
+        with pytest.raises(UploadRefused, match=said):
+            names.check_bot_name(store, {"alice": alice, "bob": bob}[who], name, {"random_bot"})
+        names.check_bot_name(store, alice, "alicebot", {"random_bot"})  # hers, spelt the same: a next version
