@@ -28,7 +28,7 @@ from arena import __version__
 from arena.competition.uploads import UploadRefused
 from arena.errors import ConfigError
 from arena.kits import PREPARE, Language
-from arena.server.auth import COOKIE, DEFAULT_BACKENDS, Authentication, Backend
+from arena.server.auth import COOKIE, DEFAULT_BACKENDS, LIMITED_WAIT, Authentication, Backend, TooManyFailures
 from arena.server.events import EventStream, StreamLimits
 from arena.server.hosting import BOT_PAGES, MAX_SECRET, SESSION_SECONDS, STOPPING, Hosting
 from arena.server.limits import SMALL_BODY, BodyRefused, BoundedRequests
@@ -77,7 +77,8 @@ def make_app(hosting: Hosting, backends: tuple[Backend, ...] = DEFAULT_BACKENDS)
     hosting.settings.site.mkdir(parents=True, exist_ok=True)
     hosting.sweep_temp()  # what uploads cut off by a SIGKILL left: the app's own temp folders, named by its store
     routes.append(Route("/site/{path:path}", web.published))
-    app = Starlette(routes=routes, exception_handlers={HTTPException: _error, UploadRefused: _refused})
+    app = Starlette(routes=routes, exception_handlers={HTTPException: _error, UploadRefused: _refused,
+                                                       TooManyFailures: _too_many})
     cap = hosting.limits.max_upload + SMALL_BODY  # the multipart envelope around the archive
     return BoundedRequests(app, lambda path: cap if path in UPLOAD_PATHS else SMALL_BODY, hosting.body_seconds)
 
@@ -91,6 +92,12 @@ async def _error(request: Request, exc: Exception) -> Response:
     if _wants_json(request):
         return JSONResponse({"error": exc.detail}, exc.status_code)
     return _page("message.html.j2", exc.detail, None, status=exc.status_code, message=exc.detail)
+
+
+async def _too_many(request: Request, exc: Exception) -> Response:
+    # The wait holds no thread (only this request's connection, of the few an address may hold).
+    await asyncio.sleep(LIMITED_WAIT)
+    return await _error(request, exc)
 
 
 async def _refused(request: Request, exc: Exception) -> Response:

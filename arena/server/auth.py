@@ -16,8 +16,17 @@ from arena.server.limits import FailedAuthentications, Limited
 from arena.storage.authors import Author
 
 COOKIE = "arena_session"
+LIMITED_WAIT = 1.0  # seconds a secret refused unchecked waits for its answer
 T = TypeVar("T")
 Check = Callable[[Callable[[], Author | None]], Author | None]  # a secret checked, failures limited per address
+
+
+class TooManyFailures(HTTPException):
+    """A 429 for a secret refused unchecked (limits.Limited): answered only after LIMITED_WAIT, so that a guesser
+    held at the limit sends one request a second on each connection, not hundreds."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(429, message)
 
 
 @dataclass(frozen=True)
@@ -91,7 +100,7 @@ class Authentication:
         try:
             stamp = self.failures.attempt(client)
         except Limited as exc:
-            raise HTTPException(429, str(exc)) from None
+            raise TooManyFailures(str(exc)) from None
         with self.failures.slow:
             found = check()
         if found is not None:
