@@ -205,7 +205,8 @@ class Hosting:
         with self._author_lock(author):
             self.check_rate(author)
             try:
-                manifest, unpacked, folder = receive(archive, filename, self.settings.uploads, self.limits)
+                manifest, unpacked, folder = receive(archive, filename, self.settings.uploads, self.limits,
+                                                     self._going)
                 try:
                     with self._naming:
                         if self._stopping.is_set():
@@ -222,6 +223,11 @@ class Hosting:
                 if exc.status != 503:  # the server's stop is not the author's refusal
                     self.refused(author, str(exc))
                 raise
+
+    def _going(self) -> None:
+        """UploadRefused (503) once the server is stopping: an upload being unpacked then stops at its next file."""
+        if self._stopping.is_set():
+            raise UploadRefused(STOPPING, 503)
 
     def stop_uploads(self) -> None:
         """Queue no upload from now on (the server is stopping): one being queued now is queued before this returns,
