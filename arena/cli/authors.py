@@ -11,6 +11,7 @@ from tabulate import tabulate
 
 from arena.cli.params import DEFAULT_PORT, db_option, results_option, store_path
 from arena.competition.addresses import check_url
+from arena.competition.names import add_author
 from arena.errors import ConfigError
 from arena.storage import Store
 from arena.tournament import competition
@@ -47,7 +48,7 @@ def add(name: str, organiser: bool, url: str | None, results_dir: Path, db: Path
     """Add an author NAME: prints their one-time sign-in link, then their API token alone on the last line. Neither
     is stored (only a slow hash of each), so send them now."""
     with Store(_store(results_dir, db, create=True)) as store:
-        author, token, code = store.add_author(name, organiser)
+        author, token, code = add_author(store, name, organiser)
         base = _base(store, url)
     click.echo(f"sign-in link for {author.name} (one use, within a week): {base}/signin/{code}")
     click.echo(token)
@@ -59,8 +60,8 @@ def add(name: str, organiser: bool, url: str | None, results_dir: Path, db: Path
 @results_option
 @db_option
 def link(name: str, url: str | None, results_dir: Path, db: Path | None) -> None:
-    """A new one-time sign-in link for author NAME (the one before stops working), on the last line: for an author
-    locked out, signed out or whose session expired."""
+    """A new one-time sign-in link for author NAME (the one before stops working, and so do the sessions signed in
+    with earlier links), on the last line: for an author locked out, signed out or whose session expired."""
     with Store(_store(results_dir, db)) as store:
         author, code = store.new_link(name)
         base = _base(store, url)
@@ -73,7 +74,8 @@ def link(name: str, url: str | None, results_dir: Path, db: Path | None) -> None
 @results_option
 @db_option
 def token(name: str, results_dir: Path, db: Path | None) -> None:
-    """A new API token for author NAME, alone on the last line; the one before stops working."""
+    """A new API token for author NAME, alone on the last line; the one before stops working, and so do the sessions
+    signed in with it (or made at sign-up)."""
     with Store(_store(results_dir, db)) as store:
         author, secret = store.new_token(name)
     click.echo(f"a new API token for {author.name} (the old one no longer works):")

@@ -505,10 +505,11 @@ def enter_folders(settings: SeasonSettings, directory: Path, reserved: set[str])
     with Store(settings.db) as store:
         house = store.house_author()
         for entrant in entrants:
-            holder = names.taken_by(entrant.name, store.bot_owner(entrant.name), house.name, reserved)
+            holder = names.taken_by(entrant.name, house.name, store.bot_owners(), reserved)
             if holder is not None:
-                problems.append(f"{shown(entrant.cwd or '')}: the bot name {entrant.name!r} belongs to "
-                                f"{holder}: give this bot a name of its own")
+                like = "" if holder[0] == entrant.name else f" looks like {holder[0]!r}, which"
+                problems.append(f"{shown(entrant.cwd or '')}: the bot name {entrant.name!r}{like} belongs to "
+                                f"{holder[1]}: give this bot a name of its own")
                 continue
             folder = str(Path(entrant.cwd or "").resolve())
             queued += store.add_house_submission(house, entrant.name, entrant.version, folder) is not None

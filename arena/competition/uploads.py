@@ -16,7 +16,7 @@ import zipfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import IO, Any, Iterator
+from typing import IO, Any, Callable, Iterator
 
 from arena.bots import leftovers
 from arena.bots.entrants import FIELDS, MANIFEST, NAME_PATTERN, from_folder
@@ -260,17 +260,19 @@ def _parse(data: bytes, root: PurePosixPath) -> Manifest:
     return Manifest(name, values["version"], values["author"], root)
 
 
-def unpack(archive: Path, kind: str, found: list[Member], target: Path) -> None:
-    """Write the checked members under target (a new, empty folder), each file no larger than its index said;
-    UploadRefused if the archive's data does not match its index."""
+def unpack(archive: Path, kind: str, found: list[Member], target: Path,
+           going: Callable[[], None] = lambda: None) -> None:
+    """Write the checked members under target (a new, empty folder), each file no larger than its index said, with
+    going() called before each file (it raises to stop the unpacking); UploadRefused if the archive's data does not
+    match its index."""
     try:
-        _unpack(archive, kind, found, target)
+        _unpack(archive, kind, found, target, going)
     except (zipfile.BadZipFile, tarfile.TarError, zlib.error, EOFError, OSError, KeyError) as exc:
         detail = str(exc).replace(str(target), ".") if not isinstance(exc, OSError) else exc.strerror or "error"
         raise UploadRefused(f"the archive could not be unpacked: {_shown(detail)}") from None
 
 
-def _unpack(archive: Path, kind: str, found: list[Member], target: Path) -> None:
+def _unpack(archive: Path, kind: str, found: list[Member], target: Path, going: Callable[[], None]) -> None:
     sizes = {m.path: m for m in found}
     for member in found:
         if member.folder:
@@ -279,6 +281,7 @@ def _unpack(archive: Path, kind: str, found: list[Member], target: Path) -> None
         with zipfile.ZipFile(archive) as z:
             for info in z.infolist():
                 if not info.is_dir():
+                    going()
                     with z.open(info) as source:
                         _write(source, target, sizes[PurePosixPath(info.filename)])
         return
@@ -286,6 +289,7 @@ def _unpack(archive: Path, kind: str, found: list[Member], target: Path) -> None
         for info in tar:
             handle = tar.extractfile(info) if info.isfile() else None
             if handle is not None:
+                going()
                 _write(handle, target, sizes[PurePosixPath(info.name)])
 
 
@@ -304,10 +308,12 @@ def _write(source: IO[bytes], target: Path, member: Member) -> None:
     path.chmod(0o755 if member.executable else 0o644)
 
 
-def receive(archive: Path, filename: str, uploads: Path, limits: UploadLimits) -> tuple[Manifest, Path, Path]:
+def receive(archive: Path, filename: str, uploads: Path, limits: UploadLimits,
+            going: Callable[[], None] = lambda: None) -> tuple[Manifest, Path, Path]:
     """Check an uploaded archive and unpack it into a new folder under uploads: (its manifest, that new folder,
     the bot's folder in it). The new folder is marked as this process's until `kept` is called on it once the
     store holds its submission: a process killed meanwhile leaves a folder that sweep() can prove a leftover.
+    going() is called before each file is written, and stops the unpacking by raising.
     UploadRefused, with nothing left on disk, if the archive or its manifest is not taken."""
     kind = kind_of(filename)
     found = members(archive, kind, limits)
@@ -316,7 +322,7 @@ def receive(archive: Path, filename: str, uploads: Path, limits: UploadLimits) -
     target = Path(tempfile.mkdtemp(prefix=UPLOAD_PREFIX, dir=uploads))
     try:
         leftovers.mark_beside(target)
-        unpack(archive, kind, found, target)
+        unpack(archive, kind, found, target, going)
         folder = target / manifest.root
         try:
             from_folder(folder)

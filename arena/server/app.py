@@ -4,6 +4,7 @@ organiser, so that whether a bot or game exists does not leak."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import hmac
 import mimetypes
@@ -28,16 +29,18 @@ from arena.competition.uploads import UploadRefused
 from arena.errors import ConfigError
 from arena.kits import PREPARE, Language
 from arena.server import dataset
-from arena.server.auth import COOKIE, DEFAULT_BACKENDS, Authentication, Backend
+from arena.server.auth import COOKIE, DEFAULT_BACKENDS, LIMITED_WAIT, Authentication, Backend, TooManyFailures
 from arena.server.events import EventStream, StreamLimits
-from arena.server.hosting import BOT_PAGES, MAX_SECRET, SESSION_SECONDS, Hosting
+from arena.server.hosting import BOT_PAGES, MAX_SECRET, SESSION_SECONDS, STOPPING, Hosting
 from arena.server.limits import SMALL_BODY, BodyRefused, BoundedRequests
 from arena.site.markdown import html as markdown_html
-from arena.storage.authors import ACTIVE, Author, Status, Submission
+from arena.storage.authors import ACTIVE, Author, Session, SessionSource, Status, Submission
 
 UPLOAD_PATHS = ("/api/submissions", "/me/upload")
 NOT_FOUND = "not found"
 ACTIVE_STATUSES = {s.value for s in ACTIVE}
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")  # they change nothing: no CSRF token or origin is asked of them
+CSRF_HEADER = "x-csrf-token"  # a script's cookie-authenticated change sends its page's CSRF token here
 # same-origin: a page's address (a sign-in link's code among them) is never sent on to another site, while a form
 # sent to this site still names its origin (no-referrer would make it "null").
 _HEADERS = {"Cache-Control": "no-store", "X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff",
@@ -62,7 +65,9 @@ def make_app(hosting: Hosting, backends: tuple[Backend, ...] = DEFAULT_BACKENDS)
         Route("/signin", web.signin_page), Route("/signin/{code}", web.signin_page),
         Route("/signin", web.signin, methods=["POST"]),
         Route("/join/{code}", web.join_page), Route("/join", web.join, methods=["POST"]),
-        Route("/signout", web.signout, methods=["POST"]), Route("/me", web.me),
+        Route("/signout", web.signout, methods=["POST"]),
+        Route("/signout/everywhere", web.signout_everywhere, methods=["POST"]), Route("/me", web.me),
+        Route("/api/sessions", web.api_sessions), Route("/api/sessions", web.api_end_sessions, methods=["DELETE"]),
         Route("/me/upload", web.upload, methods=["POST"]), Route("/me/bots/{bot}", web.my_bot),
         Route("/me/bots/{bot}/retire", web.retire, methods=["POST"]),
         Route("/api/bots/{bot}", web.api_retire, methods=["DELETE"]),
@@ -73,8 +78,10 @@ def make_app(hosting: Hosting, backends: tuple[Backend, ...] = DEFAULT_BACKENDS)
         Route("/events/submissions/{sid:int}", web.submission_events),
     ]
     hosting.settings.site.mkdir(parents=True, exist_ok=True)
+    hosting.sweep_temp()  # what uploads cut off by a SIGKILL left: the app's own temp folders, named by its store
     routes.append(Route("/site/{path:path}", web.published))
-    app = Starlette(routes=routes, exception_handlers={HTTPException: _error, UploadRefused: _refused})
+    app = Starlette(routes=routes, exception_handlers={HTTPException: _error, UploadRefused: _refused,
+                                                       TooManyFailures: _too_many})
     cap = hosting.limits.max_upload + SMALL_BODY  # the multipart envelope around the archive
     return BoundedRequests(app, lambda path: cap if path in UPLOAD_PATHS else SMALL_BODY, hosting.body_seconds)
 
@@ -88,6 +95,12 @@ async def _error(request: Request, exc: Exception) -> Response:
     if _wants_json(request):
         return JSONResponse({"error": exc.detail}, exc.status_code)
     return _page("message.html.j2", exc.detail, None, status=exc.status_code, message=exc.detail)
+
+
+async def _too_many(request: Request, exc: Exception) -> Response:
+    # The wait holds no thread (only this request's connection, of the few an address may hold).
+    await asyncio.sleep(LIMITED_WAIT)
+    return await _error(request, exc)
 
 
 async def _refused(request: Request, exc: Exception) -> Response:
@@ -113,6 +126,11 @@ def _set_session(response: Response, session: str, request: Request) -> None:
                         secure=request.url.scheme == "https")
 
 
+def _session_json(session: Session) -> dict[str, Any]:
+    return {"number": session.number, "created": session.created, "source": session.source.value,
+            "last_seen": session.seen, "expires": session.expires, "current": session.current}
+
+
 def _not_found() -> HTTPException:
     return HTTPException(404, NOT_FOUND)
 
@@ -128,8 +146,12 @@ class _Web:
 
     # --- who is asking ------------------------------------------------------------------------------------------
     def who(self, request: Request) -> tuple[Author | None, bool]:
-        """The one way a request is known (auth.py): (the author, whether by a session cookie)."""
+        """The one way a request is known (auth.py): (the author, whether by a session cookie). A change asked for
+        with a session cookie from another site's page (its browser names that origin) is refused here, for every
+        route; each such change also carries its session's CSRF token (check_csrf)."""
         known = self.auth.who(request)
+        if known.by_cookie and known.author is not None and request.method not in SAFE_METHODS:
+            self.same_origin(request)
         return known.author, known.by_cookie
 
     def signed_in(self, request: Request) -> Author:
@@ -146,15 +168,18 @@ class _Web:
         another site's form cannot sign its visitor in as someone else."""
         origin = request.headers.get("origin")
         if origin is not None and urlsplit(origin).netloc != request.headers.get("host", ""):
-            raise HTTPException(403, "this form was sent from another site: sign in on this site's own page")
+            raise HTTPException(403, "this request was sent from another site's page: use this site's own pages")
 
     def csrf(self, request: Request) -> str:
         return self.h.csrf_for(request.cookies.get(COOKIE, ""))
 
     def check_csrf(self, request: Request, sent: Any) -> None:
-        """A change made with a session cookie must carry the session's CSRF token (a form's hidden field)."""
-        if not isinstance(sent, str) or not hmac.compare_digest(sent, self.csrf(request)):
-            raise HTTPException(403, "the form has no valid CSRF token: reload the page and send it again")
+        """A change made with a session cookie must carry the session's CSRF token (a form's hidden field, or the
+        header CSRF_HEADER of a script's request)."""
+        sent = request.headers.get(CSRF_HEADER, sent)
+        if not isinstance(sent, str) or not sent or not hmac.compare_digest(sent, self.csrf(request)):
+            raise HTTPException(403, "the request has no valid CSRF token: reload the page and send it again (a "
+                                f"script sends the page's token as the header {CSRF_HEADER})")
 
     # --- public -------------------------------------------------------------------------------------------------
     def health(self, request: Request) -> Response:
@@ -332,11 +357,19 @@ class _Web:
                 await run_in_threadpool(self.h.refused, author, "no archive in the multipart field 'file'")
                 raise HTTPException(400, "choose your bot's archive (a .zip or .tar.gz) before you upload"
                                     if by_session else "send the archive as the multipart field 'file'")
-            with tempfile.TemporaryDirectory(prefix="arena-upload-") as work:
+            with tempfile.TemporaryDirectory(prefix=self.h.temp_prefix()) as work:
                 archive = Path(work) / "upload"
                 with open(archive, "wb") as out:
                     await run_in_threadpool(shutil.copyfileobj, upload.file, out)
-                return await run_in_threadpool(self.h.submit, author, archive, upload.filename)
+                queued: list[Submission] = []
+                try:
+                    return await run_in_threadpool(self.h.submit, author, archive, upload.filename, queued.append)
+                except asyncio.CancelledError:
+                    # The server stops and cuts this request off: its author learns whether it was queued.
+                    self.h.stop_uploads()
+                    if queued:
+                        return queued[0]
+                    raise HTTPException(503, STOPPING) from None
         finally:
             await form.close()
 
@@ -352,12 +385,12 @@ class _Web:
             secret = form.get("code") or form.get("token")
         if not isinstance(secret, str) or not secret.strip():
             raise HTTPException(400, "send the sign-in code or your API token")
-        author = await run_in_threadpool(self.auth.checked, request, lambda: self.h.sign_in(secret.strip()))
-        if author is None:
+        found = await run_in_threadpool(self.auth.checked, request, lambda: self.h.sign_in(secret.strip()))
+        if found is None:
             raise HTTPException(403, "this sign-in link or token is not valid: a link works once and for a week; "
                                 "ask the organiser for a new link, or use your API token")
         response = RedirectResponse("/me", 303)
-        _set_session(response, await run_in_threadpool(self.h.session_for, author), request)
+        _set_session(response, await run_in_threadpool(self.h.session_for, *found), request)
         return response
 
     def join_page(self, request: Request) -> Response:
@@ -371,14 +404,16 @@ class _Web:
         if not isinstance(code, str) or not isinstance(name, str):
             raise HTTPException(400, "send the invite code and a name")
         try:
-            found = await run_in_threadpool(self.h.sign_up, code, name.strip())
+            self.h.check_new_author(name.strip())  # a name no one may have costs no guess of the code
+            # A wrong code is a failed secret like a wrong token: counted toward the same limits, before its hash.
+            found = await run_in_threadpool(self.auth.checked, request, lambda: self.h.sign_up(code, name.strip()))
         except UploadRefused as exc:  # the name: said as what it is, not as an upload's refusal
             raise HTTPException(exc.status, str(exc)) from None
         if found is None:
             raise HTTPException(403, "this invite code is not valid: it was used up, has expired or was revoked; "
                                 "ask the organiser for a new one")
         author, token = found
-        session = self.h.session_for(author)
+        session = await run_in_threadpool(self.h.session_for, author, SessionSource.SIGN_UP)
         response = _page("joined.html.j2", f"welcome, {author.name}", author, self.h.csrf_for(session), token=token,
                          base=str(request.base_url).rstrip("/"))
         _set_session(response, session, request)
@@ -392,10 +427,35 @@ class _Web:
         response.delete_cookie(COOKIE)
         return response
 
+    async def signout_everywhere(self, request: Request) -> Response:
+        """The form of /me that ends every session of its author's, this one included."""
+        author = self.signed_in(request)
+        async with request.form(max_files=0, max_fields=2) as form:
+            self.check_csrf(request, form.get("csrf"))
+        await run_in_threadpool(self.h.end_sessions, author)
+        response = RedirectResponse("/", 303)
+        response.delete_cookie(COOKIE)
+        return response
+
+    def api_sessions(self, request: Request) -> Response:
+        """The asking author's sessions: when each was made, from what, when last used (never its id)."""
+        author = self.signed_in(request)
+        return JSONResponse([_session_json(s) for s in self.h.sessions(author, request.cookies.get(COOKIE, ""))])
+
+    def api_end_sessions(self, request: Request) -> Response:
+        """End every session of the asking author's (by their token, or a session with its CSRF token)."""
+        author, by_cookie = self.who(request)
+        if author is None:
+            raise HTTPException(401, "sign in, or send your API token as: Authorization: Bearer TOKEN")
+        if by_cookie:
+            self.check_csrf(request, None)
+        return JSONResponse({"ended": self.h.end_sessions(author)})
+
     def me(self, request: Request) -> Response:
         author = self.signed_in(request)
         return _page("me.html.j2", f"{author.name}: your bots", author, self.csrf(request),
-                     bots=self.h.bots_listed(author), submissions=self.h.submissions(author))
+                     bots=self.h.bots_listed(author), submissions=self.h.submissions(author),
+                     sessions=self.h.sessions(author, request.cookies.get(COOKIE, "")))
 
     def my_bot(self, request: Request) -> Response:
         author, _ = self.who(request)
@@ -410,8 +470,11 @@ class _Web:
                      paused=self.h.paused(bot))
 
     def api_retire(self, request: Request) -> Response:
-        """Retire a bot with its owner's (or the organiser's) token: it leaves the ladder, its games stay."""
-        author, _ = self.who(request)
+        """Retire a bot with its owner's (or the organiser's) token, or their session with its CSRF token: it
+        leaves the ladder, its games stay."""
+        author, by_cookie = self.who(request)
+        if by_cookie and author is not None:
+            self.check_csrf(request, None)
         if not self.h.retire(author, request.path_params["bot"]):
             raise _not_found()
         return JSONResponse({"bot": request.path_params["bot"], "status": "retired"})

@@ -6,17 +6,27 @@ provider has said who it is) is one more backend in `Authentication.backends`, a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Protocol
+from typing import Callable, Protocol, TypeVar
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 
 from arena.server.hosting import Hosting
-from arena.server.limits import FailedAuthentications
+from arena.server.limits import FailedAuthentications, Limited
 from arena.storage.authors import Author
 
 COOKIE = "arena_session"
+LIMITED_WAIT = 1.0  # seconds a secret refused unchecked waits for its answer
+T = TypeVar("T")
 Check = Callable[[Callable[[], Author | None]], Author | None]  # a secret checked, failures limited per address
+
+
+class TooManyFailures(HTTPException):
+    """A 429 for a secret refused unchecked (limits.Limited): answered only after LIMITED_WAIT, so that a guesser
+    held at the limit sends one request a second on each connection, not hundreds."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(429, message)
 
 
 @dataclass(frozen=True)
@@ -46,7 +56,8 @@ class BearerToken:
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise HTTPException(401, "send the API token as the header: Authorization: Bearer TOKEN")
-        author = check(lambda: hosting.by_token(token.strip()))
+        # A token checked before in this process costs no slow hash: it is not counted toward the limits.
+        author = hosting.by_known_token(token.strip()) or check(lambda: hosting.by_token(token.strip()))
         if author is None:
             raise HTTPException(401, "the API token is not valid (revoked, mistyped, or replaced)")
         return Known(author, False)
@@ -80,12 +91,18 @@ class Authentication:
                 return known
         return Known(None, False)
 
-    def checked(self, request: Request, check: Callable[[], Author | None]) -> Author | None:
-        """check() of a secret the request sent, unless its address failed too often lately (429); a failure noted."""
+    def checked(self, request: Request, check: Callable[[], T | None]) -> T | None:
+        """check() of a secret the request sent (a token, a sign-in or invite code), counted as a failure unless it
+        finds something; a 429 before the check for an address that failed too often lately, or when all
+        addresses together did; at most SLOW_CHECKS checks at once, so that a flood of guesses takes neither the
+        processor nor the memory."""
         client = request.client.host if request.client else ""
-        if self.failures.blocked(client):
-            raise HTTPException(429, "too many failed sign-ins or tokens from your address: wait a minute")
-        author = check()
-        if author is None:
-            self.failures.failed(client)
-        return author
+        try:
+            stamp = self.failures.attempt(client)
+        except Limited as exc:
+            raise TooManyFailures(str(exc)) from None
+        with self.failures.slow:
+            found = check()
+        if found is not None:
+            self.failures.forgive(client, stamp)
+        return found

@@ -8,6 +8,9 @@ import hashlib
 import hmac
 import json
 import logging
+import os
+import shutil
+import tempfile
 import threading
 import time
 from collections import OrderedDict
@@ -27,7 +30,7 @@ from arena.site.build import ASSETS
 from arena.site.data import RECENT_GAMES, LiveHistory, Point, slug
 from arena.site.markdown import rules_html
 from arena.storage import Store, StoredGameRow, Tournament, replay_path
-from arena.storage.authors import HOUSE_AUTHOR, Author, Status, Submission, check_author_name
+from arena.storage.authors import Author, Session, SessionSource, Status, Submission, check_author_name
 from arena.storage.keys import bot_of
 from arena.tournament.competition import About
 from arena.tournament.leaderboard import ranked_rows, row_json, tournament_board
@@ -47,6 +50,8 @@ MAX_SECRET = 200  # characters of a session id, sign-in code or token looked up 
 GAME_PAGES = 64  # game pages kept made (a stored game never changes)
 CHARTS = 64  # bots' rating charts kept drawn, each under the data it was drawn from
 BOT_PAGES = "/bots/"  # where a bot's public page is served: BOT_PAGES + slug(its name)
+TEMP_PREFIX = "arena-upload-"  # an upload's raw archive waits in a temp folder named so, then the store's digest
+STOPPING = "the server is stopping, and your upload was not queued: send it again once the server is back"
 MAX_NUMBER = 2**62  # no game number beyond this is looked up (SQLite's integers end at 2**63)
 Board = tuple[tuple[int, int, int], list[dict[str, Any]]]  # a ranking, and the store's state it was made from
 
@@ -78,6 +83,7 @@ class Hosting:
         self.stream_seconds = stream_seconds
         self._local = threading.local()
         self._naming = threading.Lock()  # one upload's name checked and taken at a time
+        self._stopping = threading.Event()  # the server is stopping: no upload is queued
         self._uploading: dict[int, threading.Lock] = {}  # per author: one upload of theirs at a time
         self._tokens: dict[bytes, tuple[int, bytes]] = {}  # sha256 of a token checked once -> (author id, hash)
         self._board: Board | None = None  # the last ranking, and when
@@ -116,13 +122,30 @@ class Hosting:
         self._tokens[digest] = (found[0].id, found[1])
         return found[0]
 
-    def session_for(self, author: Author) -> str:
-        """A new session of the author's, kept by the store (as a hash) for SESSION_SECONDS or until sign-out."""
-        return self.store().open_session(author, SESSION_SECONDS)
+    def by_known_token(self, token: str) -> Author | None:
+        """The author of a token already checked by by_token in this process, if it is still theirs (no slow hash);
+        None for any other."""
+        known = self._tokens.get(hashlib.sha256(token.encode()).digest())
+        return None if known is None else self.store().author_holding(*known)
+
+    def session_for(self, author: Author, source: SessionSource) -> str:
+        """A new session of the author's made from `source`, kept by the store (as a hash) for SESSION_SECONDS or
+        until it is ended: by a sign-out, the replacement of that secret, or the author's revocation."""
+        return self.store().open_session(author, SESSION_SECONDS, source)
 
     def by_session(self, value: str) -> Author | None:
         """The author of a session that has not expired or been ended, if they are not revoked."""
         return self.store().session_author(value) if 0 < len(value) <= MAX_SECRET else None
+
+    def sessions(self, author: Author, current: str = "") -> list[Session]:
+        """The author's own sessions (never their ids), `current` (the asking request's session) marked."""
+        return self.store().sessions_of(author, current if len(current) <= MAX_SECRET else "")
+
+    def end_sessions(self, author: Author) -> int:
+        """Sign the author out everywhere: every session of theirs ends (their API token stays)."""
+        ended = self.store().end_sessions(author)
+        log.info("%s signed out everywhere (%d sessions)", author.name, ended)
+        return ended
 
     def end_session(self, value: str) -> None:
         """Sign out: the session opens nothing from now on."""
@@ -135,33 +158,48 @@ class Hosting:
         from the session id, a secret only its browser holds, so that no key need be kept."""
         return hmac.new(session.encode(), b"csrf", hashlib.sha256).hexdigest() if session else ""
 
-    def sign_in(self, secret: str) -> Author | None:
-        """The author whose one-time sign-in code this is (then used up), or whose API token it is; failed tries
-        are limited per address by the caller."""
+    def sign_in(self, secret: str) -> tuple[Author, SessionSource] | None:
+        """The author whose one-time sign-in code this is (then used up), or whose API token it is, with which of
+        the two it was; failed tries are limited per address by the caller."""
         if not 0 < len(secret) <= MAX_SECRET:
             return None
-        return self.store().sign_in(secret) or self.by_token(secret)
+        author = self.store().sign_in(secret)
+        if author is not None:
+            return author, SessionSource.LINK
+        author = self.by_token(secret)
+        return None if author is None else (author, SessionSource.TOKEN)
 
-    def sign_up(self, code: str, name: str) -> tuple[Author, str] | None:
-        """A new author NAME signed up by an invite code: (the author, their API token); None if the code is not
-        one with a use left; UploadRefused (400, 409) for a name that is not a name, is reserved (the organiser's,
-        a sample bot's) or is taken (no use spent)."""
+    @staticmethod
+    def check_new_author(name: str) -> None:
+        """UploadRefused (400, 409) for a name no one may sign up under: not a name, or one that looks like a
+        reserved one (the organiser's, a sample bot's); checked before any invite code."""
         try:
             check_author_name(name)
         except ConfigError as exc:
             raise UploadRefused(str(exc), 400) from None
-        if name.lower() in {HOUSE_AUTHOR, *(r.lower() for r in self.reserved)}:
-            raise UploadRefused(f"the name {name!r} is reserved (the organiser's, or a sample bot's): choose another",
-                                409)
         try:
-            return self.store().redeem_invite(code, name)
-        except ConfigError:
-            raise UploadRefused(f"the name {name!r} is taken: choose another", 409) from None
+            names.check_author_look(name, ())
+        except ConfigError as exc:
+            raise UploadRefused(str(exc), 409) from None
+
+    def sign_up(self, code: str, name: str) -> tuple[Author, str] | None:
+        """A new author NAME signed up by an invite code: (the author, their API token); None if the code is not
+        one with a use left; UploadRefused (400, 409) for a name that is not a name, or that looks like a reserved
+        one or an author's (no use spent)."""
+        self.check_new_author(name)
+        if not 0 < len(code) <= MAX_SECRET:
+            return None
+        try:
+            return names.redeem_invite(self.store(), code, name)
+        except ConfigError as exc:
+            raise UploadRefused(str(exc), 409) from None
 
     # --- uploads ------------------------------------------------------------------------------------------------
-    def submit(self, author: Author, archive: Path, filename: str) -> Submission:
-        """Check and unpack an uploaded archive and queue it for admission: UploadRefused (one line, with its HTTP
-        status) for anything the competition does not take."""
+    def submit(self, author: Author, archive: Path, filename: str,
+               queued: Callable[[Submission], None] = lambda _: None) -> Submission:
+        """Check and unpack an uploaded archive and queue it for admission (then queued(it) is called, before any
+        stop_uploads can return): UploadRefused (one line, with its HTTP status) for anything the competition does
+        not take, 503 once the server is stopping."""
         store = self.store()
         # One upload of an author's at a time (so that their daily limit holds), and the names checked and taken
         # one upload at a time; the archive itself is checked and unpacked holding neither, so that no upload
@@ -169,20 +207,50 @@ class Hosting:
         with self._author_lock(author):
             self.check_rate(author)
             try:
-                manifest, unpacked, folder = receive(archive, filename, self.settings.uploads, self.limits)
+                manifest, unpacked, folder = receive(archive, filename, self.settings.uploads, self.limits,
+                                                     self._going)
                 try:
                     with self._naming:
+                        if self._stopping.is_set():
+                            raise UploadRefused(STOPPING, 503)
                         names.check_upload(store, author, manifest.name, manifest.version, self.reserved,
                                            self.limits.active_bots)
                         submission = store.add_submission(author, manifest.name, manifest.version, str(folder))
+                        queued(submission)
                     kept(unpacked)
                     return submission
                 except BaseException:
                     discard(unpacked)
                     raise
             except UploadRefused as exc:
-                self.refused(author, str(exc))
+                if exc.status != 503:  # the server's stop is not the author's refusal
+                    self.refused(author, str(exc))
                 raise
+
+    def _going(self) -> None:
+        """UploadRefused (503) once the server is stopping: an upload being unpacked then stops at its next file."""
+        if self._stopping.is_set():
+            raise UploadRefused(STOPPING, 503)
+
+    def stop_uploads(self) -> None:
+        """Queue no upload from now on (the server is stopping): one being queued now is queued before this returns,
+        any later one is refused 503."""
+        with self._naming:
+            self._stopping.set()
+
+    def temp_prefix(self) -> str:
+        """The name every temporary folder of this store's uploads begins with, in the system's temp folder: it
+        names the store (a digest of its path), so that a start sweeps only its own server's leftovers."""
+        return f"{TEMP_PREFIX}{hashlib.sha256(str(self.settings.db.resolve()).encode()).hexdigest()[:16]}-"
+
+    def sweep_temp(self) -> None:
+        """Remove what uploads of this store cut off by a SIGKILL left in the temp folder (the raw archives):
+        only folders named by temp_prefix, so another store's server, or anything else, is left alone."""
+        prefix = self.temp_prefix()
+        for leftover in Path(tempfile.gettempdir()).glob(f"{prefix}*"):
+            if leftover.is_dir() and not leftover.is_symlink() and leftover.lstat().st_uid == os.getuid():
+                shutil.rmtree(leftover, ignore_errors=True)
+                log.info("removed %s, left in the temp folder by an upload cut off", leftover.name)
 
     def _author_lock(self, author: Author) -> threading.Lock:
         with self._naming:

@@ -4,6 +4,7 @@ arrive, and the whole request in time; a request over a bound gets a one-line an
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import threading
 import time
@@ -29,7 +30,7 @@ class BodyRefused(BaseException):  # past the app's own handlers of Exception, t
 
 class BoundedRequests:
     """ASGI middleware: a body over `cap(path)` bytes is refused with 413, one that takes over BODY_SECONDS to
-    arrive with 408, and a request not answered within REQUEST_SECONDS with 503."""
+    arrive with 408, and a request not answered within REQUEST_SECONDS, or cut off by the server's stop, with 503."""
 
     def __init__(self, app: App, cap: Callable[[str], int], body_seconds: float = BODY_SECONDS,
                  request_seconds: float = REQUEST_SECONDS) -> None:
@@ -68,6 +69,10 @@ class BoundedRequests:
         except asyncio.TimeoutError:
             if not started:
                 await _answer(send, 503, f"the request was not answered within {self.request_seconds:.0f} seconds")
+        except asyncio.CancelledError:
+            # The server stops, and its grace for requests under way is over: an answer in one line, not a traceback.
+            if not started:
+                await _answer(send, 503, "the server is stopping: send the request again once it is back")
 
 
 def _bounded(receive: Receive, cap: int, seconds: float, over: int | None = None) -> Receive:
@@ -104,34 +109,73 @@ async def _answer(send: Send, status: int, message: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-MAX_FAILURES = 20  # failed sign-ins or tokens an address may make in FAILURE_WINDOW before it is made to wait
+MAX_FAILURES = 20  # failed secrets (sign-ins, tokens, invite codes) an address may send in FAILURE_WINDOW
+ALL_FAILURES = 100  # failed secrets from all addresses together in FAILURE_WINDOW: past it, no slow hash is begun
 FAILURE_WINDOW = 60.0  # seconds
+SLOW_CHECKS = 2  # secrets checked by the slow hash at once (scrypt takes 16 MiB each): the rest wait their turn
+IPV6_NETWORK = 64  # an IPv6 address is counted by its /64: one subscriber is given a whole one
+
+
+def address_key(client: str) -> str:
+    """What a client address is counted as: an IPv4 address as itself, an IPv6 one as its /64 network."""
+    try:
+        address = ipaddress.ip_address(client)
+    except ValueError:
+        return client
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is None:
+        return str(ipaddress.IPv6Network((address, IPV6_NETWORK), strict=False))
+    return str(address.ipv4_mapped or address) if isinstance(address, ipaddress.IPv6Address) else str(address)
+
+
+class Limited(Exception):
+    """A secret refused unchecked: its address (or all addresses together) failed too often lately."""
 
 
 class FailedAuthentications:
-    """Failed authentications per client address in a sliding window: past the limit, an address is answered 429
-    before any secret of its is checked, so that guessing costs the server no slow hash."""
+    """Failed secrets per client address (an IPv6 one by its /64) and from all addresses together, in a sliding
+    window. Each check is counted as a failure before it is made (and forgiven if it succeeds), so that requests
+    sent at once cannot pass the limit together; past a limit a secret is refused before any slow hash."""
 
-    def __init__(self, limit: int = MAX_FAILURES, window: float = FAILURE_WINDOW) -> None:
-        self.limit, self.window = limit, window
+    def __init__(self, limit: int = MAX_FAILURES, everyone: int = ALL_FAILURES, window: float = FAILURE_WINDOW,
+                 slow: int = SLOW_CHECKS) -> None:
+        self.limit, self.everyone, self.window = limit, everyone, window
         self._seen: dict[str, list[float]] = {}
+        self._all: list[float] = []
         self._lock = threading.Lock()
+        self.slow = threading.BoundedSemaphore(slow)
 
-    def blocked(self, client: str) -> bool:
-        """True if the address failed `limit` times within the window."""
-        now = time.monotonic()
-        with self._lock:  # an address with no failure is not kept: only failures take room
-            return sum(t > now - self.window for t in self._seen.get(client, ())) >= self.limit
-
-    def failed(self, client: str) -> None:
-        """Note a failure of the address (addresses without one in the window are forgotten on the way)."""
-        now = time.monotonic()
+    def attempt(self, client: str) -> float:
+        """Count a check of a secret from the address as a failure until forgive() says otherwise: its stamp;
+        Limited if the address, or everyone, failed too often within the window."""
+        key, now = address_key(client), time.monotonic()
         with self._lock:
-            self._recent(client, now).append(now)
+            mine = self._recent(key, now)
+            self._all = [t for t in self._all if t > now - self.window][-self.everyone:]
+            if len(mine) >= self.limit:
+                raise Limited("too many failed sign-ins, tokens or invite codes from your address: wait a minute")
+            if len(self._all) >= self.everyone:
+                raise Limited("too many failed sign-ins, tokens or invite codes lately: wait a minute")
+            mine.append(now)
+            self._all.append(now)
             if len(self._seen) > 10_000:  # an address flood: keep only those still in their window
                 self._seen = {k: v for k, v in self._seen.items() if v and v[-1] > now - self.window}
+        return now
 
-    def _recent(self, client: str, now: float) -> list[float]:
-        times = [t for t in self._seen.get(client, []) if t > now - self.window][-self.limit:]
-        self._seen[client] = times
+    def forgive(self, client: str, stamp: float) -> None:
+        """The check counted at `stamp` succeeded: it is no failure."""
+        key = address_key(client)
+        with self._lock:
+            for times in (self._seen.get(key, []), self._all):
+                if stamp in times:
+                    times.remove(stamp)
+
+    def blocked(self, client: str) -> bool:
+        """True if the address failed `limit` times within the window (an address with no failure is not kept)."""
+        now = time.monotonic()
+        with self._lock:
+            return sum(t > now - self.window for t in self._seen.get(address_key(client), ())) >= self.limit
+
+    def _recent(self, key: str, now: float) -> list[float]:
+        times = [t for t in self._seen.get(key, []) if t > now - self.window][-self.limit:]
+        self._seen[key] = times
         return times

@@ -8,9 +8,14 @@ from typing import TYPE_CHECKING
 from arena.errors import ConfigError
 from arena.storage.authors import (
     HOUSE_AUTHOR,
+    MAX_SESSIONS,
+    SEEN_EVERY,
     SIGN_IN_SECONDS,
     Author,
     Invite,
+    NameCheck,
+    Session,
+    SessionSource,
     author_id_of,
     check_author_name,
     matches,
@@ -36,15 +41,35 @@ class Accounts(Connection):
             self._locks[SERVER_LOCK] = hold_server_lock(self.path)
 
     @_guarded
-    def open_session(self, author: Author, seconds: float) -> str:
-        """A new session of the author's, good for `seconds` or until it is ended: its id, which the store keeps only
-        as a hash (sessions that have expired are dropped on the way)."""
+    def open_session(self, author: Author, seconds: float, source: SessionSource = SessionSource.LINK,
+                     most: int = MAX_SESSIONS) -> str:
+        """A new session of the author's, made from `source` and good for `seconds` or until it is ended (by a
+        sign-out, the author's revocation, or the replacement of the secret it was made from): its id, which the
+        store keeps only as a hash. Expired sessions are dropped on the way, and the author's least recently used
+        ones beyond `most`."""
         session, now = new_session(), time.time()
         with self._transaction():
             self.db.execute("DELETE FROM sessions WHERE expires < ?", (now,))
-            self.db.execute("INSERT INTO sessions (hash, author_id, created, expires) VALUES (?,?,?,?)",
-                            (session_hash(session), author.id, now, now + seconds))
+            self.db.execute("INSERT INTO sessions (hash, author_id, created, expires, source, seen) VALUES "
+                            "(?,?,?,?,?,?)", (session_hash(session), author.id, now, now + seconds, source.value, now))
+            self.db.execute("DELETE FROM sessions WHERE author_id = ? AND rowid NOT IN (SELECT rowid FROM sessions "
+                            "WHERE author_id = ? ORDER BY seen DESC, rowid DESC LIMIT ?)", (author.id, author.id, most))
         return session
+
+    @_guarded
+    def sessions_of(self, author: Author, current: str = "") -> list[Session]:
+        """The author's sessions that have not expired, most recently used first (never their ids); `current` (a
+        session id) marks the one it is."""
+        mine = session_hash(current) if current else b""
+        rows = self.db.execute("SELECT rowid, created, source, seen, expires, hash FROM sessions WHERE author_id = ? "
+                               "AND expires > ? ORDER BY seen DESC, rowid DESC", (author.id, time.time()))
+        return [Session(n, created, SessionSource(source), seen, expires, digest == mine)
+                for n, created, source, seen, expires, digest in rows]
+
+    @_guarded
+    def end_sessions(self, author: Author) -> int:
+        """End every session of the author's (sign out everywhere): how many there were."""
+        return self.db.execute("DELETE FROM sessions WHERE author_id = ?", (author.id,)).rowcount
 
     @_guarded
     def note_served_at(self, address: str) -> None:
@@ -59,10 +84,16 @@ class Accounts(Connection):
 
     @_guarded
     def session_author(self, session: str) -> Author | None:
-        """The (not revoked) author of a session that has neither expired nor been ended, else None."""
-        row = self.db.execute("SELECT author_id FROM sessions WHERE hash = ? AND expires > ?",
-                              (session_hash(session), time.time())).fetchone()
-        return None if row is None else self.author(row[0])
+        """The (not revoked) author of a session that has neither expired nor been ended, else None; the session is
+        noted as used (at most once a minute, so that reading a page writes nothing most times)."""
+        digest, now = session_hash(session), time.time()
+        row = self.db.execute("SELECT author_id, seen FROM sessions WHERE hash = ? AND expires > ?",
+                              (digest, now)).fetchone()
+        if row is None:
+            return None
+        if row[1] is None or row[1] < now - SEEN_EVERY:
+            self.db.execute("UPDATE sessions SET seen = ? WHERE hash = ?", (now, digest))
+        return self.author(row[0])
 
     @_guarded
     def end_session(self, session: str) -> None:
@@ -70,15 +101,19 @@ class Accounts(Connection):
         self.db.execute("DELETE FROM sessions WHERE hash = ?", (session_hash(session),))
 
     @_guarded
-    def add_author(self, name: str, organiser: bool = False) -> tuple[Author, str, str]:
+    def add_author(self, name: str, organiser: bool = False, check: NameCheck | None = None) -> tuple[Author, str, str]:
         """A new author: (the author, their API token, their sign-in code), the secrets shown only this once;
-        ConfigError if the name is taken or not a name."""
+        ConfigError if the name is taken or not a name, or if check(every author's name), called in the same
+        transaction, raises it (arena/competition/names.py refuses names that look alike)."""
         check_author_name(name)
         with self._transaction():
-            return self._insert_author(name, organiser)
+            return self._insert_author(name, organiser, check=check)
 
-    def _insert_author(self, name: str, organiser: bool, secrets: bool = True) -> tuple[Author, str, str]:
+    def _insert_author(self, name: str, organiser: bool, secrets: bool = True,
+                       check: NameCheck | None = None) -> tuple[Author, str, str]:
         """Inside a transaction: a new author, with a token and sign-in code unless not `secrets` (then "", "")."""
+        if check is not None:
+            check([row[0] for row in self.db.execute("SELECT name FROM authors ORDER BY id")])
         if self.db.execute("SELECT 1 FROM authors WHERE name = ?", (name,)).fetchone():
             raise ConfigError(f"there is already an author {name!r}: choose another name, or revoke that one")
         now = time.time()
@@ -129,9 +164,10 @@ class Accounts(Connection):
             raise ConfigError(f"no invite {iid} to revoke; arena authors invites lists them")
 
     @_guarded
-    def redeem_invite(self, code: str, name: str) -> tuple[Author, str] | None:
+    def redeem_invite(self, code: str, name: str, check: NameCheck | None = None) -> tuple[Author, str] | None:
         """A new author NAME signed up by an invite code with a use left, not expired or revoked: (the author, their
-        API token); None if the code is not such a code; ConfigError if the name is taken or not a name."""
+        API token); None if the code is not such a code; ConfigError if the name is taken or not a name, or if
+        check(every author's name) raises it (as for add_author)."""
         check_author_name(name)
         iid = author_id_of(code)
         row = None if iid is None else self.db.execute(
@@ -144,7 +180,7 @@ class Accounts(Connection):
                                     "NULL", (iid,)).rowcount  # two sign-ups at once: only the uses left
             if not taken:
                 return None
-            author, token, _ = self._insert_author(name, False)
+            author, token, _ = self._insert_author(name, False, check=check)
         return author, token
 
     @_guarded
@@ -191,6 +227,10 @@ class Accounts(Connection):
             if row[1] is not None and not restore:
                 raise ConfigError(f"author {name!r} was revoked: arena authors restore {name} brings them back")
             secret = new_secret(row[0])
+            # The sessions made from the secret replaced end with it: a stolen one is no way back in.
+            ended = (SessionSource.LINK,) if kind == "link" else (SessionSource.TOKEN, SessionSource.SIGN_UP)
+            self.db.execute(f"DELETE FROM sessions WHERE author_id = ? AND source IN ({','.join('?' * len(ended))})",
+                            (row[0], *(e.value for e in ended)))
             if kind == "link":
                 self.db.execute("UPDATE authors SET link_salt = ?, link_hash = ?, link_expires = ?, revoked = NULL "
                                 "WHERE id = ?", (*salted_hash(secret), time.time() + SIGN_IN_SECONDS, row[0]))
@@ -231,3 +271,7 @@ class Accounts(Connection):
         used = self.db.execute("UPDATE authors SET link_hash = NULL WHERE id = ? AND link_hash = ?", (aid, row[1]))
         return self.author(aid) if used.rowcount == 1 else None  # type: ignore[arg-type]
 
+    @_guarded
+    def bot_owners(self) -> dict[str, str]:
+        """Every owned bot name, with its owner's name."""
+        return dict(self.db.execute("SELECT o.bot, a.name FROM owners o JOIN authors a ON a.id = o.author_id"))

@@ -9,6 +9,7 @@ import re
 import secrets
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Callable
 
 from arena.errors import ConfigError
 
@@ -19,6 +20,9 @@ SCRYPT_N, SCRYPT_R, SCRYPT_P = 1 << 14, 8, 1
 SALT_BYTES = 16
 SECRET_BYTES = 32
 SIGN_IN_SECONDS = 7 * 24 * 3600  # how long a sign-in link may wait for its first use
+MAX_SESSIONS = 20  # an author's sessions at once: a new one ends the least recently used beyond
+SEEN_EVERY = 60.0  # seconds: a session's last use is noted at most this often
+NameCheck = Callable[[list[str]], None]  # raises ConfigError for a name that clashes with one of the names given
 HOUSE_AUTHOR = "organiser"  # who the organiser's own submission folders belong to, if no organiser was added
 
 
@@ -45,6 +49,26 @@ class Author:
     organiser: bool
     created: float
     revoked: float | None = None
+
+
+class SessionSource(StrEnum):
+    """What a session was made from: it ends when that secret is replaced (and with the author's revocation)."""
+
+    LINK = "sign-in link"
+    TOKEN = "API token"
+    SIGN_UP = "sign-up"  # an invite code: the session goes with the API token given at sign-up
+
+
+@dataclass(frozen=True)
+class Session:
+    """A session as its author is shown it: never its id."""
+
+    number: int
+    created: float
+    source: SessionSource
+    seen: float | None
+    expires: float
+    current: bool = False  # the session of the request that asked
 
 
 @dataclass(frozen=True)

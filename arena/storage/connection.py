@@ -32,6 +32,7 @@ from arena.storage.schema import (
     _BUILD_TIME,
     _SCHEMA,
     _SERVING,
+    _SESSION_SOURCES,
     _SESSIONS,
     DATA_MIGRATIONS,
     MIGRATIONS,
@@ -239,7 +240,8 @@ class Connection:
         if version == SCHEMA_VERSION:
             return
         if version is None:
-            for statement in [*filter(str.strip, _SCHEMA.split(";")), *_ACCOUNTS, *_SERVING, *_SESSIONS, *_BUILD_TIME]:
+            for statement in [*filter(str.strip, _SCHEMA.split(";")), *_ACCOUNTS, *_SERVING, *_SESSIONS, *_BUILD_TIME,
+                              *_SESSION_SOURCES]:
                 self.db.execute(statement)
             self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             return

@@ -11,7 +11,7 @@ from arena.storage.authors import (
     Status,
 )
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -100,6 +100,14 @@ _SESSIONS = (
 _BUILD_TIME = ("CREATE TABLE IF NOT EXISTS build_times (submission_id INTEGER PRIMARY KEY REFERENCES "
                "submissions(id), seconds REAL NOT NULL)",)
 
+# A session keeps what it was made from (it ends when that secret is replaced) and when it was last used; the
+# sessions opened before are ended, since what they were made from is not known.
+_SESSION_SOURCES = (
+    "ALTER TABLE sessions ADD COLUMN source TEXT NOT NULL DEFAULT 'sign-in link'",
+    "ALTER TABLE sessions ADD COLUMN seen REAL",
+    "DELETE FROM sessions",
+)
+
 # MIGRATIONS[v] takes a store of schema v to v + 1; they run in one transaction, so a failure changes nothing.
 MIGRATIONS: dict[int, tuple[str, ...]] = {
     # 0.1.0 called its table of single games `matches`, while a match is a series of games everywhere else.
@@ -127,6 +135,8 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     # Each upload's folder is kept relative to the store's own folder (see stored_folder), and a bot's versions
     # replaced by a newer one are retired: done by _store_relative below.
     9: (),
+    # Sessions end with the secret they were made from, and their author sees when each was made and last used.
+    10: _SESSION_SOURCES,
 }
 
 

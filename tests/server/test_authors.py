@@ -39,7 +39,8 @@ def test_a_token_is_shown_once_stored_as_a_hash_and_works_until_revoked(tmp_path
 
 def test_a_taken_or_bad_author_name_is_one_line_and_exit_2(tmp_path: Path) -> None:
     _add(tmp_path, "alice")
-    for name, said in (("alice", "already an author 'alice'"), ("<b>", "must be 1-64 letters")):
+    for name, said in (("alice", "the name 'alice' is taken"), ("Alice.", "looks like 'alice'"),
+                       ("<b>", "must be 1-64 letters")):
         r = CliRunner().invoke(main, ["authors", "add", name, "--results", str(tmp_path)])
         assert r.exit_code == 2 and said in r.output and "Traceback" not in r.output
     r = CliRunner().invoke(main, ["authors", "revoke", "nobody", "--results", str(tmp_path)])
