@@ -5,7 +5,9 @@ from __future__ import annotations
 import compileall
 import os
 import signal
+import subprocess
 from pathlib import Path
+from typing import Any, Iterator
 
 import pytest
 
@@ -57,3 +59,14 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     from tests.stored_games import session_finish
 
     session_finish(session)
+
+
+@pytest.fixture
+def started() -> Iterator[list[subprocess.Popen[Any]]]:
+    """The processes a test starts (a cluster's, say), killed with whatever they started after it."""
+    from tests.helpers import kill_trees
+    procs: list[subprocess.Popen[Any]] = []
+    try:
+        yield procs
+    finally:
+        kill_trees(procs)

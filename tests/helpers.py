@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -134,3 +135,15 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def kill_trees(procs: list[subprocess.Popen[Any]]) -> None:
+    """Kill the processes and whatever they started (a Dask scheduler's and workers' children among them)."""
+    from arena.tournament.worker import descendants
+    for proc in procs:
+        for pid in [proc.pid, *(pid for pid, _ in descendants(proc.pid))]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        proc.wait()

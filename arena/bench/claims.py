@@ -21,7 +21,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from arena.bench.ranking import CONFIG
+from arena.bench.ranking import CONFIG, play_wave
 from arena.bots.entrants import Entrant
 from arena.ratings.order import finals_settings
 from arena.ratings.sprt import elo_to_score
@@ -96,15 +96,7 @@ def interval_run(bots: int, seats: int, spread: float, seed: int) -> list[tuple[
     for horizon in HORIZONS:
         while seq < horizon * bots // seats:
             wave = ladder_wave(ratings, counts, names, seats, DEFAULT_WAVE, seq, table_no, seed)
-            for table in wave:
-                at = np.array([index[b] for b in table.bots])
-                for _ in range(table.games):
-                    perf = skill[at] + rng.normal(0.0, CONFIG.beta, len(at))
-                    ranks = tuple(int(r) + 1 for r in np.argsort(np.argsort(-perf)))
-                    ratings = ratings.after(GameOutcome(seq, table.bots, ranks), env)
-                    seq += 1
-                for bot in table.bots:
-                    counts[bot] += table.games
+            ratings, seq = play_wave(wave, ratings, counts, skill, index, rng, seq, env)
             table_no += len(wave)
         stats = {n: {"games": counts[n], "wins": 0, "mean_score": None, "mean_rank": None, "fault_rate": 0.0}
                  for n in names}

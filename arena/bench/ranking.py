@@ -11,7 +11,7 @@ from __future__ import annotations
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 from scipy.stats import kendalltau
@@ -107,21 +107,30 @@ def simulate(rule: Rule, bots: int, seats: int, spread: float, games: int, seed:
     seq = table_no = 0
     while seq < games:
         wave = rule(ratings, counts, names, seats, DEFAULT_WAVE, seq, table_no, seed)
-        for table in wave:
-            at = np.array([index[b] for b in table.bots])
-            for _ in range(table.games):  # every seat rotation; the model's outcome does not depend on the seat
-                perf = skill[at] + rng.normal(0.0, CONFIG.beta, len(at))
-                ranks = tuple(int(r) + 1 for r in np.argsort(np.argsort(-perf)))
-                ratings = ratings.after(GameOutcome(seq, table.bots, ranks), env)
-                seq += 1
-            for bot in table.bots:
-                counts[bot] += table.games
+        ratings, seq = play_wave(wave, ratings, counts, skill, index, rng, seq, env)
         table_no += len(wave)
         board = _board(ratings, names)
         played.append(seq)
         taus.append(kendalltau(skill, -board).statistic)
         precisions.append(len(true_top & set(np.argsort(board)[:TOP])) / TOP)
     return Run(np.array(played), np.array(taus), np.array(precisions), max(counts.values()))
+
+
+def play_wave(wave: Sequence[Table], ratings: Ratings, counts: dict[str, int], skill: np.ndarray,
+              index: dict[str, int], rng: np.random.Generator, seq: int, env: Any) -> tuple[Ratings, int]:
+    """A wave's tables played in the model (each game's ranks by the seats' skills plus beta's noise) and rated; each
+    bot's count of games raised (env: the ratings' TrueSkill environment): the ratings after, and the next game's
+    number."""
+    for table in wave:
+        at = np.array([index[b] for b in table.bots])
+        for _ in range(table.games):  # every seat rotation; the model's outcome does not depend on the seat
+            perf = skill[at] + rng.normal(0.0, CONFIG.beta, len(at))
+            ranks = tuple(int(r) + 1 for r in np.argsort(np.argsort(-perf)))
+            ratings = ratings.after(GameOutcome(seq, table.bots, ranks), env)
+            seq += 1
+        for bot in table.bots:
+            counts[bot] += table.games
+    return ratings, seq
 
 
 def _board(ratings: Ratings, names: Sequence[str]) -> np.ndarray:

@@ -11,12 +11,10 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
-from arena.tournament.worker import descendants
-from tests.helpers import ROOT, dask_command, free_port, parent_of, wait_until
+from tests.helpers import ROOT, dask_command, free_port, kill_trees, parent_of, wait_until
 from tests.server.conftest import ENV, Server, kit_bot, stop, upload, zipped
 
 pytest.importorskip("distributed")
@@ -78,26 +76,6 @@ def _start(tmp_path: Path, competition: Path, port: int, started: list[subproces
     assert wait_until(lambda: _workers_seen(address) == 2, 60), "the cluster did not start"
     return Cluster(address, scheduler, workers)
 
-
-def _kill(procs: list[subprocess.Popen[bytes]]) -> None:
-    """Kill the processes and whatever they started."""
-    for proc in procs:
-        for pid in [proc.pid, *(pid for pid, _ in descendants(proc.pid))]:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        proc.wait()
-
-
-@pytest.fixture
-def started() -> Iterator[list[subprocess.Popen[bytes]]]:
-    """The cluster's processes a test starts, killed (with whatever its workers started) after it."""
-    procs: list[subprocess.Popen[bytes]] = []
-    try:
-        yield procs
-    finally:
-        _kill(procs)
 
 
 @pytest.fixture
@@ -267,7 +245,7 @@ def test_a_lost_scheduler_is_logged_the_pages_still_served_and_the_season_resume
         sid = upload(server, alice, zipped(kit_bot(tmp_path / "alicebot"))).json()["id"]
         assert wait_until(lambda: server.status(alice, sid)["status"] == "admitted", BUSY), _said(log)
         assert wait_until(lambda: _played(server.results, "alicebot") >= 1, BUSY), _said(log)
-        _kill(started)  # the scheduler and its workers gone (the workers end without it anyway)
+        kill_trees(started)  # the scheduler and its workers gone (the workers end without it anyway)
         started.clear()
         assert wait_until(lambda: "was lost" in log.read_text() or "cannot reach" in log.read_text(), BUSY), \
             _said(log)
@@ -359,4 +337,4 @@ def test_a_tls_cluster_with_dask_s_own_tls_settings_plays_the_ladder(tmp_path: P
             assert stop(server) == 130
         assert "Traceback" not in log.read_text(), _said(log)
     finally:
-        _kill(procs)
+        kill_trees(procs)

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sqlite3
 import stat
 import subprocess
 import sys
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 from click.testing import CliRunner
@@ -90,24 +88,6 @@ def _listening(pid: int) -> list[int]:
             pass
     return sorted(ports)
 
-
-def _kill(procs: list[subprocess.Popen[str]]) -> None:
-    for proc in procs:
-        for pid in [proc.pid, *(pid for pid, _ in descendants(proc.pid))]:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        proc.wait()
-
-
-@pytest.fixture
-def started() -> Iterator[list[subprocess.Popen[str]]]:
-    procs: list[subprocess.Popen[str]] = []
-    try:
-        yield procs
-    finally:
-        _kill(procs)
 
 
 @pytest.mark.slow
