@@ -14,11 +14,11 @@ import datetime
 import ipaddress
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
+from arena.bots import leftovers
 from arena.errors import ConfigError
 
 ROLES = ("scheduler", "worker", "client")  # one certificate each, as Dask's TLS settings name them
@@ -84,7 +84,8 @@ def make_certs(folder: Path, hosts: tuple[str, ...] = (), days: int = DAYS) -> C
 @contextlib.contextmanager
 def private_credentials() -> Iterator[CertFiles]:
     """Credentials made for one run in a temporary folder only this user can enter, removed after it."""
-    folder = Path(tempfile.mkdtemp(prefix="arena-cluster-"))  # mode 0700
+    # Mode 0700, and marked as this process's: what a killed arena leaves is swept by the next one (leftovers.sweep).
+    folder = leftovers.private_dir()
     try:
         yield make_certs(folder / "tls", hosts=("127.0.0.1", "localhost"), days=2)
     finally:

@@ -152,6 +152,32 @@ def test_a_tls_cluster_without_a_certificate_is_refused_and_a_certificates_folde
     assert r.exit_code == 2 and "lacks ca.pem, client.pem, client-key.pem" in r.output, r.output
 
 
+def test_the_credentials_of_a_killed_arena_are_swept_by_the_next_one() -> None:
+    """A local cluster's private CA lives in a private folder marked as its arena's: an arena killed with it (SIGKILL
+    runs no cleanup) leaves the folder, and the next arena's sweep removes it; a living arena's is kept."""
+    hold = ("import os, sys; from arena.tournament.cluster_tls import private_credentials\n"
+            "with private_credentials() as files:\n"
+            "    print(files.cert('ca').parent.parent, flush=True)\n"
+            "    sys.stdin.read() if sys.argv[1:] else os._exit(9)\n")
+    killed = subprocess.run([sys.executable, "-c", hold], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    folder = Path(killed.stdout.strip())
+    assert killed.returncode == 9 and folder.is_dir(), killed.stderr
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    living = subprocess.Popen([sys.executable, "-c", hold, "hold"], cwd=ROOT, stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert living.stdout is not None
+        mine = Path(living.stdout.readline().strip())
+        sweep = "from arena.bots import leftovers; print(*leftovers.sweep().private, sep='\\n')"
+        swept = subprocess.run([sys.executable, "-c", sweep], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        # Gone, by this sweep or by another arena's (every tournament's start sweeps, and tests run side by side).
+        assert swept.returncode == 0 and not folder.exists(), swept.stderr
+        assert mine.is_dir() and str(mine) not in swept.stdout.split()  # a living arena's own, in use
+    finally:
+        living.communicate("", timeout=120)
+    assert living.returncode == 0 and not mine.exists()
+
+
 def test_arena_cluster_certs_makes_a_ca_and_private_keys_and_overwrites_nothing(tmp_path: Path) -> None:
     folder = tmp_path / "certs"
     r = CliRunner().invoke(main, ["cluster", "certs", str(folder), "--host", "10.0.0.1"])
