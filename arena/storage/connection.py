@@ -32,11 +32,11 @@ from arena.storage.schema import (
     _BUILD_TIME,
     _SCHEMA,
     _SERVING,
-    _SESSION_SOURCES,
     _SESSIONS,
     DATA_MIGRATIONS,
     MIGRATIONS,
     SCHEMA_VERSION,
+    session_sources,
 )
 
 log = logging.getLogger("arena.store")
@@ -240,9 +240,9 @@ class Connection:
         if version == SCHEMA_VERSION:
             return
         if version is None:
-            for statement in [*filter(str.strip, _SCHEMA.split(";")), *_ACCOUNTS, *_SERVING, *_SESSIONS, *_BUILD_TIME,
-                              *_SESSION_SOURCES]:
+            for statement in [*filter(str.strip, _SCHEMA.split(";")), *_ACCOUNTS, *_SERVING, *_SESSIONS, *_BUILD_TIME]:
                 self.db.execute(statement)
+            session_sources(self.db)
             self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             return
         for step in range(version, SCHEMA_VERSION):

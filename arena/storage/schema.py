@@ -100,13 +100,8 @@ _SESSIONS = (
 _BUILD_TIME = ("CREATE TABLE IF NOT EXISTS build_times (submission_id INTEGER PRIMARY KEY REFERENCES "
                "submissions(id), seconds REAL NOT NULL)",)
 
-# A session keeps what it was made from (it ends when that secret is replaced) and when it was last used; the
-# sessions opened before are ended, since what they were made from is not known.
-_SESSION_SOURCES = (
-    "ALTER TABLE sessions ADD COLUMN source TEXT NOT NULL DEFAULT 'sign-in link'",
-    "ALTER TABLE sessions ADD COLUMN seen REAL",
-    "DELETE FROM sessions",
-)
+# A session keeps what it was made from (it ends when that secret is replaced) and when it was last used.
+_SESSION_COLUMNS = (("source", "TEXT NOT NULL DEFAULT 'sign-in link'"), ("seen", "REAL"))
 
 # MIGRATIONS[v] takes a store of schema v to v + 1; they run in one transaction, so a failure changes nothing.
 MIGRATIONS: dict[int, tuple[str, ...]] = {
@@ -135,8 +130,9 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     # Each upload's folder is kept relative to the store's own folder (see stored_folder), and a bot's versions
     # replaced by a newer one are retired: done by _store_relative below.
     9: (),
-    # Sessions end with the secret they were made from, and their author sees when each was made and last used.
-    10: _SESSION_SOURCES,
+    # Sessions end with the secret they were made from, and their author sees when each was made and last used:
+    # done by session_sources below.
+    10: (),
 }
 
 
@@ -179,6 +175,17 @@ RETIRE_REPLACED = (
     "n ON n.id = latest.id WHERE s.bot = latest.bot AND s.id < latest.id ")
 
 # Steps of a migration that are not SQL alone: DATA_MIGRATIONS[v] runs after MIGRATIONS[v], given the store's folder.
-DATA_MIGRATIONS: dict[int, Callable[[sqlite3.Connection, Path], None]] = {9: _store_relative}
+def session_sources(db: sqlite3.Connection, home: Path | None = None) -> None:
+    """Schema 10 to 11, and a new store: the sessions' columns of what made each and when it was last used, added
+    where missing (a store an older arena only marked older may hold them already); the sessions opened before are
+    ended, since what they were made from is not known."""
+    have = {row[1] for row in db.execute("PRAGMA table_info(sessions)")}
+    for column, kind in _SESSION_COLUMNS:
+        if column not in have:
+            db.execute(f"ALTER TABLE sessions ADD COLUMN {column} {kind}")
+    db.execute("DELETE FROM sessions")
+
+
+DATA_MIGRATIONS: dict[int, Callable[[sqlite3.Connection, Path], None]] = {9: _store_relative, 10: session_sources}
 
 
