@@ -271,7 +271,7 @@ def test_an_invite_code_signs_up_its_uses_and_no_more(quiet: Server) -> None:
         assert 'name="code"' in c.get(f"/join/{code}").text  # a link preview uses nothing up
         answer = c.post("/join", data={"code": code, "name": "joiner"})
         assert answer.status_code == 200 and "httponly" in answer.headers["set-cookie"].lower()
-        token = answer.text.split('<pre id="token">', 1)[1].split("<", 1)[0]
+        token = answer.text.split('<pre id="token" class="secret">', 1)[1].split("<", 1)[0]
         assert "joiner: your bots" in c.get("/me").text  # signed in by the sign-up
     with quiet.client(token) as c:
         assert c.get("/me").status_code == 200

@@ -205,7 +205,8 @@ def test_twenty_authors_upload_at_once_while_games_play(server: Server, tmp_path
                           "WHERE s.id IN (%s)" % ",".join("?" * 20), ids).fetchall()
     assert sorted((a, b) for a, b, _ in rows) == sorted((f"author{i}", f"bot{i}") for i in range(20))
     assert len({folder for *_, folder in rows}) == 20
-    assert all((Path(folder) / "manifest.toml").is_file() for *_, folder in rows)
+    # A folder is kept relative to the store's folder (absolute only outside it).
+    assert all((server.results / folder / "manifest.toml").is_file() for *_, folder in rows)
     assert wait_until(lambda: _games(server) > before, 120)  # the ladder plays on
     assert admitted(server, tokens[0], ids[0])
 
