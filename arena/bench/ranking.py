@@ -14,7 +14,6 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, Sequence
 
 import numpy as np
-from scipy.stats import kendalltau
 
 from arena.games import get_game
 from arena.match.seeds import Seed
@@ -96,6 +95,8 @@ class RankingRow:
 
 def simulate(rule: Rule, bots: int, seats: int, spread: float, games: int, seed: int) -> Run:
     """Play `games` games of a field of `bots` bots (skills normal, sd `spread` beta) chosen by `rule`."""
+    from scipy.stats import kendalltau  # here, not at the top: `arena bench` imports this module for every figure
+
     rng = np.random.default_rng([seed, bots, seats, int(spread * 100)])
     names = [f"bot{i:04d}" for i in range(bots)]
     skill = rng.normal(CONFIG.mu, spread * CONFIG.beta, bots)
