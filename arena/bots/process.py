@@ -215,12 +215,15 @@ class BotProcess:
         self._lease = sandbox.lease()
         if self._lease is not None:
             open_directory(private)
-        argv = sandbox.command(wrapped, command.cwd, private, hidden, games, masked,
-                               self.cgroup.join if self.cgroup else (), self._lease.uid if self._lease else None)
         try:
-            return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    env=env, start_new_session=True, close_fds=True, pass_fds=(lifeline,),
-                                    cwd=command.cwd)
+            with sandbox.sealing() as seccomp_fd:
+                argv = sandbox.command(wrapped, command.cwd, private, hidden, games, masked,
+                                       self.cgroup.join if self.cgroup else (),
+                                       self._lease.uid if self._lease else None, seccomp_fd)
+                passed = (lifeline,) if seccomp_fd is None else (lifeline, seccomp_fd)
+                return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, env=env, start_new_session=True, close_fds=True,
+                                        pass_fds=passed, cwd=command.cwd)
         finally:
             os.close(lifeline)
 

@@ -8,6 +8,7 @@ attack, and says on stderr what it got, so that the test reads the outcome from 
   keys NAME      plants as above at its start, then at each of its first three decisions reads every key it can
                  find (in its user, session and persistent keyrings, and each listed in /proc/keys) that another
                  planted or that is named `arena-secret`, and says `read DESCRIPTION: PAYLOAD` for each it read
+                 (and `saw arena-secret in /proc/keys` where the list shows it that key)
   inotify_hog    at its start opens inotify instances until the kernel refuses one (at most 1024), says how many
                  it holds, and holds them for its life
   inotify_try    at each of its first three decisions opens one inotify instance and says whether it could
@@ -106,8 +107,20 @@ def found_keys() -> set[int]:
     return ids
 
 
+def sighted() -> list[str]:
+    """The arena's secret as /proc/keys lists it to this process: only where it may view the key, which holding the
+    keyring the key is in (the arena's session keyring, if inherited) allows."""
+    try:
+        lines = Path("/proc/keys").read_text().splitlines()
+    except OSError:
+        return []
+    return [line for line in lines if f" {SECRET}:" in line]
+
+
 def loot(name: str) -> None:
-    """Say every key of another, or the arena's secret, that this process can read."""
+    """Say every key of another, or the arena's secret, that this process can read, or see listed."""
+    if sighted():
+        say(f"{name} saw {SECRET} in /proc/keys")
     for key in sorted(found_keys()):
         description = describe(key) or ""
         if (description.startswith(PREFIX) and f":{name}:" not in description) or description == SECRET:

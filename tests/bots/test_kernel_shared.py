@@ -89,10 +89,16 @@ def test_the_arenas_session_keyring_is_out_of_the_bots_reach(level: str, tmp_pat
     lines = said(tmp_path / "results")
     assert sum("keyring" in line for line in lines) == 6, lines  # both bots started and tried
     stolen = [line for line in lines if "read arena-secret" in line]
+    # Listed in /proc/keys to a process that holds the arena's session keyring, even where keyctl is denied; to a
+    # bot of the arena's own user also by the key's user permission, whatever keyring it holds.
+    seen = [line for line in lines if "saw arena-secret" in line]
+    own_uid = os.geteuid() == 0 and (level == "bwrap" or level == "auto" and bwrap_problem() is None)
     if level in SEALED:
         assert not stolen, stolen
+        assert not (own_uid and seen), seen
     else:
         assert any(line.endswith("read arena-secret: root secret") for line in stolen), lines
+        assert seen, lines
 
 
 @pytest.mark.parametrize("level", LEVELS)

@@ -15,6 +15,7 @@ the sandbox are wrapper commands (prlimit, taskset, bwrap, enter.py) put in fron
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import math
@@ -25,7 +26,7 @@ import sys
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from arena.bots.cgroups import hierarchy
 from arena.bots.meter import wait_accounting
@@ -42,7 +43,7 @@ from arena.bots.sandbox.hostuser import DEFAULT_UIDS, HostUids, Lease, dropping
 from arena.bots.sandbox.limits import BUILD_LIMITS, MIB, Limits
 from arena.bots.sandbox.paths import rustup_home, tool_path
 from arena.bots.sandbox.proctree import working_prefix
-from arena.bots.sandbox.syscalls import ENTER, compiled, sealing_arguments
+from arena.bots.sandbox.syscalls import ENTER, compiled, filter_pipe, join_session_keyring, sealing_arguments
 from arena.errors import ConfigError
 
 # Environment variables a bot keeps under rlimit and bwrap; everything else of the arena's is dropped.
@@ -107,10 +108,31 @@ class Sandbox:
         namespace maps it to the arena's own unprivileged user, or there is no sandbox)."""
         return Lease(self.uids) if self.drops else None
 
-    def seal(self) -> list[str]:
+    @contextlib.contextmanager
+    def sealing(self) -> Iterator[int | None]:
+        """Around a bot's start (its command line and its Popen, on the thread that starts it): where bubblewrap
+        confines a sealed bot, join this thread a new session keyring, which the bot inherits, and yield the read
+        end of a pipe holding the seccomp filter, for command's seccomp_fd and Popen's pass_fds (closed after);
+        elsewhere None (enter.py seals the bot, or nothing does). Either way no Python starts before the bot's own
+        program under bubblewrap, where a launcher's start cost every bot about 15 ms of CPU."""
+        if not (self.confined and self.sealed):
+            yield None
+            return
+        try:
+            join_session_keyring()
+            fd = filter_pipe()
+        except ConfigError as exc:  # checked at start where the arena runs; a cluster's worker may still lack it
+            raise OSError(errno.ENOSYS, str(exc)) from None
+        try:
+            yield fd
+        finally:
+            os.close(fd)
+
+    def seal(self, seccomp_fd: int | None = None) -> list[str]:
         """What runs last before a bot's or a build's own code wherever the level limits it: enter.py, which joins a
-        session keyring of its own and loads the seccomp filter (syscalls.py)."""
-        if not (self.limited and self.sealed):
+        session keyring of its own and loads the seccomp filter (syscalls.py); nothing where bubblewrap loads the
+        filter from seccomp_fd (sealing)."""
+        if not (self.limited and self.sealed) or seccomp_fd is not None:
             return []
         try:
             sealing = sealing_arguments()
@@ -180,11 +202,11 @@ class Sandbox:
 
     def command(self, argv: tuple[str, ...], cwd: str | None, private: Path, hidden: tuple[str, ...],
                 games: int = 1, masked: tuple[Path, ...] = (), join: tuple[Path, ...] = (),
-                uid: int | None = None) -> list[str]:
+                uid: int | None = None, seccomp_fd: int | None = None) -> list[str]:
         """The command line that runs argv in this sandbox for up to `games` games; private is the bot's own
         directory (socket, home), hidden the directories of the other bots and masked those of the arena (its
         temporary and results directories), which bwrap covers; join the cgroup.procs files the bot enters; uid
-        the host user it becomes (its lease's) where the arena is root."""
+        the host user it becomes (its lease's) where the arena is root; seccomp_fd sealing's pipe, if any."""
         prefix: list[str] = []
         if self.cpus:
             prefix += ["taskset", "--cpu-list", ",".join(map(str, self.cpus))]
@@ -192,8 +214,9 @@ class Sandbox:
         if self.limited:
             prefix += _prlimit(self.limits, games)
         if self.level == Isolation.BWRAP:
-            prefix += [*outer_namespace(), *bwrap_options(cwd, private, hidden, argv, masked, self.limits, uid)]
-        return [*prefix, *self.seal(), *argv]
+            prefix += [*outer_namespace(),
+                       *bwrap_options(cwd, private, hidden, argv, masked, self.limits, uid, seccomp_fd)]
+        return [*prefix, *self.seal(seccomp_fd if self.confined else None), *argv]
 
     def environment(self, endpoint_env: dict[str, str], private: Path) -> dict[str, str]:
         """The bot's environment: the arena's under none, else only PASSED_ENV, a private HOME and TMPDIR (under

@@ -45,10 +45,12 @@ def outer_namespace() -> tuple[str, ...]:
 
 
 def bwrap_options(cwd: str | None, private: Path, hidden: tuple[str, ...], argv: tuple[str, ...],
-                  masked: tuple[Path, ...], limits: Limits, uid: int | None = None) -> list[str]:
+                  masked: tuple[Path, ...], limits: Limits, uid: int | None = None,
+                  seccomp_fd: int | None = None) -> list[str]:
     """bubblewrap's part of a bot's command line: a filesystem of the runtime, the bot's own folder (or the
     folders of what its command line names, own_folders), its socket and a private home and /tmp of its own,
-    within its disk limit."""
+    within its disk limit; and where seccomp_fd is given, the filter bubblewrap loads from it last before the
+    command."""
     folder = Path(cwd or os.getcwd()).resolve()
     covered = tuple(p.resolve() for p in (*masked, *map(Path, hidden)) if p.exists())
     named = own_folders(folder, argv) if cwd is None else \
@@ -65,7 +67,7 @@ def bwrap_options(cwd: str | None, private: Path, hidden: tuple[str, ...], argv:
         args += ["--perms", SEARCHABLE, "--dir", str(folder)]  # a command line's bot runs where the arena runs,
         # which it cannot see
     return [*args, "--ro-bind", str(private), str(private), "--chdir", str(folder),
-            *isolation(uid=uid), *entry(uid)]
+            *isolation(uid=uid), *([] if seccomp_fd is None else ["--seccomp", str(seccomp_fd)]), *entry(uid)]
 
 
 def isolation(network: bool = False, uid: int | None = None) -> list[str]:

@@ -5,16 +5,20 @@ kernel's state is shared across every namespace. The filter denies, with EPERM, 
 state and that no bot or build has a use for, as Docker's default profile does. Each is named with the reason:
 the other system calls Docker's profile denies either need a capability a bot never has (mount, reboot, kexec,
 modules, clocks, swap, quotas, accounting, the kernel log under dmesg_restrict, bpf under its sysctl) or act only
-inside the bot's own namespaces. The filter is loaded by enter.py, after the process has joined a session keyring
-of its own (the join is itself a keyctl call, which the filter then denies).
+inside the bot's own namespaces. The join of a session keyring of its own comes first (it is itself a keyctl call,
+which the filter then denies). Under bubblewrap a bot's keyring is joined by the arena's thread that starts it, and
+bubblewrap loads the filter (--seccomp) from a pipe: no process more. Elsewhere, and for builds, enter.py does both.
 """
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import functools
+import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from arena.errors import ConfigError
 
@@ -66,3 +70,39 @@ def keyctl_number() -> int:
 def sealing_arguments() -> tuple[str, str]:
     """What enter.py is given: keyctl's number and the filter in hexadecimal (a few hundred bytes)."""
     return str(keyctl_number()), compiled().hex()
+
+
+KEYCTL_JOIN_SESSION_KEYRING = 1
+
+
+@functools.cache
+def _syscall() -> Any:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    return libc.syscall
+
+
+def join_session_keyring() -> None:
+    """Give the calling thread, and every process it starts from now on, a new, empty session keyring (as enter.py
+    gives itself): the kernel keeps a thread's keyrings with its own credentials, so the arena's other threads keep
+    theirs. A kernel without keyrings (ENOSYS), or an arena kept from them (EPERM), leaves nothing to share;
+    OSError for any other failure."""
+    if _syscall()(ctypes.c_long(keyctl_number()), ctypes.c_long(KEYCTL_JOIN_SESSION_KEYRING), None) < 0:
+        code = ctypes.get_errno()
+        if code not in (errno.ENOSYS, errno.EPERM):
+            raise OSError(code, f"cannot join a session keyring of its own: {os.strerror(code)}")
+
+
+def filter_pipe() -> int:
+    """The read end of a pipe that holds the compiled filter and then ends, for bubblewrap's --seccomp (which reads
+    it to the end); the caller closes it once the process that reads it has started."""
+    program = compiled()
+    read, write = os.pipe()
+    try:
+        os.write(write, program)  # a few hundred bytes: well within a pipe's buffer
+    except OSError:
+        os.close(read)
+        raise
+    finally:
+        os.close(write)
+    return read
