@@ -26,9 +26,9 @@ import numpy as np
 
 from arena.bench.claims import HORIZONS
 from arena.bench.season import KNOWN_BOT, KNOWN_LEVELS
+from arena.games import get_game
 from arena.ratings.trueskill import RatingConfig, rate_all
 from arena.storage import Store
-from arena.games import get_game
 from arena.tournament.formats.finals import deal_results
 from arena.tournament.leaderboard import rank, tournament_board
 

@@ -178,16 +178,15 @@ class FinalTable:
         self._kept: tuple[Any, dict[str, Any] | None] = (None, None)
 
     def table(self, store: Store) -> dict[str, Any] | None:
-        """The finals as plain data (None before the season ends): `rows` (rank, bot, games, decided, the board's other
+        """The finals as plain data (None before they begin): `rows` (rank, bot, games, decided, the board's other
         columns), `confidence`, `games`, `budget`, `done`."""
         if not over(self.settings):
             return None
         with self._lock:
             name = finals_tournament(self.settings)
             t = next((t for t in store.tournaments() if t.name == name), None)
-            if t is None:  # the season has ended, its finals not begun yet
-                return {"rows": [], "confidence": self.settings.finals_confidence, "games": 0,
-                        "budget": self.settings.finals_games, "done": False}
+            if t is None:  # not begun yet (or never: a server that does not play, a season of fewer than 2 bots)
+                return None
             mark = (t.id, store.latest_game(t.id), store.recorded_count(t.id))
             if mark != self._kept[0]:
                 self._kept = (mark, _table(store, t))

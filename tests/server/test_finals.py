@@ -7,15 +7,15 @@ import datetime
 import re
 import sqlite3
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
 import pytest
 
-from tests.browser import screenshot, start_chromium
+from tests.browser import missing_browser, screenshot, start_chromium
 from tests.helpers import wait_until
 from tests.server.conftest import Server, kit_bot, start, stop, upload, zipped
 
-END_IN = 15  # seconds from the server's start to the season's end: time for a first wave of the ladder
+END_IN = 15  # seconds from the second start to the season's end: the page before it, an upload after it
 BUDGET = 240  # the finals' games: the two random bots are never told apart, and spend what is left of it
 FINAL = "the table is final"
 FINALS_PATIENCE = 600  # seconds the finals may take on a busy machine (a minute on an idle one)
@@ -29,16 +29,28 @@ def _rows(page: str) -> list[tuple[str, str, str]]:
     return [(rank, bot, step) for rank, bot, step in cells]
 
 
+def _ladder_games(results: Path) -> int:
+    with sqlite3.connect(results / "arena.sqlite") as db:
+        return db.execute("SELECT COUNT(*) FROM games g JOIN tournaments t ON t.id = g.tournament_id "
+                          "WHERE t.name = 'bali-2001-ladder'").fetchone()[0]
+
+
 @pytest.fixture
 def ended(tmp_path: Path) -> Iterator[tuple[Server, str, datetime.datetime]]:
     """A server of the sample bots alone (the heuristic bot and two random bots: the ladder's bar at three seats)
     whose season ends END_IN seconds after its start; stopped at the end. Yields the server, an author's token and
-    the end."""
+    the end. Its ladder has played before (a first server without an end, stopped once a game is stored): on a busy
+    machine a season's first wave may begin after an end this close, and a season of no games has no finals."""
     results = tmp_path / "results"
+    args = ("--jobs", "2", "--sandbox", "rlimit", "--seed", "1")
+    process, _ = start(results, *args)
+    try:
+        assert wait_until(lambda: _ladder_games(results) > 0, FINALS_PATIENCE)
+    finally:
+        stop(process)
     ends = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=END_IN)).replace(microsecond=0)
     process, url = start(results, "--end", ends.strftime("%Y-%m-%dT%H:%M:%SZ"), "--finals-top", "3",
-                         "--finals-confidence", "0.9", "--finals-games", str(BUDGET), "--jobs", "2", "--sandbox",
-                         "rlimit", "--seed", "1")
+                         "--finals-confidence", "0.9", "--finals-games", str(BUDGET), *args)
     server = Server(url, results, process)
     try:
         _, token = server.author("alice")
@@ -75,3 +87,20 @@ def test_a_season_that_ends_closes_uploads_plays_its_finals_and_shows_the_final_
                                   (ends.timestamp() + 60,)).fetchone()[0]
     assert finals == BUDGET
     assert ladder_after == 0  # the ladder stopped at the end (a game under way then may finish)
+    if missing_browser() is None:  # and as a browser shows it (where there is one: tests/browser.py)
+        _seen_in_a_browser(server.url)
+
+
+def _seen_in_a_browser(url: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    for driver in start_chromium():
+        driver.get(url + "/")
+        table = driver.find_element(By.ID, "finals")
+        assert table.is_displayed()
+        rows = [[cell.text for cell in row.find_elements(By.TAG_NAME, "td")]
+                for row in table.find_elements(By.CSS_SELECTOR, "tbody tr")]
+        assert [(r[0], r[1]) for r in rows][0] == ("1", "heuristic_bot") and len(rows) == 3
+        assert rows[0][3] == "better, decided at 0.9" and rows[1][3] == "not decided apart: same rank"
+        assert "over" in driver.find_element(By.ID, "season").text
+        screenshot(driver, "season-finals")
