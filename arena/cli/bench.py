@@ -122,10 +122,8 @@ def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, 
     bot protocol's round trip against raw ZeroMQ and games per second with subprocess bots; with --tournament,
     games per minute of whole tournaments; with --sandbox, what each sandbox level costs; with --ranking, only
     how many games the ladder needs to rank a field right."""
-    if (as_json or quick) and not (ranking or claims):
-        raise click.UsageError("--json and --quick go with --ranking or --claims")
-    if real_only and not claims:
-        raise click.UsageError("--real goes with --claims")
+    if ((as_json or quick) and not (ranking or claims)) or (real_only and not claims):
+        raise click.UsageError("--json and --quick go with --ranking or --claims, --real with --claims")
     if think_ms and not cluster_seconds:
         raise click.UsageError("--think goes with --season-cluster")
     if kill_at is not None and not (real_games and kill_at < real_games and not cluster):
