@@ -72,6 +72,9 @@ from arena.match.local import bench_engine
 @click.option("--claims", is_flag=True, help="Instead, measure the board's claims over simulated fields of known "
               "strength: how often each bot's 90% interval of ranks holds its true rank, and how often finals call "
               "a step of their table in the wrong order, against 1 - the confidence asked for.")
+@click.option("--real", "real_only", is_flag=True, help="With --claims: only its part on real games (the mixed "
+              "sample bots at several probabilities of the heuristic's move, played by arena tournament and arena "
+              "finals), not the simulated fields.")
 @click.option("--json", "as_json", is_flag=True, help="With --ranking or --claims: print one JSON object.")
 @click.option("--quick", is_flag=True, help="With --ranking or --claims: 2 seeds and a few games a bot (a check of "
               "the benchmark, not figures).")
@@ -110,7 +113,8 @@ def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, 
           match_games: int, tournament: bool, cluster: bool, tournament_rounds: int,
           compare_pairs: int | None, publish_games: int | None, export_games: tuple[int, ...],
           serve_authors: int | None, serve_seconds: float,
-          serve_jobs: int, serve_games: int | None, ranking: bool, claims: bool, as_json: bool, quick: bool,
+          serve_jobs: int, serve_games: int | None, ranking: bool, claims: bool, real_only: bool, as_json: bool,
+          quick: bool,
           season_games: tuple[int, ...], served_games: tuple[int, ...], real_games: int | None,
           known_games: int | None, kill_at: int | None, cluster_seconds: float | None, think_ms: float,
           sample_every: float, entrants: int, jobs: int) -> None:
@@ -118,15 +122,15 @@ def bench(games: tuple[Game, ...], count: int, protocol: bool, sandboxes: bool, 
     bot protocol's round trip against raw ZeroMQ and games per second with subprocess bots; with --tournament,
     games per minute of whole tournaments; with --sandbox, what each sandbox level costs; with --ranking, only
     how many games the ladder needs to rank a field right."""
-    if (as_json or quick) and not (ranking or claims):
-        raise click.UsageError("--json and --quick go with --ranking or --claims")
+    if ((as_json or quick) and not (ranking or claims)) or (real_only and not claims):
+        raise click.UsageError("--json and --quick go with --ranking or --claims, --real with --claims")
     if think_ms and not cluster_seconds:
         raise click.UsageError("--think goes with --season-cluster")
     if kill_at is not None and not (real_games and kill_at < real_games and not cluster):
         raise click.UsageError("--kill-worker-at goes with --season-real, below its GAMES, on the local pool "
                                "(not --cluster)")
     if ranking or claims:
-        click.echo(_claims_output(quick, jobs, as_json) if claims else _ranking_output(quick, jobs, as_json))
+        click.echo(_claims_output(quick, jobs, as_json, real_only) if claims else _ranking_output(quick, jobs, as_json))
         return
     season = _season_tables(entrants, season_games, served_games, real_games, known_games, cluster_seconds, jobs,
                             sample_every, cluster, kill_at, think_ms / 1000)
@@ -194,14 +198,36 @@ def _ranking_output(quick: bool, jobs: int, as_json: bool) -> str:
     return json.dumps({"rows": [r.to_dict() for r in rows]}, indent=1) if as_json else _ranking_table(rows)
 
 
-def _claims_output(quick: bool, jobs: int, as_json: bool) -> str:
+def _claims_output(quick: bool, jobs: int, as_json: bool, real_only: bool = False) -> str:
     from arena.bench.claims import bench_claims  # the finals' format and the match's modules: only here
+    from arena.bench.claims_real import bench_claims_real
 
-    intervals, finals = bench_claims(quick, jobs, progress=lambda line: click.echo(line, err=True))
+    say = lambda line: click.echo(line, err=True)  # noqa: E731
+    intervals, finals = ([], []) if real_only else bench_claims(quick, jobs, progress=say)
+    real_intervals, real_finals = bench_claims_real(quick, jobs, progress=say)
     if as_json:
-        return json.dumps({"intervals": [r.to_dict() for r in intervals], "finals": [r.to_dict() for r in finals]},
-                          indent=1)
-    return _claims_tables(intervals, finals)
+        return json.dumps({"intervals": [r.to_dict() for r in intervals], "finals": [r.to_dict() for r in finals],
+                           "real": {"intervals": [r.to_dict() for r in real_intervals],
+                                    "finals": [r.to_dict() for r in real_finals]}}, indent=1)
+    simulated = "" if real_only else _claims_tables(intervals, finals) + "\n\n"
+    return simulated + _real_claims_tables(real_intervals, real_finals)
+
+
+def _real_claims_tables(intervals: list[Any], finals: list[Any]) -> str:
+    from arena.bench.claims_real import CONFIDENCE, FINALS_LEVELS, KNOWN_LEVELS
+
+    first = tabulate([(r.games_a_bot, r.runs, f"{100 * r.coverage:.1f}%", f"{r.width:.1f}") for r in intervals],
+                     headers=("games a bot", "ladders", "90% intervals holding the true rank", "mean width (ranks)"))
+    second = tabulate([(r.seed, "yes" if r.wrong else "no", f"{r.decided} of {len(FINALS_LEVELS) - 1}", r.games,
+                        "-" if r.rerun_deals is None else r.rerun_deals,
+                        "-" if r.rerun_games is None else r.rerun_games) for r in finals],
+                      headers=("finals seed", "a decided step in the wrong order", "steps decided", "games",
+                               "rerun: deals a pair", "rerun: games"))
+    wrong = sum(r.wrong for r in finals)
+    return (f"real games (bali-2017, 2 seats): a ladder of {len(KNOWN_LEVELS)} mixed bots\n{first}\n\n"
+            f"real finals of P = {', '.join(f'{p:g}' for p in FINALS_LEVELS)} at confidence {CONFIDENCE:g}\n{second}\n"
+            f"({wrong} of {len(finals)} finals with a step in the wrong order, {1 - CONFIDENCE:.0%} allowed; the "
+            f"rerun: equal deals for every pair, enough to get every step right with probability {CONFIDENCE:g})")
 
 
 def _claims_tables(intervals: list[Any], finals: list[Any]) -> str:

@@ -6,8 +6,10 @@ import os
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
-from arena.cli.params import announce_crowding, announce_sandbox
+from arena.bots.sandbox import Sandbox
+from arena.cli.params import SANDBOX_PARAMS, announce_crowding, announce_sandbox, sandbox_options
 from arena.cli.store_options import db_option, results_option, store_path
 from arena.storage import Store
 from arena.tournament import finals as finals_lib
@@ -28,18 +30,23 @@ from arena.tournament.run import Runner
               help="Tables played at once, each in its own worker process.")
 @click.option("--name", help="The finals' tournament name in the store (default: NAME-finals); the same command "
               "resumes it.")
+@sandbox_options
 @results_option
 @db_option
-def finals(source: str, top: int, confidence: float, max_games: int, jobs: int, name: str | None, results_dir: Path,
-           db: Path | None) -> None:
+def finals(source: str, top: int, confidence: float, max_games: int, jobs: int, name: str | None, sandbox: Sandbox,
+           results_dir: Path, db: Path | None) -> None:
     """Play the top K bots of a tournament against each other, duplicate deals in every seat rotation with its
     clocks and sandbox, until the order of every adjacent pair is decided at the confidence asked for (a sequential
     test valid however often it is looked at) or the budget is spent; games go to the pairs still open. Print the
-    final table: bots not decided apart share a rank."""
+    final table: bots not decided apart share a rank. The sandbox is the tournament's own unless a sandbox
+    option is given."""
+    ctx = click.get_current_context()
+    given = any(ctx.get_parameter_source(p) not in (ParameterSource.DEFAULT, None) for p in SANDBOX_PARAMS)
     with Store(store_path(results_dir, db)) as store:
         t = store.tournament(source)
         finals_name = finals_lib.finals_name(t, name)
-        spec = finals_lib.finals_spec(store, t, top, confidence, max_games)
+        spec = finals_lib.finals_spec(store, t, top, confidence, max_games,
+                                      sandbox.resolved() if given else None)
         runner = Runner(spec, store, results_dir, jobs=jobs, name=finals_name,
                         on_start=lambda _: (announce_sandbox(spec.sandbox), announce_crowding(jobs, spec.seats)))
         try:

@@ -188,6 +188,10 @@ class UidRange(click.ParamType):
             self.fail(str(exc), param, ctx)
 
 
+SANDBOX_PARAMS = ("sandbox", "memory_limit", "cpu_limit", "max_processes", "max_file_size", "max_open_files",
+                  "disk_limit", "build_network", "bot_uids")  # what sandbox_options gathers, as click names them
+
+
 def sandbox_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """--sandbox and the limits of each bot, gathered into a Sandbox passed as `sandbox`."""
     default = Limits()

@@ -24,6 +24,7 @@ from arena.cli.params import (
     store_path,
     time_options,
 )
+from arena.competition.ending import FINALS_CONFIDENCE, FINALS_GAMES, FINALS_TOP, end_moment
 from arena.competition.season import PAUSE_AFTER
 from arena.competition.uploads import MIB, UploadLimits
 from arena.errors import ConfigError
@@ -102,7 +103,18 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
 @click.option("--description", metavar="MARKDOWN", help="What the front page says of the competition (Markdown; "
               "a competition file's [serve] description, usually).")
 @click.option("--start", metavar="YYYY-MM-DD", help="The season's first day, shown on the front page.")
-@click.option("--end", metavar="YYYY-MM-DD", help="The season's last day, shown on the front page.")
+@click.option("--end", metavar="YYYY-MM-DD", help="The season's last day, shown on the front page; or the moment "
+              "it ends (YYYY-MM-DDTHH:MM, UTC unless it says otherwise). When it ends (a day: at the next midnight "
+              "UTC), uploads close, the ladder stops, and its top bots play the finals (--finals-top), whose table "
+              "the front page shows.")
+@click.option("--finals-top", type=click.IntRange(min=2), default=FINALS_TOP, show_default=True, metavar="K",
+              help="How many of the leading bots play the finals when the season ends (fewer if fewer are ranked).")
+@click.option("--finals-confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=FINALS_CONFIDENCE, show_default=True, metavar="C", help="The confidence at which each step "
+              "of the final table is decided (as arena finals --confidence).")
+@click.option("--finals-games", type=click.IntRange(min=1), default=FINALS_GAMES, show_default=True,
+              metavar="GAMES", help="The finals' budget of games: pairs still undecided when it is spent share a "
+              "rank.")
 @click.option("--cluster", metavar="ADDRESS", help="Play the ladder and run each upload's build and first game on a "
               "Dask cluster: a scheduler's address (tls://HOST:8786 with --cluster-certs or Dask's own TLS "
               "settings; tcp:// only with --insecure-cluster), or 'local' for a local cluster of --jobs worker "
@@ -123,6 +135,7 @@ def serve(game: Game, submissions: Path | None, host: str, port: int, proxy: str
           seats: int | None, samples: str, wave: int, jobs: int, seed: int | None, uploads_per_day: int,
           active_bots: int, max_upload: int, max_unpacked: int, max_members: int, body_timeout: float,
           stream_seconds: float, pause_after: int, description: str | None, start: str | None, end: str | None,
+          finals_top: int, finals_confidence: float, finals_games: int,
           cluster: str | None, cluster_access: ClusterAccess, no_play: bool, time: TimeControl, sandbox: Sandbox,
           options: dict[str, Any] | None, rating: RatingConfig, results_dir: Path, db: Path | None) -> None:
     """Host a competition at GAME: authors (added with `arena authors add`) upload bots in the browser or with
@@ -151,7 +164,8 @@ def serve(game: Game, submissions: Path | None, host: str, port: int, proxy: str
     settings = SeasonSettings(play=play, name=name or title or f"{game.name}-ladder", results_dir=results_dir,
                               db=store_path(results_dir, db), seats=seats, wave=wave, jobs=jobs, samples=samples,
                               seed=seed, pause_after=pause_after, cluster=None if no_play else cluster,
-                              cluster_access=cluster_access, max_built=max_unpacked * MIB)
+                              cluster_access=cluster_access, max_built=max_unpacked * MIB, ends=end_moment(end),
+                              finals_top=finals_top, finals_confidence=finals_confidence, finals_games=finals_games)
     settings.check()
     check_proxy(proxy)
     limits = UploadLimits(max_upload=max_upload * MIB, max_unpacked=max_unpacked * MIB, max_members=max_members,

@@ -5,6 +5,7 @@ versions played wave after wave, its public pages published after each wave."""
 from __future__ import annotations
 
 import contextlib
+import datetime
 import logging
 import re
 import sqlite3
@@ -20,7 +21,7 @@ from arena.bots.entrants import Entrant, from_folder, shown, survey
 from arena.bots.entrants import shown_to_author as without_host_paths
 from arena.bots.sandbox import Sandbox
 from arena.bots.submission import BUILD_TIMEOUT, ensure_built
-from arena.competition import names
+from arena.competition import ending, names
 from arena.competition.uploads import UploadLimits
 from arena.errors import ArenaError, BuildFailed, ConfigError
 from arena.games import get_game
@@ -79,6 +80,10 @@ class SeasonSettings:
     cluster: str | None = None  # a Dask scheduler's address, or "local": where the bots run (none here then)
     cluster_access: ClusterAccess = ClusterAccess()  # the credentials to reach a scheduler not started here
     max_built: int = UploadLimits().max_unpacked  # bytes a built folder may hold, as an upload unpacked may
+    ends: datetime.datetime | None = None  # when the season ends (UTC): uploads close, its finals are played
+    finals_top: int = ending.FINALS_TOP
+    finals_confidence: float = ending.FINALS_CONFIDENCE
+    finals_games: int = ending.FINALS_GAMES
 
     def check(self) -> None:
         """ConfigError naming the first setting the game or the season would refuse at its first wave (seats, game
@@ -90,6 +95,7 @@ class SeasonSettings:
                       time=play.time, sandbox=play.sandbox.resolved(), rating=rating, wave=self.wave, max_games=1,
                       seed=self.seed, title=self.name)
         check_spec(spec, WAVE_SECONDS)
+        ending.check_finals(self.finals_top, self.finals_confidence, self.finals_games, seats)
         if self.db.is_file():  # a season stored already goes on only with its settings: said now, not every wave
             with Store(self.db, readonly=True) as store:
                 fmt, living = spec.fmt.name, spec.fmt.living
@@ -152,6 +158,7 @@ class Season:
         self._paused: set[int] = set()  # the submissions sitting out at the last wave (each said once in the log)
         # One ladder for the whole season: its ratings and counts kept as games are stored, the history read once.
         self.ladder = LadderState()
+        self.ending = ending.Ending(settings)  # once the season has ended, its finals instead of the ladder
         self.pool: WorkerPool[TableJob, TableResult] | None = None  # the ladder's workers, kept from wave to wave
         self._ladder_store: Store | None = None  # the ladder thread's connection, kept from wave to wave
         self.recorded: int | None = None  # the season's games recorded, counted once and then kept
@@ -262,7 +269,7 @@ class Season:
         """The oldest queued upload of an author none of whose uploads is being admitted now, taken for this
         thread (it is building from then on), or None."""
         with self._claims:
-            for submission in store.submissions(status=Status.QUEUED):
+            for submission in () if self.ending.due() else store.submissions(status=Status.QUEUED):
                 if submission.author not in self._admitting:
                     self._admitting.add(submission.author)
                     store.set_status(submission.id, Status.BUILDING)
@@ -344,6 +351,8 @@ class Season:
 
     # --- the ladder ---------------------------------------------------------------------------------------------
     def _ladder(self) -> None:
+        if self.ending.due():
+            return self.ending.play(self)
         store = self._store()
         entrants, sitting = [], {}
         for submission in store.current_versions():
@@ -386,7 +395,8 @@ class Season:
                       wave=wave, max_games=self.recorded + per_wave, seed=s.seed, title=s.name)
         if player is None:
             self.pool = self.pool or WorkerPool(s.jobs, play_table)
-        self.runner = runner = Runner(spec, store, s.results_dir, jobs=s.jobs, name=s.name, time_limit=WAVE_SECONDS,
+        self.runner = runner = Runner(spec, store, s.results_dir, jobs=s.jobs, name=s.name,
+                                      time_limit=ending.seconds_left(s, WAVE_SECONDS),
                                       ladder=self.ladder, sweep=self.ladder.ratings is None, pool=self.pool,
                                       recorded=self.recorded, player=player, pace=self.pace)
         self.wave_began = time.monotonic()

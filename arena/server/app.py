@@ -25,6 +25,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from arena import __version__
+from arena.competition.ending import FinalTable
 from arena.competition.uploads import UploadRefused
 from arena.errors import ConfigError
 from arena.kits import PREPARE, Language
@@ -143,6 +144,7 @@ class _Web:
         self.streams = StreamLimits()
         self.auth = Authentication(hosting, backends)
         self._board: tuple[Any, list[dict[str, Any]], bytes] | None = None  # the page everyone else sees, made
+        self.finals = FinalTable(hosting.settings)  # the season's final table, once it has ended
 
     # --- who is asking ------------------------------------------------------------------------------------------
     def who(self, request: Request) -> tuple[Author | None, bool]:
@@ -193,24 +195,27 @@ class _Web:
         rows, playing = self.h.leaderboard(), self.h.playing()
         today = datetime.datetime.now(datetime.timezone.utc).date()
         origin = str(request.base_url).rstrip("/")
+        finals = self.finals.table(self.h.store())
         if author is not None:
-            return self._front(author, self.csrf(request), rows, site, playing, today, origin)
-        # Everyone else's page is the same: made once per change of the ranking, of who plays, of the site or the day.
-        key = (id(rows), self.h.board_chart(), playing, site, self.csrf(request), today, origin)
+            return self._front(author, self.csrf(request), rows, site, playing, today, origin, finals)
+        # Everyone else's page is the same: made once per change of the ranking, of who plays, of the site, the day
+        # or the finals.
+        key = (id(rows), self.h.board_chart(), playing, site, self.csrf(request), today, origin, id(finals))
         cached = self._board
         if cached is None or cached[0] != key or cached[1] is not rows:
-            page = self._front(None, key[4], rows, site, playing, today, origin)
+            page = self._front(None, key[4], rows, site, playing, today, origin, finals)
             cached = self._board = (key, rows, page.body)
         return HTMLResponse(cached[2], headers=_HEADERS)
 
     def _front(self, author: Author | None, csrf: str, rows: list[dict[str, Any]], site: str | None,
-               playing: tuple[str, ...], today: datetime.date, origin: str) -> HTMLResponse:
+               playing: tuple[str, ...], today: datetime.date, origin: str,
+               finals: dict[str, Any] | None = None) -> HTMLResponse:
         about = self.h.about
         return _page("board.html.j2", about.title or self.h.settings.name, author, csrf, rows=rows, site=site,
                      playing=playing,
                      game=self.h.settings.play.game, description=markdown_html(about.description) if about.description
                      else "", state=about.state(today), about=about, kits=KITS, origin=origin,
-                     chart=self.h.board_chart())
+                     chart=self.h.board_chart(), finals=finals, ends=self.h.settings.ends)
 
     def rules(self, request: Request) -> Response:
         author, _ = self.who(request)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from arena.competition import access, names
+from arena.competition import access, ending, names
 from arena.competition.season import SeasonSettings, first_game_record, pause_reason, shown_to_author
 from arena.competition.uploads import UploadLimits, UploadRefused, check_rate, discard, kept, receive
 from arena.errors import ArenaError, ConfigError
@@ -200,6 +200,8 @@ class Hosting:
         """Check and unpack an uploaded archive and queue it for admission (then queued(it) is called, before any
         stop_uploads can return): UploadRefused (one line, with its HTTP status) for anything the competition does
         not take, 503 once the server is stopping."""
+        if ending.over(self.settings):
+            raise UploadRefused(ending.CLOSED, 403)
         store = self.store()
         # One upload of an author's at a time (so that their daily limit holds), and the names checked and taken
         # one upload at a time; the archive itself is checked and unpacked holding neither, so that no upload

@@ -10,6 +10,7 @@ from arena.bots.sandbox import Isolation, Sandbox
 from arena.bots.sandbox.limits import Limits
 from arena.errors import ConfigError
 from arena.games import get_game
+from arena.match.seeds import stored_public_seed
 from arena.ratings.order import finals_settings
 from arena.ratings.trueskill import RatingConfig
 from arena.storage import Store, Tournament
@@ -22,8 +23,9 @@ from protocol import TimeControl
 def finals_spec(store: Store, source: Tournament, top: int, confidence: float, max_games: int | None,
                 sandbox: Sandbox | None = None) -> TournamentSpec:
     """The finals of `source`'s top `top` bots on its board, seeded in its order, with its game, options, clocks,
-    sandbox (or `sandbox`, its level resolved) and ratings, at tables of the game's smallest size (sample bots fill
-    the seats past two): ConfigError naming the problem, before anything is stored."""
+    sandbox (or `sandbox`, its level resolved), ratings and public seed (a secret one if it has none), at tables of
+    the game's smallest size (sample bots fill the seats past two): ConfigError naming the problem, before anything
+    is stored."""
     if top < 2:
         raise ConfigError(f"--top must be at least 2, got {top}")
     try:
@@ -36,19 +38,24 @@ def finals_spec(store: Store, source: Tournament, top: int, confidence: float, m
     if len(ranked) < top:
         raise ConfigError(f"tournament {source.name!r} has {len(ranked)} ranked bots with games, fewer than --top "
                           f"{top}")
-    known = {e["name"]: e for e in config.get("entrants", [])}
-    missing = [name for name in ranked[:top] if name not in known]
+    # A row names an entrant by its key in the tournament (NAME@VERSION for a later version of a living ladder's
+    # bot): the roster says which bot and version that is, and the stored entrants how to start it.
+    known = {(e["name"], e.get("version", "")): e for e in config.get("entrants", [])}
+    keys = {key: (name, version) for key, name, version, _ in store.roster(source.id)}
+    found = {key: known.get(keys.get(key, (key, ""))) for key in ranked[:top]}
+    missing = [key for key, e in found.items() if e is None]
     if missing:
         raise ConfigError(f"tournament {source.name!r} does not say how to start {', '.join(missing)}")
-    chosen = [Entrant(name, tuple(known[name]["command"]), known[name].get("cwd"), known[name].get("version", ""),
-                      known[name].get("author", "")) for name in ranked[:top]]
+    bots = [e["name"] for e in found.values() if e is not None]
+    chosen = [Entrant(e["name"] if bots.count(e["name"]) == 1 else key, tuple(e["command"]), e.get("cwd"),
+                      e.get("version", ""), e.get("author", "")) for key, e in found.items() if e is not None]
     game = get_game(source.game)
     seats = game.min_players
     opponents = sample_opponents(source.game, max(0, seats - 2), {e.name for e in chosen})
     spec = TournamentSpec(
         game=source.game, fmt=Finals(), entrants=(*chosen, *opponents), seats=seats, options=config.get("options"),
         max_games=max_games, time=_time(config), sandbox=sandbox or _sandbox(config),
-        rating=RatingConfig.stored(game, config), sprt=settings,
+        rating=RatingConfig.stored(game, config), sprt=settings, seed=stored_public_seed(config),
         title=f"finals of {source.name}: its top {top} decided at confidence {confidence:g}")
     check_spec(spec)
     return spec

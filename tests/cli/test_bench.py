@@ -187,5 +187,14 @@ def test_bench_claims_measures_the_intervals_and_the_finals_wrong_order_rate(tmp
     # A field 100 Elo apart a step is settled, in the true order, before the budget.
     assert spread["decided_steps"] == 1 and spread["wrong_order_rate"] == 0 and spread["budget_spent"] == 0
     assert finals[("all equal", 0.95)]["allowed"] == pytest.approx(0.05)
-    table = arena("bench", "--claims", "--quick", "--jobs", "2", cwd=tmp_path, timeout=900).stdout
-    assert "90% intervals holding the true rank" in table and "runs with a step in the wrong order" in table
+    # The real games: a short ladder of the 11 mixed bots, and one finals of the graded field (public seeds: the
+    # same games every run), whose decided steps are all in the true order within its budget.
+    real = data["real"]
+    assert [row["games_a_bot"] for row in real["intervals"]] == [5]
+    assert all(0 <= row["coverage"] <= 1 and row["mean_width"] >= 1 for row in real["intervals"])
+    [run] = real["finals"]
+    assert run["wrong_order"] is False and 0 < run["games"] <= 200 and run["steps_decided"] >= 1
+    assert run["rerun_games"] is None or run["rerun_games"] == run["rerun_deals_a_pair"] * 2 * 6
+    table = arena("bench", "--claims", "--quick", "--real", "--jobs", "2", cwd=tmp_path, timeout=900).stdout
+    assert "90% intervals holding the true rank" in table and "a decided step in the wrong order" in table
+    assert "runs with a step in the wrong order" not in table  # --real: the simulated fields left out

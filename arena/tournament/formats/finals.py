@@ -92,6 +92,23 @@ def standing_of(seeded: list[str], seats: int, settings: SprtSettings | None,
     if settings is None:
         raise ConfigError("finals need their sequential test")
     place = {name: i for i, name in enumerate(seeded)}
+    results = deal_results(seeded, seats, outcomes)
+    decided: dict[tuple[str, str], str | None] = {}
+
+    def winner(a: str, b: str) -> str | None:
+        key = (a, b) if place[a] < place[b] else (b, a)
+        if key not in decided:
+            found = pair_winner(results.get(key, []), settings)
+            decided[key] = None if found is None else key[found]
+        return decided[key]
+
+    return settle(seeded, winner)
+
+
+def deal_results(seeded: list[str], seats: int, outcomes: list[GameOutcome]) -> dict[tuple[str, str], list[float]]:
+    """Each pair's deals in order, keyed by the pair in seeded order: the first bot's result over the deal (1 ahead
+    in more of its games than behind, 0.5 as often, 0 less); a deal with a failed game left out."""
+    place = {name: i for i, name in enumerate(seeded)}
     deals: dict[int, list[GameOutcome]] = {}
     for o in outcomes:
         deals.setdefault(o.seq // seats, []).append(o)
@@ -105,16 +122,7 @@ def standing_of(seeded: list[str], seats: int, settings: SprtSettings | None,
         points = sum(pair_outcome(g.ranks[g.bots.index(first)], g.ranks[g.bots.index(second)]) for g in games)
         results.setdefault((first, second), []).append(1.0 if points > seats / 2 else 0.5 if points == seats / 2
                                                        else 0.0)
-    decided: dict[tuple[str, str], str | None] = {}
-
-    def winner(a: str, b: str) -> str | None:
-        key = (a, b) if place[a] < place[b] else (b, a)
-        if key not in decided:
-            found = pair_winner(results.get(key, []), settings)
-            decided[key] = None if found is None else key[found]
-        return decided[key]
-
-    return settle(seeded, winner)
+    return results
 
 
 def settings_of(config: dict[str, Any]) -> SprtSettings:
