@@ -468,7 +468,8 @@ class _Web:
         games = self.h.games_of(bot)
         return _page("bot.html.j2", bot, author, self.csrf(request), bot=bot, rows=rows, submissions=submissions,
                      games=games, faults=self.h.faults_of(bot, games),
-                     paused=self.h.paused(bot), versions=steer.bot_versions(self.h, author, bot))
+                     paused=self.h.paused(bot), versions=steer.bot_versions(self.h, author, bot),
+                     challenges=steer.bot_challenges(self.h, author, bot))
 
     def api_retire(self, request: Request) -> Response:
         """Retire a bot with its owner's (or the organiser's) token, or their session with its CSRF token: it

@@ -1,6 +1,6 @@
-"""The routes by which a competitor steers their bot: its versions listed (`GET /api/bots/NAME`), and the admitted
-version that plays chosen (`PUT /api/bots/NAME/active`, and the form of its page). Anyone but its author and the
-organiser is told the bot does not exist (404)."""
+"""The routes by which a competitor steers their bot: its versions listed (`GET /api/bots/NAME`), the admitted
+version that plays chosen (`PUT /api/bots/NAME/active`, and the form of its page), and challenges asked for and
+followed (`/api/challenges`). Anyone but its author and the organiser is told the bot does not exist (404)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from arena.competition import versions
+from arena.competition import challenges, versions
 from arena.server.hosting import Hosting
 from arena.storage.authors import Author
 
@@ -35,13 +35,25 @@ def routes(web: Web) -> list[Route]:
     steer = _Steer(web)
     return [Route("/api/bots/{bot}", steer.api_versions, methods=["GET"]),
             Route("/api/bots/{bot}/active", steer.api_choose, methods=["PUT"]),
-            Route("/me/bots/{bot}/active", steer.choose_form, methods=["POST"])]
+            Route("/me/bots/{bot}/active", steer.choose_form, methods=["POST"]),
+            Route("/api/challenges", steer.api_challenge, methods=["POST"]),
+            Route("/api/challenges", steer.api_challenges, methods=["GET"]),
+            Route("/api/challenges/{cid:int}", steer.api_challenge_view, methods=["GET"]),
+            Route("/api/challenges/{cid:int}/games/{number:int}/log", steer.api_challenge_log, methods=["GET"])]
 
 
 def bot_versions(hosting: Hosting, viewer: Author | None, bot: str) -> dict[int, dict[str, Any]]:
     """The versions of a bot its page lists, by upload number ({} for anyone who may not see it)."""
     found = versions.listing(hosting.store(), hosting.settings.name, viewer, bot)
     return {} if found is None else {v["upload"]: v for v in found["versions"]}
+
+
+def bot_challenges(hosting: Hosting, viewer: Author | None, bot: str) -> list[dict[str, Any]]:
+    """The challenges a bot's page lists (its own and those it was challenged to), newest first, as their author or
+    a rival's sees them."""
+    store = hosting.store()
+    shown = (challenges.view(store, hosting.settings, viewer, c.id) for c in store.challenges_of([bot]))
+    return [c for c in shown if c is not None]
 
 
 class _Steer:
@@ -94,3 +106,48 @@ class _Steer:
         found = versions.listing(h.store(), h.settings.name, author, bot)
         assert found is not None  # it was seen a moment ago, and a bot's uploads are never deleted
         return found
+
+    async def api_challenge(self, request: Request) -> Response:
+        """POST /api/challenges: a challenge queued (202 {"id"}), or why not."""
+        author, by_cookie = await run_in_threadpool(self.web.who, request)
+        if author is None:
+            raise HTTPException(401, "sign in, or send your API token as: Authorization: Bearer TOKEN")
+        if by_cookie:
+            self.web.check_csrf(request, None)
+        try:
+            body = json.loads(await request.body() or b"null")
+        except ValueError:
+            body = None
+        h = self.web.h
+        try:
+            found = await run_in_threadpool(lambda: challenges.ask(h.store(), h.settings, author, body))
+        except challenges.ChallengeRefused as exc:
+            raise HTTPException(exc.status, str(exc)) from None
+        return JSONResponse({"id": found.id, "status": found.status}, 202)
+
+    def api_challenges(self, request: Request) -> Response:
+        """GET /api/challenges?bot=NAME: the bot's challenges, to its author and the organiser."""
+        author, _ = self.web.who(request)
+        bot = request.query_params.get("bot", "")
+        h = self.web.h
+        if not self.web.h.may_see(author, bot):
+            raise HTTPException(404, NOT_FOUND)
+        return JSONResponse(bot_challenges(h, author, bot))
+
+    def api_challenge_view(self, request: Request) -> Response:
+        """GET /api/challenges/ID: where it is and what its games came to."""
+        author, _ = self.web.who(request)
+        found = challenges.view(self.web.h.store(), self.web.h.settings, author, request.path_params["cid"])
+        if found is None:
+            raise HTTPException(404, NOT_FOUND)
+        return JSONResponse(found)
+
+    def api_challenge_log(self, request: Request) -> Response:
+        """GET /api/challenges/ID/games/N/log?bot=NAME: the bot's own log of a challenge's game."""
+        author, _ = self.web.who(request)
+        h = self.web.h
+        found = challenges.game_log(h.store(), h.settings, author, request.path_params["cid"],
+                                    request.path_params["number"], request.query_params.get("bot", ""))
+        if found is None:
+            raise HTTPException(404, NOT_FOUND)
+        return JSONResponse(found)
