@@ -53,7 +53,8 @@ def test_a_challenge_counts_for_no_rating_and_each_side_reads_only_its_own_logs(
     _, carol = server.author("carol")
     a = submit(server, alice, zipped(_named(kit_bot(tmp_path / "a"), "alicebot")))
     b = submit(server, bob, zipped(_named(kit_bot(tmp_path / "b"), "bobbot")))
-    assert admitted(server, alice, a) and admitted(server, bob, b)
+    assert admitted(server, alice, a), server.status(alice, a)
+    assert admitted(server, bob, b), server.status(bob, b)
     with server.client(alice) as c:
         asked = c.post("/api/challenges", json={"bot": "alicebot", "rivals": ["bobbot"], "games": 6})
         assert asked.status_code == 202, asked.text
@@ -117,9 +118,9 @@ def test_a_version_test_decides_a_random_bot_against_the_heuristic(quick: Server
     _, alice = server.author("alice")
     _, bob = server.author("bob")
     good = submit(server, alice, zipped(_sample(tmp_path / "good", "heuristic_bot", "1.0")))
-    assert admitted(server, alice, good)
+    assert admitted(server, alice, good), server.status(alice, good)
     bad = submit(server, alice, zipped(_sample(tmp_path / "bad", "random_bot", "2.0")))
-    assert admitted(server, alice, bad)
+    assert admitted(server, alice, bad), server.status(alice, bad)
     with server.client(alice) as c:
         asked = c.post("/api/challenges", json={"bot": "mine", "rivals": ["mine"], "version": "2.0",
                                                 "rival_version": "1.0", "until": "decided", "games": 120})
