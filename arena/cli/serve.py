@@ -127,7 +127,8 @@ def serve(game: Game, submissions: Path | None, host: str, port: int, proxy: str
           title: str | None,
           seats: int | None, samples: str, wave: int, jobs: int, seed: int | None, uploads_per_day: int,
           active_bots: int, max_upload: int, max_unpacked: int, max_members: int, body_timeout: float,
-          stream_seconds: float, pause_after: int, challenges_per_day: int, challenge_games: int, description: str | None, start: str | None, end: str | None,
+          stream_seconds: float, pause_after: int, challenges_per_day: int, challenge_games: int,
+          description: str | None, start: str | None, end: str | None,
           cluster: str | None, cluster_access: ClusterAccess, no_play: bool, time: TimeControl, sandbox: Sandbox,
           options: dict[str, Any] | None, rating: RatingConfig, results_dir: Path, db: Path | None) -> None:
     """Host a competition at GAME: authors (added with `arena authors add`) upload bots in the browser or with

@@ -23,12 +23,12 @@ from arena.storage.authors import Author, Submission
 from arena.storage.challenges import DONE, PLAYING, Challenge
 from arena.storage.keys import upload_version
 from arena.tournament import compare
+from arena.tournament.cluster import ClusterLost
 from arena.tournament.formats.base import TournamentSpec
 from arena.tournament.formats.compare import DEFAULT_WAVE as COMPARE_WAVE
 from arena.tournament.formats.compare import futile
 from arena.tournament.formats.gauntlet import Gauntlet
 from arena.tournament.rivals import head_to_head
-from arena.tournament.cluster import ClusterLost
 from arena.tournament.run import Runner, sample_opponents
 
 log = logging.getLogger("arena.serve")

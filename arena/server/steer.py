@@ -36,6 +36,7 @@ def routes(web: Web) -> list[Route]:
     return [Route("/api/bots/{bot}", steer.api_versions, methods=["GET"]),
             Route("/api/bots/{bot}/active", steer.api_choose, methods=["PUT"]),
             Route("/me/bots/{bot}/active", steer.choose_form, methods=["POST"]),
+            Route("/me/bots/{bot}/challenge", steer.challenge_form, methods=["POST"]),
             Route("/api/challenges", steer.api_challenge, methods=["POST"]),
             Route("/api/challenges", steer.api_challenges, methods=["GET"]),
             Route("/api/challenges/{cid:int}", steer.api_challenge_view, methods=["GET"]),
@@ -151,3 +152,29 @@ class _Steer:
         if found is None:
             raise HTTPException(404, NOT_FOUND)
         return JSONResponse(found)
+
+    async def challenge_form(self, request: Request) -> Response:
+        """The challenge form of a bot's page: rivals (names apart by commas or spaces) and games, or two of its
+        versions to test until decided."""
+        author, by_session = await run_in_threadpool(self.web.who, request)
+        if author is None:
+            raise HTTPException(404, NOT_FOUND)
+        async with request.form(max_files=0, max_fields=6) as form:
+            if by_session:
+                self.web.check_csrf(request, form.get("csrf"))
+            fields = {k: v.strip() for k in ("rivals", "games", "version", "rival_version")
+                      if isinstance(v := form.get(k), str)}
+        bot = request.path_params["bot"]
+        games = fields.get("games", "")
+        body: dict[str, Any] = {"bot": bot, "games": int(games) if games.isdigit() else games}
+        if fields.get("version") or fields.get("rival_version"):
+            body.update(rivals=[bot], until="decided", version=fields.get("version"),
+                        rival_version=fields.get("rival_version"))
+        else:
+            body["rivals"] = fields.get("rivals", "").replace(",", " ").split()
+        h = self.web.h
+        try:
+            await run_in_threadpool(lambda: challenges.ask(h.store(), h.settings, author, body))
+        except challenges.ChallengeRefused as exc:
+            raise HTTPException(exc.status, str(exc)) from None
+        return RedirectResponse(f"/me/bots/{bot}#challenges", 303)

@@ -114,8 +114,8 @@ def faulted(store: Store, tournament: Tournament, comparison: TournamentSpec) ->
     for name in comparison.names()[:2]:
         played = stats.get(name, {})
         if played.get("games", 0) >= FAULT_SAMPLE and played.get("fault_rate", 0.0) > 0.5:
-            first = next((" ".join(f"{kind}: {detail}".split()) for _, _, _, bot, _, kind, detail, _ in store.fault_rows(tournament.id)
-                          if bot == name), "")
+            first = next((" ".join(f"{kind}: {detail}".split())
+                          for _, _, _, bot, _, kind, detail, _ in store.fault_rows(tournament.id) if bot == name), "")
             return {"bot": name, "share": played["fault_rate"], "fault": first}
     return None
 

@@ -100,3 +100,14 @@ def test_an_author_rolls_back_with_the_form_of_the_bot_page(server: Server, tmp_
         page = c.get("/me/bots/alicebot").text
         assert f'value="0.2#{second}"' in page and f'value="0.1#{first}"' not in page
     assert server.status(token, first)["status"] == "admitted"
+    with server.client() as c:  # and asks for a challenge with the form below (signed in by the token this time)
+        assert c.post("/signin", data={"token": token}).status_code == 303
+        page = c.get("/me/bots/alicebot").text
+        csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)  # type: ignore[union-attr]
+        ask = {"rivals": "heuristic_bot", "games": "3", "csrf": csrf}
+        assert c.post("/me/bots/alicebot/challenge", data={**ask, "csrf": ""}).status_code == 403
+        wrong = c.post("/me/bots/alicebot/challenge", data={**ask, "rivals": "nobody"})
+        assert wrong.status_code == 404 and "no bot 'nobody'" in wrong.text
+        assert c.post("/me/bots/alicebot/challenge", data=ask).status_code == 303
+        assert wait_until(lambda: re.search(r"heuristic_bot: ahead \d+, behind \d+, level \d+",
+                                            c.get("/me/bots/alicebot").text), 600)
