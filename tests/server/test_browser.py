@@ -301,3 +301,43 @@ def test_on_a_375_px_phone_the_board_scrolls_within_the_page_and_the_token_is_wh
         "var done = arguments[0]; navigator.clipboard.readText().then(done, function (e) { done(String(e)); });")
     assert copied == token
     screenshot(driver, "server-token-375")
+
+
+def test_an_author_rolls_back_challenges_and_reads_a_verdict_in_the_browser(tmp_path: Path, driver: Any) -> None:
+    from selenium.webdriver.common.by import By
+
+    from tests.server.conftest import start, stop
+    from tests.server.test_one_truth import submit, versioned
+
+    process, url = start(tmp_path / "results", "--wave", "1")  # short waves: the challenge's turn comes soon
+    server = Server(url, tmp_path / "results", process)
+    try:
+        code, token = server.author("alice")
+        first = submit(server, token, versioned(tmp_path / "bot", "alicebot", "0.1"))
+        assert admitted(server, token, first), server.status(token, first)
+        second = submit(server, token, versioned(tmp_path / "bot", "alicebot", "0.2"))
+        assert admitted(server, token, second), server.status(token, second)
+        _sign_in(driver, server, code)
+        driver.get(f"{server.url}/me/bots/alicebot")
+        driver.find_element(By.CSS_SELECTOR, f'input[name="version"][value="0.1#{first}"]').click()
+        driver.find_element(By.ID, "choose").click()  # rolled back: 0.1 plays from the next wave
+        assert wait_until(lambda: f'value="0.2#{second}"' in driver.page_source)
+        assert server.status(token, first)["status"] == "admitted"
+        form = driver.find_element(By.ID, "challenge")
+        form.find_element(By.NAME, "version").send_keys("0.2")
+        form.find_element(By.NAME, "rival_version").send_keys("0.1")
+        games = form.find_element(By.NAME, "games")
+        games.clear()
+        games.send_keys("16")  # one table of 8 deals, each played twice
+        driver.find_element(By.ID, "ask").click()
+
+        def verdict() -> str:
+            """The challenge's verdict as its row shows it, once it is done ("" before)."""
+            driver.get(f"{server.url}/me/bots/alicebot")
+            rows = driver.find_elements(By.CSS_SELECTOR, "#challenges tr")[1:]
+            cells = rows[0].find_elements(By.TAG_NAME, "td") if rows else []
+            return cells[5].text if len(cells) == 6 and cells[3].text == "done" else ""
+
+        assert wait_until(lambda: re.match(r"(better|worse|undecided)\b", verdict()), 600), verdict()
+    finally:
+        stop(process)

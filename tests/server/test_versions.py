@@ -107,7 +107,7 @@ def test_an_author_rolls_back_with_the_form_of_the_bot_page(server: Server, tmp_
         ask = {"rivals": "heuristic_bot", "games": "3", "csrf": csrf}
         assert c.post("/me/bots/alicebot/challenge", data={**ask, "csrf": ""}).status_code == 403
         wrong = c.post("/me/bots/alicebot/challenge", data={**ask, "rivals": "nobody"})
-        assert wrong.status_code == 404 and "no bot 'nobody'" in wrong.text
+        assert wrong.status_code == 404 and "there is no bot &#39;nobody&#39; in the ladder" in wrong.text
         assert c.post("/me/bots/alicebot/challenge", data=ask).status_code == 303
         assert wait_until(lambda: re.search(r"heuristic_bot: ahead \d+, behind \d+, level \d+",
                                             c.get("/me/bots/alicebot").text), 600)
