@@ -40,7 +40,7 @@ from arena.ratings.trueskill import RatingConfig
 from arena.storage import Store
 from arena.tournament import compare as comparison
 from arena.tournament.formats.compare import DEFAULT_WAVE
-from arena.tournament.run import Runner
+from arena.tournament.run import Runner, TournamentSpec
 from protocol import TimeControl
 
 
@@ -100,7 +100,7 @@ def compare(new: str, base: str, game: Game, opponents: tuple[str, ...], seats: 
     with Store(store_path(results_dir, db)) as store:
         runner = Runner(spec, store, results_dir, jobs=jobs, name=name,
                         on_start=lambda _: (announce_sandbox(spec.sandbox), announce_crowding(jobs, spec.seats)),
-                        on_progress=lambda _: live.show(*comparison.current(store, runner.tournament, spec)))
+                        on_progress=lambda _: progress(store, runner, spec, live))
         try:
             runner.run()
         except KeyboardInterrupt:
@@ -110,6 +110,16 @@ def compare(new: str, base: str, game: Game, opponents: tuple[str, ...], seats: 
             live.close()
         result = comparison.final_report(store, runner.tournament, spec)
     click.echo(json.dumps(result) if as_json else text_report(result))
+    if result["verdict"] == comparison.FAULTED:
+        raise SystemExit(1)
+
+
+def progress(store: Store, runner: Runner, spec: TournamentSpec, live: LiveLine) -> None:
+    """After each table: the progress line, and no new table once a side has faulted in most of its games (its
+    fault is the answer: the pairs it loses would only make a verdict about the fault)."""
+    live.show(*comparison.current(store, runner.tournament, spec))
+    if spec.sprt is not None and comparison.faulted(store, runner.tournament, spec) is not None:
+        runner.start_no_new_table()
 
 
 class LiveLine:
@@ -197,6 +207,12 @@ def text_report(r: dict[str, Any]) -> str:
     lines += _faults(r)
     if r["test"] is None:
         lines.append("verdict: none (a fixed number of games)")
+        return "\n".join(lines)
+    if r["verdict"] == comparison.FAULTED:
+        f = r["faulted"]
+        lines.append(f"verdict: none: {f['bot']} faulted in {100 * f['share']:.0f}% of its games after {r['pairs']} "
+                     f"pairs, so the test would only measure its faults; its first fault: {f['fault']} "
+                     f"(arena matches -t {r['tournament']} --faults)")
         return "\n".join(lines)
     lines.append(f"test: {_test(r['sprt'])}")
     lines.append(_evidence(r))

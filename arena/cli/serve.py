@@ -25,7 +25,7 @@ from arena.cli.params import (
     time_options,
 )
 from arena.competition.ending import FINALS_CONFIDENCE, FINALS_GAMES, FINALS_TOP, end_moment
-from arena.competition.season import PAUSE_AFTER
+from arena.competition.season import CHALLENGE_GAMES, CHALLENGES_PER_DAY, PAUSE_AFTER
 from arena.competition.uploads import MIB, UploadLimits
 from arena.errors import ConfigError
 from arena.games import SAMPLE_LEVELS, Game
@@ -100,6 +100,11 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
 @click.option("--pause-after", type=click.IntRange(min=1), default=PAUSE_AFTER, show_default=True,
               metavar="GAMES", help="A bot whose last GAMES games each had a fault of its own sits out, with a "
               "notice on its author's page, until a new version is admitted.")
+@click.option("--challenges-per-day", type=int, default=CHALLENGES_PER_DAY, show_default=True,
+              help="Challenges (games against chosen rivals, or a test of two versions) an author may ask for in 24 "
+              "hours.")
+@click.option("--challenge-games", type=int, default=CHALLENGE_GAMES, show_default=True,
+              help="Games a challenge may ask for (a version test's cap).")
 @click.option("--description", metavar="MARKDOWN", help="What the front page says of the competition (Markdown; "
               "a competition file's [serve] description, usually).")
 @click.option("--start", metavar="YYYY-MM-DD", help="The season's first day, shown on the front page.")
@@ -134,7 +139,8 @@ def serve(game: Game, submissions: Path | None, host: str, port: int, proxy: str
           title: str | None,
           seats: int | None, samples: str, wave: int, jobs: int, seed: int | None, uploads_per_day: int,
           active_bots: int, max_upload: int, max_unpacked: int, max_members: int, body_timeout: float,
-          stream_seconds: float, pause_after: int, description: str | None, start: str | None, end: str | None,
+          stream_seconds: float, pause_after: int, challenges_per_day: int, challenge_games: int,
+          description: str | None, start: str | None, end: str | None,
           finals_top: int, finals_confidence: float, finals_games: int,
           cluster: str | None, cluster_access: ClusterAccess, no_play: bool, time: TimeControl, sandbox: Sandbox,
           options: dict[str, Any] | None, rating: RatingConfig, results_dir: Path, db: Path | None) -> None:
@@ -165,7 +171,8 @@ def serve(game: Game, submissions: Path | None, host: str, port: int, proxy: str
                               db=store_path(results_dir, db), seats=seats, wave=wave, jobs=jobs, samples=samples,
                               seed=seed, pause_after=pause_after, cluster=None if no_play else cluster,
                               cluster_access=cluster_access, max_built=max_unpacked * MIB, ends=end_moment(end),
-                              finals_top=finals_top, finals_confidence=finals_confidence, finals_games=finals_games)
+                              finals_top=finals_top, finals_confidence=finals_confidence, finals_games=finals_games,
+                              challenges_per_day=challenges_per_day, challenge_games=challenge_games)
     settings.check()
     check_proxy(proxy)
     limits = UploadLimits(max_upload=max_upload * MIB, max_unpacked=max_unpacked * MIB, max_members=max_members,

@@ -61,6 +61,8 @@ CUT_AFTER = 20.0  # seconds a wave plays before an admission may end it
 WAVE_SECONDS = 60.0  # no new table of a wave starts after this long, so that a stop is quick
 TABLES_A_WORKER = 4  # a ladder wave's tables for each worker at the least, with more than one worker
 RECONNECT = 5.0  # seconds between two tries to reach a lost Dask scheduler
+CHALLENGES_PER_DAY = 10  # challenges an author may ask for in 24 hours ([serve] challenges_per_day)
+CHALLENGE_GAMES = 200  # games a challenge may ask for ([serve] challenge_games): a version test's cap too
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -84,10 +86,15 @@ class SeasonSettings:
     finals_top: int = ending.FINALS_TOP
     finals_confidence: float = ending.FINALS_CONFIDENCE
     finals_games: int = ending.FINALS_GAMES
+    challenges_per_day: int = CHALLENGES_PER_DAY
+    challenge_games: int = CHALLENGE_GAMES
 
     def check(self) -> None:
         """ConfigError naming the first setting the game or the season would refuse at its first wave (seats, game
         options, clocks, sandbox, ratings), so that a server that could never play is not started."""
+        if self.challenges_per_day < 1 or self.challenge_games < 2:
+            raise ConfigError(f"challenges_per_day must be at least 1 and challenge_games at least 2 (a version test "
+                              f"plays pairs), got {self.challenges_per_day} and {self.challenge_games}")
         play, seats = self.play, self.table_seats
         samples = sample_opponents(play.game, seats, set(), self.samples)
         rating = play.rating or RatingConfig.for_game(get_game(play.game))
@@ -150,6 +157,8 @@ class Season:
         self.on_wave = on_wave
         self.stopping = threading.Event()
         self.runner: Runner | None = None
+        self.challenge_runner: Runner | None = None  # a challenge's slot under way between two waves
+        self.between: Callable[[Store], None] = lambda store: None  # played between two waves (challenges.py)
         self.playing: tuple[str, ...] = ()
         self.games = 0  # stored in the ladder by this server
         self.wave_began = 0.0  # when the wave under way began (time.monotonic())
@@ -182,9 +191,9 @@ class Season:
     def stop(self, wait: float = 10.0) -> None:
         """Start no new game or admission, and wait a while for those under way."""
         self.stopping.set()
-        runner = self.runner
-        if runner is not None:
-            runner._deadline = time.monotonic()  # no new table; the ones under way finish
+        for runner in (self.runner, self.challenge_runner):
+            if runner is not None:
+                runner._deadline = time.monotonic()  # no new table; the ones under way finish
         deadline = time.monotonic() + wait
         for thread in self.threads:
             if thread.ident is not None:  # started
@@ -369,6 +378,8 @@ class Season:
                                 reason)
         self._paused = set(sitting)
         self.play_wave(entrants)  # with none admitted yet, the sample bots play each other: a field to join
+        if not self.stopping.is_set():
+            self.between(self._store())
 
     def play_wave(self, entrants: list[Entrant]) -> None:
         """One wave of ladder tables among these entrants (the latest version of each bot) and the sample bots."""

@@ -22,6 +22,7 @@ from multiprocessing.pool import Pool
 from pathlib import Path
 from typing import IO, Any, Callable
 
+from arena.competition import challenges
 from arena.competition.season import Season, SeasonSettings, enter_folders
 from arena.competition.uploads import sweep as sweep_uploads
 from arena.errors import ArenaError, ConfigError
@@ -150,6 +151,7 @@ def _season_main(settings: SeasonSettings, server: int, stop: Any, playing: Any)
     # The pages are made in a process of their own, so that drawing them never holds up the ladder.
     publisher = get_context("spawn").Pool(1, initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
     season = Season(settings, on_wave=Publishing(publisher, settings))
+    season.between = lambda store: challenges.play_some(season, store)  # between two waves
     season.start()
     shown: tuple[str, ...] = ()
     while not stop.wait(PLAYING_LOOK):

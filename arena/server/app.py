@@ -29,7 +29,7 @@ from arena.competition.ending import FinalTable
 from arena.competition.uploads import UploadRefused
 from arena.errors import ConfigError
 from arena.kits import PREPARE, Language
-from arena.server import dataset
+from arena.server import dataset, steer
 from arena.server.auth import COOKIE, DEFAULT_BACKENDS, LIMITED_WAIT, Authentication, Backend, TooManyFailures
 from arena.server.events import EventStream, StreamLimits
 from arena.server.hosting import BOT_PAGES, MAX_SECRET, SESSION_SECONDS, STOPPING, Hosting
@@ -80,6 +80,7 @@ def make_app(hosting: Hosting, backends: tuple[Backend, ...] = DEFAULT_BACKENDS)
     ]
     hosting.settings.site.mkdir(parents=True, exist_ok=True)
     hosting.sweep_temp()  # what uploads cut off by a SIGKILL left: the app's own temp folders, named by its store
+    routes += steer.routes(web)
     routes.append(Route("/site/{path:path}", web.published))
     app = Starlette(routes=routes, exception_handlers={HTTPException: _error, UploadRefused: _refused,
                                                        TooManyFailures: _too_many})
@@ -472,7 +473,8 @@ class _Web:
         games = self.h.games_of(bot)
         return _page("bot.html.j2", bot, author, self.csrf(request), bot=bot, rows=rows, submissions=submissions,
                      games=games, faults=self.h.faults_of(bot, games),
-                     paused=self.h.paused(bot))
+                     paused=self.h.paused(bot), versions=steer.bot_versions(self.h, author, bot),
+                     challenges=steer.bot_challenges(self.h, author, bot))
 
     def api_retire(self, request: Request) -> Response:
         """Retire a bot with its owner's (or the organiser's) token, or their session with its CSRF token: it

@@ -30,6 +30,7 @@ from typing import Self
 from arena.storage.schema import (
     _ACCOUNTS,
     _BUILD_TIME,
+    _CHALLENGES,
     _SCHEMA,
     _SERVING,
     _SESSIONS,
@@ -240,7 +241,8 @@ class Connection:
         if version == SCHEMA_VERSION:
             return
         if version is None:
-            for statement in [*filter(str.strip, _SCHEMA.split(";")), *_ACCOUNTS, *_SERVING, *_SESSIONS, *_BUILD_TIME]:
+            for statement in [*filter(str.strip, _SCHEMA.split(";")), *_ACCOUNTS, *_SERVING, *_SESSIONS, *_BUILD_TIME,
+                              *_CHALLENGES]:
                 self.db.execute(statement)
             session_sources(self.db)
             self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))

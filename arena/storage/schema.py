@@ -11,7 +11,7 @@ from arena.storage.authors import (
     Status,
 )
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -100,6 +100,16 @@ _SESSIONS = (
 _BUILD_TIME = ("CREATE TABLE IF NOT EXISTS build_times (submission_id INTEGER PRIMARY KEY REFERENCES "
                "submissions(id), seconds REAL NOT NULL)",)
 
+# An author's challenges: games of their bot against chosen rivals (or one version of it against another, until a
+# sequential test decides), played between ladder waves into a tournament of their own, unranked.
+_CHALLENGES = (
+    "CREATE TABLE IF NOT EXISTS challenges (id INTEGER PRIMARY KEY, author_id INTEGER NOT NULL REFERENCES "
+    "authors(id), bot TEXT NOT NULL, version TEXT, rivals TEXT NOT NULL, rival_version TEXT, games INTEGER NOT NULL, "
+    "until_decided INTEGER NOT NULL, status TEXT NOT NULL CHECK (status IN ('queued', 'playing', 'done')), "
+    "outcome TEXT NOT NULL DEFAULT '{}', created REAL NOT NULL, finished REAL)",
+    "CREATE INDEX IF NOT EXISTS challenges_by_author ON challenges (author_id, created)",
+)
+
 # A session keeps what it was made from (it ends when that secret is replaced) and when it was last used.
 _SESSION_COLUMNS = (("source", "TEXT NOT NULL DEFAULT 'sign-in link'"), ("seen", "REAL"))
 
@@ -133,6 +143,7 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     # Sessions end with the secret they were made from, and their author sees when each was made and last used:
     # done by session_sources below.
     10: (),
+    11: _CHALLENGES,
 }
 
 

@@ -8,13 +8,15 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # not imported at run time: the bots' processes and the protocol cost the leaderboard's start
     pass
 from arena.storage.accounts import Accounts
+from arena.storage.challenges import Challenges
 from arena.storage.connection import StoreError
 from arena.storage.results import Results
 from arena.storage.season import Submissions
 from arena.storage.tables import GameTables
+from arena.storage.versions import Versions
 
 
-class Store(Results, Accounts, Submissions, GameTables):
+class Store(Results, Accounts, Submissions, GameTables, Versions, Challenges):
     """An open results store: results, accounts and the season of a hosted competition, over one SQLite file;
     `readonly` opens it for browsing only (it may then be on a read-only disk)."""
 

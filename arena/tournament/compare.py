@@ -19,6 +19,8 @@ from protocol import TimeControl
 DEFAULT_MAX_GAMES = 4000  # the cap on a sequential test: 2,000 pairs
 ADVICE_DRAWS = 0.75  # undecided with at least this share of drawn pairs: the report says what to try instead
 LOPSIDED = 0.15  # both versions won at most this share of their games (or lost at most it): the opponents decide
+FAULTED = "faulted"  # the verdict of a test one of whose sides faulted in most of its games: its fault, no verdict
+FAULT_SAMPLE = 4  # games of a side before its faults say it faulted in most of them
 
 
 def entrants(new: Entrant, base: Entrant, opponents: Sequence[Entrant]) -> tuple[Entrant, ...]:
@@ -99,7 +101,23 @@ def final_report(store: Store, tournament: Tournament, comparison: TournamentSpe
                fault_rates={name: stats.get(name, {}).get("fault_rate", 0.0) for name in (new, base)},
                pairs_cap=pairs_cap(comparison), stopped_early=futile(comparison, counts))
     out["advice"] = advice(out, {name: stats.get(name, {}) for name in (new, base)})
+    out["faulted"] = faulted(store, tournament, comparison)
+    if out["faulted"] is not None and comparison.sprt is not None:
+        out["verdict"] = FAULTED  # a side that mostly faults loses or draws every pair: the test measures its fault
     return out
+
+
+def faulted(store: Store, tournament: Tournament, comparison: TournamentSpec) -> dict[str, Any] | None:
+    """NEW or BASE if it faulted in most of its games (FAULT_SAMPLE at least): {"bot", "share" of its games with a
+    fault, "fault": its first fault's kind and detail}; else None. Such a comparison has no verdict, and stops."""
+    stats = store.bot_stats(tournament.id)
+    for name in comparison.names()[:2]:
+        played = stats.get(name, {})
+        if played.get("games", 0) >= FAULT_SAMPLE and played.get("fault_rate", 0.0) > 0.5:
+            first = next((" ".join(f"{kind}: {detail}".split())
+                          for _, _, _, bot, _, kind, detail, _ in store.fault_rows(tournament.id) if bot == name), "")
+            return {"bot": name, "share": played["fault_rate"], "fault": first}
+    return None
 
 
 def pairs_cap(comparison: TournamentSpec) -> int | None:

@@ -35,6 +35,7 @@ TABLES = {
     "serve": {"uploads_per_day": "uploads_per_day", "active_bots": "active_bots", "max_upload": "max_upload",
               "max_unpacked": "max_unpacked", "max_members": "max_members", "body_timeout": "body_timeout",
               "pause_after": "pause_after", "host": "host", "port": "port",
+              "challenges_per_day": "challenges_per_day", "challenge_games": "challenge_games",
               "description": "description", "start": "start", "end": "end", "finals_top": "finals_top",
               "finals_confidence": "finals_confidence", "finals_games": "finals_games", "cluster": "cluster",
               "cluster_certs": "cluster_certs", "insecure_cluster": "insecure_cluster"},

@@ -248,3 +248,21 @@ def test_on_a_terminal_the_progress_is_one_line_rewritten_in_place(tmp_path: Pat
     progress = [line for line in shown.decode().split("\n") if "pairs " in line]
     assert len(progress) == 1 and progress[0].count("\rpairs ") >= 2, progress  # rewritten, never scrolled
     assert "\x1b[K" in progress[0] and "log-evidence" not in progress[0] and len(out.splitlines()) > 5
+
+
+@pytest.mark.slow
+def test_a_side_that_cannot_start_gets_its_fault_not_a_verdict(tmp_path: Path) -> None:
+    # Against a copy that dies at its start, the heuristic bot wins every pair: the test would say "better" after
+    # a dozen pairs, a verdict about the crash and not about the play.
+    broken = f"copy={sys.executable} -c 'import sys; sys.exit(3)'"
+    run = compare(HEURISTIC, broken, "--game", "bali-2017", "--jobs", "1", cwd=tmp_path)
+    assert run.returncode == 1, run.stdout + run.stderr
+    verdict = run.stdout.splitlines()[-1]
+    assert verdict.startswith("verdict: none: copy faulted in 100% of its games after "), run.stdout
+    assert "its first fault: " in verdict and "--faults" in verdict and "better" not in verdict, verdict
+    as_json = compare(HEURISTIC, broken, "--game", "bali-2017", "--jobs", "1", "--json", "--name", "again",
+                      cwd=tmp_path)
+    report = json.loads(as_json.stdout)
+    assert as_json.returncode == 1 and report["verdict"] == "faulted", report
+    assert report["faulted"]["bot"] == "copy" and report["faulted"]["share"] == 1.0 and report["faulted"]["fault"]
+    assert report["pairs"] <= 8, report  # it stopped once the first table showed the fault: one table's deals
