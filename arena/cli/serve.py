@@ -110,6 +110,10 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
               "bot and no build; submissions reach the workers through the cluster (docs/cluster.md). Needs the "
               "cluster extra (pip install 'bali-arena[cluster]').")
 @cluster_access_options
+@click.option("--webhook-host", "webhook_hosts", multiple=True, metavar="HOST", help="A host webhooks may reach "
+              "although its addresses are loopback, private or link-local (a name, an IP address or a network; "
+              "repeat for more): by default only public addresses are, so that no author's hook reaches this "
+              "machine or its network.")
 @click.option("--no-play", is_flag=True, help="Serve only: admit no upload and play no game (the pages and the "
               "API over the store as it is).")
 @time_options
@@ -123,7 +127,7 @@ def serve(game: Game, submissions: Path | None, host: str, port: int, proxy: str
           seats: int | None, samples: str, wave: int, jobs: int, seed: int | None, uploads_per_day: int,
           active_bots: int, max_upload: int, max_unpacked: int, max_members: int, body_timeout: float,
           stream_seconds: float, pause_after: int, description: str | None, start: str | None, end: str | None,
-          cluster: str | None, cluster_access: ClusterAccess, no_play: bool, time: TimeControl, sandbox: Sandbox,
+          cluster: str | None, cluster_access: ClusterAccess, webhook_hosts: tuple[str, ...], no_play: bool, time: TimeControl, sandbox: Sandbox,
           options: dict[str, Any] | None, rating: RatingConfig, results_dir: Path, db: Path | None) -> None:
     """Host a competition at GAME: authors (added with `arena authors add`) upload bots in the browser or with
     their API token, follow their admission, and see their own bots' games with their logs; everyone sees the
@@ -151,7 +155,8 @@ def serve(game: Game, submissions: Path | None, host: str, port: int, proxy: str
     settings = SeasonSettings(play=play, name=name or title or f"{game.name}-ladder", results_dir=results_dir,
                               db=store_path(results_dir, db), seats=seats, wave=wave, jobs=jobs, samples=samples,
                               seed=seed, pause_after=pause_after, cluster=None if no_play else cluster,
-                              cluster_access=cluster_access, max_built=max_unpacked * MIB)
+                              cluster_access=cluster_access, max_built=max_unpacked * MIB,
+                              webhook_hosts=tuple(webhook_hosts))
     settings.check()
     check_proxy(proxy)
     limits = UploadLimits(max_upload=max_upload * MIB, max_unpacked=max_unpacked * MIB, max_members=max_members,

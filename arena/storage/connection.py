@@ -33,6 +33,7 @@ from arena.storage.schema import (
     _SCHEMA,
     _SERVING,
     _SESSIONS,
+    _WEBHOOKS,
     DATA_MIGRATIONS,
     MIGRATIONS,
     SCHEMA_VERSION,
@@ -240,7 +241,8 @@ class Connection:
         if version == SCHEMA_VERSION:
             return
         if version is None:
-            for statement in [*filter(str.strip, _SCHEMA.split(";")), *_ACCOUNTS, *_SERVING, *_SESSIONS, *_BUILD_TIME]:
+            for statement in [*filter(str.strip, _SCHEMA.split(";")), *_ACCOUNTS, *_SERVING, *_SESSIONS, *_BUILD_TIME,
+                              *_WEBHOOKS]:
                 self.db.execute(statement)
             session_sources(self.db)
             self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))

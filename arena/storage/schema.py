@@ -11,7 +11,7 @@ from arena.storage.authors import (
     Status,
 )
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -100,6 +100,23 @@ _SESSIONS = (
 _BUILD_TIME = ("CREATE TABLE IF NOT EXISTS build_times (submission_id INTEGER PRIMARY KEY REFERENCES "
                "submissions(id), seconds REAL NOT NULL)",)
 
+# Authors' webhooks (a secret derived from each one's salt and a key kept outside the store, never the secret), the
+# deliveries on their way (an outbox: any process queues, the server sends), each attempt, and the ranks last told.
+_WEBHOOKS = (
+    "CREATE TABLE webhooks (id INTEGER PRIMARY KEY, author_id INTEGER NOT NULL REFERENCES authors(id), url TEXT NOT "
+    "NULL, events TEXT NOT NULL, salt BLOB NOT NULL, created REAL NOT NULL, ended REAL)",
+    "CREATE INDEX webhooks_by_author ON webhooks (author_id)",
+    "CREATE TABLE webhook_deliveries (id INTEGER PRIMARY KEY, hook_id INTEGER NOT NULL REFERENCES webhooks(id), "
+    "event TEXT NOT NULL, bot TEXT NOT NULL, once TEXT, body BLOB NOT NULL, state TEXT NOT NULL CHECK (state IN "
+    "('pending', 'delivered', 'failed', 'dropped')), attempts INTEGER NOT NULL DEFAULT 0, due REAL NOT NULL, "
+    "created REAL NOT NULL, UNIQUE (hook_id, once))",
+    "CREATE INDEX webhook_deliveries_due ON webhook_deliveries (state, due)",
+    "CREATE TABLE webhook_attempts (id INTEGER PRIMARY KEY, delivery_id INTEGER NOT NULL REFERENCES "
+    "webhook_deliveries(id), at REAL NOT NULL, status INTEGER, error TEXT NOT NULL, seconds REAL NOT NULL)",
+    "CREATE INDEX webhook_attempts_by_delivery ON webhook_attempts (delivery_id)",
+    "CREATE TABLE bot_ranks (bot TEXT PRIMARY KEY, rank INTEGER NOT NULL)",
+)
+
 # A session keeps what it was made from (it ends when that secret is replaced) and when it was last used.
 _SESSION_COLUMNS = (("source", "TEXT NOT NULL DEFAULT 'sign-in link'"), ("seen", "REAL"))
 
@@ -133,6 +150,8 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     # Sessions end with the secret they were made from, and their author sees when each was made and last used:
     # done by session_sources below.
     10: (),
+    # Authors register webhooks for their bots' events.
+    11: _WEBHOOKS,
 }
 
 

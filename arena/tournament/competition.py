@@ -36,7 +36,8 @@ TABLES = {
               "max_unpacked": "max_unpacked", "max_members": "max_members", "body_timeout": "body_timeout",
               "pause_after": "pause_after", "host": "host", "port": "port",
               "description": "description", "start": "start", "end": "end", "cluster": "cluster",
-              "cluster_certs": "cluster_certs", "insecure_cluster": "insecure_cluster"},
+              "cluster_certs": "cluster_certs", "insecure_cluster": "insecure_cluster",
+              "webhook_hosts": "webhook_hosts"},
     "rating": {"mu": "mu", "sigma": "sigma", "beta": "beta", "tau": "tau", "draw_probability": "draw_probability"},
 }
 SERVE_ONLY = frozenset(TABLES["serve"].values())  # what only arena serve reads from a shared competition file
