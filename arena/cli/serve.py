@@ -127,7 +127,8 @@ def serve(game: Game, submissions: Path | None, host: str, port: int, proxy: str
           seats: int | None, samples: str, wave: int, jobs: int, seed: int | None, uploads_per_day: int,
           active_bots: int, max_upload: int, max_unpacked: int, max_members: int, body_timeout: float,
           stream_seconds: float, pause_after: int, description: str | None, start: str | None, end: str | None,
-          cluster: str | None, cluster_access: ClusterAccess, webhook_hosts: tuple[str, ...], no_play: bool, time: TimeControl, sandbox: Sandbox,
+          cluster: str | None, cluster_access: ClusterAccess, webhook_hosts: tuple[str, ...], no_play: bool,
+          time: TimeControl, sandbox: Sandbox,
           options: dict[str, Any] | None, rating: RatingConfig, results_dir: Path, db: Path | None) -> None:
     """Host a competition at GAME: authors (added with `arena authors add`) upload bots in the browser or with
     their API token, follow their admission, and see their own bots' games with their logs; everyone sees the

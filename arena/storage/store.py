@@ -16,8 +16,8 @@ from arena.storage.webhooks import Webhooks
 
 
 class Store(Results, Accounts, Submissions, GameTables, Webhooks):
-    """An open results store: results, accounts, the season of a hosted competition and its authors' webhooks, over one SQLite file;
-    `readonly` opens it for browsing only (it may then be on a read-only disk)."""
+    """An open results store: results, accounts, the season of a hosted competition and its authors' webhooks, over
+    one SQLite file; `readonly` opens it for browsing only (it may then be on a read-only disk)."""
 
 
 def name_holders(path: Path) -> dict[str, str]:

@@ -124,7 +124,8 @@ class Webhooks(Connection):
             self.db.execute("UPDATE webhook_deliveries SET state = ? WHERE id IN (SELECT id FROM webhook_deliveries "
                             "WHERE hook_id = ? AND state = ? ORDER BY id DESC LIMIT -1 OFFSET ?)",
                             (DROPPED, hook_id, PENDING, most_pending))
-            old = "SELECT id FROM webhook_deliveries WHERE hook_id = ? AND state != ? ORDER BY id DESC LIMIT -1 OFFSET ?"
+            old = ("SELECT id FROM webhook_deliveries WHERE hook_id = ? AND state != ? ORDER BY id DESC LIMIT -1 "
+                   "OFFSET ?")
             self.db.execute(f"DELETE FROM webhook_attempts WHERE delivery_id IN ({old})",
                             (hook_id, PENDING, KEPT_DELIVERIES))
             self.db.execute(f"DELETE FROM webhook_deliveries WHERE id IN ({old})", (hook_id, PENDING, KEPT_DELIVERIES))
