@@ -86,6 +86,8 @@ def load(path: Path) -> dict[str, Any]:
         settings["bots"] = [settings["bots"]]
     if isinstance(settings.get("variants"), str):
         settings["variants"] = [settings["variants"]]
+    if isinstance(settings.get("webhook_hosts"), str):
+        settings["webhook_hosts"] = [settings["webhook_hosts"]]
     return settings
 
 
