@@ -298,11 +298,10 @@ class Season:
         store.set_status(submission.id, Status.BUILDING)
         failed = self._build(store, submission, build_log, worker)
         if failed is not None:
-            store.set_status(submission.id, Status.REFUSED, shown_to_author(f"the build failed: {failed}", folder),
-                             shown_to_author(_tail(build_log), folder))
+            why = shown_to_author(f"the build failed: {failed}", folder)
+            store.set_status(submission.id, Status.REFUSED, why, shown_to_author(_tail(build_log), folder))
             log.info("refused %s %s: its build failed", submission.bot, submission.version)
-            webhooks.announce_decision(store, submission, Status.REFUSED, shown_to_author(f"the build failed: "
-                                                                                          f"{failed}", folder))
+            webhooks.announce_decision(store, submission, Status.REFUSED, why)
             return
         store.set_status(submission.id, Status.VALIDATING, build_log=shown_to_author(_tail(build_log), folder))
         try:
