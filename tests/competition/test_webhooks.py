@@ -168,6 +168,7 @@ def test_a_delivery_is_signed_retried_with_backoff_and_listed(tmp_path: Path, st
                           and store.attempts(moved, 5), 30)
     finally:
         worker.stop()
+    assert not any(thread.is_alive() for thread in worker.threads)  # stopped with the server
     secret = webhooks.hook_secret(webhooks.signing_key(store.path), salt)
     path, headers, body = next(g for g in receiver.got if g[0] == "/200")
     assert headers["x-arena-signature"] == webhooks.signature(secret, body) and json.loads(body)["upload"] == 1
