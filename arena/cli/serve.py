@@ -127,6 +127,10 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
               "bot and no build; submissions reach the workers through the cluster (docs/cluster.md). Needs the "
               "cluster extra (pip install 'bali-arena[cluster]').")
 @cluster_access_options
+@click.option("--webhook-host", "webhook_hosts", multiple=True, metavar="HOST", help="A host webhooks may reach "
+              "although its addresses are loopback, private or link-local (a name, an IP address or a network; "
+              "repeat for more): by default only public addresses are, so that no author's hook reaches this "
+              "machine or its network.")
 @click.option("--no-play", is_flag=True, help="Serve only: admit no upload and play no game (the pages and the "
               "API over the store as it is).")
 @time_options
@@ -142,7 +146,8 @@ def serve(game: Game, submissions: Path | None, host: str, port: int, proxy: str
           stream_seconds: float, pause_after: int, challenges_per_day: int, challenge_games: int,
           description: str | None, start: str | None, end: str | None,
           finals_top: int, finals_confidence: float, finals_games: int,
-          cluster: str | None, cluster_access: ClusterAccess, no_play: bool, time: TimeControl, sandbox: Sandbox,
+          cluster: str | None, cluster_access: ClusterAccess, webhook_hosts: tuple[str, ...], no_play: bool,
+          time: TimeControl, sandbox: Sandbox,
           options: dict[str, Any] | None, rating: RatingConfig, results_dir: Path, db: Path | None) -> None:
     """Host a competition at GAME: authors (added with `arena authors add`) upload bots in the browser or with
     their API token, follow their admission, and see their own bots' games with their logs; everyone sees the
@@ -172,7 +177,8 @@ def serve(game: Game, submissions: Path | None, host: str, port: int, proxy: str
                               seed=seed, pause_after=pause_after, cluster=None if no_play else cluster,
                               cluster_access=cluster_access, max_built=max_unpacked * MIB, ends=end_moment(end),
                               finals_top=finals_top, finals_confidence=finals_confidence, finals_games=finals_games,
-                              challenges_per_day=challenges_per_day, challenge_games=challenge_games)
+                              challenges_per_day=challenges_per_day, challenge_games=challenge_games,
+                              webhook_hosts=tuple(webhook_hosts))
     settings.check()
     check_proxy(proxy)
     limits = UploadLimits(max_upload=max_upload * MIB, max_unpacked=max_unpacked * MIB, max_members=max_members,

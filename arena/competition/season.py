@@ -21,7 +21,8 @@ from arena.bots.entrants import Entrant, from_folder, shown, survey
 from arena.bots.entrants import shown_to_author as without_host_paths
 from arena.bots.sandbox import Sandbox
 from arena.bots.submission import BUILD_TIMEOUT, ensure_built
-from arena.competition import ending, names
+from arena.competition import ending, names, webhooks
+from arena.competition.addresses import AllowedHosts
 from arena.competition.uploads import UploadLimits
 from arena.errors import ArenaError, BuildFailed, ConfigError
 from arena.games import get_game
@@ -88,6 +89,7 @@ class SeasonSettings:
     finals_games: int = ending.FINALS_GAMES
     challenges_per_day: int = CHALLENGES_PER_DAY
     challenge_games: int = CHALLENGE_GAMES
+    webhook_hosts: tuple[str, ...] = ()  # hosts webhooks may reach though their addresses are refused (no SSRF)
 
     def check(self) -> None:
         """ConfigError naming the first setting the game or the season would refuse at its first wave (seats, game
@@ -103,6 +105,7 @@ class SeasonSettings:
                       seed=self.seed, title=self.name)
         check_spec(spec, WAVE_SECONDS)
         ending.check_finals(self.finals_top, self.finals_confidence, self.finals_games, seats)
+        AllowedHosts(self.webhook_hosts)  # ConfigError for a host that is none
         if self.db.is_file():  # a season stored already goes on only with its settings: said now, not every wave
             with Store(self.db, readonly=True) as store:
                 fmt, living = spec.fmt.name, spec.fmt.living
@@ -311,9 +314,10 @@ class Season:
         store.set_status(submission.id, Status.BUILDING)
         failed = self._build(store, submission, build_log, worker)
         if failed is not None:
-            store.set_status(submission.id, Status.REFUSED, shown_to_author(f"the build failed: {failed}", folder),
-                             shown_to_author(_tail(build_log), folder))
+            why = shown_to_author(f"the build failed: {failed}", folder)
+            store.set_status(submission.id, Status.REFUSED, why, shown_to_author(_tail(build_log), folder))
             log.info("refused %s %s: its build failed", submission.bot, submission.version)
+            webhooks.announce_decision(store, submission, Status.REFUSED, why)
             return
         store.set_status(submission.id, Status.VALIDATING, build_log=shown_to_author(_tail(build_log), folder))
         try:
@@ -327,6 +331,7 @@ class Season:
         if reason is None:
             store.set_status(submission.id, Status.ADMITTED)
             log.info("admitted %s %s", submission.bot, submission.version)
+            webhooks.announce_decision(store, submission, Status.ADMITTED)
             runner = self.runner
             # The wave under way starts no new table, so that the next one seats the newcomer; unless it began
             # only just now, so that a burst of admissions does not cut every wave down to a few games (the
@@ -336,6 +341,7 @@ class Season:
         else:
             store.set_status(submission.id, Status.REFUSED, shown_to_author(reason, folder))
             log.info("refused %s %s: its first game", submission.bot, submission.version)
+            webhooks.announce_decision(store, submission, Status.REFUSED, shown_to_author(reason, folder))
 
     def _build(self, store: Store, submission: Submission, build_log: Path, worker: Admitter) -> str | None:
         """Build the submission in the worker within what is left of its BUILD_TIMEOUT (each try's time counted
@@ -376,6 +382,7 @@ class Season:
                 if submission.id not in self._paused:  # said once, not at every wave
                     log.warning("paused %s %s (upload %d): %s", submission.bot, submission.version, submission.id,
                                 reason)
+                    webhooks.announce_pause(store, submission, reason)
         self._paused = set(sitting)
         self.play_wave(entrants)  # with none admitted yet, the sample bots play each other: a field to join
         if not self.stopping.is_set():
@@ -412,13 +419,16 @@ class Season:
                                       recorded=self.recorded, player=player, pace=self.pace)
         self.wave_began = time.monotonic()
         self.playing = tuple(e.name for e in entrants)
+        ratings = None
         try:
             if not self.stopping.is_set():
-                runner.run()
+                ratings = runner.run()
         finally:
             self.runner = None
             self.recorded += runner.played
         self.games = self.recorded
+        if ratings is not None:  # each bot whose place on the board moved is told
+            webhooks.announce_ranks(store, runner.tournament.id, {k: r.conservative for k, r in ratings.table.items()})
         self.on_wave()
 
     def _store(self) -> Store:

@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import IO, Any, Callable
 
 from arena.competition import challenges
+from arena.competition.addresses import AllowedHosts
+from arena.competition.delivery import Deliveries
 from arena.competition.season import Season, SeasonSettings, enter_folders
 from arena.competition.uploads import sweep as sweep_uploads
 from arena.errors import ArenaError, ConfigError
@@ -82,6 +84,7 @@ def serve(hosting: Hosting, host: str, port: int, out: IO[str] = sys.stdout, pla
             log.info("%d of the folders in %s queued for admission", queued, submissions)
         season = SeasonProcess(hosting.settings)
         hosting.playing = season.playing
+        deliveries = Deliveries(hosting.settings.db, AllowedHosts(hosting.settings.webhook_hosts))
         # Proxy headers (the client's address and scheme) are believed only from the proxy the organiser names.
         config = uvicorn.Config(make_app(hosting), host=host, port=port, log_config=_log_config(), access_log=True,
                                 limit_concurrency=MAX_CONNECTIONS, timeout_keep_alive=KEEP_ALIVE,
@@ -91,9 +94,11 @@ def serve(hosting: Hosting, host: str, port: int, out: IO[str] = sys.stdout, pla
         server = uvicorn.Server(config)
         if play:
             season.start()
+        deliveries.start()  # the webhooks' deliveries, in threads of this process: the season's are queued in the store
         try:
             asyncio.run(_serve(server, out, f"{host}:{port}", lock.note_served_at))
         finally:
+            deliveries.stop()
             season.stop()
             hosting.close()
 

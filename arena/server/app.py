@@ -34,6 +34,7 @@ from arena.server.auth import COOKIE, DEFAULT_BACKENDS, LIMITED_WAIT, Authentica
 from arena.server.events import EventStream, StreamLimits
 from arena.server.hosting import BOT_PAGES, MAX_SECRET, SESSION_SECONDS, STOPPING, Hosting
 from arena.server.limits import SMALL_BODY, BodyRefused, BoundedRequests
+from arena.server.webhook_routes import Routes as WebhookRoutes
 from arena.site.markdown import html as markdown_html
 from arena.storage.authors import ACTIVE, Author, Session, SessionSource, Status, Submission
 
@@ -77,6 +78,7 @@ def make_app(hosting: Hosting, backends: tuple[Backend, ...] = DEFAULT_BACKENDS)
         Route("/me/submissions/{sid:int}/game", web.my_first_game),
         Route("/events/leaderboard", web.leaderboard_events),
         Route("/events/submissions/{sid:int}", web.submission_events),
+        *WebhookRoutes(hosting, web).routes(),
     ]
     hosting.settings.site.mkdir(parents=True, exist_ok=True)
     hosting.sweep_temp()  # what uploads cut off by a SIGKILL left: the app's own temp folders, named by its store

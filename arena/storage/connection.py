@@ -34,6 +34,7 @@ from arena.storage.schema import (
     _SCHEMA,
     _SERVING,
     _SESSIONS,
+    _WEBHOOKS,
     DATA_MIGRATIONS,
     MIGRATIONS,
     SCHEMA_VERSION,
@@ -242,7 +243,7 @@ class Connection:
             return
         if version is None:
             for statement in [*filter(str.strip, _SCHEMA.split(";")), *_ACCOUNTS, *_SERVING, *_SESSIONS, *_BUILD_TIME,
-                              *_CHALLENGES]:
+                              *_CHALLENGES, *_WEBHOOKS]:
                 self.db.execute(statement)
             session_sources(self.db)
             self.db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))

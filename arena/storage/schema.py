@@ -11,7 +11,7 @@ from arena.storage.authors import (
     Status,
 )
 
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -108,6 +108,22 @@ _CHALLENGES = (
     "until_decided INTEGER NOT NULL, status TEXT NOT NULL CHECK (status IN ('queued', 'playing', 'done')), "
     "outcome TEXT NOT NULL DEFAULT '{}', created REAL NOT NULL, finished REAL)",
     "CREATE INDEX IF NOT EXISTS challenges_by_author ON challenges (author_id, created)",
+# Authors' webhooks (a secret derived from each one's salt and a key kept outside the store, never the secret), the
+# deliveries on their way (an outbox: any process queues, the server sends), each attempt, and the ranks last told.
+# IF NOT EXISTS: a store an older arena only marked older may hold the tables already.
+_WEBHOOKS = (
+    "CREATE TABLE IF NOT EXISTS webhooks (id INTEGER PRIMARY KEY, author_id INTEGER NOT NULL REFERENCES authors(id), "
+    "url TEXT NOT NULL, events TEXT NOT NULL, salt BLOB NOT NULL, created REAL NOT NULL, ended REAL)",
+    "CREATE INDEX IF NOT EXISTS webhooks_by_author ON webhooks (author_id)",
+    "CREATE TABLE IF NOT EXISTS webhook_deliveries (id INTEGER PRIMARY KEY, hook_id INTEGER NOT NULL REFERENCES "
+    "webhooks(id), event TEXT NOT NULL, bot TEXT NOT NULL, once TEXT, body BLOB NOT NULL, state TEXT NOT NULL "
+    "CHECK (state IN ('pending', 'delivered', 'failed', 'dropped')), attempts INTEGER NOT NULL DEFAULT 0, due REAL "
+    "NOT NULL, created REAL NOT NULL, UNIQUE (hook_id, once))",
+    "CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (state, due)",
+    "CREATE TABLE IF NOT EXISTS webhook_attempts (id INTEGER PRIMARY KEY, delivery_id INTEGER NOT NULL REFERENCES "
+    "webhook_deliveries(id), at REAL NOT NULL, status INTEGER, error TEXT NOT NULL, seconds REAL NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS webhook_attempts_by_delivery ON webhook_attempts (delivery_id)",
+    "CREATE TABLE IF NOT EXISTS bot_ranks (bot TEXT PRIMARY KEY, rank INTEGER NOT NULL)",
 )
 
 # A session keeps what it was made from (it ends when that secret is replaced) and when it was last used.
@@ -144,6 +160,8 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
     # done by session_sources below.
     10: (),
     11: _CHALLENGES,
+    # Authors register webhooks for their bots' events.
+    12: _WEBHOOKS,
 }
 
 

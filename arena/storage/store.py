@@ -14,11 +14,12 @@ from arena.storage.results import Results
 from arena.storage.season import Submissions
 from arena.storage.tables import GameTables
 from arena.storage.versions import Versions
+from arena.storage.webhooks import Webhooks
 
 
-class Store(Results, Accounts, Submissions, GameTables, Versions, Challenges):
-    """An open results store: results, accounts and the season of a hosted competition, over one SQLite file;
-    `readonly` opens it for browsing only (it may then be on a read-only disk)."""
+class Store(Results, Accounts, Submissions, GameTables, Versions, Challenges, Webhooks):
+    """An open results store: results, accounts, the season of a hosted competition and its authors' webhooks, over
+    one SQLite file; `readonly` opens it for browsing only (it may then be on a read-only disk)."""
 
 
 def name_holders(path: Path) -> dict[str, str]:

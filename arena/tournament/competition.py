@@ -38,7 +38,8 @@ TABLES = {
               "challenges_per_day": "challenges_per_day", "challenge_games": "challenge_games",
               "description": "description", "start": "start", "end": "end", "finals_top": "finals_top",
               "finals_confidence": "finals_confidence", "finals_games": "finals_games", "cluster": "cluster",
-              "cluster_certs": "cluster_certs", "insecure_cluster": "insecure_cluster"},
+              "cluster_certs": "cluster_certs", "insecure_cluster": "insecure_cluster",
+              "webhook_hosts": "webhook_hosts"},
     "rating": {"mu": "mu", "sigma": "sigma", "beta": "beta", "tau": "tau", "draw_probability": "draw_probability"},
 }
 SERVE_ONLY = frozenset(TABLES["serve"].values())  # what only arena serve reads from a shared competition file
@@ -87,6 +88,8 @@ def load(path: Path) -> dict[str, Any]:
         settings["bots"] = [settings["bots"]]
     if isinstance(settings.get("variants"), str):
         settings["variants"] = [settings["variants"]]
+    if isinstance(settings.get("webhook_hosts"), str):
+        settings["webhook_hosts"] = [settings["webhook_hosts"]]
     return settings
 
 

@@ -15,7 +15,9 @@ pytestmark = pytest.mark.slow
 
 @pytest.mark.parametrize("setting, said", [('format = "round-robin"', "arena serve plays a ladder"),
                                            ("rounds = 2", "'rounds' is not a setting of arena serve"),
-                                           ("[serve]\nuploads_per_day = 0", "bad value for 'serve.uploads_per_day'")])
+                                           ("[serve]\nuploads_per_day = 0", "bad value for 'serve.uploads_per_day'"),
+                                           ('[serve]\nwebhook_hosts = ["http://127.0.0.1/"]',
+                                            "(webhook_hosts) 'http://127.0.0.1/' is not a host name, an IP address")])
 def test_what_a_server_cannot_play_is_one_line(tmp_path: Path, setting: str, said: str) -> None:
     (tmp_path / "c.toml").write_text(f'game = "bali-2001"\n{setting}\n')
     r = arena("serve", "--config", "c.toml", cwd=tmp_path, timeout=60)

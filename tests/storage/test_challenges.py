@@ -27,5 +27,5 @@ def test_a_store_of_the_schema_before_gains_the_challenges_table(tmp_path: Path)
         assert done.outcome["results"]["bobbot"]["level"] == 3 and store.unfinished_challenges() == []
         assert [c.id for c in store.challenges_of(["bobbot"])] == [asked.id] and store.challenges_of(["x"]) == []
     con = sqlite3.connect(path)
-    assert con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == str(SCHEMA_VERSION) == "12"
+    assert con.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == str(SCHEMA_VERSION) == "13"
     con.close()
