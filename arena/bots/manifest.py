@@ -85,7 +85,7 @@ def declared_name(folder: Path) -> str:
     """The name a folder's manifest gives, if it can be read at all and the name is sound, else the folder's."""
     try:
         fields = tomllib.loads((read_regular(folder, MANIFEST, MANIFEST_LIMIT) or b"").decode("utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, ConfigError):  # unreadable, not TOML, or a file the arena refuses
         fields = {}
     name = fields.get("name")
     return name if isinstance(name, str) and NAME_PATTERN.match(name) else folder.name

@@ -75,23 +75,23 @@ class AdmissionWorker:
     def build(self, folder: str, log: Path, sandbox: Sandbox, time_left: float = BUILD_TIMEOUT,
               meanwhile: Callable[[], None] = lambda: None, max_size: int | None = None) -> str | None:
         """Build the submission's folder in the worker; why it failed, or None."""
-        return self.run(build_step, (folder, log, sandbox, None, time_left, max_size), BUILDING, meanwhile) or None
+        return self.run(build_step, (folder, log, sandbox, None, time_left, max_size), BUILDING, meanwhile)
 
     def first_game(self, entrant: Entrant, game: str, options: dict[str, Any] | None, clock: TimeControl,
                    sandbox: Sandbox, record_to: Path | None = None) -> Fault | None:
         """The entrant's first game against the sample bots, in the worker."""
         outcome = self.run(game_step, (entrant, game, options, clock, sandbox, None, None, record_to), FIRST_GAME)
-        return Fault(outcome) if isinstance(outcome, str) else outcome or None
+        return Fault(outcome) if isinstance(outcome, str) else outcome
 
     def run(self, step: Step, job: tuple[Any, ...], doing: str, meanwhile: Callable[[], None] = lambda: None) -> Any:
-        """Run step on job in the worker (calling meanwhile() at every look until it ends): what it gives back, or
-        what became of the worker, which is said to be `doing` the step, as a reason."""
+        """Run step on job in the worker (calling meanwhile() at every look until it ends): what it says went wrong
+        (or what became of the worker, which is said to be `doing` the step), or None."""
         self.pool.doing = doing
         self.pool.submit(0, (step, job))
         while True:
             meanwhile()
             for _, _, outcome in self.pool.finished():
-                return outcome.reason if isinstance(outcome, Failure) else outcome
+                return (outcome.reason if isinstance(outcome, Failure) else outcome) or None
 
 
 Step = Callable[[Any], Any]  # one step of an admission, run where the Admitter runs it
