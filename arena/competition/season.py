@@ -15,7 +15,6 @@ from typing import Callable, Iterator
 
 from arena.bots.entrants import Entrant, from_folder, survey
 from arena.bots.shown import shown, shown_to_author
-from arena.bots.submission import BUILD_TIMEOUT
 from arena.competition import names
 from arena.competition.uploads import UploadLimits
 from arena.errors import ArenaError, ConfigError
@@ -24,7 +23,7 @@ from arena.ratings.trueskill import RatingConfig
 from arena.storage import Store
 from arena.storage.authors import Status, Submission
 from arena.storage.keys import upload_version
-from arena.tournament.admission import FirstGame, admit_submission, build_log_of
+from arena.tournament.admission import BUILD_TIMEOUT, FirstGame, admit_submission, build_log_of
 from arena.tournament.admission.workers import AdmissionWorker, Admitter
 from arena.tournament.assembly import lineup
 from arena.tournament.cluster import ClusterLost, ClusterPlayer

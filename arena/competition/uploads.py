@@ -252,7 +252,7 @@ def unpack(archive: Path, kind: str, found: list[Member], target: Path,
     try:
         _unpack(archive, kind, found, target, going)
     except (zipfile.BadZipFile, tarfile.TarError, zlib.error, EOFError, OSError, KeyError) as exc:
-        detail = str(exc).replace(str(target), ".") if not isinstance(exc, OSError) else exc.strerror or "error"
+        detail = shown_to_author(str(exc), target) if not isinstance(exc, OSError) else exc.strerror or "error"
         raise UploadRefused(f"the archive could not be unpacked: {_shown(detail)}") from None
 
 

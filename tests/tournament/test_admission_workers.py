@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from arena.bots.sandbox import Isolation, Sandbox
-from arena.tournament.admission import workers
 from arena.tournament import worker
+from arena.tournament.admission import workers
 from arena.tournament.admission.workers import AdmissionWorker, build_step
 
 MANIFEST = 'name = "slow"\nversion = "1"\ncommand = "python3 bot.py"\nbuild = "python3 build.py"\n'
