@@ -11,7 +11,7 @@ import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
 
 from arena.bots.entrants import Entrant, from_folder, survey
 from arena.bots.shown import shown, shown_to_author
@@ -282,7 +282,11 @@ class Season:
         """The one admission pipeline, each status recorded in the store as it comes."""
         s, folder = self.settings, Path(submission.folder)
 
+        clock = _BuildClock(store, submission.id)
+
         def told(status: Status, reason: str, build_log: str | None) -> None:
+            if status != Status.BUILDING:
+                clock.stop()  # the build is over: the first game's time is not the build's
             store.set_status(submission.id, status, reason, build_log)
             if status == Status.ADMITTED:
                 log.info("admitted %s %s", submission.bot, submission.version)
@@ -291,10 +295,12 @@ class Season:
                 log.info("refused %s %s: %s", submission.bot, submission.version, reason)
 
         play = FirstGame(s.play.game, s.play.options, s.play.time, s.play.sandbox.resolved())
-        with _build_clock(store, submission.id) as (time_left, meanwhile):
+        try:
             admit_submission(folder, lambda: entrant_of(submission), play, worker, told,
                              build_log=build_log_of(folder), record_to=first_game_record(submission),
-                             time_left=time_left, meanwhile=meanwhile, max_size=s.max_built)
+                             time_left=clock.time_left, meanwhile=clock.tick, max_size=s.max_built)
+        finally:
+            clock.stop()
 
     def _admitted(self) -> None:
         runner = self.runner
@@ -380,24 +386,31 @@ class Season:
         return player
 
 
-@contextlib.contextmanager
-def _build_clock(store: Store, sid: int) -> Iterator[tuple[float, Callable[[], None]]]:
-    """What is left of a submission's BUILD_TIMEOUT, and a call that records its build's time in the store as it
-    runs (every BUILD_CLOCK seconds, and once more at the end), so that a stop and a start give it no more."""
-    spent = store.build_seconds(sid)
-    began, recorded = time.monotonic(), spent
+class _BuildClock:
+    """A submission's build time, counted in the store as the build runs (every BUILD_CLOCK seconds, and once more
+    when it ends), so that a stop and a start give it no more than its BUILD_TIMEOUT."""
 
-    def count() -> None:
-        nonlocal recorded
-        now = spent + time.monotonic() - began
-        if now - recorded >= BUILD_CLOCK:
-            store.set_build_seconds(sid, now)
-            recorded = now
+    def __init__(self, store: Store, sid: int) -> None:
+        self.store, self.sid = store, sid
+        self.spent = self.recorded = store.build_seconds(sid)
+        self.began = time.monotonic()
+        self.running = True
 
-    try:
-        yield BUILD_TIMEOUT - spent, count
-    finally:
-        store.set_build_seconds(sid, spent + time.monotonic() - began)
+    @property
+    def time_left(self) -> float:
+        return BUILD_TIMEOUT - self.spent
+
+    def tick(self) -> None:
+        now = self.spent + time.monotonic() - self.began
+        if self.running and now - self.recorded >= BUILD_CLOCK:
+            self.store.set_build_seconds(self.sid, now)
+            self.recorded = now
+
+    def stop(self) -> None:
+        """The build is over (or cut off): its time recorded once more, and no more."""
+        if self.running:
+            self.running = False
+            self.store.set_build_seconds(self.sid, self.spent + time.monotonic() - self.began)
 
 
 def enter_folders(settings: SeasonSettings, directory: Path, reserved: set[str]) -> tuple[int, list[str]]:
