@@ -53,7 +53,7 @@ def parse_manifest(data: bytes) -> Manifest:
     unknown = sorted(set(fields) - set(FIELDS))
     if unknown:
         raise ManifestError(f"{MANIFEST}: unknown field {_quoted(unknown[0])!r} (fields: {', '.join(FIELDS)})")
-    name = _text(fields, "name")
+    name = _text(fields, "name", plain=False)  # the name's own rule is stricter than plain text's
     if not NAME_PATTERN.match(name):
         raise ManifestError(f"{MANIFEST}: name {_quoted(name)!r} must be 1-64 letters, digits, '_', '.' or '-'")
     version, author = _text(fields, "version"), _text(fields, "author", required=False)
@@ -91,7 +91,7 @@ def declared_name(folder: Path) -> str:
     return name if isinstance(name, str) and NAME_PATTERN.match(name) else folder.name
 
 
-def _text(fields: dict[str, Any], key: str, required: bool = True) -> str:
+def _text(fields: dict[str, Any], key: str, required: bool = True, plain: bool = True) -> str:
     """A field that pages show (a name, a version, an author): a string, non-empty if required, short and plain."""
     if key not in fields:
         if required:
@@ -100,7 +100,8 @@ def _text(fields: dict[str, Any], key: str, required: bool = True) -> str:
     value = fields[key]
     if not isinstance(value, str) or (required and not value.strip()):
         raise ManifestError(f"{MANIFEST}: field {key!r} must be a non-empty string")
-    if len(value) > MAX_FIELD or any(unicodedata.category(c).startswith("C") for c in value) or UNSAFE & set(value):
+    if plain and (len(value) > MAX_FIELD or any(unicodedata.category(c).startswith("C") for c in value)
+                  or UNSAFE & set(value)):
         raise ManifestError(f"{MANIFEST}: field {key!r} must be at most {MAX_FIELD} characters, with no control "
                             "character, markup or backslash")
     return value
