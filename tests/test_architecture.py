@@ -285,3 +285,76 @@ def test_the_tournament_settings_travel_typed() -> None:
              and isinstance(node.args.kwarg.annotation, ast.Name)
              and node.args.kwarg.annotation.id == "Any"]
     assert found == []
+
+
+ADMISSION_STEPS = re.compile(r"^_?(build|build_step|game_step|run_step|admit_one|first_game)$")
+
+
+def test_the_competition_runs_no_admission_step_of_its_own() -> None:
+    """Admission is one pipeline in the tournament layer (arena/tournament/admission/), which the command line and
+    the season drive alike: arena/competition/ declares no Admitter and no worker of its own, defines no build or
+    first-game step, and neither builds a folder nor plays a first game itself."""
+    found = []
+    for name, path in modules().items():
+        if not name.startswith("arena.competition"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and node.name in ("Admitter", "AdmissionWorker"):
+                found.append(f"{name}: class {node.name}")
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and ADMISSION_STEPS.match(node.name):
+                found.append(f"{name}: def {node.name}")
+            called = node.func if isinstance(node, ast.Call) else None
+            called_name = called.id if isinstance(called, ast.Name) else getattr(called, "attr", None)
+            if called_name in ("ensure_built", "run_build", "first_game", "run_match"):
+                found.append(f"{name}:{node.lineno}: {called_name}()")
+    assert found == []
+    assert "arena.bots.submission" not in {t for m, ts in imports().items() if m.startswith("arena.competition")
+                                           for t in ts}
+
+
+AUTHOR_PATHS = re.compile(r"(without|strip|host)\w*paths?|shown_to_author|_for_author$")
+
+
+def test_one_function_says_what_an_author_is_shown_of_a_path() -> None:
+    """Whatever an author reads (a refusal, a build log, a replay's data) loses the paths of the arena's machine
+    in one function, arena/bots/shown.py's shown_to_author: no other function of arena/ is defined for it, and no
+    module replaces a path in a text by hand (`text.replace(str(folder), ...)`)."""
+    defined, by_hand = [], []
+    for name, path in modules().items():
+        if not name.startswith("arena."):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and AUTHOR_PATHS.search(node.name):
+                defined.append(f"{name}.{node.name}")
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "replace" \
+                    and node.args and (isinstance(node.args[0], ast.JoinedStr) or (
+                        isinstance(node.args[0], ast.Call) and isinstance(node.args[0].func, ast.Name)
+                        and node.args[0].func.id == "str")):
+                by_hand.append(f"{name}:{node.lineno}")
+    assert defined == ["arena.bots.shown.shown_to_author"]
+    assert by_hand == []
+
+
+MANIFEST_WORDS = ("must be a non-empty string", "unknown field", "not valid TOML")
+
+
+def test_a_manifest_s_fields_are_checked_in_one_module() -> None:
+    """A manifest is checked by arena/bots/manifest.py alone, for a submission folder and an uploaded archive alike:
+    no other module that reads a manifest parses its TOML, imports the list of its fields or words a field's
+    problem."""
+    found = []
+    for name, path in modules().items():
+        if not name.startswith("arena.") or name == "arena.bots.manifest":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        manifests = "MANIFEST" in {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.alias) and node.name == "FIELDS":
+                found.append(f"{name}: imports FIELDS")
+            if manifests and isinstance(node, ast.Constant) and isinstance(node.value, str) and \
+                    any(words in node.value for words in MANIFEST_WORDS):
+                found.append(f"{name}:{node.lineno}: {node.value[:40]!r}")
+            if isinstance(node, ast.Attribute) and node.attr == "loads" and isinstance(node.value, ast.Name) \
+                    and node.value.id == "tomllib" and manifests:
+                found.append(f"{name}:{node.lineno}: tomllib.loads of a manifest")
+    assert found == []

@@ -4,28 +4,22 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
-import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterable, Mapping, Sequence
 
-from arena.bots.folders import check_folder, read_regular
-from arena.bots.process import BotCommand, Transport
+from arena.bots.folders import check_folder
+from arena.bots.manifest import MANIFEST, declared_name, read_manifest
+from arena.bots.process import BotCommand
 from arena.bots.sandbox.paths import in_runtime
+from arena.bots.shown import shown, shown_to_author
 from arena.errors import ConfigError
 
-MANIFEST = "manifest.toml"
-MANIFEST_LIMIT = 1 << 16  # bytes a manifest may hold
-FIELDS = ("name", "version", "author", "command", "build", "transport")
-TRANSPORTS = tuple(t.value for t in Transport)
 # What to install where a build's program is missing (Debian packages).
 INSTALL_HINTS = {
     "make": "make", "g++": "g++", "cargo": "cargo", "npm": "nodejs npm", "node": "nodejs",
     "javac": "default-jdk-headless", "java": "default-jdk-headless",
 }
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-NAME_RULE = "1-64 letters, digits, '_', '.' or '-', starting with a letter or digit"  # NAME_PATTERN in words
 _NAMED_COMMAND = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.-]{0,63})=(.+)$", re.S)
 
 
@@ -132,43 +126,9 @@ def is_submission(text: str) -> bool:
     return True
 
 
-def _field(data: dict[str, Any], key: str, where: str, required: bool = True) -> Any:
-    if key not in data:
-        if required:
-            raise ConfigError(f"{where}: missing field {key!r}")
-        return ""
-    value = data[key]
-    if key in ("command", "build") and isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-        return value
-    if not isinstance(value, str) or (required and not value.strip()):
-        raise ConfigError(f"{where}: field {key!r} must be a non-empty string")
-    return value
-
-
-def read_manifest(folder: Path) -> dict[str, Any]:
-    """The parsed manifest of a submission folder, with only known fields; ConfigError naming what is wrong."""
-    where = str(folder / MANIFEST)
-    try:
-        text = read_regular(folder, MANIFEST, MANIFEST_LIMIT)
-        if text is None:
-            raise ConfigError(f"{where}: no manifest in this submission folder")
-        data = tomllib.loads(text.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{where}: not valid TOML: {exc}") from None
-    except OSError as exc:
-        raise ConfigError(f"{where}: cannot be read: {exc.strerror or exc}") from None
-    unknown = sorted(set(data) - set(FIELDS))
-    if unknown:
-        raise ConfigError(f"{where}: unknown field {unknown[0]!r} (fields: {', '.join(FIELDS)})")
-    return data
-
-
 def build_step(folder: Path) -> tuple[str, ...] | None:
     """The build command a submission's manifest names (run in its folder), or None if it needs no build."""
-    data = read_manifest(folder)
-    if "build" not in data:
-        return None
-    return _words(_field(data, "build", str(folder / MANIFEST)), str(folder / MANIFEST), "build")
+    return read_manifest(folder).build
 
 
 def contained(folder: Path, words: tuple[str, ...], where: str) -> None:
@@ -205,23 +165,7 @@ def _leaves(root: Path, path: str) -> str:
 
 def transport(folder: Path) -> str | None:
     """The transport a submission's manifest asks for ("tcp" for a ZeroMQ library without ipc), or None."""
-    data = read_manifest(folder)
-    value = data.get("transport")
-    if value is not None and value not in TRANSPORTS:
-        raise ConfigError(f"{folder / MANIFEST}: transport must be one of {', '.join(TRANSPORTS)}, got {value!r}")
-    return value
-
-
-def _words(value: str | list[str], where: str, key: str) -> tuple[str, ...]:
-    if isinstance(value, list):
-        return tuple(value)
-    try:
-        words = tuple(shlex.split(value))
-    except ValueError as exc:
-        raise ConfigError(f"{where}: cannot split {key} {value!r}: {exc}") from None
-    if not words:
-        raise ConfigError(f"{where}: field {key!r} must not be empty")
-    return words
+    return read_manifest(folder).transport
 
 
 def install_hint(program: str) -> str:
@@ -234,28 +178,22 @@ def from_folder(folder: Path) -> Entrant:
     """An entrant from a submission folder holding manifest.toml (name, version, author, command, build,
     transport)."""
     where = str(folder / MANIFEST)
-    data = read_manifest(folder)
-    name = _field(data, "name", where)
-    if not NAME_PATTERN.match(name):
-        raise ConfigError(f"{where}: name {name!r} must be 1-64 letters, digits, '_', '.' or '-'")
+    manifest = read_manifest(folder)
     cwd = str(folder.resolve())
-    transport(folder)
-    build = build_step(folder)
-    command = BotCommand(_words(_field(data, "command", where), where, "command"), cwd)
+    command = BotCommand(manifest.command, cwd)
     contained(folder, command.argv, f"{where}: command")
-    if build is not None:
-        contained(folder, build, f"{where}: build")
-    if build is None:
-        _checked(command, where)
-    else:
+    if manifest.build is not None:
+        contained(folder, manifest.build, f"{where}: build")
         # What the bot runs may not exist before its first build: only the build's program is checked now,
         # the bot's own when it starts.
         try:
-            BotCommand(build, cwd).check()
+            BotCommand(manifest.build, cwd).check()
         except ConfigError as exc:
-            raise ConfigError(f"{where}: build: {exc}{install_hint(build[0])}") from None
+            raise ConfigError(f"{where}: build: {exc}{install_hint(manifest.build[0])}") from None
+    else:
+        _checked(command, where)
     check_folder(folder)  # the manifest is read without following a link; the rest of the folder is walked now
-    return Entrant(name, command.argv, cwd, _field(data, "version", where), _field(data, "author", where, False))
+    return Entrant(manifest.name, command.argv, cwd, manifest.version, manifest.author)
 
 
 @dataclass(frozen=True)
@@ -266,6 +204,7 @@ class Refusal:
     name: str
     reason: str
     said: str = ""  # the end of what the bot wrote to stderr: shown to the organiser, never stored or published
+    log: str = ""  # where its log was kept for the organiser ('' if nowhere): never stored or published
 
     def to_dict(self) -> dict[str, str]:
         return {"folder": self.folder, "name": self.name, "reason": self.reason}
@@ -287,41 +226,6 @@ def arena_made(folder: Path) -> bool:
     return not (folder / MANIFEST).exists() and ((folder / "matches").is_dir() or any(folder.glob("*.sqlite")))
 
 
-def shown(folder: Path | str) -> str:
-    """A submission folder as the organiser's reports and the published site name it: relative to the
-    competition (`entries/my-bot`), never the organiser's absolute path."""
-    path = Path(folder)
-    return f"{path.parent.name}/{path.name}" if path.parent.name else path.name
-
-
-def without_paths(text: str, folder: Path | str) -> str:
-    """text with the folder's full path (as given and resolved) replaced by its shown() name."""
-    path = Path(folder)
-    for full in sorted({str(path.resolve()), str(path)}, key=len, reverse=True):
-        text = text.replace(full, shown(path))
-    return text
-
-
-def shown_to_author(text: str, *folders: Path | str) -> str:
-    """text as a submission's author is shown it (a build log, a refusal, a traceback): each folder (the
-    submission's, or a copy of it on a worker) is '.', a file beside one is its name alone, and no path of this
-    machine above them is left, however the folder was named (relative to the working directory, absolute or
-    resolved)."""
-    forms: set[str] = set()
-    for folder in folders:
-        path = Path(folder)
-        forms |= {str(path), str(path.absolute()), str(path.resolve())}
-    # The longest first, and never inside a longer path: a folder named relative to the working directory is also
-    # the tail of its absolute name, which would leave the working directory in front of the '.'.
-    edge = r"(?<![\w./-])"
-    for form in sorted(forms, key=len, reverse=True):
-        text = re.sub(edge + re.escape(form) + r"(?![\w.-])", ".", text)
-    parents = {str(Path(form).parent) for form in forms} - {".", "/"}
-    for parent in sorted(parents, key=len, reverse=True):
-        text = re.sub(edge + re.escape(parent) + "/", "", text)
-    return text
-
-
 def survey(directory: Path, holders: Mapping[str, str] | None = None) -> tuple[list[Entrant], list[Refusal]]:
     """Every submission folder in directory, in name order: those whose manifest and command are sound, and
     every other one with its problem; a name two folders declare belongs to one of them (see holder; `holders`:
@@ -332,7 +236,8 @@ def survey(directory: Path, holders: Mapping[str, str] | None = None) -> tuple[l
         try:
             entrants.append((folder, from_folder(folder)))
         except ConfigError as exc:
-            refused.append(Refusal(shown(folder), _name_of(folder), without_paths(str(exc), folder)))
+            said = shown_to_author(str(exc), folder)  # as the served season tells an upload's author
+            refused.append(Refusal(shown(folder), declared_name(folder), f"{shown(folder)}: {said}"))
     by_name: dict[str, list[Path]] = {}
     for folder, entrant in entrants:
         by_name.setdefault(entrant.name, []).append(folder)
@@ -358,15 +263,6 @@ def holder(name: str, folders: list[Path], first: str | None = None) -> tuple[Pa
         return admitted[0], "admitted under it first"
     named = [f for f in folders if f.name == name]
     return (named[0], "its folder has that name") if named else (folders[0], "first of its folders in name order")
-
-
-def _name_of(folder: Path) -> str:
-    """The name a manifest gives, if it can be read at all, else the folder's."""
-    try:
-        name = read_manifest(folder).get("name")
-    except ConfigError:
-        name = None
-    return name if isinstance(name, str) and NAME_PATTERN.match(name) else folder.name
 
 
 def check_entrants(entrants: Iterable[Entrant], seats: int) -> list[Entrant]:

@@ -149,9 +149,9 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
 
 
 def _tell_refused(refusal: Refusal) -> None:
-    """Say on stderr that a submission was not admitted, and how its stderr ended."""
-    click.echo(f"not admitted: {refusal.reason}" + (f"\n  its stderr ended: {refusal.said}" if refusal.said else ""),
-               err=True)
+    """Say on stderr that a submission was not admitted, how its stderr ended and where its log was kept."""
+    click.echo(f"not admitted: {refusal.reason}" + (f"\n  its stderr ended: {refusal.said}" if refusal.said else "")
+               + (f"\n  its log: {refusal.log}" if refusal.log else ""), err=True)
 
 
 def _check_ending(store: Store, runner: Runner, spec: TournamentSpec) -> None:

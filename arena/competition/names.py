@@ -8,7 +8,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Iterable
 
-from arena.bots.entrants import NAME_PATTERN
+from arena.bots.manifest import NAME_PATTERN
 from arena.competition.uploads import UploadRefused
 from arena.errors import ConfigError
 from arena.games import available, get_game

@@ -7,31 +7,26 @@ from __future__ import annotations
 import contextlib
 import datetime
 import logging
-import re
 import sqlite3
 import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Callable
 
-from arena.bots import folders
-from arena.bots.channel import expect_progress_within
-from arena.bots.entrants import Entrant, from_folder, shown, survey
-from arena.bots.entrants import shown_to_author as without_host_paths
-from arena.bots.sandbox import Sandbox
-from arena.bots.submission import BUILD_TIMEOUT, ensure_built
+from arena.bots.entrants import Entrant, from_folder, survey
+from arena.bots.shown import shown, shown_to_author
 from arena.competition import ending, names, webhooks
 from arena.competition.addresses import AllowedHosts
 from arena.competition.uploads import UploadLimits
-from arena.errors import ArenaError, BuildFailed, ConfigError
+from arena.errors import ArenaError, ConfigError
 from arena.games import get_game
-from arena.match.record import CLOCK_OPTION, LIMIT_OPTIONS
 from arena.ratings.trueskill import RatingConfig
 from arena.storage import Store
 from arena.storage.authors import Status, Submission
 from arena.storage.keys import upload_version
-from arena.tournament.admission import first_game
+from arena.tournament.admission import BUILD_TIMEOUT, FirstGame, admit_submission, build_log_of
+from arena.tournament.admission.workers import AdmissionWorker, Admitter
 from arena.tournament.assembly import lineup
 from arena.tournament.cluster import ClusterLost, ClusterPlayer
 from arena.tournament.cluster_tls import ClusterAccess
@@ -46,16 +41,11 @@ from arena.tournament.run import (
     play_table,
     sample_opponents,
 )
-from arena.tournament.worker import Failure, WorkerPool
-from protocol import TimeControl
+from arena.tournament.worker import WorkerPool
 
 log = logging.getLogger("arena.serve")
 IDLE = 0.5  # seconds between two looks for work when there is none
-BUILD_LOG = 20_000  # characters of a build's log kept with its submission
 PAUSE_AFTER = 5  # games in a row with a fault of its own after which a bot sits out until its next version
-BUILD_WALKS = 4  # walks of a submission's folder around its build (digests and checks), each within its time limit
-BUILDING = "building this submission"  # an admission's steps, as a failure of the worker names them
-FIRST_GAME = "playing this submission's first game"
 ADMISSIONS = 2  # uploads admitted at once, each of another author's
 BUILD_CLOCK = 2.0  # seconds between two records of a running build's time: a stop or SIGKILL loses no more
 CUT_AFTER = 20.0  # seconds a wave plays before an admission may end it
@@ -308,61 +298,38 @@ class Season:
             raise
 
     def _admit(self, store: Store, submission: Submission, worker: Admitter) -> None:
-        s = self.settings
-        folder = Path(submission.folder)
-        build_log = folder.parent / f"{folder.name}-build.log"
-        store.set_status(submission.id, Status.BUILDING)
-        failed = self._build(store, submission, build_log, worker)
-        if failed is not None:
-            why = shown_to_author(f"the build failed: {failed}", folder)
-            store.set_status(submission.id, Status.REFUSED, why, shown_to_author(_tail(build_log), folder))
-            log.info("refused %s %s: its build failed", submission.bot, submission.version)
-            webhooks.announce_decision(store, submission, Status.REFUSED, why)
-            return
-        store.set_status(submission.id, Status.VALIDATING, build_log=shown_to_author(_tail(build_log), folder))
+        """The one admission pipeline, each status recorded in the store as it comes."""
+        s, folder = self.settings, Path(submission.folder)
+
+        clock = _BuildClock(store, submission.id)
+
+        def told(status: Status, reason: str, build_log: str | None) -> None:
+            if status != Status.BUILDING:
+                clock.stop()  # the build is over: the first game's time is not the build's
+            store.set_status(submission.id, status, reason, build_log)
+            if status == Status.ADMITTED:
+                log.info("admitted %s %s", submission.bot, submission.version)
+                webhooks.announce_decision(store, submission, Status.ADMITTED)
+                self._admitted()
+            elif status == Status.REFUSED:
+                log.info("refused %s %s: %s", submission.bot, submission.version, reason)
+                webhooks.announce_decision(store, submission, Status.REFUSED, reason)
+
+        play = FirstGame(s.play.game, s.play.options, s.play.time, s.play.sandbox.resolved())
         try:
-            play = s.play
-            reason = worker.first_game(entrant_of(submission), play.game, play.options, play.time,
-                                       play.sandbox.resolved(), first_game_record(submission))
-        except ClusterLost:
-            raise
-        except ArenaError as exc:
-            reason = str(exc)
-        if reason is None:
-            store.set_status(submission.id, Status.ADMITTED)
-            log.info("admitted %s %s", submission.bot, submission.version)
-            webhooks.announce_decision(store, submission, Status.ADMITTED)
-            runner = self.runner
-            # The wave under way starts no new table, so that the next one seats the newcomer; unless it began
-            # only just now, so that a burst of admissions does not cut every wave down to a few games (the
-            # newcomer then waits for this wave's end, at most WAVE_SECONDS).
-            if runner is not None and time.monotonic() - self.wave_began >= CUT_AFTER:
-                runner.start_no_new_table()
-        else:
-            store.set_status(submission.id, Status.REFUSED, shown_to_author(reason, folder))
-            log.info("refused %s %s: its first game", submission.bot, submission.version)
-            webhooks.announce_decision(store, submission, Status.REFUSED, shown_to_author(reason, folder))
-
-    def _build(self, store: Store, submission: Submission, build_log: Path, worker: Admitter) -> str | None:
-        """Build the submission in the worker within what is left of its BUILD_TIMEOUT (each try's time counted
-        in the store as it runs, so that a stop and a start give it no more): why it failed, or None."""
-        spent = store.build_seconds(submission.id)
-        if spent >= BUILD_TIMEOUT:
-            return f"the build went over its {BUILD_TIMEOUT:g} s (counted across stops of the arena)"
-        began, recorded = time.monotonic(), spent
-
-        def count() -> None:
-            nonlocal recorded
-            now = spent + time.monotonic() - began
-            if now - recorded >= BUILD_CLOCK:
-                store.set_build_seconds(submission.id, now)
-                recorded = now
-
-        try:
-            return worker.build(submission.folder, build_log, self.settings.play.sandbox.resolved(),
-                                BUILD_TIMEOUT - spent, count, self.settings.max_built)
+            admit_submission(folder, lambda: entrant_of(submission), play, worker, told,
+                             build_log=build_log_of(folder), record_to=first_game_record(submission),
+                             time_left=clock.time_left, meanwhile=clock.tick, max_size=s.max_built)
         finally:
-            store.set_build_seconds(submission.id, spent + time.monotonic() - began)
+            clock.stop()
+
+    def _admitted(self) -> None:
+        runner = self.runner
+        # The wave under way starts no new table, so that the next one seats the newcomer; unless it began
+        # only just now, so that a burst of admissions does not cut every wave down to a few games (the
+        # newcomer then waits for this wave's end, at most WAVE_SECONDS).
+        if runner is not None and time.monotonic() - self.wave_began >= CUT_AFTER:
+            runner.start_no_new_table()
 
     # --- the ladder ---------------------------------------------------------------------------------------------
     def _ladder(self) -> None:
@@ -449,81 +416,31 @@ class Season:
         return player
 
 
-Step = Callable[[Any], str]  # one step of an admission, run in a worker: why it failed, or ""
+class _BuildClock:
+    """A submission's build time, counted in the store as the build runs (every BUILD_CLOCK seconds, and once more
+    when it ends), so that a stop and a start give it no more than its BUILD_TIMEOUT."""
 
+    def __init__(self, store: Store, sid: int) -> None:
+        self.store, self.sid = store, sid
+        self.spent = self.recorded = store.build_seconds(sid)
+        self.began = time.monotonic()
+        self.running = True
 
-class Admitter(Protocol):
-    """Where an admission's steps run: an AdmissionWorker, or a Dask cluster (arena/tournament/cluster.py)."""
+    @property
+    def time_left(self) -> float:
+        return BUILD_TIMEOUT - self.spent
 
-    def build(self, folder: str, log: Path, sandbox: Sandbox, time_left: float,
-              meanwhile: Callable[[], None], max_size: int | None = None) -> str | None: ...
+    def tick(self) -> None:
+        now = self.spent + time.monotonic() - self.began
+        if self.running and now - self.recorded >= BUILD_CLOCK:
+            self.store.set_build_seconds(self.sid, now)
+            self.recorded = now
 
-    def first_game(self, entrant: Entrant, game: str, options: dict[str, Any] | None, clock: TimeControl,
-                   sandbox: Sandbox, record_to: Path | None = None) -> str | None: ...
-
-
-class AdmissionWorker:
-    """One worker process that runs an admission's steps one after the other, as the ladder's tables are run: the
-    server itself then starts no bot and never becomes the subreaper that a bot's sandbox processes would be
-    handed to, which it would keep as zombies."""
-
-    def __init__(self) -> None:
-        self.pool: WorkerPool[tuple[Step, tuple[Any, ...]], str] = WorkerPool(1, _run_step)
-
-    def __enter__(self) -> AdmissionWorker:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.pool.close()
-
-    def build(self, folder: str, log: Path, sandbox: Sandbox, time_left: float = BUILD_TIMEOUT,
-              meanwhile: Callable[[], None] = lambda: None, max_size: int | None = None) -> str | None:
-        """Build the submission's folder in the sandbox within time_left seconds, to at most max_size bytes; why
-        it failed, or None."""
-        return self.run(_build_step, (folder, log, sandbox, None, time_left, max_size), BUILDING, meanwhile)
-
-    def first_game(self, entrant: Entrant, game: str, options: dict[str, Any] | None, clock: TimeControl,
-                   sandbox: Sandbox, record_to: Path | None = None) -> str | None:
-        """The entrant's first game against the sample bots; why it failed, or None (the record of a failed game
-        kept at `record_to`)."""
-        return self.run(_game_step, (entrant, game, options, clock, sandbox, None, None, record_to), FIRST_GAME)
-
-    def run(self, step: Step, job: tuple[Any, ...], doing: str, meanwhile: Callable[[], None] = lambda: None) -> \
-            str | None:
-        """Run step on job in the worker (calling meanwhile() at every look until it ends): what it says went wrong
-        (or what became of the worker, which is said to be `doing` the step), or None."""
-        self.pool.doing = doing
-        self.pool.submit(0, (step, job))
-        while True:
-            meanwhile()
-            for _, _, outcome in self.pool.finished():
-                why = outcome.reason if isinstance(outcome, Failure) else outcome
-                return why or None
-
-
-def _run_step(order: tuple[Step, tuple[Any, ...]]) -> str:
-    step, job = order
-    return step(job)
-
-
-def _build_step(job: tuple[str, Path, Sandbox, None, float, int | None]) -> str:
-    """In a worker: build a submission's folder; why the build failed, or "" (a worker's result is never None)."""
-    # A build asks no bot anything: without word, the pool would take its worker for stuck after STALL_SLACK.
-    expect_progress_within(BUILD_TIMEOUT + BUILD_WALKS * folders.TIME_LIMIT)
-    try:
-        ensure_built(*job)
-    except BuildFailed as exc:
-        return str(exc) or "no reason given"
-    return ""
-
-
-def _game_step(job: tuple[Entrant, str, dict[str, Any] | None, TimeControl, Sandbox, None, None, Path | None]) -> str:
-    """In a worker: a submission's first game against the sample bots; why it failed, or ""."""
-    try:
-        failed = first_game(*job)
-    except ArenaError as exc:
-        return str(exc) or "no reason given"
-    return "" if failed is None else failed[0]
+    def stop(self) -> None:
+        """The build is over (or cut off): its time recorded once more, and no more."""
+        if self.running:
+            self.running = False
+            self.store.set_build_seconds(self.sid, self.spent + time.monotonic() - self.began)
 
 
 def enter_folders(settings: SeasonSettings, directory: Path, reserved: set[str]) -> tuple[int, list[str]]:
@@ -578,23 +495,3 @@ def _stored_games(store: Store, name: str) -> int:
     """How many games the named tournament has stored (0 before it exists)."""
     found = [t for t in store.tournaments() if t.name == name]
     return store.recorded_count(found[0].id) if found else 0
-
-
-# A limit's option as the arena's own commands name it, which a competitor of a server cannot give.
-_RAISE_IT = re.compile(r"\(raise it with (?:%s)\)" % "|".join(
-    re.escape(option) for option in sorted({*LIMIT_OPTIONS.values(), CLOCK_OPTION})))
-COMPETITION_LIMIT = "(set by the competition: make the bot answer sooner)"
-
-
-def shown_to_author(text: str, *folders: Path | str) -> str:
-    """A refusal or build log as its author is shown it: no path of the server's machine (see
-    entrants.shown_to_author), and a limit is the competition's, not an option to raise."""
-    return _RAISE_IT.sub(COMPETITION_LIMIT, without_host_paths(text, *folders))
-
-
-def _tail(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")[-BUILD_LOG:]
-    except OSError:
-        return ""
-

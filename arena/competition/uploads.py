@@ -10,7 +10,6 @@ import stat
 import tarfile
 import tempfile
 import time
-import tomllib
 import unicodedata
 import zipfile
 import zlib
@@ -19,14 +18,15 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Any, Callable, Iterator
 
 from arena.bots import leftovers
-from arena.bots.entrants import FIELDS, MANIFEST, NAME_PATTERN, from_folder
+from arena.bots.entrants import from_folder
+from arena.bots.manifest import MANIFEST, ManifestError, parse_manifest
+from arena.bots.shown import shown_to_author
 from arena.errors import ArenaError, ConfigError, bounded
 from arena.storage import Store
 from arena.storage.authors import Author
 
 MIB = 1 << 20
 MAX_NAME = 255  # characters of a member's path
-MAX_FIELD = 100  # characters of a manifest's version or author
 MAX_MANIFEST = 64 * 1024  # bytes of a manifest.toml
 _CHUNK = 1 << 16
 UPLOAD_PREFIX = "upload-"  # an unpacked upload's folder under the uploads folder
@@ -238,26 +238,10 @@ def _read_member(archive: Path, kind: str, path: PurePosixPath) -> bytes:
 
 def _parse(data: bytes, root: PurePosixPath) -> Manifest:
     try:
-        fields = tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise UploadRefused(f"{MANIFEST} is not valid TOML: {_shown(str(exc))}") from None
-    unknown = sorted(set(fields) - set(FIELDS))
-    if unknown:
-        raise UploadRefused(f"{MANIFEST}: unknown field {_shown(unknown[0])!r} (fields: {', '.join(FIELDS)})")
-    name = fields.get("name")
-    if not isinstance(name, str) or not NAME_PATTERN.match(name):
-        raise UploadRefused(f"{MANIFEST}: name {_shown(str(name))!r} must be 1-64 letters, digits, '_', '.' or '-'")
-    values = {}
-    for key in ("version", "author"):
-        value = fields.get(key, "")
-        if not isinstance(value, str) or (key == "version" and not value.strip()):
-            raise UploadRefused(f"{MANIFEST}: field {key!r} must be a non-empty string")
-        if len(value) > MAX_FIELD or any(unicodedata.category(c).startswith("C") for c in value) or \
-                UNSAFE & set(value):
-            raise UploadRefused(f"{MANIFEST}: field {key!r} must be at most {MAX_FIELD} characters, with no control "
-                                "character, markup or backslash")
-        values[key] = value
-    return Manifest(name, values["version"], values["author"], root)
+        manifest = parse_manifest(data)
+    except ManifestError as exc:
+        raise UploadRefused(str(exc)) from None
+    return Manifest(manifest.name, manifest.version, manifest.author, root)
 
 
 def unpack(archive: Path, kind: str, found: list[Member], target: Path,
@@ -268,7 +252,7 @@ def unpack(archive: Path, kind: str, found: list[Member], target: Path,
     try:
         _unpack(archive, kind, found, target, going)
     except (zipfile.BadZipFile, tarfile.TarError, zlib.error, EOFError, OSError, KeyError) as exc:
-        detail = str(exc).replace(str(target), ".") if not isinstance(exc, OSError) else exc.strerror or "error"
+        detail = shown_to_author(str(exc), target) if not isinstance(exc, OSError) else exc.strerror or "error"
         raise UploadRefused(f"the archive could not be unpacked: {_shown(detail)}") from None
 
 
@@ -327,7 +311,7 @@ def receive(archive: Path, filename: str, uploads: Path, limits: UploadLimits,
         try:
             from_folder(folder)
         except ConfigError as exc:
-            raise UploadRefused(str(exc).replace(f"{folder}/", "").replace(str(folder), ".")) from None
+            raise UploadRefused(shown_to_author(str(exc), folder)) from None
         return manifest, target, folder
     except BaseException:
         discard(target)

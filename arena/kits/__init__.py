@@ -15,7 +15,7 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from arena.bots.entrants import MANIFEST, NAME_PATTERN, NAME_RULE
+from arena.bots.manifest import MANIFEST, NAME_PATTERN, NAME_RULE
 from arena.bots.sandbox.paths import which
 from arena.errors import ConfigError
 

@@ -298,7 +298,7 @@ class Hosting:
         from arena.viewer import render_page, replay_data  # the viewer is only needed for a game page
 
         # A crash's traceback names the files of the upload's folder: shown as its author knows them, from '.'.
-        data = _without_paths(replay_data(record, None, check=False, bot_output=True), Path(submission.folder))
+        data = shown_to_author(replay_data(record, None, check=False, bot_output=True), Path(submission.folder))
         return render_page(access.private_view(data, seats), back=(f"/me/submissions/{sid}", f"upload {sid}"),
                            heading=f"the first game of {submission.bot} {submission.version} (upload {sid})")
 
@@ -578,17 +578,6 @@ class Hosting:
 
     def _replay_path(self, game: StoredGameRow) -> Path:
         return replay_path(game.replay or "", self.settings.results_dir) or self.settings.results_dir
-
-
-def _without_paths(data: Any, folder: Path) -> Any:
-    """Page data with every string as an author is shown it (shown_to_author): no path of the server's machine."""
-    if isinstance(data, str):
-        return shown_to_author(data, folder)
-    if isinstance(data, dict):
-        return {key: _without_paths(value, folder) for key, value in data.items()}
-    if isinstance(data, list):
-        return [_without_paths(value, folder) for value in data]
-    return data
 
 
 def bot_page(bot: str) -> str:

@@ -15,7 +15,7 @@ from arena.bots.submission import BuildWatch
 from arena.errors import ConfigError
 from arena.games import get_game
 from arena.match.play import check_folders
-from arena.tournament.admission import ADMISSION_LOGS, admit
+from arena.tournament.admission import ADMISSION_LOGS, FirstGame, admit
 from arena.tournament.formats import DEFAULT_FORMAT, TournamentFormat, get_format
 from arena.tournament.formats.base import PlaySettings
 from arena.tournament.run import DEFAULT_LEVEL, TournamentSpec, check_options, check_spec, sample_opponents
@@ -60,8 +60,8 @@ def assemble(game: str, fmt: str = DEFAULT_FORMAT, bots: Sequence[str] = (), sub
     if strict and refused:
         raise ConfigError(_refusals(refused))
     if submissions is not None:
-        entrants, failed = admit(entrants, game, options, time, sandbox, only=lambda e: e.cwd is not None,
-                                 watch=watch, logs=None if results_dir is None else results_dir / ADMISSION_LOGS)
+        entrants, failed = admit(entrants, FirstGame(game, options, time, sandbox), watch=watch,
+                                 logs=None if results_dir is None else results_dir / ADMISSION_LOGS)
         refused += failed
     if strict and refused:
         raise ConfigError(_refusals(refused))

@@ -27,12 +27,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterator
 
-from arena.bots.entrants import Entrant, shown_to_author
+from arena.bots.entrants import Entrant
 from arena.bots.sandbox import Sandbox, cpu_sets
+from arena.bots.shown import shown_to_author
 from arena.bots.submission import BUILD_TIMEOUT, ensure_built, folder_digest
 from arena.errors import ArenaError, BuildFailed, ConfigError
 from arena.storage import StoredGame
-from arena.tournament.admission import first_game
+from arena.tournament.admission.game import Fault, first_game
+from arena.tournament.admission.workers import Admitter, WorkerLost
 from arena.tournament.cluster_tls import ROLES, ClusterAccess, private_credentials, security_for
 from arena.tournament.run import TableJob, TableResult, failed_table, play_table
 
@@ -298,12 +300,12 @@ def first_game_shipped(entrant: Entrant, parcel: Parcel, game: str, options: dic
         try:
             failed = first_game(replace(entrant, cwd=str(path)), game, options, clock, sandbox, record_to=record)
         except ArenaError as exc:
-            failed = (str(exc) or "no reason given", "")
+            failed = Fault(str(exc) or "no reason given")
         if failed is None:
             return "", None
         # The record's stderr (a traceback) names this worker's copy of the folder.
         kept = shown_to_author(record.read_text(encoding="utf-8"), path).encode() if record.is_file() else None
-        return shown_to_author(failed[0], path), kept
+        return shown_to_author(failed.reason, path), kept
 
 
 def _read(path: Path, limit: int = 1 << 20) -> str:
@@ -364,11 +366,11 @@ def _moved(game: StoredGame, renamed: dict[str, str]) -> StoredGame:
     return replace(game, replay=str(PurePosixPath(renamed[top], *parts[2:])))
 
 
-class ClusterLost(ArenaError):
+class ClusterLost(WorkerLost):
     """The scheduler cannot be reached (or it lost the task): what was under way is tried again later."""
 
 
-class ClusterPlayer:
+class ClusterPlayer(Admitter):
     """Plays tables (and admits submissions) on a Dask cluster: a scheduler's address, or a LocalCluster of
     `workers` processes. A built folder kept under `built_dir` (by its source's digest) is what travels for it."""
 
@@ -515,7 +517,7 @@ class ClusterPlayer:
             if built is not None and not keep_built:
                 built.unlink(missing_ok=True)
 
-    # --- admissions: the same steps as arena/competition/season.py's AdmissionWorker, each a task ------------------
+    # --- admissions: the Admitter of arena/tournament/admission/workers.py, each step a task ----------------------
     def build(self, folder: str, log: Path, sandbox: Sandbox, time_left: float = BUILD_TIMEOUT,
               meanwhile: Callable[[], None] = lambda: None, max_size: int | None = None) -> str | None:
         """Build the submission folder on a worker (its log written to `log` here), to at most max_size bytes;
@@ -549,7 +551,7 @@ class ClusterPlayer:
         return None
 
     def first_game(self, entrant: Entrant, game: str, options: dict[str, Any] | None, clock: Any,
-                   sandbox: Sandbox, record_to: Path | None = None) -> str | None:
+                   sandbox: Sandbox, record_to: Path | None = None) -> Fault | None:
         """The entrant's first game against the sample bots, on a worker; why it failed, or None (the record of a
         failed game kept at `record_to`)."""
         self._live()
@@ -562,11 +564,11 @@ class ClusterPlayer:
                                                      key=f"arena-admission-{uuid.uuid4().hex}"),
                                  lambda: None, "the first game")
         if isinstance(outcome, str):  # the step's refusal: the worker running it was lost too often
-            return outcome or None
+            return Fault(outcome) if outcome else None
         reason, record = outcome
         if record is not None and record_to is not None:
             _write_whole(record_to, record)
-        return reason or None
+        return Fault(reason) if reason else None
 
     def _wait(self, future: Any, meanwhile: Callable[[], None], doing: str) -> Any:
         """The task's result, calling meanwhile() at every LOOK; a worker lost meanwhile means the task runs

@@ -36,7 +36,7 @@ def test_broken_manifests_are_all_reported_in_one_run_and_the_others_play(tmp_pa
     submission(subs / "twin2", "twin")
     strict = arena("tournament", "bali-2017", "--submissions", "subs", "--strict", "--jobs", "1", cwd=tmp_path)
     assert strict.returncode == 2 and "Traceback" not in strict.stderr
-    for problem in ("broken1/manifest.toml: not valid TOML", "broken2/manifest.toml", "no-such-program-xyz",
+    for problem in ("subs/broken1: manifest.toml: not valid TOML", "subs/broken2: manifest.toml", "no-such-program-xyz",
                     "subs/twin2/manifest.toml: the name 'twin' belongs to subs/twin1"):
         assert problem in strict.stderr, (problem, strict.stderr)
     assert not (tmp_path / "results" / "arena.sqlite").exists()
@@ -70,7 +70,7 @@ def test_a_bot_that_dies_at_the_handshake_is_not_admitted_while_the_others_play(
     # The reason, with the end of its stderr and its log kept, the folder named as the competition has it.
     log = Path("results") / "admission" / "dies.stderr.log"
     assert ("not admitted: subs/dies: failed its first game against the sample bots (crash: the bot exited with "
-            "status 3") in r.stderr and f"; its log: {log}\n" in r.stderr, r.stderr
+            "status 3)\n") in r.stderr and f"\n  its log: {log}\n" in r.stderr, r.stderr
     assert "\n  its stderr ended: faulty_bot: dying at start" in r.stderr and (tmp_path / log).is_file()
     assert "subs/results" not in r.stderr and r.stderr.count("not admitted") == 1
     text = arena("leaderboard", "--format", "markdown", cwd=tmp_path).stdout
@@ -102,7 +102,7 @@ def test_a_bot_that_times_out_or_answers_illegally_in_its_first_game_is_refused_
     refused = {line.split(": ", 2)[1]: line for line in r.stderr.splitlines() if line.startswith("not admitted: ")}
     assert sorted(refused) == ["subs/illegal", "subs/sleep"], r.stderr
     assert "(game 1, decision #" in refused["subs/sleep"] and ": timeout: " in refused["subs/sleep"]
-    assert "limit (raise it with --timeout)" in refused["subs/sleep"]
+    assert "limit (set by the competition: make the bot answer sooner)" in refused["subs/sleep"]
     assert "(game 1, decision #" in refused["subs/illegal"] and ": illegal" in refused["subs/illegal"]
     ranked = json.loads(arena("leaderboard", "--format", "json", cwd=tmp_path).stdout)["ranking"]
     assert sorted(row["bot"] for row in ranked) == ["a", "b"]

@@ -72,7 +72,7 @@ def test_a_build_log_a_refusal_and_a_crash_s_traceback_name_no_path_of_the_serve
     assert refused["status"] == "refused" and "failed with status 3" in refused["reason"], refused
     with served.client(alice) as c:
         page = html.unescape(c.get(f"/me/submissions/{sid}").text)  # the author's page, with the build log
-    assert "./bot.py" in page and "(in .)" in page, page
+    assert "\nbot.py\n" in page and "(in .)" in page, page  # a file of its folder named from it
     assert _host_paths(refused["reason"] + page, tmp_path) == [], refused
     # A bot that crashes at its first decision: the traceback of its first game.
     crash = kit_bot(tmp_path / "crashbot")
@@ -84,7 +84,7 @@ def test_a_build_log_a_refusal_and_a_crash_s_traceback_name_no_path_of_the_serve
     assert crashed["status"] == "refused" and crashed["replay"], crashed
     with served.client(alice) as c:
         page = html.unescape(c.get(crashed["replay"].split("#")[0]).text + c.get(f"/me/submissions/{sid}").text)
-    assert "RuntimeError: no idea" in page and "./bot.py" in page, page
+    assert "RuntimeError: no idea" in page and '\\"bot.py\\", line' in page, page  # in the page's JSON
     assert _host_paths(page + crashed["reason"], tmp_path) == []
 
 
