@@ -108,6 +108,8 @@ _CHALLENGES = (
     "until_decided INTEGER NOT NULL, status TEXT NOT NULL CHECK (status IN ('queued', 'playing', 'done')), "
     "outcome TEXT NOT NULL DEFAULT '{}', created REAL NOT NULL, finished REAL)",
     "CREATE INDEX IF NOT EXISTS challenges_by_author ON challenges (author_id, created)",
+)
+
 # Authors' webhooks (a secret derived from each one's salt and a key kept outside the store, never the secret), the
 # deliveries on their way (an outbox: any process queues, the server sends), each attempt, and the ranks last told.
 # IF NOT EXISTS: a store an older arena only marked older may hold the tables already.
