@@ -71,7 +71,8 @@ class AllowedHosts:
             except ValueError:
                 if not _HOST_NAME.fullmatch(text):
                     raise ConfigError(f"--webhook-host (webhook_hosts) {str(host)[:80]!r} is not a host name, an "
-                                      "IP address or a network (such as 127.0.0.1, 10.0.0.0/8 or hooks.internal)") from None
+                                      "IP address or a network (such as 127.0.0.1, 10.0.0.0/8 or "
+                                      "hooks.internal)") from None
                 self.names.add(text.lower().rstrip("."))
 
     def allows(self, host: str, ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
