@@ -10,7 +10,7 @@ from math import comb
 from typing import Any
 
 from arena.bots.entrants import Entrant
-from arena.competition import access
+from arena.competition import access, webhooks
 from arena.competition.season import Season, SeasonSettings, entrant_of
 from arena.competition.versions import PLAYABLE
 from arena.errors import ArenaError
@@ -166,7 +166,7 @@ def play_some(season: Season, store: Store) -> None:
         raise  # the season waits for its cluster, and the challenge goes on once it is back
     except Exception as exc:  # noqa: BLE001 - a challenge that cannot be played must not stop the ladder's thread
         log.warning("challenge %d ended: %s", found[0].id, exc)
-        store.set_challenge(found[0].id, DONE, {**found[0].outcome, "error": f"it could not be played: {exc}"})
+        _end(store, found[0], {**found[0].outcome, "error": f"it could not be played: {exc}"})
 
 
 def _play(season: Season, store: Store, challenge: Challenge) -> None:
@@ -174,7 +174,7 @@ def _play(season: Season, store: Store, challenge: Challenge) -> None:
     try:
         spec = spec_of(store, settings, challenge)
     except ArenaError as exc:
-        store.set_challenge(challenge.id, DONE, {**challenge.outcome, "error": str(exc)})
+        _end(store, challenge, {**challenge.outcome, "error": str(exc)})
         log.info("challenge %d ended: %s", challenge.id, exc)
         return
     seated = {e.name: _upload_of(e) for e in spec.entrants if _upload_of(e) is not None}
@@ -189,7 +189,18 @@ def _play(season: Season, store: Store, challenge: Challenge) -> None:
     t = runner.tournament
     assert t is not None  # opened by the run
     outcome = {**outcome_of(store, runner.spec, t, challenge), "seated": seated}
-    store.set_challenge(challenge.id, DONE if outcome.pop("finished") else PLAYING, outcome)
+    if outcome.pop("finished"):
+        _end(store, challenge, outcome)
+    else:
+        store.set_challenge(challenge.id, PLAYING, outcome)
+
+
+def _end(store: Store, challenge: Challenge, outcome: dict[str, Any]) -> None:
+    """A challenge done (played out, decided, or ended by an error), and its author's hooks told so once."""
+    store.set_challenge(challenge.id, DONE, outcome)
+    told = {k: outcome[k] for k in ("verdict", "elo", "elo_low", "elo_high", "error", "results") if k in outcome}
+    webhooks.notify(store, webhooks.CHALLENGE_DONE, challenge.bot, {"challenge": challenge.id, **told},
+                    author=challenge.author, once=f"{webhooks.CHALLENGE_DONE}:{challenge.id}")
 
 
 def _upload_of(entrant: Entrant) -> int | None:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import threading
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
-from arena.competition.challenges import ChallengeRefused, ask
+from arena.competition.challenges import ChallengeRefused, ask, play_some
 from arena.competition.season import SeasonSettings
 from arena.errors import ConfigError
 from arena.storage import Store
@@ -60,3 +64,25 @@ def test_quotas_that_could_never_be_met_are_refused_before_the_server_starts(tmp
                                                                             quotas: dict[str, int]) -> None:
     with pytest.raises(ConfigError, match="challenges_per_day must be at least 1 and challenge_games at least 2"):
         _settings(tmp_path, **quotas).check()
+
+
+def test_a_challenge_that_ends_tells_its_authors_hooks_once(tmp_path: Path) -> None:
+    settings = _settings(tmp_path)
+    with Store(settings.db) as store:
+        alice, _, _ = store.add_author("alice")
+        bob, _, _ = store.add_author("bob")
+        hook = store.add_webhook(alice.id, "https://example.org/done", ("challenge_done",), b"s" * 16, 5)
+        store.set_status(store.add_submission(alice, "alicebot", "0.1", str(tmp_path / "a")).id, Status.ADMITTED)
+        rival = store.add_submission(bob, "bobbot", "0.1", str(tmp_path / "c"))
+        store.set_status(rival.id, Status.ADMITTED)
+        asked = ask(store, settings, alice, {"bot": "alicebot", "rivals": ["bobbot"], "games": 3})
+        # The bot's folder was never there, so the challenge cannot be played: it ends with the reason.
+        season = SimpleNamespace(settings=settings, stopping=threading.Event())
+        play_some(season, store)  # type: ignore[arg-type]
+        play_some(season, store)  # type: ignore[arg-type]  # nothing left to play, nothing told again
+        done = store.challenge(asked.id)
+        assert done is not None and done.status == "done" and "cannot be opened" in done.outcome["error"]
+        due = store.due_deliveries(time.time(), 10)
+        assert [(d.hook_id, d.event) for d in due] == [(hook, "challenge_done")]
+        body = json.loads(due[0].body)
+        assert body["challenge"] == asked.id and body["bot"] == "alicebot" and body["error"] == done.outcome["error"]
