@@ -53,7 +53,7 @@ def test_each_wave_reads_only_the_games_since_the_last(tmp_path: Path, monkeypat
             reads.clear()
             season.play_wave([])
             read_per_wave.append(sum(reads))
-            workers.append(season.pool.pids() if season.pool else [])
+            workers.append(season.ladder.tables.pids() if season.ladder else [])
     finally:
         season.stop()
     # The same workers for every wave: each checks and digests a bot's folder once, not once a wave.
