@@ -338,7 +338,10 @@ class Season:
 
     def _ladder(self) -> None:
         entrants, sitting = [], {}
-        for submission in self._store().current_versions():
+        current = self._store().current_versions()
+        # A replaced version's entrant goes: the kept ones are the field's own, however long the season.
+        self._entrants = {s.id: e for s in current for e in [self._entrants.get(s.id)] if e is not None}
+        for submission in current:
             reason = self._sits_out(submission)
             if reason is None:
                 entrant = self._entrant(submission)
