@@ -358,3 +358,84 @@ def test_a_manifest_s_fields_are_checked_in_one_module() -> None:
                     and node.value.id == "tomllib" and manifests:
                 found.append(f"{name}:{node.lineno}: tomllib.loads of a manifest")
     assert found == []
+
+
+def test_the_runner_keeps_nothing_for_a_long_lived_caller() -> None:
+    """The Runner plays one schedule into a store: no field lends it a caller's ratings, workers, paces or counts
+    across runs (a long-lived ladder is arena/tournament/ladder.py's), and no branch asks for one."""
+    import dataclasses
+
+    from arena.tournament.run import Runner
+
+    lent = {"ladder", "sweep", "pool", "recorded", "pace"}
+    assert {f.name for f in dataclasses.fields(Runner)} & lent == set()
+    tree = ast.parse(modules()["arena.tournament.run"].read_text(encoding="utf-8"))
+    runner = next(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == "Runner")
+    asked = sorted({n.attr for n in ast.walk(runner) if isinstance(n, ast.Attribute)
+                    and isinstance(n.value, ast.Name) and n.value.id == "self" and n.attr in lent})
+    assert asked == []
+
+
+def _private_writes(tree: ast.AST) -> list[tuple[int, str]]:
+    """Where a module assigns (or setattr()s) a private attribute of an object other than its own `self`/`cls`."""
+    found = []
+    for node in ast.walk(tree):
+        targets: list[ast.AST] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" and \
+                len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+            owner, attribute = node.args[0], node.args[1].value
+            if attribute.startswith("_") and not attribute.endswith("_") and not (
+                    isinstance(owner, ast.Name) and owner.id in ("self", "cls")):
+                found.append((node.lineno, f"setattr({ast.unparse(owner)}, {attribute!r})"))
+        for target in targets:
+            for sub in ast.walk(target):
+                if isinstance(sub, ast.Attribute) and sub.attr.startswith("_") and not sub.attr.endswith("_") and \
+                        not (isinstance(sub.value, ast.Name) and sub.value.id in ("self", "cls")):
+                    found.append((node.lineno, ast.unparse(sub)))
+    return found
+
+
+def test_no_module_writes_a_private_attribute_of_another_object() -> None:
+    """An object is stopped, cut short or changed through its public methods: no module of the project assigns an
+    attribute with a leading underscore of anything but its own `self` (an enum's `_value_` aside)."""
+    found = [f"{name}:{line}: {text}" for name, path in modules().items()
+             for line, text in _private_writes(ast.parse(path.read_text(encoding="utf-8")))]
+    assert found == []
+
+
+def _calls_of(tree: ast.AST) -> set[str]:
+    return {n.func.id if isinstance(n.func, ast.Name) else n.func.attr for n in ast.walk(tree)
+            if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute))}
+
+
+def test_the_ladder_format_and_the_served_season_play_through_the_one_ladder() -> None:
+    """`arena tournament --format ladder` and the season each open an arena.tournament.ladder.Ladder; the season
+    builds no Runner (a run a wave, its tournament reopened and its field rejoined each time), and its waves
+    neither scan the tournaments and the roster nor read a bot's manifest: the ladder keeps them."""
+    users = {"arena.cli.tournament", "arena.competition.season"}
+    for name in users:
+        tree = ast.parse(modules()[name].read_text(encoding="utf-8"))
+        imported = {(n.module, alias.name) for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+                    for alias in n.names}
+        assert ("arena.tournament.ladder", "Ladder") in imported, name
+        assert "Ladder" in _calls_of(tree), name
+    season = ast.parse(modules()["arena.competition.season"].read_text(encoding="utf-8"))
+    assert "Runner" not in _calls_of(season)
+    classes = {n.name: n for n in ast.walk(season) if isinstance(n, ast.ClassDef)}
+    waves = [f for f in _functions(classes["Season"]) if f.name in ("_ladder", "play_wave")]
+    assert len(waves) == 2
+    scans = {"tournaments", "roster", "from_folder", "paused", "pause_reason", "faulty_streak", "recorded_count"}
+    assert sorted(set().union(*(_calls_of(f) for f in waves)) & scans) == []
+
+
+def test_the_long_lived_ladder_and_the_runner_are_each_under_250_lines() -> None:
+    """The ladder's state and the Runner's one schedule stay small enough to read whole."""
+    for name, cls in (("arena.tournament.ladder", "Ladder"), ("arena.tournament.run", "Runner"),
+                      ("arena.tournament.run", "Tables")):
+        tree = ast.parse(modules()[name].read_text(encoding="utf-8"))
+        node = next(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == cls)
+        assert node.end_lineno is not None and node.end_lineno - node.lineno + 1 <= 250, (name, cls)

@@ -30,8 +30,8 @@ from arena.cli.progress import BuildDisplay, Display
 from arena.games import SAMPLE_LEVELS, Game
 from arena.interrupt import cleanup_on_termination
 from arena.match.seeds import PUBLIC_SEED_HELP
-from arena.ratings.trueskill import DEFAULT_SIGMA, RatingConfig
-from arena.storage import Store, name_holders
+from arena.ratings.trueskill import DEFAULT_SIGMA, RatingConfig, Ratings
+from arena.storage import Store, Tournament, name_holders
 from arena.tournament import competition
 from arena.tournament.assembly import NoEntrants, assemble
 from arena.tournament.cluster import ClusterPlayer
@@ -39,6 +39,7 @@ from arena.tournament.cluster_tls import ClusterAccess
 from arena.tournament.formats import DEFAULT_FORMAT, FORMATS
 from arena.tournament.formats.gauntlet import CHALLENGER_GAMES, SIGMA_TARGET
 from arena.tournament.formats.ladder import DEFAULT_WAVE
+from arena.tournament.ladder import Ladder
 from arena.tournament.leaderboard import TEXT_FORMATS, tournament_board
 from arena.tournament.run import DEFAULT_LEVEL, SAMPLE_VERSION, Runner, TournamentSpec, faulty_samples
 from protocol import TimeControl
@@ -133,19 +134,43 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
     spec, refused = assembly.spec, assembly.refused
     player = None if cluster is None else ClusterPlayer(cluster, jobs, results_dir, access=cluster_access)
     with Store(store_path(results_dir, db)) as store, player or nullcontext():
-        runner = Runner(spec, store, results_dir, jobs=jobs, name=name, time_limit=time_limit, refused=refused,
-                        on_progress=Display(sys.stderr, sys.stderr.isatty()), player=player,
-                        on_start=lambda _: (announce_sandbox(spec.sandbox), announce_crowding(
-                            1 if player else jobs, spec.seats)))
         try:
             with cleanup_on_termination():
-                ratings = runner.run()
+                played = _play(spec, store, results_dir, jobs, name, time_limit, refused, player)
         except KeyboardInterrupt:
             click.echo("\ninterrupted: finished games are stored; run the same command to resume", err=True)
             raise SystemExit(130) from None
-        click.echo(TEXT_FORMATS["table"].render(tournament_board(store, runner.tournament, max_fault_rate,
+        tournament, ratings, complete = played
+        click.echo(TEXT_FORMATS["table"].render(tournament_board(store, tournament, max_fault_rate,
                                                                   ratings=ratings, results_dir=results_dir)))
-        _check_ending(store, runner, spec)
+        _check_ending(store, tournament, complete, spec)
+
+
+def _play(spec: TournamentSpec, store: Store, results_dir: Path, jobs: int, name: str | None,
+          time_limit: float | None, refused: tuple[Refusal, ...],
+          player: ClusterPlayer | None) -> tuple[Tournament, Ratings, bool]:
+    """Play the tournament: a living format (the ladder) through a Ladder, any other schedule through a Runner;
+    its tournament, ratings, and whether it is complete."""
+    display = Display(sys.stderr, sys.stderr.isatty())
+
+    def announce(_: object = None) -> None:
+        announce_sandbox(spec.sandbox)
+        announce_crowding(1 if player else jobs, spec.seats)
+
+    if not spec.fmt.entrants_change:
+        runner = Runner(spec, store, results_dir, jobs=jobs, name=name, time_limit=time_limit, refused=refused,
+                        on_progress=display, player=player, on_start=announce)
+        ratings = runner.run()
+        assert runner.tournament is not None
+        return runner.tournament, ratings, runner.complete()
+    ladder = Ladder(store, spec, results_dir, name=name, jobs=jobs, player=player, refused=refused,
+                    time_limit=time_limit, on_progress=display)
+    try:
+        announce()
+        ratings = ladder.play(seconds=time_limit)
+        return ladder.tournament, ratings, ladder.complete()
+    finally:
+        ladder.close()
 
 
 def _tell_refused(refusal: Refusal) -> None:
@@ -154,13 +179,13 @@ def _tell_refused(refusal: Refusal) -> None:
                + (f"\n  its log: {refusal.log}" if refusal.log else ""), err=True)
 
 
-def _check_ending(store: Store, runner: Runner, spec: TournamentSpec) -> None:
+def _check_ending(store: Store, tournament: Tournament, complete: bool, spec: TournamentSpec) -> None:
     """Say on stderr if the tournament is not complete; an error if a sample bot of spec faulted in most of its
     games."""
     samples = {e.name for e in spec.entrants if e.version == SAMPLE_VERSION}
     broken = faulty_samples({name: (round(s["fault_rate"] * s["games"]), int(s["games"]))
-                             for name, s in store.bot_stats(runner.tournament.id).items() if name in samples})
-    if not runner.complete():
+                             for name, s in store.bot_stats(tournament.id).items() if name in samples})
+    if not complete:
         click.echo("\nthe tournament is not complete: run the same command to go on", err=True)
     if broken:
         click.echo("\n".join(broken), err=True)

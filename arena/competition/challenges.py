@@ -180,12 +180,8 @@ def _play(season: Season, store: Store, challenge: Challenge) -> None:
     seated = {e.name: _upload_of(e) for e in spec.entrants if _upload_of(e) is not None}
     store.set_challenge(challenge.id, PLAYING, {**challenge.outcome, "seated": seated})
     runner = Runner(spec, store, settings.results_dir, jobs=settings.jobs, name=tournament_name(settings, challenge.id),
-                    time_limit=SLOT_SECONDS, sweep=False, pool=season.pool, player=season.cluster())
-    season.challenge_runner = runner
-    try:
-        runner.run()
-    finally:
-        season.challenge_runner = None
+                    time_limit=SLOT_SECONDS, player=season.cluster())
+    season.run_aside(runner)
     t = runner.tournament
     assert t is not None  # opened by the run
     outcome = {**outcome_of(store, runner.spec, t, challenge), "seated": seated}

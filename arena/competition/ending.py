@@ -148,12 +148,8 @@ class Ending:
             return
         log.info("the season has ended: its top %d play the finals at confidence %g", top, s.finals_confidence)
         season.playing = tuple(e.name for e in spec.entrants)
-        season.runner = runner = Runner(spec, store, s.results_dir, jobs=s.jobs, name=name, player=season.cluster())
-        try:
-            if not season.stopping.is_set():
-                runner.run()
-        finally:
-            season.runner = None
+        runner = Runner(spec, store, s.results_dir, jobs=s.jobs, name=name, player=season.cluster())
+        season.run_aside(runner)
         if not season.stopping.is_set():  # the waves ended by themselves: every step decided, or the budget spent
             log.info("the finals are over: %s", _steps(tournament_board(store, runner.tournament)))
             self.done = True

@@ -31,17 +31,10 @@ from arena.tournament.assembly import lineup
 from arena.tournament.cluster import ClusterLost, ClusterPlayer
 from arena.tournament.cluster_tls import ClusterAccess
 from arena.tournament.formats.base import Play
-from arena.tournament.formats.ladder import DEFAULT_WAVE, Ladder, LadderState
-from arena.tournament.run import (
-    DEFAULT_LEVEL,
-    Runner,
-    TableJob,
-    TableResult,
-    check_spec,
-    play_table,
-    sample_opponents,
-)
-from arena.tournament.worker import WorkerPool
+from arena.tournament.formats.ladder import DEFAULT_WAVE
+from arena.tournament.formats.ladder import Ladder as LadderFormat
+from arena.tournament.ladder import Ladder
+from arena.tournament.run import DEFAULT_LEVEL, Runner, check_spec, sample_opponents
 
 log = logging.getLogger("arena.serve")
 IDLE = 0.5  # seconds between two looks for work when there is none
@@ -90,7 +83,7 @@ class SeasonSettings:
         play, seats = self.play, self.table_seats
         samples = sample_opponents(play.game, seats, set(), self.samples)
         rating = play.rating or RatingConfig.for_game(get_game(play.game))
-        spec = lineup(play.game, Ladder(), samples, seats, samples=self.samples, options=play.options,
+        spec = lineup(play.game, LadderFormat(), samples, seats, samples=self.samples, options=play.options,
                       time=play.time, sandbox=play.sandbox.resolved(), rating=rating, wave=self.wave, max_games=1,
                       seed=self.seed, title=self.name)
         check_spec(spec, WAVE_SECONDS)
@@ -149,22 +142,20 @@ class Season:
         self.settings = settings
         self.on_wave = on_wave
         self.stopping = threading.Event()
-        self.runner: Runner | None = None
-        self.challenge_runner: Runner | None = None  # a challenge's slot under way between two waves
+        self._aside: Runner | None = None  # a run besides the ladder's under way: a challenge's slot, the finals
         self.between: Callable[[Store], None] = lambda store: None  # played between two waves (challenges.py)
-        self.playing: tuple[str, ...] = ()
+        self.playing: tuple[str, ...] = ()  # the entrants of the wave under way (none between waves)
         self.games = 0  # stored in the ladder by this server
         self.wave_began = 0.0  # when the wave under way began (time.monotonic())
         self._claims = threading.Lock()
         self._admitting: set[str] = set()  # the authors one of whose uploads is being admitted now
         self._paused: set[int] = set()  # the submissions sitting out at the last wave (each said once in the log)
-        # One ladder for the whole season: its ratings and counts kept as games are stored, the history read once.
-        self.ladder = LadderState()
+        # One ladder for the whole season, opened at its first wave: its ratings, field, workers, paces and counts
+        # kept as games are stored, the history read once.
+        self.ladder: Ladder | None = None
         self.ending = ending.Ending(settings)  # once the season has ended, its finals instead of the ladder
-        self.pool: WorkerPool[TableJob, TableResult] | None = None  # the ladder's workers, kept from wave to wave
         self._ladder_store: Store | None = None  # the ladder thread's connection, kept from wave to wave
-        self.recorded: int | None = None  # the season's games recorded, counted once and then kept
-        self.pace: dict[str, float] = {}  # each entrant's pace, which orders a wave's tables: kept from wave to wave
+        self._entrants: dict[int, Entrant] = {}  # each admitted submission's entrant, built once and kept
         self._player: ClusterPlayer | None = None  # with --cluster, once the scheduler has been reached
         self._connecting = threading.Lock()
         self._lost: str | None = None  # what was said of the cluster's loss, until it is reached again
@@ -184,18 +175,19 @@ class Season:
     def stop(self, wait: float = 10.0) -> None:
         """Start no new game or admission, and wait a while for those under way."""
         self.stopping.set()
-        for runner in (self.runner, self.challenge_runner):
-            if runner is not None:
-                runner._deadline = time.monotonic()  # no new table; the ones under way finish
+        if self.ladder is not None:
+            self.ladder.stop()  # no new table; the ones under way finish
+        aside = self._aside
+        if aside is not None:
+            aside.start_no_new_table()
         deadline = time.monotonic() + wait
         for thread in self.threads:
             if thread.ident is not None:  # started
                 thread.join(max(0.0, deadline - time.monotonic()))
         ladder = self.threads[-1]
         if not ladder.is_alive():  # else its workers and connection end with this process, as a stop intends
-            if self.pool is not None:
-                self.pool.close()
-                self.pool = None
+            if self.ladder is not None:
+                self.ladder.close()
             if self._ladder_store is not None:
                 with contextlib.suppress(sqlite3.ProgrammingError):  # opened by the ladder's thread: it goes too
                     self._ladder_store.close()
@@ -203,6 +195,16 @@ class Season:
         if self._player is not None:
             self._player.close()
             self._player = None
+
+    def run_aside(self, runner: Runner) -> None:
+        """Play a run besides the ladder's (a challenge's slot between two waves, the finals) on the ladder's
+        thread, held so that stop() ends it as it ends a wave; nothing once the season is stopping."""
+        self._aside = runner
+        try:
+            if not self.stopping.is_set():
+                runner.run()
+        finally:
+            self._aside = None
 
     def cluster(self) -> ClusterPlayer | None:
         """The Dask cluster the season plays on (None without --cluster): reached at its first use, and again
@@ -310,7 +312,7 @@ class Season:
             if status == Status.ADMITTED:
                 log.info("admitted %s %s", submission.bot, submission.version)
                 webhooks.announce_decision(store, submission, Status.ADMITTED)
-                self._admitted()
+                self.cut_wave()
             elif status == Status.REFUSED:
                 log.info("refused %s %s: %s", submission.bot, submission.version, reason)
                 webhooks.announce_decision(store, submission, Status.REFUSED, reason)
@@ -323,27 +325,31 @@ class Season:
         finally:
             clock.stop()
 
-    def _admitted(self) -> None:
-        runner = self.runner
-        # The wave under way starts no new table, so that the next one seats the newcomer; unless it began
-        # only just now, so that a burst of admissions does not cut every wave down to a few games (the
-        # newcomer then waits for this wave's end, at most WAVE_SECONDS).
-        if runner is not None and time.monotonic() - self.wave_began >= CUT_AFTER:
-            runner.start_no_new_table()
-
     # --- the ladder ---------------------------------------------------------------------------------------------
+    def cut_wave(self) -> None:
+        """The wave under way starts no new table, so that the next one seats a newcomer; unless it began only just
+        now, so that a burst of admissions does not cut every wave down to a few games (the newcomer then waits
+        for this wave's end, at most WAVE_SECONDS). Between waves it changes nothing: the next starts afresh."""
+        ladder = self.ladder
+        if ladder is not None and time.monotonic() - self.wave_began >= CUT_AFTER:
+            ladder.end_play()
+
     def _ladder(self) -> None:
         if self.ending.due():
             return self.ending.play(self)
         store = self._store()
         entrants, sitting = [], {}
-        for submission in store.current_versions():
-            reason = pause_reason(self.settings, submission, store)
+        current = self._store().current_versions()
+        # A replaced version's entrant goes: the kept ones are the field's own, however long the season.
+        self._entrants = {s.id: e for s in current for e in [self._entrants.get(s.id)] if e is not None}
+        for submission in current:
+            reason = self._sits_out(submission)
             if reason is None:
-                try:
-                    entrants.append(entrant_of(submission))
-                except ArenaError as exc:  # its folder was damaged since: it sits out, and the organiser is told
-                    reason = shown_to_author(str(exc), Path(submission.folder))
+                entrant = self._entrant(submission)
+                if isinstance(entrant, str):  # its folder was damaged since: it sits out, the organiser is told
+                    reason = entrant
+                else:
+                    entrants.append(entrant)
             if reason is not None:
                 sitting[submission.id] = reason
                 if submission.id not in self._paused:  # said once, not at every wave
@@ -355,48 +361,67 @@ class Season:
         if not self.stopping.is_set():
             self.between(self._store())
 
+    def _sits_out(self, submission: Submission) -> str | None:
+        """Why an admitted submission sits out of the next wave, or None: its fault streak as the ladder counts
+        it while storing games, never a look through the store."""
+        if not Path(submission.folder).is_dir():
+            return MISSING
+        s, ladder = self.settings, self.ladder
+        version = upload_version(submission.version, submission.id)
+        streak = 0 if ladder is None else ladder.fault_streak(submission.bot, version, s.pause_after)
+        return faulty_reason(s) if streak >= s.pause_after else None
+
+    def _entrant(self, submission: Submission) -> Entrant | str:
+        """The submission's ladder entrant, built once (its manifest read, its folder walked) and then kept; or
+        why it cannot be built."""
+        entrant = self._entrants.get(submission.id)
+        if entrant is None:
+            try:
+                entrant = self._entrants[submission.id] = entrant_of(submission)
+            except ArenaError as exc:
+                return shown_to_author(str(exc), Path(submission.folder))
+        return entrant
+
     def play_wave(self, entrants: list[Entrant]) -> None:
         """One wave of ladder tables among these entrants (the latest version of each bot) and the sample bots."""
         s = self.settings
         seats = s.table_seats
-        # A season's wave is a run of its own (its workers started, the pages published after it), so it plays
-        # `seats` of the ladder's waves of one-game tables: as many games as one wave of every seat rotation.
         player = self._player_for(entrants)
         # With several workers, each gets several tables of a ladder's wave, so that the wave's last table (its
         # games' lengths differ) holds the others up for a small part of it.
         workers = s.jobs if player is None else player.capacity()
         wave = s.wave if workers == 1 else max(s.wave, TABLES_A_WORKER * workers)
-        per_wave = wave * seats
-        store = self._store()
-        if self.recorded is None:
-            self.recorded = _stored_games(store, s.name)  # once: a count of every stored game grows with the season
         # A full table of sample bots always plays: a bar every bot is measured against, rated before the first
         # admission, so that a newcomer is ranked against a settled field from its first games.
-        play = s.play
-        samples = sample_opponents(play.game, seats, {e.name for e in entrants}, s.samples)
-        rating = play.rating or RatingConfig.for_game(get_game(play.game))
-        spec = lineup(play.game, Ladder(), [*entrants, *samples], seats, samples=s.samples, options=play.options,
-                      time=play.time, sandbox=play.sandbox.resolved(), rating=rating,
-                      wave=wave, max_games=self.recorded + per_wave, seed=s.seed, title=s.name)
-        if player is None:
-            self.pool = self.pool or WorkerPool(s.jobs, play_table)
-        self.runner = runner = Runner(spec, store, s.results_dir, jobs=s.jobs, name=s.name,
-                                      time_limit=ending.seconds_left(s, WAVE_SECONDS),
-                                      ladder=self.ladder, sweep=self.ladder.ratings is None, pool=self.pool,
-                                      recorded=self.recorded, player=player, pace=self.pace)
+        field = [*entrants, *sample_opponents(s.play.game, seats, {e.name for e in entrants}, s.samples)]
+        ladder = self.ladder or self._open(field, wave)
+        ladder.use(player)
+        ladder.enter(field)
         self.wave_began = time.monotonic()
         self.playing = tuple(e.name for e in entrants)
         ratings = None
         try:
             if not self.stopping.is_set():
-                ratings = runner.run()
+                # A season's wave is a play of its own (the pages published after it): `seats` of the ladder's
+                # waves of one-game tables, as many games as one wave of every seat rotation.
+                ratings = ladder.play(games=wave * seats, seconds=ending.seconds_left(s, WAVE_SECONDS), wave=wave)
         finally:
-            self.runner = None
-            self.recorded += runner.played
-        self.games = self.recorded
+            self.playing = ()
+            self.games = ladder.recorded
         if ratings is not None:  # each bot whose place on the board moved is told
-            webhooks.announce_ranks(store, runner.tournament.id, {k: r.conservative for k, r in ratings.table.items()})
+            webhooks.announce_ranks(ladder.store, ladder.tournament.id,
+                                    {k: r.conservative for k, r in ratings.table.items()})
         self.on_wave()
+
+    def _open(self, field: list[Entrant], wave: int) -> Ladder:
+        """The season's ladder, opened once on the ladder thread's connection."""
+        s, play = self.settings, self.settings.play
+        rating = play.rating or RatingConfig.for_game(get_game(play.game))
+        spec = lineup(play.game, LadderFormat(), field, s.table_seats, samples=s.samples, options=play.options,
+                      time=play.time, sandbox=play.sandbox.resolved(), rating=rating, wave=wave, seed=s.seed,
+                      title=s.name)
+        self.ladder = Ladder(self._store(), spec, s.results_dir, name=s.name, jobs=s.jobs, time_limit=WAVE_SECONDS)
+        return self.ladder
 
     def _store(self) -> Store:
         """The ladder's connection to the store, opened once (its check of the whole file too) and kept."""
@@ -464,10 +489,20 @@ def enter_folders(settings: SeasonSettings, directory: Path, reserved: set[str])
     return queued, problems
 
 
+MISSING = ("its files are missing on the server (the organiser is told): it plays again once they are back, or once "
+           "a new version is admitted")
+
+
+def faulty_reason(settings: SeasonSettings) -> str:
+    """Why a bot whose last games each had a fault of its own sits out, as its author is told it."""
+    return (f"each of its last {settings.pause_after} games had a fault of its own: it plays again once a new "
+            "version is admitted")
+
+
 def paused(settings: SeasonSettings, submission: Submission, store: Store | None = None) -> bool:
     """True if the submission's last `pause_after` ladder games each had a fault of its own: it sits out (its
-    author's page says so) until a new version is admitted. Looked up in `store` if given (one connection for a
-    whole field), else in a connection of its own."""
+    author's page says so) until a new version is admitted. Looked up in `store` if given, else in a connection
+    of its own (a page's question; the ladder counts its own streaks as it stores games)."""
     if store is None:
         with Store(settings.db) as own:
             return paused(settings, submission, own)
@@ -483,15 +518,5 @@ def pause_reason(settings: SeasonSettings, submission: Submission, store: Store 
     """Why an admitted submission sits out of the ladder (as its author and the organiser are told it), or None
     if it plays: its folder is missing on the server, or its last games each had a fault of its own."""
     if not Path(submission.folder).is_dir():
-        return ("its files are missing on the server (the organiser is told): it plays again once they are back, or "
-                "once a new version is admitted")
-    if paused(settings, submission, store):
-        return (f"each of its last {settings.pause_after} games had a fault of its own: it plays again once a new "
-                "version is admitted")
-    return None
-
-
-def _stored_games(store: Store, name: str) -> int:
-    """How many games the named tournament has stored (0 before it exists)."""
-    found = [t for t in store.tournaments() if t.name == name]
-    return store.recorded_count(found[0].id) if found else 0
+        return MISSING
+    return faulty_reason(settings) if paused(settings, submission, store) else None

@@ -160,7 +160,7 @@ def _season_main(settings: SeasonSettings, server: int, stop: Any, playing: Any)
     season.start()
     shown: tuple[str, ...] = ()
     while not stop.wait(PLAYING_LOOK):
-        now = season.playing if season.runner is not None else ()
+        now = season.playing
         if now != shown:
             text = json.dumps(list(now)).encode()
             with playing.get_lock():

@@ -23,9 +23,7 @@ from arena.match.record import GameRecord
 from arena.match.seeds import SecretSeed, derive_seed, public_seed
 from arena.ratings.trueskill import GameOutcome, Ratings, rate_all
 from arena.storage import Store, StoredGame, Tournament
-from arena.storage.keys import new_key
 from arena.tournament.formats import Table, TournamentSpec
-from arena.tournament.formats.ladder import LadderState
 from arena.tournament.worker import Failure, WorkerPool
 from protocol import TimeControl
 
@@ -138,9 +136,113 @@ class TablePlayer(Protocol):
     def results(self, jobs: list[TableJob], out_of_time: Callable[[], bool]) -> Iterator[TableResult]: ...
 
 
+class Tables:
+    """Plays tables into results as they finish: in worker processes of its own (kept, with their checked and
+    digested folders, until `close`), or on a TablePlayer; each entrant's pace, which orders the tables, kept too."""
+
+    def __init__(self, spec: TournamentSpec, results_dir: Path, store: Path | None, jobs: int = 1,
+                 player: TablePlayer | None = None) -> None:
+        self.spec = spec  # the entrants and play settings the tables' jobs are made from (a ladder's change)
+        self.results_dir, self.store, self.jobs, self.player = results_dir, store, jobs, player
+        # Each entrant's pace (seconds a game over its decisions, a running mean), which orders the tables.
+        self.pace: dict[str, float] = {}
+        self._workers: WorkerPool[TableJob, TableResult] | None = None
+
+    def results(self, tables: list[Table], no_new_table: Callable[[], bool]) -> Iterator[TableResult]:
+        """The tables' results as they finish, the likeliest longest started first; no table starts once
+        no_new_table() says so (asked before each)."""
+        tables = longest_first(tables, self.pace)
+        by_name = {e.name: e for e in self.spec.entrants}
+        if self.player is not None:
+            yield from self.player.results([self.job(t, by_name) for t in tables], no_new_table)
+            return
+        if self._workers is None:
+            # Even one job runs in a worker: bots then see the worker as their parent and ARENA_PID, and whatever
+            # they do to it costs only its table, never the tournament.
+            self._workers = WorkerPool(self.jobs, play_table)
+        yield from self._pooled(self._workers, tables, by_name, no_new_table)
+
+    def job(self, table: Table, by_name: dict[str, Entrant], cpus: tuple[int, ...] = ()) -> TableJob:
+        """What a worker needs to play the table."""
+        spec = self.spec
+        bots = tuple((by_name[b].command, by_name[b].cwd) for b in table.bots)
+        return TableJob(spec.game, spec.options, table, bots, spec.time, spec.fresh_processes, self.results_dir,
+                        replace(spec.sandbox, cpus=cpus), self.store)
+
+    def _pooled(self, pool: WorkerPool[TableJob, TableResult], tables: list[Table], by_name: dict[str, Entrant],
+                no_new_table: Callable[[], bool]) -> Iterator[TableResult]:
+        """Play the tables in the pool's workers; a table whose worker failed is played again on a fresh one, and
+        after MAX_TRIES failed tries it is stored as failed, with the reason."""
+        queue = deque((table, 1) for table in tables)
+        tries: dict[int, int] = {}  # slot -> the try its table is on
+        cpus = cpu_sets(self.jobs)  # a slot per running table, with its own CPUs
+        while queue or pool.busy():
+            for slot in range(self.jobs):
+                if queue and slot not in pool.busy() and not no_new_table():
+                    table, tries[slot] = queue.popleft()
+                    pool.submit(slot, self.job(table, by_name, cpus[slot] if cpus else ()))
+            if not pool.busy():
+                return
+            for slot, job, outcome in pool.finished():
+                if not isinstance(outcome, Failure):
+                    yield outcome
+                elif tries[slot] < MAX_TRIES:
+                    queue.appendleft((job.table, tries[slot] + 1))
+                else:
+                    yield failed_table(job.table, f"{outcome.reason} (try {tries[slot]} of {MAX_TRIES})")
+
+    def timed(self, games: tuple[StoredGame, ...]) -> None:
+        """Move the pace of each bot of these games."""
+        for game in games:
+            for bot, seconds in zip(game.bots, game.thought):
+                known = self.pace.get(bot)
+                self.pace[bot] = seconds if known is None else known + PACE_WEIGHT * (seconds - known)
+
+    def pids(self) -> list[int]:
+        """The process ids of the worker processes running now (none on a TablePlayer)."""
+        return self._workers.pids() if self._workers is not None else []
+
+    def close(self) -> None:
+        """Stop the workers (and their bots); the next tables start new ones."""
+        if self._workers is not None:
+            workers, self._workers = self._workers, None
+            workers.close()
+
+
+def open_tournament(store: Store, spec: TournamentSpec, name: str | None,
+                    refused: tuple[Refusal, ...] = ()) -> tuple[Tournament, TournamentSpec]:
+    """The spec's tournament opened (or resumed) in the store and held, and the spec with its seed: the name
+    given, else that of the tournament this spec already started, else a new readable one; the submissions not
+    admitted stored with it."""
+    living = spec.fmt.living
+    with store.naming():  # the same command started twice at once: one tournament, the other refused
+        spec = _seed_of_old(store, spec, name, living)
+        found = name or store.find_tournament(spec.game, spec.fmt.name, spec.identity(), living)
+        tournament = store.open_tournament(found or store.unused_name(spec.default_name()), spec.game,
+                                           spec.fmt.name, spec.identity(), list(spec.entrants), living)
+    if public_seed(spec.seed) is None:  # its root: the secret kept with the tournament (drawn if it is new)
+        fresh = spec.seed if isinstance(spec.seed, SecretSeed) else SecretSeed.draw()
+        spec = replace(spec, seed=SecretSeed(store.secret(tournament.id, fresh.key) or fresh.key))
+    store.record_refusals(tournament.id, list(refused))
+    return tournament, spec
+
+
+def _seed_of_old(store: Store, spec: TournamentSpec, name: str | None, living: tuple[str, ...]) -> TournamentSpec:
+    """A spec without a seed, as the same command gave before secret seeds, resumes the tournament an older
+    arena started with the same settings, with the seed 0 it had then: it stays public-seeded."""
+    if spec.seed is not None:
+        return spec
+    public = replace(spec, seed=0)
+    if name is None and store.find_tournament(spec.game, spec.fmt.name, spec.identity(), living) is None:
+        name = store.find_tournament(spec.game, spec.fmt.name, public.identity(), living)
+    old = store.older_tournament(name) if name else None
+    return public if old is not None and old.config.get("seed") == 0 else spec
+
+
 @dataclass
 class Runner:
-    """Plays a tournament into a store, resuming whatever the store already holds."""
+    """Plays one fixed schedule into a store, resuming whatever the store already holds (a format whose entrants
+    change plays through arena/tournament/ladder.py)."""
 
     spec: TournamentSpec
     store: Store
@@ -153,15 +255,7 @@ class Runner:
     tournament: Tournament | None = None
     player: TablePlayer | None = None  # None: the local worker processes
     refused: tuple[Refusal, ...] = ()  # the submissions not admitted this run, stored with the tournament
-    ladder: LadderState | None = None  # a ladder's state kept by its caller across runs (a season), else its own
-    sweep: bool = True  # sweep what killed arenas left behind in the results folder (a long-lived caller: once)
-    # Worker processes its caller keeps across runs (a season: each worker then checks and digests a folder once,
-    # not once a wave), left running at the end of the run; None: the run starts its own and stops them.
-    pool: WorkerPool[TableJob, TableResult] | None = None
-    recorded: int | None = None  # the games the tournament has recorded, where the caller keeps count
-    # Each entrant's pace (seconds a game over its decisions, a running mean), kept by a long-lived caller across runs.
-    pace: dict[str, float] = field(default_factory=dict)
-    _workers: WorkerPool[TableJob, TableResult] | None = field(default=None, init=False, repr=False)
+    _tables: Tables | None = field(default=None, init=False, repr=False)
     _begun: bool = field(default=False, init=False, repr=False)  # a table was started this run
     played: int = field(default=0, init=False)  # games (finished or failed) this run recorded
 
@@ -177,99 +271,37 @@ class Runner:
 
     def _run(self) -> Ratings:
         spec = self.spec
+        if spec.fmt.entrants_change:
+            raise ConfigError(f"a {spec.fmt.name} plays through arena.tournament.ladder.Ladder, not a Runner")
         check_spec(spec, self.time_limit)
         check_folders(tuple(BotCommand(e.command, e.cwd) for e in spec.entrants), self.results_dir, spec.sandbox)
-        living = spec.fmt.living
-        with self.store.naming():  # the same command started twice at once: one tournament, the other refused
-            self.spec = spec = self._seed_of_old(spec, living)
-            self.tournament = self.store.open_tournament(self._name(living), spec.game, spec.fmt.name,
-                                                         spec.identity(), list(spec.entrants), living)
-        self.spec = spec = self._seeded(spec)
-        if spec.fmt.entrants_change:
-            self.spec = spec = self._join(spec)
-        self.store.record_refusals(self.tournament.id, list(self.refused))
-        if self.sweep:
-            leftovers.sweep(self.results_dir, self.store.replays())  # what killed arenas left behind
+        self.tournament, self.spec = open_tournament(self.store, spec, self.name, self.refused)
+        self._tables = Tables(self.spec, self.results_dir, self.store.path, self.jobs, self.player)
+        leftovers.sweep(self.results_dir, self.store.replays())  # what killed arenas left behind
         if self.on_start is not None:
             self.on_start(self.tournament)
         self._deadline = None if self.time_limit is None else time.monotonic() + self.time_limit
         self._started = time.monotonic()
         self.played = 0
         tid = self.tournament.id
-        self._total = spec.fmt.total_games(spec)
-        # Counted once a run, or kept by a long-lived caller: a count of every stored game grows with the season.
-        self._done_before = self.store.recorded_count(tid) if self.recorded is None else self.recorded
+        self._total = self.spec.fmt.total_games(self.spec)
+        self._done_before = self.store.recorded_count(tid)
         self._failed = self.store.failed_count(tid) if self.on_progress else 0
         # Live ratings for the progress display follow finishing order; the final ones are rebuilt in schedule order.
-        self._live = (rate_all(spec.rating, self.store.each_outcome(tid), in_order=True) if self.on_progress
-                      else Ratings(spec.rating))
+        self._live = (rate_all(self.spec.rating, self.store.each_outcome(tid), in_order=True) if self.on_progress
+                      else Ratings(self.spec.rating))
         self._play_waves()
-        ratings = rate_all(spec.rating, self.store.each_outcome(tid), in_order=True) if self.ladder is None else \
-            self.ladder.final(spec, self._outcomes)
+        ratings = rate_all(self.spec.rating, self.store.each_outcome(tid), in_order=True)
         self.store.save_ratings(tid, ratings)
-        self.store.finish_tournament(tid, self.complete())  # a ladder given more games is open again
+        self.store.finish_tournament(tid, self.complete())
         return ratings
-
-    def _name(self, living: tuple[str, ...]) -> str:
-        """The name given, else that of the tournament this spec already started, else a new readable one."""
-        if self.name:
-            return self.name
-        spec = self.spec
-        found = self.store.find_tournament(spec.game, spec.fmt.name, spec.identity(), living)
-        return found or self.store.unused_name(spec.default_name())
-
-    def _seed_of_old(self, spec: TournamentSpec, living: tuple[str, ...]) -> TournamentSpec:
-        """A spec without a seed, as the same command gave before secret seeds, resumes the tournament an older
-        arena started with the same settings, with the seed 0 it had then: it stays public-seeded."""
-        if spec.seed is not None:
-            return spec
-        public = replace(spec, seed=0)
-        name = self.name
-        if name is None and self.store.find_tournament(spec.game, spec.fmt.name, spec.identity(), living) is None:
-            name = self.store.find_tournament(spec.game, spec.fmt.name, public.identity(), living)
-        old = self.store.older_tournament(name) if name else None
-        return public if old is not None and old.config.get("seed") == 0 else spec
-
-    def _seeded(self, spec: TournamentSpec) -> TournamentSpec:
-        """The spec with its root: its public seed, else the secret kept with the tournament (drawn if it is new)."""
-        if public_seed(spec.seed) is not None:
-            return spec
-        fresh = spec.seed if isinstance(spec.seed, SecretSeed) else SecretSeed.draw()
-        return replace(spec, seed=SecretSeed(self.store.secret(self.tournament.id, fresh.key) or fresh.key))
-
-    def _join(self, spec: TournamentSpec) -> TournamentSpec:
-        """A living ladder's entrants this run, by their keys in the tournament: a new bot joins (a new version of
-        a known one as NAME@VERSION), a bot no longer entered retires, a returning one comes back."""
-        tid = self.tournament.id
-        roster = self.store.roster(tid)
-        known = {(name, version): (key, retired) for key, name, version, retired in roster}
-        keys = {key for key, *_ in roster}
-        joined: dict[str, Entrant] = {}
-        back: list[str] = []
-        current: list[Entrant] = []
-        for entrant in spec.entrants:
-            key, retired = known.get((entrant.name, entrant.version), (None, False))
-            if key is None:
-                key = new_key(entrant.name, entrant.version, keys)
-                keys.add(key)
-                joined[key] = entrant
-            elif retired:
-                back.append(key)
-            current.append(replace(entrant, name=key))
-        playing = {e.name for e in current}
-        gone = [key for key, _, _, retired in roster if not retired and key not in playing]
-        if joined or gone or back:
-            self.store.update_roster(tid, joined, gone, back)
-        return replace(spec, entrants=tuple(current))
 
     def complete(self) -> bool:
         """True once every scheduled game is stored (an open-ended format: its number of games reached)."""
-        done = self.store.recorded_count(self.tournament.id) if self.recorded is None else \
-            self.recorded + self.played  # a caller keeping count plays one-game tables: none played twice
-        return self._total is not None and done >= self._total
+        return self._total is not None and self.store.recorded_count(self.tournament.id) >= self._total
 
     def start_no_new_table(self) -> None:
-        """End the run once its tables under way are stored (from another thread: a wave cut short)."""
+        """End the run once its tables under way are stored (from another thread)."""
         self._deadline = time.monotonic()
 
     def _out_of_time(self) -> bool:
@@ -288,12 +320,7 @@ class Runner:
         """The format's schedule wave by wave, each asked for once the one before it is stored, until the time
         limit; tables already stored are skipped."""
         tid = self.tournament.id
-        if self.ladder is None:
-            waves = self.spec.fmt.waves(self.spec, self._outcomes)
-        else:
-            if self.ladder.ratings is None:  # its first run: the history, read once
-                self.ladder.resume(self.spec, self._outcomes, self.store.first_gap(tid))
-            waves = self.ladder.waves(self.spec, self._outcomes)
+        waves = self.spec.fmt.waves(self.spec, self._outcomes)
         while not self._out_of_time():
             wave = next(waves, None)
             if wave is None:
@@ -301,73 +328,24 @@ class Runner:
             # Only the wave's own positions: a set of every stored game would cost memory and time with each wave.
             done = self.store.done_seqs(tid, min((t.first_seq for t in wave), default=0),
                                         max((t.first_seq + t.games for t in wave), default=0))
-            self._play(longest_first([t for t in wave if not set(t.seqs) <= done], self.pace))
+            self._play([t for t in wave if not set(t.seqs) <= done])
 
     def _outcomes(self, first: int, below: int) -> list[GameOutcome]:
         return self.store.outcomes(self.tournament.id, first, below)
 
-    def _job(self, table: Table, cpus: tuple[int, ...] = ()) -> TableJob:
-        by_name = {e.name: e for e in self.spec.entrants}
-        bots = tuple((by_name[b].command, by_name[b].cwd) for b in table.bots)
-        return TableJob(self.spec.game, self.spec.options, table, bots, self.spec.time, self.spec.fresh_processes,
-                        self.results_dir, replace(self.spec.sandbox, cpus=cpus), self.store.path)
-
     def _play(self, tables: list[Table]) -> None:
-        for result in self._results(tables):
+        assert self._tables is not None
+        for result in self._tables.results(tables, self._no_new_table):
             self.store.record_games(self.tournament.id, list(result.games))
             leftovers.release_replays(self.results_dir, (game.replay for game in result.games))
             self.played += len(result.games)
-            self._timed(result.games)
-            if self.ladder is not None:
-                # A season's board shows its ratings as its games come in, not only at a wave's end: a newcomer
-                # is never shown the prior beside the games it has played (rating this wave's games alone).
-                self.store.save_ratings(self.tournament.id, self.ladder.final(self.spec, self._outcomes))
+            self._tables.timed(result.games)
             self._report(result)
-
-    def _timed(self, games: tuple[StoredGame, ...]) -> None:
-        for game in games:
-            for bot, seconds in zip(game.bots, game.thought):
-                known = self.pace.get(bot)
-                self.pace[bot] = seconds if known is None else known + PACE_WEIGHT * (seconds - known)
-
-    def _results(self, tables: list[Table]) -> Iterator[TableResult]:
-        """Results as tables finish; no new table starts once the time limit has passed."""
-        if self.player is not None:
-            yield from self.player.results([self._job(t) for t in tables], self._no_new_table)
-            return
-        if self._workers is None:
-            # Even one job runs in a worker: bots then see the worker as their parent and ARENA_PID, and whatever
-            # they do to it costs only its table, never the tournament.
-            self._workers = self.pool or WorkerPool(self.jobs, play_table)
-        yield from self._pooled(self._workers, tables)
-
-    def _pooled(self, pool: WorkerPool[TableJob, TableResult], tables: list[Table]) -> Iterator[TableResult]:
-        """Play the tables in the pool's workers; a table whose worker failed is played again on a fresh one, and
-        after MAX_TRIES failed tries it is stored as failed, with the reason."""
-        queue = deque((table, 1) for table in tables)
-        tries: dict[int, int] = {}  # slot -> the try its table is on
-        cpus = cpu_sets(self.jobs)  # a slot per running table, with its own CPUs
-        while queue or pool.busy():
-            for slot in range(self.jobs):
-                if queue and slot not in pool.busy() and not self._no_new_table():
-                    table, tries[slot] = queue.popleft()
-                    pool.submit(slot, self._job(table, cpus[slot] if cpus else ()))
-            if not pool.busy():
-                return
-            for slot, job, outcome in pool.finished():
-                if not isinstance(outcome, Failure):
-                    yield outcome
-                elif tries[slot] < MAX_TRIES:
-                    queue.appendleft((job.table, tries[slot] + 1))
-                else:
-                    yield failed_table(job.table, f"{outcome.reason} (try {tries[slot]} of {MAX_TRIES})")
 
     def close(self) -> None:
         """Stop the workers (and their bots); the next run starts new ones."""
-        if self._workers is not None:
-            workers, self._workers = self._workers, None
-            if workers is not self.pool:
-                workers.close()
+        if self._tables is not None:
+            self._tables.close()
 
     def _report(self, result: TableResult) -> None:
         """Tell the progress display, at a cost that does not grow with the games already stored."""

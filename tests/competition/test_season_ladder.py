@@ -4,14 +4,18 @@ bots, in worker processes, stored in a real SQLite file."""
 
 from __future__ import annotations
 
+import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from arena.bots.sandbox import Isolation, Sandbox
-from arena.competition.season import Season, SeasonSettings
+from arena.competition import season as season_module
+from arena.competition.season import Season, SeasonSettings, pause_reason
 from arena.ratings.trueskill import RatingConfig, rate_all
 from arena.storage import Store
+from arena.storage.authors import Status
 from arena.tournament.formats.base import Play
 
 pytestmark = pytest.mark.slow
@@ -53,7 +57,7 @@ def test_each_wave_reads_only_the_games_since_the_last(tmp_path: Path, monkeypat
             reads.clear()
             season.play_wave([])
             read_per_wave.append(sum(reads))
-            workers.append(season.pool.pids() if season.pool else [])
+            workers.append(season.ladder.tables.pids() if season.ladder else [])
     finally:
         season.stop()
     # The same workers for every wave: each checks and digests a bot's folder once, not once a wave.
@@ -102,3 +106,47 @@ def test_the_ratings_are_stored_as_each_game_comes_in(tmp_path: Path, monkeypatc
     finally:
         season.stop()
     assert unrated == []
+
+
+def test_a_faulty_bot_sits_out_by_the_streak_the_ladder_counts_without_a_look_through_the_store(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "bad"
+    folder.mkdir()
+    (folder / "bad.py").write_text("import sys\nsys.exit(3)\n", encoding="utf-8")  # disqualified every game
+    (folder / "manifest.toml").write_text(f"name = 'bad'\nversion = '1'\ncommand = ['{sys.executable}', 'bad.py']\n",
+                                          encoding="utf-8")
+    s = replace(settings(tmp_path), pause_after=2)
+    s.results_dir.mkdir(parents=True)
+    with Store(s.db) as store:
+        submission = store.add_house_submission(store.house_author(), "bad", "1", str(folder))
+        assert submission is not None
+        store.set_status(submission.id, Status.ADMITTED)
+    built: list[Path] = []
+    real = season_module.from_folder
+    monkeypatch.setattr(season_module, "from_folder", lambda path: built.append(path) or real(path))
+    calls = {"roster": 0, "tournaments": 0, "faulty_streak": 0}
+    for method in calls:
+        def counted(self: Store, *args, _real=getattr(Store, method), _method=method):
+            calls[_method] += 1
+            return _real(self, *args)
+
+        monkeypatch.setattr(Store, method, counted)
+    season = Season(s)
+    try:
+        for _ in range(3):  # the ladder thread's waves: the admitted field read, the paused left out, one wave
+            season._ladder()
+        before = season.games
+        season._ladder()  # it sits out by now, as the ladder's own count says
+        in_last = season.games - before
+    finally:
+        season.stop()
+    assert len(built) == 1  # its manifest read and folder walked once, not once a wave
+    # The roster read once, as the ladder opens; one look for the bot's streak (at its first wave with the ladder
+    # open), then counted as games are stored; the tournaments never scanned.
+    assert calls == {"roster": 1, "tournaments": 0, "faulty_streak": 1}
+    assert pause_reason(s, submission) is not None  # as the pages, looking in the store, find it too
+    with Store(s.db) as store:
+        t = store.tournament("season")
+        last = store.games(t.id)[-in_last:]
+        assert in_last > 0 and all("bad" not in seat.bot for game in last for seat in game.seats)
+        assert any(key.startswith("bad") and retired for key, _, _, retired in store.roster(t.id))

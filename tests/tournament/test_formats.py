@@ -27,7 +27,8 @@ from arena.tournament.formats import (
     ladder_wave,
     round_robin,
 )
-from arena.tournament.run import Runner, TournamentSpec, check_spec
+from arena.tournament.ladder import Ladder as LivingLadder
+from arena.tournament.run import TournamentSpec, check_spec
 
 BOTS = ["a", "b", "c", "d", "e"]
 
@@ -137,12 +138,12 @@ def test_a_ladder_with_a_time_limit_needs_no_number_of_games() -> None:
     check_spec(spec("ladder"), time_limit=5.0)
 
 
-def test_the_runner_refuses_a_ladder_that_would_never_end_before_storing_anything(tmp_path: Path) -> None:
+def test_a_ladder_that_would_never_end_is_refused_before_storing_anything(tmp_path: Path) -> None:
     outcome: list[BaseException | None] = []
 
     def run() -> None:
         try:
-            Runner(spec("ladder"), store, tmp_path, jobs=1).run()
+            LivingLadder(store, spec("ladder"), tmp_path).play()
             outcome.append(None)
         except BaseException as exc:  # noqa: BLE001 - handed to the test thread
             outcome.append(exc)
@@ -151,7 +152,7 @@ def test_the_runner_refuses_a_ladder_that_would_never_end_before_storing_anythin
         worker = threading.Thread(target=run, daemon=True)
         worker.start()
         worker.join(60)
-        assert outcome, "Runner.run did not return: the ladder without an end ran on"
+        assert outcome, "the ladder without an end ran on"
         assert isinstance(outcome[0], ConfigError) and "--games or --time-limit" in str(outcome[0])
         assert store.tournaments() == []
 
@@ -167,7 +168,11 @@ def test_a_ladder_run_looks_up_only_each_waves_own_positions(tmp_path: Path, mon
 
     monkeypatch.setattr(Store, "done_seqs", watched)
     with Store(tmp_path / "arena.sqlite") as store:
-        Runner(spec("ladder", wave=2, max_games=24, seed=0), store, tmp_path, jobs=1).run()
+        ladder = LivingLadder(store, spec("ladder", wave=2, max_games=24, seed=0), tmp_path)
+        try:
+            ladder.play()
+        finally:
+            ladder.close()
         assert len(store.done_seqs(store.tournament().id)) == 24
     # A wave of 2 one-game tables asks for its 2 positions, not for every game stored: the run's memory and time
     # per wave stay flat however long the ladder plays; only the run's start and end count them all.

@@ -59,9 +59,9 @@ class Ladder(TournamentFormat):
 @dataclass
 class LadderState:
     """What a ladder knows between its waves: each bot's rating, games and games at each seat, from every finished
-    game below `rated_below`, and the wave it asks for next. A run keeps one for its own waves; a season that
-    lives for months keeps one for all its runs, so that a wave costs the same at its 100,000th game as at its
-    1,000th: the history is read once, at `resume`."""
+    game below `rated_below`, and the wave it asks for next. The format's waves keep one for a run; a long-lived
+    ladder (arena/tournament/ladder.py) keeps one for as long as it lives, so that a wave costs the same at its
+    100,000th game as at its 1,000th: the history is read once, at `resume`."""
 
     ratings: Ratings | None = None
     counts: dict[str, int] = field(default_factory=dict)
