@@ -5,6 +5,7 @@ that may not see a thing is told it does not exist (404), so that whether it doe
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Iterable
 
 from arena.storage.authors import Author, Submission
@@ -38,3 +39,26 @@ def private_view(data: dict[str, Any], seats: set[int]) -> dict[str, Any]:
     faults = [f if f["seat"] in seats else {k: v for k, v in f.items() if k not in ("detail", "stderr")}
               for f in data["faults"]]
     return {**data, "logs": logs, "faults": faults}
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Whose logs a game's page holds: everyone's page holds no seat's (no bot); a bot's page, for its author or
+    the organiser, the logs of the bot's own seats (private_view)."""
+
+    bot: str | None = None
+    seats: frozenset[int] = frozenset()
+
+    @classmethod
+    def of_bot(cls, bot: str, seats: Iterable[int]) -> Viewer | None:
+        """The viewer of a game for one who may see the bot's private pages: its seats' logs; None (a 404) if the
+        bot had no seat in the game."""
+        mine = frozenset(seats)
+        return cls(bot, mine) if mine else None
+
+    def shown(self, data: dict[str, Any]) -> dict[str, Any]:
+        """A game's replay data as this viewer is shown it."""
+        return data if self.bot is None else private_view(data, set(self.seats))
+
+
+EVERYONE = Viewer()  # a game's public page: no seat's logs

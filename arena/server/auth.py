@@ -1,17 +1,20 @@
 """How a request is known: the one authentication seam of `arena serve`. Each way of signing in is a backend that
 reads its own part of a request (a bearer token, a session cookie); the first that finds its part decides. A
 second way to sign in (an identity provider's login, which would give the request a session of its own once the
-provider has said who it is) is one more backend in `Authentication.backends`, and no route changes."""
+provider has said who it is) is one more backend in `Authentication.backends`, and no route changes. Only the
+middleware (guard.py) asks who sent a request; only this module reads or writes the session cookie."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Protocol, TypeVar
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
+from starlette.responses import Response
 
 from arena.server.hosting import Hosting
+from arena.server.identity import SESSION_SECONDS
 from arena.server.limits import FailedAuthentications, Limited
 from arena.storage.authors import Author
 
@@ -32,10 +35,12 @@ class TooManyFailures(HTTPException):
 @dataclass(frozen=True)
 class Known:
     """Who sent a request (None: no one signed in), and whether by a session cookie (whose forms need its CSRF
-    token) rather than a token sent by a program."""
+    token) rather than a token sent by a program; `session`, the session cookie the request carries ("" for none),
+    whether or not it is still a session."""
 
     author: Author | None
     by_cookie: bool
+    session: str = ""
 
 
 class Backend(Protocol):
@@ -57,7 +62,8 @@ class BearerToken:
         if scheme.lower() != "bearer" or not token.strip():
             raise HTTPException(401, "send the API token as the header: Authorization: Bearer TOKEN")
         # A token checked before in this process costs no slow hash: it is not counted toward the limits.
-        author = hosting.by_known_token(token.strip()) or check(lambda: hosting.by_token(token.strip()))
+        identities = hosting.identities
+        author = identities.by_known_token(token.strip()) or check(lambda: identities.by_token(token.strip()))
         if author is None:
             raise HTTPException(401, "the API token is not valid (revoked, mistyped, or replaced)")
         return Known(author, False)
@@ -67,8 +73,8 @@ class SessionCookie:
     """A browser's session, kept server-side: the cookie a sign-in sets."""
 
     def authenticate(self, request: Request, hosting: Hosting, check: Check) -> Known | None:
-        cookie = request.cookies.get(COOKIE, "")
-        return Known(hosting.by_session(cookie) if cookie else None, True)
+        cookie = carried_session(request)
+        return Known(hosting.identities.by_session(cookie) if cookie else None, True, cookie)
 
 
 DEFAULT_BACKENDS: tuple[Backend, ...] = (BearerToken(), SessionCookie())
@@ -88,8 +94,8 @@ class Authentication:
         for backend in self.backends:
             known = backend.authenticate(request, self.hosting, lambda secret: self.checked(request, secret))
             if known is not None:
-                return known
-        return Known(None, False)
+                return known if known.session else replace(known, session=carried_session(request))
+        return Known(None, False, carried_session(request))
 
     def checked(self, request: Request, check: Callable[[], T | None]) -> T | None:
         """check() of a secret the request sent (a token, a sign-in or invite code), counted as a failure unless it
@@ -106,3 +112,19 @@ class Authentication:
         if found is not None:
             self.failures.forgive(client, stamp)
         return found
+
+
+def carried_session(request: Request) -> str:
+    """The session cookie a request carries ("" for none), not yet looked up."""
+    return request.cookies.get(COOKIE, "")
+
+
+def set_session(response: Response, session: str, request: Request) -> None:
+    """Sign the browser in: the response sets its session cookie."""
+    response.set_cookie(COOKIE, session, max_age=SESSION_SECONDS, httponly=True, samesite="lax",
+                        secure=request.url.scheme == "https")
+
+
+def end_session(response: Response) -> None:
+    """Sign the browser out: the response deletes its session cookie."""
+    response.delete_cookie(COOKIE)

@@ -12,6 +12,7 @@ from collections import Counter
 from typing import Any, AsyncIterator, Callable
 
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
@@ -66,6 +67,16 @@ class EventStream(StreamingResponse):
             await super().__call__(scope, receive, send)
         finally:
             self.release()
+
+
+def limited_stream(request: Request, limits: StreamLimits, event: str, look: Callable[[], Any],
+                   done: Callable[[Any], bool] = lambda _: False, seconds: float = STREAM_SECONDS) -> EventStream:
+    """An EventStream for the request's client, within `limits` (a 429 past them)."""
+    client = request.client.host if request.client else ""
+    refused = limits.take(client)
+    if refused is not None:
+        raise HTTPException(429, refused)
+    return EventStream(request, event, look, done, lambda: limits.give_back(client), seconds)
 
 
 async def _events(request: Request, event: str, look: Callable[[], Any], done: Callable[[Any], bool],

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from arena.competition.season import SeasonSettings
-from arena.server import hosting as hosting_module
+from arena.server import board as board_module
 from arena.server.hosting import Hosting
 from arena.tournament.formats.base import Play
 from tests.helpers import wait_until
@@ -19,8 +19,8 @@ def test_the_leaderboards_refresher_outlives_a_look_that_fails(tmp_path: Path, m
                                                              caplog: pytest.LogCaptureFixture) -> None:
     h = Hosting(SeasonSettings(play=Play(game="bali-2001"), name="t", results_dir=tmp_path,
                                db=tmp_path / "arena.sqlite"))
-    assert h.leaderboard() == []  # the first request works it out and starts the refresher
-    monkeypatch.setattr(hosting_module, "BOARD_LOOK", 0.01)
+    assert h.board.leaderboard() == []  # the first request works it out and starts the refresher
+    monkeypatch.setattr(board_module, "BOARD_LOOK", 0.01)
     looks = []
     fresh = [{"bot": "fresh"}]
 
@@ -30,8 +30,8 @@ def test_the_leaderboards_refresher_outlives_a_look_that_fails(tmp_path: Path, m
             raise RuntimeError("a look that fails for a reason the store does not name")
         return (1, 1, 1), fresh
 
-    monkeypatch.setattr(h, "_look_at_board", look)
-    assert wait_until(lambda: h.leaderboard() == fresh), looks
+    monkeypatch.setattr(h.board, "_look_at_board", look)
+    assert wait_until(lambda: h.board.leaderboard() == fresh), looks
     assert "the leaderboard was not worked out again" in caplog.text
 
 
@@ -49,8 +49,8 @@ def test_close_ends_the_leaderboards_thread_after_the_chart_it_is_drawing(tmp_pa
         drawn.set()
         return "<svg/>"
 
-    monkeypatch.setattr(h, "_draw_board_chart", draw)
-    h.leaderboard()
+    monkeypatch.setattr(h.board, "_draw_board_chart", draw)
+    h.board.leaderboard()
     assert drawing.wait(10)
     h.close()
-    assert drawn.is_set() and h._refresher is not None and not h._refresher.is_alive()
+    assert drawn.is_set() and h.board._refresher is not None and not h.board._refresher.is_alive()

@@ -5,7 +5,7 @@ followed (`/api/challenges`). Anyone but its author and the organiser is told th
 from __future__ import annotations
 
 import json
-from typing import Any, Protocol
+from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -14,33 +14,10 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from arena.competition import challenges, versions
+from arena.server.auth import Authentication
+from arena.server.guard import Access, access, author, check_csrf, guarded, known, not_found
 from arena.server.hosting import Hosting
 from arena.storage.authors import Author
-
-NOT_FOUND = "not found"
-
-
-class Web(Protocol):
-    """What these routes ask of the web layer: who is asking, and the CSRF check of a change by session."""
-
-    h: Hosting
-
-    def who(self, request: Request) -> tuple[Author | None, bool]: ...
-
-    def check_csrf(self, request: Request, sent: Any) -> None: ...
-
-
-def routes(web: Web) -> list[Route]:
-    """The steering routes over the web layer `web`."""
-    steer = _Steer(web)
-    return [Route("/api/bots/{bot}", steer.api_versions, methods=["GET"]),
-            Route("/api/bots/{bot}/active", steer.api_choose, methods=["PUT"]),
-            Route("/me/bots/{bot}/active", steer.choose_form, methods=["POST"]),
-            Route("/me/bots/{bot}/challenge", steer.challenge_form, methods=["POST"]),
-            Route("/api/challenges", steer.api_challenge, methods=["POST"]),
-            Route("/api/challenges", steer.api_challenges, methods=["GET"]),
-            Route("/api/challenges/{cid:int}", steer.api_challenge_view, methods=["GET"]),
-            Route("/api/challenges/{cid:int}/games/{number:int}/log", steer.api_challenge_log, methods=["GET"])]
 
 
 def bot_versions(hosting: Hosting, viewer: Author | None, bot: str) -> dict[int, dict[str, Any]]:
@@ -57,111 +34,118 @@ def bot_challenges(hosting: Hosting, viewer: Author | None, bot: str) -> list[di
     return [c for c in shown if c is not None]
 
 
-class _Steer:
-    def __init__(self, web: Web) -> None:
-        self.web = web
+async def _json_body(request: Request) -> Any:
+    try:
+        return json.loads(await request.body() or b"null")
+    except (ValueError, UnicodeDecodeError):
+        return None
 
+
+class Steering:
+    """The steering routes over one Hosting."""
+
+    def __init__(self, hosting: Hosting) -> None:
+        self.h = hosting
+
+    def routes(self, auth: Authentication) -> list[Route]:
+        """The steering routes, each held to its handler's rule."""
+        return [guarded(auth, path, handler, methods) for path, handler, methods in (
+            ("/api/bots/{bot}", self.api_versions, ["GET"]), ("/api/bots/{bot}/active", self.api_choose, ["PUT"]),
+            ("/me/bots/{bot}/active", self.choose_form, ["POST"]),
+            ("/me/bots/{bot}/challenge", self.challenge_form, ["POST"]),
+            ("/api/challenges", self.api_challenge, ["POST"]), ("/api/challenges", self.api_challenges, ["GET"]),
+            ("/api/challenges/{cid:int}", self.api_challenge_view, ["GET"]),
+            ("/api/challenges/{cid:int}/games/{number:int}/log", self.api_challenge_log, ["GET"]))]
+
+    @access(Access.BOT_AUTHOR)
     def api_versions(self, request: Request) -> Response:
         """GET /api/bots/NAME: {"bot", "active", "versions"}, to its author and the organiser."""
-        author, _ = self.web.who(request)
-        found = versions.listing(self.web.h.store(), self.web.h.settings.name, author, request.path_params["bot"])
+        found = versions.listing(self.h.store(), self.h.settings.name, author(request), request.path_params["bot"])
         if found is None:
-            raise HTTPException(404, NOT_FOUND)
+            raise not_found()
         return JSONResponse(found)
 
+    @access(Access.BOT_AUTHOR)
     async def api_choose(self, request: Request) -> Response:
         """PUT /api/bots/NAME/active with {"version": V}: that admitted version plays from the next wave."""
-        author, by_cookie = await run_in_threadpool(self.web.who, request)
-        if by_cookie and author is not None:
-            self.web.check_csrf(request, None)
-        try:
-            body = json.loads(await request.body() or b"null")
-        except ValueError:
-            body = None
+        if known(request).by_cookie:
+            check_csrf(request, None)
+        body = await _json_body(request)
         version = body.get("version") if isinstance(body, dict) else None
         if not isinstance(version, str) or not version:
             raise HTTPException(400, 'send JSON {"version": V}, V a version of the bot as GET /api/bots/NAME lists it')
-        return JSONResponse(await run_in_threadpool(self._choose, author, request.path_params["bot"], version))
+        return JSONResponse(await run_in_threadpool(self._choose, author(request), request.path_params["bot"],
+                                                    version))
 
+    @access(Access.BOT_AUTHOR)
     async def choose_form(self, request: Request) -> Response:
         """The form of a bot's page that picks the version that plays."""
-        author, by_session = await run_in_threadpool(self.web.who, request)
         async with request.form(max_files=0, max_fields=2) as form:
-            if by_session:
-                self.web.check_csrf(request, form.get("csrf"))
+            if known(request).by_cookie:
+                check_csrf(request, form.get("csrf"))
             version = form.get("version")
         bot = request.path_params["bot"]
         if not isinstance(version, str) or not version:
             raise HTTPException(400, "choose a version")
-        await run_in_threadpool(self._choose, author, bot, version)
+        await run_in_threadpool(self._choose, author(request), bot, version)
         return RedirectResponse(f"/me/bots/{bot}", 303)
 
-    def _choose(self, author: Author | None, bot: str, version: str) -> dict[str, Any]:
-        h = self.web.h
+    def _choose(self, chooser: Author, bot: str, version: str) -> dict[str, Any]:
         try:
-            chosen = versions.choose(h.store(), author, bot, version)
+            chosen = versions.choose(self.h.store(), chooser, bot, version)
         except versions.VersionRefused as exc:
             raise HTTPException(exc.status, str(exc)) from None
         if chosen is None:
-            raise HTTPException(404, NOT_FOUND)
-        found = versions.listing(h.store(), h.settings.name, author, bot)
+            raise not_found()
+        found = versions.listing(self.h.store(), self.h.settings.name, chooser, bot)
         assert found is not None  # it was seen a moment ago, and a bot's uploads are never deleted
         return found
 
+    @access(Access.SENDER)
     async def api_challenge(self, request: Request) -> Response:
         """POST /api/challenges: a challenge queued (202 {"id"}), or why not."""
-        author, by_cookie = await run_in_threadpool(self.web.who, request)
-        if author is None:
-            raise HTTPException(401, "sign in, or send your API token as: Authorization: Bearer TOKEN")
-        if by_cookie:
-            self.web.check_csrf(request, None)
-        try:
-            body = json.loads(await request.body() or b"null")
-        except ValueError:
-            body = None
-        h = self.web.h
-        try:
-            found = await run_in_threadpool(lambda: challenges.ask(h.store(), h.settings, author, body))
-        except challenges.ChallengeRefused as exc:
-            raise HTTPException(exc.status, str(exc)) from None
+        if known(request).by_cookie:
+            check_csrf(request, None)
+        found = await self._ask(author(request), await _json_body(request))
         return JSONResponse({"id": found.id, "status": found.status}, 202)
 
+    async def _ask(self, asker: Author, body: Any) -> Any:
+        h = self.h
+        try:
+            return await run_in_threadpool(lambda: challenges.ask(h.store(), h.settings, asker, body))
+        except challenges.ChallengeRefused as exc:
+            raise HTTPException(exc.status, str(exc)) from None
+
+    @access(Access.BOT_AUTHOR)
     def api_challenges(self, request: Request) -> Response:
         """GET /api/challenges?bot=NAME: the bot's challenges, to its author and the organiser."""
-        author, _ = self.web.who(request)
-        bot = request.query_params.get("bot", "")
-        h = self.web.h
-        if not self.web.h.may_see(author, bot):
-            raise HTTPException(404, NOT_FOUND)
-        return JSONResponse(bot_challenges(h, author, bot))
+        return JSONResponse(bot_challenges(self.h, author(request), request.query_params.get("bot", "")))
 
+    @access(Access.ANYONE)
     def api_challenge_view(self, request: Request) -> Response:
-        """GET /api/challenges/ID: where it is and what its games came to."""
-        author, _ = self.web.who(request)
-        found = challenges.view(self.web.h.store(), self.web.h.settings, author, request.path_params["cid"])
+        """GET /api/challenges/ID: where it is and what its games came to (404 for anyone but its sides)."""
+        found = challenges.view(self.h.store(), self.h.settings, known(request).author, request.path_params["cid"])
         if found is None:
-            raise HTTPException(404, NOT_FOUND)
+            raise not_found()
         return JSONResponse(found)
 
+    @access(Access.ANYONE)
     def api_challenge_log(self, request: Request) -> Response:
         """GET /api/challenges/ID/games/N/log?bot=NAME: the bot's own log of a challenge's game."""
-        author, _ = self.web.who(request)
-        h = self.web.h
-        found = challenges.game_log(h.store(), h.settings, author, request.path_params["cid"],
-                                    request.path_params["number"], request.query_params.get("bot", ""))
+        found = challenges.game_log(self.h.store(), self.h.settings, known(request).author,
+                                    request.path_params["cid"], request.path_params["number"],
+                                    request.query_params.get("bot", ""))
         if found is None:
-            raise HTTPException(404, NOT_FOUND)
+            raise not_found()
         return JSONResponse(found)
 
+    @access(Access.BOT_AUTHOR)
     async def challenge_form(self, request: Request) -> Response:
         """The challenge form of a bot's page: rivals (names apart by commas or spaces) and games, or two of its
         versions to test until decided."""
-        author, by_session = await run_in_threadpool(self.web.who, request)
-        if author is None:
-            raise HTTPException(404, NOT_FOUND)
         async with request.form(max_files=0, max_fields=6) as form:
-            if by_session:
-                self.web.check_csrf(request, form.get("csrf"))
+            if known(request).by_cookie:
+                check_csrf(request, form.get("csrf"))
             fields = {k: v.strip() for k in ("rivals", "games", "version", "rival_version")
                       if isinstance(v := form.get(k), str)}
         bot = request.path_params["bot"]
@@ -172,9 +156,5 @@ class _Steer:
                         rival_version=fields.get("rival_version"))
         else:
             body["rivals"] = fields.get("rivals", "").replace(",", " ").split()
-        h = self.web.h
-        try:
-            await run_in_threadpool(lambda: challenges.ask(h.store(), h.settings, author, body))
-        except challenges.ChallengeRefused as exc:
-            raise HTTPException(exc.status, str(exc)) from None
+        await self._ask(author(request), body)
         return RedirectResponse(f"/me/bots/{bot}#challenges", 303)
