@@ -19,10 +19,10 @@ from arena.match.play import MatchConfig, match_directory
 from arena.match.record import DecisionRecord, FaultRecord, GameRecord, Phase, SeatRecord, save_record
 from arena.match.seeds import derive_seed
 from arena.match.wire import outcome
-from arena.ratings.trueskill import RatingConfig
 from arena.storage import DEFAULT_DB_NAME, Store
 from arena.tournament.formats import Ladder
-from arena.tournament.run import Runner, TableJob, TableResult, TournamentSpec
+from arena.tournament.formats.base import Play, TournamentSpec
+from arena.tournament.run import Runner, TableJob, TableResult
 
 BENCH_BOTS = 6
 BENCH_SEATS = 4
@@ -102,8 +102,8 @@ def bench_store(game: str, games: int, results_dir: Path, seed: int = 0) -> int:
     bot = (sys.executable, "-m", "sample_bots.random_bot")
     entrants = tuple(Entrant(f"random-{i + 1}", bot, author="bench") for i in range(BENCH_BOTS))
     seats = min(BENCH_SEATS, get_game(game).max_players)
-    spec = TournamentSpec(game, Ladder(), entrants, seats, max_games=games, seed=seed,
-                          rating=RatingConfig.for_game(get_game(game)), title=f"{game} publishing benchmark")
+    spec = TournamentSpec(Play(game=game), Ladder(), entrants, seats, max_games=games, seed=seed,
+                          title=f"{game} publishing benchmark")
     with Store(results_dir / DEFAULT_DB_NAME) as store:
         runner = Runner(spec, store, results_dir, player=InProcessPlayer(flaky=entrants[-1].name))
         runner.run()

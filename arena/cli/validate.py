@@ -19,7 +19,7 @@ from arena.interrupt import cleanup_on_termination
 from arena.match.play import MatchConfig, MatchInterrupted, MatchResult, run_match
 from arena.match.record import DecisionRecord, FaultRecord, GameRecord, ordinal
 from arena.match.seeds import PUBLIC_SEED_HELP, chosen
-from arena.tournament.run import faulty_samples, sample_opponents
+from arena.tournament.opponents import faulty_samples, sample_opponents
 from arena.viewer import write_replay
 from protocol import TimeControl
 

@@ -25,7 +25,6 @@ from arena.competition.uploads import UploadLimits
 from arena.errors import ArenaError, BuildFailed, ConfigError
 from arena.games import get_game
 from arena.match.record import CLOCK_OPTION, LIMIT_OPTIONS
-from arena.ratings.trueskill import RatingConfig
 from arena.storage import Store
 from arena.storage.authors import Status, Submission
 from arena.storage.keys import upload_version
@@ -33,17 +32,10 @@ from arena.tournament.admission import first_game
 from arena.tournament.assembly import lineup
 from arena.tournament.cluster import ClusterLost, ClusterPlayer
 from arena.tournament.cluster_tls import ClusterAccess
-from arena.tournament.formats.base import Play
+from arena.tournament.formats.base import Play, check_spec
 from arena.tournament.formats.ladder import DEFAULT_WAVE, Ladder, LadderState
-from arena.tournament.run import (
-    DEFAULT_LEVEL,
-    Runner,
-    TableJob,
-    TableResult,
-    check_spec,
-    play_table,
-    sample_opponents,
-)
+from arena.tournament.opponents import DEFAULT_LEVEL, sample_opponents
+from arena.tournament.run import Runner, TableJob, TableResult, play_table
 from arena.tournament.worker import Failure, WorkerPool
 from protocol import TimeControl
 
@@ -85,10 +77,8 @@ class SeasonSettings:
         options, clocks, sandbox, ratings), so that a server that could never play is not started."""
         play, seats = self.play, self.table_seats
         samples = sample_opponents(play.game, seats, set(), self.samples)
-        rating = play.rating or RatingConfig.for_game(get_game(play.game))
-        spec = lineup(play.game, Ladder(), samples, seats, samples=self.samples, options=play.options,
-                      time=play.time, sandbox=play.sandbox.resolved(), rating=rating, wave=self.wave, max_games=1,
-                      seed=self.seed, title=self.name)
+        spec = replace(lineup(replace(play, sandbox=play.sandbox.resolved()), Ladder(), samples, seats,
+                              samples=self.samples), wave=self.wave, max_games=1, seed=self.seed, title=self.name)
         check_spec(spec, WAVE_SECONDS)
         if self.db.is_file():  # a season stored already goes on only with its settings: said now, not every wave
             with Store(self.db, readonly=True) as store:
@@ -380,10 +370,9 @@ class Season:
         # admission, so that a newcomer is ranked against a settled field from its first games.
         play = s.play
         samples = sample_opponents(play.game, seats, {e.name for e in entrants}, s.samples)
-        rating = play.rating or RatingConfig.for_game(get_game(play.game))
-        spec = lineup(play.game, Ladder(), [*entrants, *samples], seats, samples=s.samples, options=play.options,
-                      time=play.time, sandbox=play.sandbox.resolved(), rating=rating,
-                      wave=wave, max_games=self.recorded + per_wave, seed=s.seed, title=s.name)
+        spec = replace(lineup(replace(play, sandbox=play.sandbox.resolved()), Ladder(), [*entrants, *samples], seats,
+                              samples=s.samples), wave=wave, max_games=self.recorded + per_wave, seed=s.seed,
+                       title=s.name)
         if player is None:
             self.pool = self.pool or WorkerPool(s.jobs, play_table)
         self.runner = runner = Runner(spec, store, s.results_dir, jobs=s.jobs, name=s.name, time_limit=WAVE_SECONDS,

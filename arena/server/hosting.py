@@ -32,7 +32,7 @@ from arena.site.markdown import rules_html
 from arena.storage import Store, StoredGameRow, Tournament, replay_path
 from arena.storage.authors import Author, Session, SessionSource, Status, Submission, check_author_name
 from arena.storage.keys import bot_of
-from arena.tournament.competition import About
+from arena.tournament.competition_file import About
 from arena.tournament.leaderboard import ranked_rows, row_json, tournament_board
 from arena.tournament.rivals import head_to_head
 

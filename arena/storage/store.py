@@ -10,7 +10,7 @@ if TYPE_CHECKING:  # not imported at run time: the bots' processes and the proto
 from arena.storage.accounts import Accounts
 from arena.storage.connection import StoreError
 from arena.storage.results import Results
-from arena.storage.season import Submissions
+from arena.storage.submissions import Submissions
 from arena.storage.tables import GameTables
 
 

@@ -19,7 +19,7 @@ from arena.errors import ArenaError
 from arena.games import get_game
 from arena.match.play import MatchConfig, file_safe, run_match
 from arena.match.record import FaultRecord, Phase
-from arena.tournament.run import sample_opponents
+from arena.tournament.opponents import sample_opponents
 from protocol import TimeControl
 
 ADMISSION_LOGS = "admission"  # the folder of the results where the logs of a refused submission are kept
