@@ -16,7 +16,7 @@ from arena.bots.process import BotCommand
 from arena.errors import FaultKind
 from arena.games import Game, get_game
 from arena.match.play import MatchConfig, match_directory
-from arena.match.record import DecisionRecord, FaultRecord, GameRecord, Phase, SeatRecord, save_record
+from arena.match.record import DecisionRecord, FaultRecord, GameRecord, Phase, SeatRecord, record_file, save_record
 from arena.match.seeds import derive_seed
 from arena.match.wire import outcome
 from arena.storage import DEFAULT_DB_NAME, Store
@@ -54,7 +54,7 @@ class InProcessPlayer:
         records = []
         for g in range(config.games):
             record = self._game(config, match_id, g)
-            save_record(record, directory / f"game-{g + 1:04d}.json")
+            save_record(record, directory / record_file(g))
             records.append(record)
         per_game = (time.perf_counter() - start) / len(records)
         return TableResult(job.table, tuple(job.stored_game(r, directory, per_game) for r in records))

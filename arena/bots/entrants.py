@@ -14,6 +14,7 @@ from arena.bots.folders import check_folder, read_regular
 from arena.bots.process import BotCommand, Transport
 from arena.bots.sandbox.paths import in_runtime
 from arena.errors import ConfigError
+from arena.numbering import free_name
 
 MANIFEST = "manifest.toml"
 MANIFEST_LIMIT = 1 << 16  # bytes a manifest may hold
@@ -66,11 +67,7 @@ def numbered(labels: list[str], taken: Iterable[str] = ()) -> tuple[str, ...]:
     names in `taken` too)."""
     names: list[str] = list(taken)
     for label in labels:
-        name, number = label, 1
-        while name in names:
-            number += 1
-            name = f"{label}-{number}"
-        names.append(name)
+        names.append(free_name(label, names))
     return tuple(names[len(names) - len(labels):])
 
 

@@ -23,6 +23,7 @@ from arena.match.seeds import SecretSeed, derive_seed, public_seed
 from arena.ratings.trueskill import GameOutcome, Ratings, rate_all
 from arena.storage import Store, StoredGame, Tournament
 from arena.storage.keys import new_key
+from arena.storage.records import GameStatus
 from arena.tournament.formats import Table
 from arena.tournament.formats.base import TournamentSpec, check_spec
 from arena.tournament.formats.ladder import LadderState
@@ -86,8 +87,9 @@ def play_table(job: TableJob) -> TableResult:
 
 def failed_table(table: Table, reason: str, seconds: float = 0.0) -> TableResult:
     """Every game of a table stored as failed, with the reason."""
-    return TableResult(table, tuple(StoredGame(seq, table.table, _failed_seed(table, i), table.seated(i), "failed",
-                                               reason, seconds=seconds) for i, seq in enumerate(table.seqs)))
+    return TableResult(table, tuple(StoredGame(seq, table.table, _failed_seed(table, i), table.seated(i),
+                                               GameStatus.FAILED, reason, seconds=seconds)
+                                    for i, seq in enumerate(table.seqs)))
 
 
 def _failed_seed(table: Table, game: int) -> int:
@@ -371,9 +373,10 @@ class Runner:
         if self.on_progress is None:
             return
         for game in result.games:
-            if game.status == "done" and game.ranks is not None:
+            if game.status == GameStatus.DONE and game.ranks is not None:
                 self._live = self._live.after(GameOutcome(game.seq, game.bots, game.ranks))
-        self._failed += sum(game.status == "failed" for game in result.games)  # not a count over every game stored
+        # Not a count over every game stored.
+        self._failed += sum(game.status == GameStatus.FAILED for game in result.games)
         self.on_progress(Progress(self._done_before + self.played, self._total, self.played, self._started,
                                   self._live, self._failed))
 
