@@ -278,7 +278,8 @@ def test_every_public_name_of_the_game_interface_has_a_docstring() -> None:
 
 def test_the_tournament_settings_travel_typed() -> None:
     """No function of arena/tournament/ takes its keywords as `**...: Any` (but a wrapper that passes `*args` and
-    `**kwargs` on as they came): the settings are typed (PlaySettings) from the command line to the spec."""
+    `**kwargs` on as they came): the settings are typed (a Play, the spec's own fields) from the command line to the
+    spec."""
     found = [f"{name}.{node.name}" for name, path in modules().items() if name.startswith("arena.tournament")
              for node in _functions(ast.parse(path.read_text(encoding="utf-8")))
              if node.args.kwarg is not None and node.args.vararg is None
