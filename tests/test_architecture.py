@@ -278,7 +278,8 @@ def test_every_public_name_of_the_game_interface_has_a_docstring() -> None:
 
 def test_the_tournament_settings_travel_typed() -> None:
     """No function of arena/tournament/ takes its keywords as `**...: Any` (but a wrapper that passes `*args` and
-    `**kwargs` on as they came): the settings are typed (PlaySettings) from the command line to the spec."""
+    `**kwargs` on as they came): the settings are typed (a Play, the spec's own fields) from the command line to the
+    spec."""
     found = [f"{name}.{node.name}" for name, path in modules().items() if name.startswith("arena.tournament")
              for node in _functions(ast.parse(path.read_text(encoding="utf-8")))
              if node.args.kwarg is not None and node.args.vararg is None
@@ -493,3 +494,146 @@ def test_no_request_of_the_server_scans_the_tournaments() -> None:
 def test_the_server_package_only_names_what_it_offers() -> None:
     """arena/server/__init__.py re-exports what the package offers; the processes it runs are supervise.py's."""
     assert len((ROOT / "arena" / "server" / "__init__.py").read_text(encoding="utf-8").splitlines()) < 40
+
+
+GAME_PACKAGES = {"bali2001", "bali2017"}  # a game's side in another layer (arena/viewer/games/) is named after it
+NAMED_AFTER_COMMANDS = ("arena.cli", "arena.bench")  # modules named after the command or benchmark they run
+
+
+def test_no_module_shadows_a_package_or_a_module_of_another_layer() -> None:
+    """A module's name says what it holds and means one thing: none is named like a package of arena/ (but a game's
+    side, named after its game), and no module at the top of a package shares its name with one at the top of a
+    package of another layer (the command line's and the benchmarks' modules are named after their commands)."""
+    mine = {name: path for name, path in modules().items() if name.startswith("arena.")
+            and not any(name == p or name.startswith(p + ".") for p in NAMED_AFTER_COMMANDS)}
+    packages = {name.rsplit(".", 1)[-1] for name, path in modules().items() if path.name == "__init__.py"}
+    found = [name for name, path in mine.items() if path.name != "__init__.py"
+             and name.rsplit(".", 1)[-1] in packages - GAME_PACKAGES]
+    tops: dict[str, set[int | None]] = {}
+    for name, path in mine.items():
+        if path.name != "__init__.py" and name.count(".") == 2:  # arena.<package>.<module>
+            tops.setdefault(name.rsplit(".", 1)[-1], set()).add(layer_of(_path(name)))
+    found += [f"{stem}.py in {len(layers)} layers" for stem, layers in sorted(tops.items()) if len(layers) > 1]
+    assert found == []
+
+
+def _code_strings(tree: ast.AST) -> list[ast.AST]:
+    """The string constants and f-strings of a module's code, its docstrings left out."""
+    docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)
+                  and isinstance(node.value, ast.Constant)}
+    return [node for node in ast.walk(tree) if isinstance(node, (ast.Constant, ast.JoinedStr))
+            and id(node) not in docstrings]
+
+
+def test_a_games_record_file_is_named_in_one_place() -> None:
+    """A match's record of a game is game-0001.json, game-0002.json...: one function (record_file in
+    arena/match/record.py) spells the name; every writer and reader asks it."""
+    found = []
+    for name, path in modules().items():
+        for node in _code_strings(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.JoinedStr):
+                text = "".join(v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str))
+                if "game-" in text and ".json" in text:
+                    found.append(f"{name}:{node.lineno}")
+            elif isinstance(node.value, str) and "game-0001" in node.value:
+                found.append(f"{name}:{node.lineno}")
+    assert [place.split(":")[0] for place in found] == ["arena.match.record"], found
+
+
+def test_a_name_given_twice_is_numbered_in_one_place() -> None:
+    """NAME, NAME-2, NAME-3 (entrants, sample bots, tournaments, keys): one loop counts past the names taken
+    (free_name in arena/numbering.py), and every place that numbers a name calls it."""
+    found = []
+    for name, path in modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.While) and isinstance(node.test, ast.Compare) and \
+                    any(isinstance(op, ast.In) for op in node.test.ops) and \
+                    any(isinstance(n, ast.AugAssign) and isinstance(n.op, ast.Add) for n in ast.walk(node)):
+                found.append(name)
+    assert found == ["arena.numbering"]
+
+
+SHARED_TEST_FOLDERS = {
+    "bot_programs": "the faulty and hostile bots the tests of several packages run",
+    "fixtures": "stores and folders of earlier versions that the storage and server tests load (its README.md)",
+}
+
+
+def test_the_tests_mirror_the_packages_both_ways() -> None:
+    """Every package of arena/ has its folder of tests, and every folder of tests names a package of arena/ or a
+    top-level one, or is a shared folder named with its reason in SHARED_TEST_FOLDERS."""
+    packages = {p.name for p in (ROOT / "arena").iterdir() if (p / "__init__.py").is_file()}
+    folders = {p.name for p in (ROOT / "tests").iterdir() if p.is_dir() and p.name != "__pycache__"}
+    tested = {name for name in folders if any((ROOT / "tests" / name).rglob("test_*.py"))}
+    assert packages - tested == set(), "packages of arena/ without a folder of tests"
+    assert folders - packages - set(PROJECT) - set(SHARED_TEST_FOLDERS) == set(), "folders of tests of no package"
+    assert all((ROOT / "tests" / name).is_dir() for name in SHARED_TEST_FOLDERS), "a shared folder that is gone"
+
+
+COMMIT = re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b")  # a commit's hash, short or whole
+
+
+def test_the_reference_docs_name_no_commit() -> None:
+    """docs/ describes the arena as it is; its history, and the commits it names, are in docs/changes.md only."""
+    found = [f"{path.name}: {match}" for path in sorted((ROOT / "docs").glob("*.md")) if path.name != "changes.md"
+             for match in COMMIT.findall(path.read_text(encoding="utf-8"))]
+    assert found == []
+
+
+def test_the_play_settings_are_declared_once_in_the_play_a_spec_holds() -> None:
+    """The game, its options, clocks, sandbox and ratings are declared by Play alone: TournamentSpec holds a Play,
+    declares none of them again, and no TypedDict of the tournament layer lists a spec's settings."""
+    from dataclasses import fields
+
+    from arena.tournament.formats.base import Play, TournamentSpec
+
+    spec = {f.name: f.type for f in fields(TournamentSpec)}
+    assert spec.get("play") == "Play" and not {f.name for f in fields(Play)} & set(spec)
+    typed_dicts = [f"{name}.{node.name}" for name, path in modules().items() if name.startswith("arena.")
+                   for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                   if isinstance(node, ast.ClassDef) and any(isinstance(b, ast.Name) and b.id == "TypedDict"
+                                                             for b in node.bases)]
+    assert not [t for t in typed_dicts if t.endswith(".PlaySettings")] and not [
+        t for t in typed_dicts if t.startswith("arena.tournament")]
+
+
+def test_the_sample_opponents_and_the_spec_are_imported_from_their_own_modules() -> None:
+    """The runner plays a schedule: the sample bots come from arena/tournament/opponents.py and the spec with its
+    checks from arena/tournament/formats/base.py, never handed on by arena/tournament/run.py."""
+    owned = {"sample_opponents", "faulty_samples", "DEFAULT_LEVEL", "SAMPLE_VERSION", "TournamentSpec", "Play",
+             "check_spec", "check_options"}
+    found = [f"{name}: {alias.name}" for name, path in modules().items()
+             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+             if isinstance(node, ast.ImportFrom) and node.module == "arena.tournament.run"
+             for alias in node.names if alias.name in owned]
+    found += [f"tests: {alias.name}" for path in sorted((ROOT / "tests").rglob("*.py"))
+              for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+              if isinstance(node, ast.ImportFrom) and node.module == "arena.tournament.run"
+              for alias in node.names if alias.name in owned]
+    assert found == []
+
+
+def _strings(node: ast.AST) -> bool:
+    """Whether node is a string constant, or a tuple, list or set of them."""
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return bool(node.elts) and all(_strings(e) for e in node.elts)
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+OTHERS_STATUSES = {"arena.tournament.cluster"}  # Dask's client and futures: their statuses are Dask's strings
+
+
+def test_no_status_is_compared_as_a_string() -> None:
+    """A stored game's status (GameStatus) and a submission's (Status) are enums: no module of arena/ compares a
+    `status` against a string of its own spelling."""
+    found = []
+    for name, path in modules().items():
+        if not name.startswith("arena.") or name in OTHERS_STATUSES:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Compare):
+                sides = [node.left, *node.comparators]
+                if any(isinstance(s, ast.Attribute) and s.attr == "status" for s in sides) and \
+                        any(_strings(s) for s in sides):
+                    found.append(f"{name}:{node.lineno}")
+    assert found == []

@@ -25,8 +25,8 @@ from arena.bench.ranking import CONFIG, play_wave
 from arena.bots.entrants import Entrant
 from arena.ratings.order import finals_settings
 from arena.ratings.sprt import elo_to_score
-from arena.ratings.trueskill import GameOutcome, Ratings
-from arena.tournament.formats.base import DEFAULT_WAVE, TournamentSpec
+from arena.ratings.trueskill import GameOutcome, RatingConfig, Ratings
+from arena.tournament.formats.base import DEFAULT_WAVE, Play, TournamentSpec
 from arena.tournament.formats.finals import Finals, standing
 from arena.tournament.formats.ladder import ladder_wave
 from arena.tournament.leaderboard import rank
@@ -114,7 +114,8 @@ def finals_run(elo: Sequence[float], confidence: float, seed: int, budget: int =
     rng = np.random.default_rng([seed, int(confidence * 1000), *(int(e) for e in elo)])
     names = [f"f{i}" for i in range(len(elo))]
     strength = dict(zip(names, elo))
-    spec = TournamentSpec(game="bali-2017", fmt=Finals(), entrants=tuple(Entrant(n, ("bot",)) for n in names),
+    spec = TournamentSpec(play=Play(game="bali-2017", rating=RatingConfig()), fmt=Finals(),
+                          entrants=tuple(Entrant(n, ("bot",)) for n in names),
                           seats=2, max_games=budget, sprt=finals_settings(confidence, len(elo)), seed=seed)
     played: list[GameOutcome] = []
 

@@ -16,14 +16,14 @@ from arena.bots.process import BotCommand
 from arena.errors import FaultKind
 from arena.games import Game, get_game
 from arena.match.play import MatchConfig, match_directory
-from arena.match.record import DecisionRecord, FaultRecord, GameRecord, Phase, SeatRecord, save_record
+from arena.match.record import DecisionRecord, FaultRecord, GameRecord, Phase, SeatRecord, record_file, save_record
 from arena.match.seeds import derive_seed
 from arena.match.wire import outcome
-from arena.ratings.trueskill import RatingConfig
 from arena.storage import DEFAULT_DB_NAME, Store
 from arena.tournament.formats import Ladder as LadderFormat
+from arena.tournament.formats.base import Play, TournamentSpec
 from arena.tournament.ladder import Ladder
-from arena.tournament.run import TableJob, TableResult, TournamentSpec
+from arena.tournament.run import TableJob, TableResult
 
 BENCH_BOTS = 6
 BENCH_SEATS = 4
@@ -55,7 +55,7 @@ class InProcessPlayer:
         records = []
         for g in range(config.games):
             record = self._game(config, match_id, g)
-            save_record(record, directory / f"game-{g + 1:04d}.json")
+            save_record(record, directory / record_file(g))
             records.append(record)
         per_game = (time.perf_counter() - start) / len(records)
         return TableResult(job.table, tuple(job.stored_game(r, directory, per_game) for r in records))
@@ -103,8 +103,8 @@ def bench_store(game: str, games: int, results_dir: Path, seed: int = 0) -> int:
     bot = (sys.executable, "-m", "sample_bots.random_bot")
     entrants = tuple(Entrant(f"random-{i + 1}", bot, author="bench") for i in range(BENCH_BOTS))
     seats = min(BENCH_SEATS, get_game(game).max_players)
-    spec = TournamentSpec(game, LadderFormat(), entrants, seats, max_games=games, seed=seed,
-                          rating=RatingConfig.for_game(get_game(game)), title=f"{game} publishing benchmark")
+    spec = TournamentSpec(Play(game=game), LadderFormat(), entrants, seats, max_games=games, seed=seed,
+                          title=f"{game} publishing benchmark")
     with Store(results_dir / DEFAULT_DB_NAME) as store:
         ladder = Ladder(store, spec, results_dir, player=InProcessPlayer(flaky=entrants[-1].name))
         ladder.play()

@@ -22,6 +22,7 @@ from arena.bench.ranking import CONFIG, random_wave
 from arena.bots.entrants import Entrant
 from arena.ratings.trueskill import Rating, Ratings, rate_all
 from arena.storage import Store, StoredGame, StoreError
+from arena.storage.records import GameStatus
 from arena.tournament.formats.base import DEFAULT_WAVE
 from arena.tournament.formats.ladder import ladder_wave, seat_balanced
 
@@ -78,7 +79,7 @@ def fill(db: Path, entrants: int, games: int) -> None:
             for tab in random_wave(Ratings(CONFIG), {}, names, SEASON_SEATS, DEFAULT_WAVE, seq, table, table):
                 perf = [skill[b] + rng.normal(0, CONFIG.beta) for b in tab.bots]
                 ranks = tuple(int(r) + 1 for r in np.argsort(np.argsort(-np.array(perf))))
-                store.record_games(t.id, [StoredGame(seq + g, tab.table, 0, tab.seated(g), "done", "finished",
+                store.record_games(t.id, [StoredGame(seq + g, tab.table, 0, tab.seated(g), GameStatus.DONE, "finished",
                                                      scores=tuple(10 - r for r in ranks), ranks=ranks)
                                           for g in range(tab.games)])
                 seq += tab.games

@@ -20,6 +20,7 @@ from arena.bots.sandbox import Isolation, Sandbox
 from arena.competition.season import Season, SeasonSettings
 from arena.ratings.trueskill import Ratings
 from arena.storage import Store, StoredGame
+from arena.storage.records import GameStatus
 from arena.tournament.formats.base import Play
 
 GAME = "bali-2017"  # the shorter game: the figure is the arena's, not the bots'
@@ -83,7 +84,7 @@ def seed_history(settings: SeasonSettings, games: int) -> None:
                         break
                     performance = [skill[b] + rng.normal(0, CONFIG.beta) for b in table.bots]
                     ranks = tuple(int(r) + 1 for r in np.argsort(np.argsort(-np.array(performance))))
-                    block.append(StoredGame(seq, seq, 0, table.seated(0), "done", "finished",
+                    block.append(StoredGame(seq, seq, 0, table.seated(0), GameStatus.DONE, "finished",
                                             scores=tuple(10 - r for r in ranks), ranks=ranks))
                     seq += 1
             store.record_games(tid, block)

@@ -11,11 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from arena.bots.entrants import Entrant
-from arena.games import get_game
-from arena.ratings.trueskill import RatingConfig
 from arena.storage import DEFAULT_DB_NAME, Store
 from arena.tournament.formats import RoundRobin
-from arena.tournament.run import Runner, TournamentSpec
+from arena.tournament.formats.base import Play, TournamentSpec
+from arena.tournament.run import Runner
 
 if TYPE_CHECKING:
     from arena.tournament.cluster import ClusterPlayer
@@ -48,8 +47,7 @@ def bench_tournament(game: str, seats: int, rounds: int, jobs: int, fresh: bool,
     bot = (sys.executable, "-m", "sample_bots.random_bot")
     entrants = tuple(Entrant(f"random-{i}", bot) for i in range(BENCH_ENTRANTS))
     # A public seed: every run of the benchmark plays the same deals.
-    spec = TournamentSpec(game, RoundRobin(), entrants, seats, rounds=rounds, fresh_processes=fresh,
-                          rating=RatingConfig.for_game(get_game(game)), seed=0)
+    spec = TournamentSpec(Play(game=game), RoundRobin(), entrants, seats, rounds=rounds, fresh_processes=fresh, seed=0)
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         with Store(Path(tmp) / DEFAULT_DB_NAME) as store, _player(cluster, jobs, Path(tmp)) as player:
             start = time.perf_counter()
@@ -88,8 +86,7 @@ def bench_compare(game: str, seats: int, pairs: int, jobs: int) -> CompareBench:
     bot = (sys.executable, "-m", "sample_bots.random_bot")
     players = entrants(Entrant("new", bot), Entrant("base", bot),
                        [Entrant(f"random-{i}", bot) for i in range(seats - 1)])
-    comparison = spec(game, players, seats, sprt=None, max_games=2 * pairs,
-                      rating=RatingConfig.for_game(get_game(game)))
+    comparison = spec(Play(game=game), players, seats, max_games=2 * pairs)
     with tempfile.TemporaryDirectory(prefix="arena-bench-") as tmp:
         with Store(Path(tmp) / DEFAULT_DB_NAME) as store:
             start = time.perf_counter()

@@ -14,6 +14,7 @@ from arena.bots.process import BotCommand
 from arena.bots.sandbox.paths import in_runtime
 from arena.bots.shown import shown, shown_to_author
 from arena.errors import ConfigError
+from arena.numbering import free_name
 
 # What to install where a build's program is missing (Debian packages).
 INSTALL_HINTS = {
@@ -60,11 +61,7 @@ def numbered(labels: list[str], taken: Iterable[str] = ()) -> tuple[str, ...]:
     names in `taken` too)."""
     names: list[str] = list(taken)
     for label in labels:
-        name, number = label, 1
-        while name in names:
-            number += 1
-            name = f"{label}-{number}"
-        names.append(name)
+        names.append(free_name(label, names))
     return tuple(names[len(names) - len(labels):])
 
 

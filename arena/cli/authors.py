@@ -14,7 +14,7 @@ from arena.competition.addresses import check_url
 from arena.competition.names import add_author
 from arena.errors import ConfigError
 from arena.storage import Store
-from arena.tournament import competition
+from arena.tournament import competition_file
 
 DEFAULT_URL = f"http://127.0.0.1:{DEFAULT_PORT}"  # where arena serve listens by default, until a server says otherwise
 URL_HELP = ("The address the competition is reached at, for the link (default: where `arena serve` last served "
@@ -35,7 +35,7 @@ def _url(ctx: click.Context, param: click.Parameter, value: str | None) -> str |
 def authors(ctx: click.Context, config: Path | None) -> None:
     """Add, list and revoke the authors who may upload bots to `arena serve`, and the invite codes with which
     competitors sign themselves up. Run it as the server's user, in its folder (or name its competition file)."""
-    ctx.obj = competition.load(config) if config is not None else {}
+    ctx.obj = competition_file.load(config) if config is not None else {}
 
 
 @authors.command()

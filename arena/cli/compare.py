@@ -39,8 +39,8 @@ from arena.ratings.sprt import (
 from arena.ratings.trueskill import RatingConfig
 from arena.storage import Store
 from arena.tournament import compare as comparison
-from arena.tournament.formats.compare import DEFAULT_WAVE
-from arena.tournament.run import Runner, TournamentSpec
+from arena.tournament.formats.base import Play, TournamentSpec
+from arena.tournament.run import Runner
 from protocol import TimeControl
 
 
@@ -93,9 +93,10 @@ def compare(new: str, base: str, game: Game, opponents: tuple[str, ...], seats: 
     command resumes the comparison.
     """
     sprt = None if fixed_games is not None else comparison.sequential_test(test, elo0, elo1, alpha, beta)
-    spec = comparison.assemble(game.name, new, base, opponents, seats, sprt=sprt, max_games=fixed_games or max_games,
-                               options=options, seed=seed, time=time, sandbox=sandbox.resolved(), wave=DEFAULT_WAVE,
-                               rating=RatingConfig.for_game(game))  # checked before the store is created
+    play = Play(game=game.name, options=options, time=time, sandbox=sandbox.resolved(),
+                rating=RatingConfig.for_game(game))
+    spec = comparison.assemble(play, new, base, opponents, seats, sprt=sprt, max_games=fixed_games or max_games,
+                               seed=seed)  # checked before the store is created
     live = LiveLine(spec.sprt, sys.stderr.isatty(), comparison.pairs_cap(spec))
     with Store(store_path(results_dir, db)) as store:
         runner = Runner(spec, store, results_dir, jobs=jobs, name=name,

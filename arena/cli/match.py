@@ -27,7 +27,7 @@ from arena.errors import ArenaError
 from arena.games import Game
 from arena.interrupt import INTERRUPTED, cleanup_on_termination
 from arena.match.play import MatchConfig, MatchInterrupted, MatchResult, run_match
-from arena.match.record import GameRecord
+from arena.match.record import GameRecord, record_file
 from arena.match.seeds import PUBLIC_SEED_HELP, chosen
 from arena.tournament.run import store_match as keep_in_store
 from protocol import DEFAULT_MAX_MESSAGE, TimeControl
@@ -97,7 +97,7 @@ def store_match(result: MatchResult, config: MatchConfig) -> list[int]:
 def where_to_look(result: MatchResult, stored: list[int], results_dir: Path) -> str:
     """Where the logs and records are, and the commands that browse them, each path as the command takes it."""
     folder = result.directory
-    first = f" (arena replay {shlex.quote(str(folder / 'game-0001.json'))})" if result.records else ""
+    first = f" (arena replay {shlex.quote(str(folder / record_file(0)))})" if result.records else ""
     option = "" if results_dir == DEFAULT_RESULTS else f" --results {shlex.quote(str(results_dir))}"
     entry = shlex.quote(result.match_id)
     browse = (f"\nstored as games 1 to {len(stored)} of {entry}: arena matches{option} -t {entry}; "
@@ -112,7 +112,7 @@ def report_interrupted(stop: MatchInterrupted, total: int) -> None:
     click.echo(f"\ninterrupted ({stop.cause}): every bot is stopped; {len(result.records)} of {total} games were "
                f"played and are kept in {result.directory}", err=True)
     for record in result.records:
-        click.echo(f"  game-{record.game_index + 1:04d}.json", err=True)
+        click.echo(f"  {record_file(record.game_index)}", err=True)
 
 
 def game_line(record: GameRecord, total: int) -> str:

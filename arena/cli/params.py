@@ -19,7 +19,7 @@ from arena.errors import ConfigError
 from arena.games import Game, GameError, available, check_variants, get_game
 from arena.match.wire import NEW_GAME_ALLOWANCE, with_game_clock
 from arena.ratings.trueskill import RatingConfig
-from arena.tournament import competition
+from arena.tournament import competition_file
 from protocol import TimeControl
 from protocol.messages import NEW_GAME_TIMEOUT
 
@@ -268,11 +268,11 @@ def competition_defaults(ctx: click.Context, path: Path, settings: dict[str, Any
         if option in skip:
             continue
         if option not in params:
-            raise ConfigError(f"{path}: {competition.key_of(option)!r} is not a setting of arena {command}")
+            raise ConfigError(f"{path}: {competition_file.key_of(option)!r} is not a setting of arena {command}")
         try:
             params[option].type_cast_value(ctx, setting)
         except click.BadParameter as exc:
-            raise ConfigError(f"{path}: bad value for {competition.key_of(option)!r}: {exc.message}") from None
+            raise ConfigError(f"{path}: bad value for {competition_file.key_of(option)!r}: {exc.message}") from None
     ctx.default_map = {**(ctx.default_map or {}), **settings}
 
 

@@ -32,10 +32,10 @@ from arena.games import SAMPLE_LEVELS, Game
 from arena.ratings.trueskill import RatingConfig
 from arena.server.events import STREAM_SECONDS
 from arena.server.limits import BODY_SECONDS
-from arena.tournament import competition
+from arena.tournament import competition_file
 from arena.tournament.cluster_tls import ClusterAccess
 from arena.tournament.formats.ladder import DEFAULT_WAVE
-from arena.tournament.run import DEFAULT_LEVEL
+from arena.tournament.opponents import DEFAULT_LEVEL
 from protocol import TimeControl
 
 DEFAULTS = UploadLimits()
@@ -46,7 +46,7 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
     win. A ladder is what a server plays: another format, or a setting of a fixed schedule, is refused."""
     if value is None or ctx.resilient_parsing:
         return
-    settings = competition.load(value)
+    settings = competition_file.load(value)
     if settings.pop("fmt", "ladder") != "ladder":
         raise ConfigError(f"{value}: arena serve plays a ladder: remove 'format' or make it \"ladder\"")
     competition_defaults(ctx, value, settings, "serve")
@@ -164,7 +164,7 @@ def serve(game: Game, submissions: Path | None, host: str, port: int, proxy: str
     from arena.server.hosting import Hosting
     from arena.tournament.formats.base import Play
 
-    about = competition.about(description, start, end, title)
+    about = competition_file.about(description, start, end, title)
     sandbox.check_strangers()
     if cluster is not None and not no_play:
         from arena.tournament.cluster import check_scheduler

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from contextlib import nullcontext
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -32,16 +33,18 @@ from arena.interrupt import cleanup_on_termination
 from arena.match.seeds import PUBLIC_SEED_HELP
 from arena.ratings.trueskill import DEFAULT_SIGMA, RatingConfig, Ratings
 from arena.storage import Store, Tournament, name_holders
-from arena.tournament import competition
-from arena.tournament.assembly import NoEntrants, assemble
+from arena.tournament import competition_file
+from arena.tournament.assembly import Intake, NoEntrants, assemble, check
 from arena.tournament.cluster import ClusterPlayer
 from arena.tournament.cluster_tls import ClusterAccess
-from arena.tournament.formats import DEFAULT_FORMAT, FORMATS
+from arena.tournament.formats import DEFAULT_FORMAT, FORMATS, get_format
+from arena.tournament.formats.base import Play, TournamentSpec
 from arena.tournament.formats.gauntlet import CHALLENGER_GAMES, SIGMA_TARGET
 from arena.tournament.formats.ladder import DEFAULT_WAVE
 from arena.tournament.ladder import Ladder
 from arena.tournament.leaderboard import TEXT_FORMATS, tournament_board
-from arena.tournament.run import DEFAULT_LEVEL, SAMPLE_VERSION, Runner, TournamentSpec, faulty_samples
+from arena.tournament.opponents import DEFAULT_LEVEL, SAMPLE_VERSION, faulty_samples
+from arena.tournament.run import Runner
 from protocol import TimeControl
 
 
@@ -49,7 +52,8 @@ def _competition_file(ctx: click.Context, param: click.Parameter, value: Path | 
     """Eager: the file's settings become the command's defaults, so that flags given on the command line win."""
     if value is None or ctx.resilient_parsing:
         return
-    competition_defaults(ctx, value, competition.load(value), "tournament", skip=competition.SERVE_ONLY)
+    settings = competition_file.load(value)
+    competition_defaults(ctx, value, settings, "tournament", skip=competition_file.SERVE_ONLY)
 
 
 @click.command()
@@ -123,15 +127,17 @@ def tournament(game: Game, bots: tuple[str, ...], submissions: Path | None, fmt:
     Example: arena tournament bali-2001 "python -m sample_bots.random_bot" "my=python mybot.py" --format gauntlet
     """
     try:
-        assembly = assemble(
-            game.name, fmt, bots, submissions, seats=seats, rounds=rounds, samples=samples, options=options, time=time,
-            sandbox=sandbox, strict=strict, time_limit=time_limit, watch=BuildDisplay(sys.stderr, sys.stderr.isatty()),
-            on_refused=_tell_refused, results_dir=results_dir, duplicate=duplicate,
-            max_games=max_games, wave=wave, seed=seed, fresh_processes=fresh_processes, rating=rating, title=title,
-            max_fault_rate=max_fault_rate, holders=name_holders(store_path(results_dir, db)))
+        intake = Intake(strict=strict, watch=BuildDisplay(sys.stderr, sys.stderr.isatty()), on_refused=_tell_refused,
+                        holders=name_holders(store_path(results_dir, db)), results_dir=results_dir)
+        assembly = assemble(Play(game=game.name, options=options, time=time, sandbox=sandbox, rating=rating),
+                            get_format(fmt), bots, submissions, seats=seats, rounds=rounds, samples=samples,
+                            intake=intake)
     except NoEntrants as exc:
         raise click.UsageError(str(exc)) from None
-    spec, refused = assembly.spec, assembly.refused
+    spec = check(replace(assembly.spec, duplicate=duplicate, max_games=max_games, wave=wave, seed=seed,
+                         fresh_processes=fresh_processes, title=title, max_fault_rate=max_fault_rate),
+                 time_limit, results_dir)
+    refused = assembly.refused
     player = None if cluster is None else ClusterPlayer(cluster, jobs, results_dir, access=cluster_access)
     with Store(store_path(results_dir, db)) as store, player or nullcontext():
         try:

@@ -17,9 +17,9 @@ from arena.errors import ReplayError
 from arena.games import SAMPLE_LEVELS, Game
 from arena.interrupt import cleanup_on_termination
 from arena.match.play import MatchConfig, MatchInterrupted, MatchResult, run_match
-from arena.match.record import DecisionRecord, FaultRecord, GameRecord, ordinal
+from arena.match.record import DecisionRecord, FaultRecord, GameRecord, ordinal, record_file
 from arena.match.seeds import PUBLIC_SEED_HELP, chosen
-from arena.tournament.run import faulty_samples, sample_opponents
+from arena.tournament.opponents import faulty_samples, sample_opponents
 from arena.viewer import write_replay
 from protocol import TimeControl
 
@@ -145,7 +145,7 @@ def _replay_page(record: GameRecord, folder: Path | None) -> Path | None:
     """The game's replay page beside its record (written once), or None if it cannot be made."""
     if folder is None:
         return None
-    page = folder / f"game-{record.game_index + 1:04d}.html"
+    page = (folder / record_file(record.game_index)).with_suffix(".html")
     try:
         if not page.exists():
             write_replay(record, page)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import replace
 from math import comb
 from typing import Any
 
@@ -14,10 +15,8 @@ from arena.competition import access, webhooks
 from arena.competition.season import Season, SeasonSettings, entrant_of
 from arena.competition.versions import PLAYABLE
 from arena.errors import ArenaError
-from arena.games import get_game
 from arena.match.record import load_record
 from arena.ratings.sprt import DEFAULT_ALPHA, DEFAULT_BETA, Verdict
-from arena.ratings.trueskill import RatingConfig
 from arena.storage import Store, Tournament, replay_path
 from arena.storage.authors import Author, Submission
 from arena.storage.challenges import DONE, PLAYING, Challenge
@@ -28,8 +27,9 @@ from arena.tournament.formats.base import TournamentSpec
 from arena.tournament.formats.compare import DEFAULT_WAVE as COMPARE_WAVE
 from arena.tournament.formats.compare import futile
 from arena.tournament.formats.gauntlet import Gauntlet
+from arena.tournament.opponents import sample_opponents
 from arena.tournament.rivals import head_to_head
-from arena.tournament.run import Runner, sample_opponents
+from arena.tournament.run import Runner
 
 log = logging.getLogger("arena.serve")
 SLOT_SECONDS = 20.0  # no new table of a challenge starts after this long between two ladder waves
@@ -121,16 +121,15 @@ def spec_of(store: Store, settings: SeasonSettings, challenge: Challenge) -> Tou
     """What a challenge plays: a gauntlet of its bot against its rivals (and sample bots to fill a table), every
     seat rotation of every deal, in whole rounds of at most its games; or, until decided, `arena compare`'s paired
     duplicate games of one version against the other under its sequential test, its games the cap."""
-    play, seats = settings.play, settings.table_seats
-    rating = play.rating or RatingConfig.for_game(get_game(play.game))
-    common: dict[str, Any] = dict(options=play.options, time=play.time, sandbox=play.sandbox.resolved())
+    seats = settings.table_seats
+    play = replace(settings.play, sandbox=settings.play.sandbox.resolved())
     if challenge.until_decided:
         new = entrant_of(_version(store, challenge.bot, challenge.version or ""))
         base = entrant_of(_version(store, challenge.bot, challenge.rival_version or ""))
         samples = sample_opponents(play.game, seats - 1, {challenge.bot, challenge.bot + BASE_MARK}, settings.samples)
         sprt = compare.sequential_test(None, None, None, DEFAULT_ALPHA, DEFAULT_BETA)
-        return compare.spec(play.game, compare.entrants(new, base, samples), seats, sprt=sprt,
-                            max_games=challenge.games, wave=COMPARE_WAVE, rating=rating, **common)
+        return replace(compare.spec(play, compare.entrants(new, base, samples), seats, sprt=sprt,
+                                    max_games=challenge.games), wave=COMPARE_WAVE)
     playing = {s.bot: s for s in store.current_versions()}
     samples = sample_names(settings)
     seated = challenge.outcome.get("seated", {})  # the versions its first slot seated: the same ones to its end
@@ -149,8 +148,8 @@ def spec_of(store: Store, settings: SeasonSettings, challenge: Challenge) -> Tou
     field += sample_opponents(play.game, max(0, seats - len(field)), taken, settings.samples)
     per_round = comb(len(field) - 1, seats - 1) * seats
     rounds = max(1, challenge.games // per_round)
-    return TournamentSpec(game=play.game, fmt=Gauntlet(), entrants=tuple(field), seats=seats, rounds=rounds,
-                          duplicate=True, rating=rating, **common)
+    return TournamentSpec(play=play, fmt=Gauntlet(), entrants=tuple(field), seats=seats, rounds=rounds,
+                          duplicate=True)
 
 
 def play_some(season: Season, store: Store) -> None:

@@ -14,7 +14,7 @@ from arena.errors import ConfigError
 from arena.games import available, get_game
 from arena.storage import Store
 from arena.storage.authors import HOUSE_AUTHOR, Author, check_author_name
-from arena.tournament.run import sample_opponents
+from arena.tournament.opponents import sample_opponents
 
 SAMPLE_BOT = "a sample bot"  # the owner a reserved name is said to have
 TRAILING = ".-_"  # characters that make no new name at a name's end

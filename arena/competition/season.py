@@ -21,7 +21,6 @@ from arena.competition.addresses import AllowedHosts
 from arena.competition.uploads import UploadLimits
 from arena.errors import ArenaError, ConfigError
 from arena.games import get_game
-from arena.ratings.trueskill import RatingConfig
 from arena.storage import Store
 from arena.storage.authors import Status, Submission
 from arena.storage.keys import upload_version
@@ -30,11 +29,12 @@ from arena.tournament.admission.workers import AdmissionWorker, Admitter
 from arena.tournament.assembly import lineup
 from arena.tournament.cluster import ClusterLost, ClusterPlayer
 from arena.tournament.cluster_tls import ClusterAccess
-from arena.tournament.formats.base import Play
+from arena.tournament.formats.base import Play, check_spec
 from arena.tournament.formats.ladder import DEFAULT_WAVE
 from arena.tournament.formats.ladder import Ladder as LadderFormat
 from arena.tournament.ladder import Ladder
-from arena.tournament.run import DEFAULT_LEVEL, Runner, check_spec, sample_opponents
+from arena.tournament.opponents import DEFAULT_LEVEL, sample_opponents
+from arena.tournament.run import Runner
 
 log = logging.getLogger("arena.serve")
 IDLE = 0.5  # seconds between two looks for work when there is none
@@ -82,10 +82,8 @@ class SeasonSettings:
                               f"plays pairs), got {self.challenges_per_day} and {self.challenge_games}")
         play, seats = self.play, self.table_seats
         samples = sample_opponents(play.game, seats, set(), self.samples)
-        rating = play.rating or RatingConfig.for_game(get_game(play.game))
-        spec = lineup(play.game, LadderFormat(), samples, seats, samples=self.samples, options=play.options,
-                      time=play.time, sandbox=play.sandbox.resolved(), rating=rating, wave=self.wave, max_games=1,
-                      seed=self.seed, title=self.name)
+        spec = replace(lineup(replace(play, sandbox=play.sandbox.resolved()), LadderFormat(), samples, seats,
+                              samples=self.samples), wave=self.wave, max_games=1, seed=self.seed, title=self.name)
         check_spec(spec, WAVE_SECONDS)
         ending.check_finals(self.finals_top, self.finals_confidence, self.finals_games, seats)
         AllowedHosts(self.webhook_hosts)  # ConfigError for a host that is none
@@ -416,10 +414,8 @@ class Season:
     def _open(self, field: list[Entrant], wave: int) -> Ladder:
         """The season's ladder, opened once on the ladder thread's connection."""
         s, play = self.settings, self.settings.play
-        rating = play.rating or RatingConfig.for_game(get_game(play.game))
-        spec = lineup(play.game, LadderFormat(), field, s.table_seats, samples=s.samples, options=play.options,
-                      time=play.time, sandbox=play.sandbox.resolved(), rating=rating, wave=wave, seed=s.seed,
-                      title=s.name)
+        spec = replace(lineup(replace(play, sandbox=play.sandbox.resolved()), LadderFormat(), field, s.table_seats,
+                              samples=s.samples), wave=wave, seed=s.seed, title=s.name)
         self.ladder = Ladder(self._store(), spec, s.results_dir, name=s.name, jobs=s.jobs, time_limit=WAVE_SECONDS)
         return self.ladder
 

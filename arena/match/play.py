@@ -39,7 +39,16 @@ from arena.errors import (
     IllegalAction,
 )
 from arena.games import Game, GameError
-from arena.match.record import DecisionRecord, FaultRecord, GameRecord, Phase, SeatRecord, entrant_label, save_record
+from arena.match.record import (
+    DecisionRecord,
+    FaultRecord,
+    GameRecord,
+    Phase,
+    SeatRecord,
+    entrant_label,
+    record_file,
+    save_record,
+)
 from arena.match.seeds import SecretSeed, Seed, derive_seed, public_seed, seed_label
 from arena.match.wire import (
     NEW_GAME_ALLOWANCE,
@@ -553,7 +562,7 @@ def run_match(config: MatchConfig, on_game: Callable[[GameRecord], None] | None 
         with BotPool(config, directory / "logs") as pool:
             for g in range(config.games):
                 record = GamePlay(config, pool, match_id, g).play()
-                save_record(record, directory / f"game-{g + 1:04d}.json")
+                save_record(record, directory / record_file(g))
                 records.append(record)
                 if on_game is not None:
                     on_game(record)
@@ -611,7 +620,7 @@ def _write_summary(config: MatchConfig, result: MatchResult, interrupted: bool =
         "match": result.match_id, "game": config.game.name, "seed": public_seed(config.seed), "games": config.games,
         "bots": [str(b) for b in config.bots], "options": config.options, "time": config.time.to_wire(),
         "fresh_processes": config.fresh_processes, "duplicate": config.duplicate, "transport": config.transport.value,
-        "records": [f"game-{r.game_index + 1:04d}.json" for r in result.records],
+        "records": [record_file(r.game_index) for r in result.records],
         "standings": [vars(s) for s in result.standings], "interrupted": interrupted,
     }
     (result.directory / "match.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")

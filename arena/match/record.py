@@ -226,6 +226,11 @@ def _decision_dict(d: DecisionRecord) -> dict[str, Any]:
     return plain
 
 
+def record_file(game_index: int) -> str:
+    """The file name of a match's record of its game number `game_index` (0 = its first): game-0001.json, ..."""
+    return f"game-{game_index + 1:04d}.json"
+
+
 def save_record(record: GameRecord, path: Path) -> None:
     """Write the record as JSON."""
     path.write_text(json.dumps(record.to_dict(), indent=1) + "\n", encoding="utf-8")

@@ -21,7 +21,7 @@ from arena.server.limits import BODY_SECONDS
 from arena.server.submissions import Submissions
 from arena.site.markdown import rules_html
 from arena.storage import Store
-from arena.tournament.competition import About
+from arena.tournament.competition_file import About
 
 
 class Hosting:

@@ -13,6 +13,7 @@ from typing import Any, Iterable
 from arena.games import get_game
 from arena.ratings.trueskill import GameOutcome, Rating, RatingConfig, Ratings
 from arena.storage import Store, Tournament
+from arena.storage.records import GameStatus
 from arena.tournament.leaderboard import Leaderboard, tournament_board
 
 RECENT_GAMES = 20  # games listed on a bot's page
@@ -33,7 +34,7 @@ class GameRow:
 
     id: int
     seq: int
-    status: str
+    status: GameStatus
     reason: str
     finished: float
     seats: tuple[dict[str, Any], ...]
@@ -91,7 +92,7 @@ class TournamentData:
     @property
     def played(self) -> int:
         """How many games were played to the end (failed ones not counted)."""
-        return sum(1 for g in self.games if g.status == "done")
+        return sum(1 for g in self.games if g.status == GameStatus.DONE)
 
 
 SLUG_SAFE = re.compile(r"[A-Za-z0-9_.-]")  # the characters a page's file name keeps as they are
@@ -224,7 +225,7 @@ def _games(store: Store, tid: int) -> list[GameRow]:
     for mid, seat, name, score, rank, dq, faults in store.seat_rows(tid):
         seats.setdefault(mid, []).append({"seat": seat, "bot": name, "score": score, "rank": rank,
                                           "disqualified": bool(dq), "faults": faults})
-    return [GameRow(mid, seq, status, reason, finished, tuple(seats.get(mid, ())), replay,
+    return [GameRow(mid, seq, GameStatus(status), reason, finished, tuple(seats.get(mid, ())), replay,
                     sum(s["faults"] for s in seats.get(mid, ())))
             for mid, (_, seq, status, reason, finished, replay) in games.items()]
 
@@ -261,5 +262,5 @@ def tournament_data(store: Store, t: Tournament, max_fault_rate: float | None = 
     games = _games(store, t.id)
     done = [g.finished for g in games]
     return TournamentData(t, slug(t.name), title, board, _bots(store, t.id), games,
-                          sum(1 for g in games if g.status == "failed"), min(done, default=None),
+                          sum(1 for g in games if g.status == GameStatus.FAILED), min(done, default=None),
                           max(done, default=None), history, head_to_head(outcomes), _faults(store, t.id), final)

@@ -5,18 +5,15 @@ apart even when their manifests say the same."""
 
 from __future__ import annotations
 
+from arena.numbering import free_name
+
 VERSION_MARK = "@"  # between a bot's name and its version in a later version's key
 UPLOAD_MARK = "#"  # between a manifest's version and the upload's number in a hosted entrant's version
 
 
 def new_key(name: str, version: str, taken: set[str]) -> str:
     """A new entrant's key: its name, else NAME@VERSION (a new version of a bot), numbered if that is taken too."""
-    key = name if name not in taken else f"{name}{VERSION_MARK}{version}"
-    base, number = key, 1
-    while key in taken:
-        number += 1
-        key = f"{base}-{number}"
-    return key
+    return free_name(name if name not in taken else f"{name}{VERSION_MARK}{version}", taken)
 
 
 def bot_of(key: str) -> str:

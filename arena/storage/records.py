@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # not imported at run time: the bots' processes and the protocol cost the leaderboard's start
     from arena.match.record import GameRecord
+
+
+class GameStatus(StrEnum):
+    """How a scheduled game ended: played to its end (whatever its bots did), or not played (the reason says why)."""
+
+    DONE = "done"
+    FAILED = "failed"
 
 
 @dataclass(frozen=True)
@@ -29,7 +37,7 @@ class StoredGame:
     table: int
     seed: int
     bots: tuple[str, ...]
-    status: str  # "done" or "failed"
+    status: GameStatus
     reason: str
     scores: tuple[int, ...] | None = None
     ranks: tuple[int, ...] | None = None
@@ -47,7 +55,9 @@ class StoredGame:
         """A played game as the store keeps it: the seats' entrants (`names` by participant), ranks, faults, and its
         replay's path in the match's `directory`, relative to the results folder where it lies under it (the
         folder may move)."""
-        replay = directory / f"game-{record.game_index + 1:04d}.json"
+        from arena.match.record import record_file  # the record's module is loaded: here is a record
+
+        replay = directory / record_file(record.game_index)
         try:
             path = str(replay.relative_to(results_dir))
         except ValueError:
@@ -58,7 +68,7 @@ class StoredGame:
         for decision in record.decisions:
             thought[decision.seat] += decision.time or 0.0
         return cls(first_seq + record.game_index, table, record.seed, tuple(names[s.participant] for s in record.seats),
-                   "done", record.result.reason, tuple(record.result.scores), tuple(record.ranks),
+                   GameStatus.DONE, record.result.reason, tuple(record.result.scores), tuple(record.ranks),
                    tuple(record.disqualified), faults, record.result.cut_short, path, seconds, tuple(thought))
 
 
@@ -99,7 +109,7 @@ class StoredGameRow:
     seq: int
     table: int
     seed: int
-    status: str
+    status: GameStatus
     reason: str
     cut_short: bool
     replay: str | None

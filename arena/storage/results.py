@@ -12,12 +12,13 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 from arena.errors import ConfigError
 from arena.match.seeds import seeding
+from arena.numbering import free_name
 from arena.ratings.trueskill import GameOutcome, Ratings
 
 if TYPE_CHECKING:  # not imported at run time: the bots' processes and the protocol cost the leaderboard's start
     from arena.bots.entrants import Entrant, Refusal
 from arena.storage.connection import Connection, StoreError, _final_key, _guarded, _TournamentLock
-from arena.storage.records import StoredFault, StoredGame, StoredGameRow, StoredSeat, Summary, Tournament
+from arena.storage.records import GameStatus, StoredFault, StoredGame, StoredGameRow, StoredSeat, Summary, Tournament
 
 OUTCOME_BLOCK = 2000  # games read at once when every stored game of a tournament is rated
 
@@ -155,11 +156,7 @@ class Results(Connection):
         """base, or base-2, base-3...: the first that names no tournament yet."""
         taken = {r[0] for r in self.db.execute("SELECT name FROM tournaments WHERE name = ? OR name LIKE ?",
                                                (base, base.replace("%", "_") + "-%"))}
-        name, number = base, 1
-        while name in taken:
-            number += 1
-            name = f"{base}-{number}"
-        return name
+        return free_name(base, taken)
 
     @_guarded
     def summaries(self) -> list[Summary]:
@@ -434,7 +431,7 @@ class Results(Connection):
                                "ORDER BY seat", (gid,))
         seats = tuple(StoredSeat(seat, name, score, rank, bool(dq), faults) for seat, name, score, rank, dq, faults
                       in rows)
-        return StoredGameRow(gid, seq, table, seed, status, reason, bool(cut_short), replay, seconds, seats)
+        return StoredGameRow(gid, seq, table, seed, GameStatus(status), reason, bool(cut_short), replay, seconds, seats)
 
 
 SHOWN = ("max_fault_rate",)  # settings of how a tournament is shown, not of what it plays: they may change

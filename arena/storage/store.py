@@ -11,7 +11,7 @@ from arena.storage.accounts import Accounts
 from arena.storage.challenges import Challenges
 from arena.storage.connection import StoreError
 from arena.storage.results import Results
-from arena.storage.season import Submissions
+from arena.storage.submissions import Submissions
 from arena.storage.tables import GameTables
 from arena.storage.versions import Versions
 from arena.storage.webhooks import Webhooks

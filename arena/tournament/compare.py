@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Sequence, Unpack
+from typing import Any, Sequence
 
 from arena.bots.entrants import Entrant, from_command
-from arena.bots.sandbox import Sandbox
 from arena.games import get_game
+from arena.match.seeds import Seed
+from arena.numbering import free_name
 from arena.ratings.pairing import GAMES_PER_PAIR
 from arena.ratings.sprt import DEFAULT_ELO0, DEFAULT_ELO1, PairCounts, SprtSettings, TestKind, Verdict, report
 from arena.storage import Store, Tournament
-from arena.tournament.formats.base import PlaySettings
+from arena.tournament.formats.base import Play, TournamentSpec, check_spec
 from arena.tournament.formats.compare import Compare, futile, verdict
-from arena.tournament.run import TournamentSpec, check_spec, sample_opponents
-from protocol import TimeControl
+from arena.tournament.opponents import sample_opponents
 
 DEFAULT_MAX_GAMES = 4000  # the cap on a sequential test: 2,000 pairs
 ADVICE_DRAWS = 0.75  # undecided with at least this share of drawn pairs: the report says what to try instead
@@ -30,10 +30,7 @@ def entrants(new: Entrant, base: Entrant, opponents: Sequence[Entrant]) -> tuple
     taken = {new.name, base.name}
     seated = [new, base]
     for opponent in opponents:
-        name, number = opponent.name, 1
-        while name in taken:
-            number += 1
-            name = f"{opponent.name}-{number}"
+        name = free_name(opponent.name, taken)
         taken.add(name)
         seated.append(replace(opponent, name=name))
     return tuple(seated)
@@ -48,28 +45,25 @@ def sequential_test(test: str | None, elo0: float | None, elo1: float | None, al
                         kind)
 
 
-def spec(game: str, players: tuple[Entrant, ...], seats: int, *, options: dict[str, Any] | None = None,
-         time: TimeControl | None = None, sandbox: Sandbox | None = None,
-         **settings: Unpack[PlaySettings]) -> TournamentSpec:
-    """The comparison as a tournament of the compare format; `settings` are the spec's other fields (PlaySettings:
-    its sequential test `sprt`, or None for a fixed number of games, `max_games` its cap)."""
-    return TournamentSpec(game=game, fmt=Compare(), entrants=players, seats=seats, options=options,
-                          time=time or TimeControl(), sandbox=sandbox or Sandbox(), **settings)
+def spec(play: Play, players: tuple[Entrant, ...], seats: int, *, sprt: SprtSettings | None = None,
+         max_games: int | None = None, seed: Seed | None = None) -> TournamentSpec:
+    """The comparison as a tournament of the compare format: its sequential test `sprt` (None: a fixed number of
+    games), `max_games` its cap."""
+    return TournamentSpec(play, Compare(), players, seats, max_games=max_games, seed=seed, sprt=sprt)
 
 
-def assemble(game: str, new: str, base: str, opponents: Sequence[str] = (), seats: int | None = None, *,
-             options: dict[str, Any] | None = None, time: TimeControl | None = None, sandbox: Sandbox | None = None,
-             **settings: Unpack[PlaySettings]) -> TournamentSpec:
-    """NEW against BASE (command lines, NAME=COMMAND or submission folders) at `game`, with `opponents` and as many
-    sample bots as fill a table of `seats` (default: the game's smallest), checked before anything is stored:
-    ConfigError naming the problem. `settings` are the spec's other fields (PlaySettings)."""
-    seats = seats or get_game(game).min_players
+def assemble(play: Play, new: str, base: str, opponents: Sequence[str] = (), seats: int | None = None, *,
+             sprt: SprtSettings | None = None, max_games: int | None = None,
+             seed: Seed | None = None) -> TournamentSpec:
+    """NEW against BASE (command lines, NAME=COMMAND or submission folders) played as `play` says, with `opponents`
+    and as many sample bots as fill a table of `seats` (default: the game's smallest), checked before anything is
+    stored: ConfigError naming the problem. `sprt`, `max_games` and `seed` as `spec` takes them."""
+    seats = seats or get_game(play.game).min_players
     chosen = [from_command(o) for o in opponents]
     new_bot, base_bot = from_command(new), from_command(base)
     taken = {new_bot.name, base_bot.name, *(o.name for o in chosen)}
-    chosen += sample_opponents(game, max(0, seats - 1 - len(chosen)), taken)
-    found = spec(game, entrants(new_bot, base_bot, chosen), seats, options=options, time=time, sandbox=sandbox,
-                 **settings)
+    chosen += sample_opponents(play.game, max(0, seats - 1 - len(chosen)), taken)
+    found = spec(play, entrants(new_bot, base_bot, chosen), seats, sprt=sprt, max_games=max_games, seed=seed)
     check_spec(found)
     return found
 

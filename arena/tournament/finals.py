@@ -14,9 +14,10 @@ from arena.match.seeds import stored_public_seed
 from arena.ratings.order import finals_settings
 from arena.ratings.trueskill import RatingConfig
 from arena.storage import Store, Tournament
+from arena.tournament.formats.base import Play, TournamentSpec, check_spec
 from arena.tournament.formats.finals import Finals
 from arena.tournament.leaderboard import tournament_board
-from arena.tournament.run import TournamentSpec, check_spec, sample_opponents
+from arena.tournament.opponents import sample_opponents
 from protocol import TimeControl
 
 
@@ -52,10 +53,11 @@ def finals_spec(store: Store, source: Tournament, top: int, confidence: float, m
     game = get_game(source.game)
     seats = game.min_players
     opponents = sample_opponents(source.game, max(0, seats - 2), {e.name for e in chosen})
+    play = Play(game=source.game, options=config.get("options"), time=_time(config),
+                sandbox=sandbox or _sandbox(config), rating=RatingConfig.stored(game, config))
     spec = TournamentSpec(
-        game=source.game, fmt=Finals(), entrants=(*chosen, *opponents), seats=seats, options=config.get("options"),
-        max_games=max_games, time=_time(config), sandbox=sandbox or _sandbox(config),
-        rating=RatingConfig.stored(game, config), sprt=settings, seed=stored_public_seed(config),
+        play=play, fmt=Finals(), entrants=(*chosen, *opponents), seats=seats, max_games=max_games, sprt=settings,
+        seed=stored_public_seed(config),
         title=f"finals of {source.name}: its top {top} decided at confidence {confidence:g}")
     check_spec(spec)
     return spec

@@ -17,9 +17,9 @@ from arena.match.play import check_folders
 from arena.ratings.trueskill import GameOutcome, Ratings
 from arena.storage import Store, StoredGame
 from arena.storage.keys import new_key
-from arena.tournament.formats import TournamentSpec
+from arena.tournament.formats.base import TournamentSpec, check_spec
 from arena.tournament.formats.ladder import LadderState
-from arena.tournament.run import Progress, TablePlayer, TableResult, Tables, check_spec, open_tournament
+from arena.tournament.run import Progress, TablePlayer, TableResult, Tables, open_tournament
 
 
 class Ladder:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 import time
 from collections import deque
 from dataclasses import dataclass, field, replace
@@ -13,28 +12,27 @@ from typing import Any, Callable, Iterator, Protocol
 import zmq
 
 from arena.bots import leftovers
-from arena.bots.entrants import Entrant, Refusal, check_entrants
+from arena.bots.entrants import Entrant, Refusal
 from arena.bots.process import BotCommand
 from arena.bots.sandbox import Sandbox, cpu_sets
 from arena.errors import ArenaError, ConfigError
-from arena.games import SAMPLE_LEVELS, GameError, get_game, sample_modules
+from arena.games import get_game
 from arena.match.play import MatchConfig, MatchResult, check_folders, run_match
 from arena.match.record import GameRecord
 from arena.match.seeds import SecretSeed, derive_seed, public_seed
 from arena.ratings.trueskill import GameOutcome, Ratings, rate_all
 from arena.storage import Store, StoredGame, Tournament
-from arena.tournament.formats import Table, TournamentSpec
+from arena.storage.records import GameStatus
+from arena.tournament.formats import Table
+from arena.tournament.formats.base import TournamentSpec, check_spec
 from arena.tournament.worker import Failure, WorkerPool
 from protocol import TimeControl
 
 MATCH_FORMAT = "match"  # the format of a match's entry in the results store
 MAX_TRIES = 3  # times a table is tried on a fresh worker before it is stored as failed
-DEFAULT_LEVEL = "heuristic"  # the strongest sample bot that fills a table unless asked otherwise
-SAMPLE_VERSION = "sample"  # the version of the sample bots that fill a table
 # How far a game moves its bots' pace (a running mean of the seconds each took over its decisions of a game, which
 # orders a wave's tables).
 PACE_WEIGHT = 0.2
-SAMPLE_FAULT_SHARE = 0.5  # a sample bot that faults in more than this share of its games spoils a run
 
 
 @dataclass(frozen=True)
@@ -87,8 +85,9 @@ def play_table(job: TableJob) -> TableResult:
 
 def failed_table(table: Table, reason: str, seconds: float = 0.0) -> TableResult:
     """Every game of a table stored as failed, with the reason."""
-    return TableResult(table, tuple(StoredGame(seq, table.table, _failed_seed(table, i), table.seated(i), "failed",
-                                               reason, seconds=seconds) for i, seq in enumerate(table.seqs)))
+    return TableResult(table, tuple(StoredGame(seq, table.table, _failed_seed(table, i), table.seated(i),
+                                               GameStatus.FAILED, reason, seconds=seconds)
+                                    for i, seq in enumerate(table.seqs)))
 
 
 def _failed_seed(table: Table, game: int) -> int:
@@ -352,39 +351,12 @@ class Runner:
         if self.on_progress is None:
             return
         for game in result.games:
-            if game.status == "done" and game.ranks is not None:
+            if game.status == GameStatus.DONE and game.ranks is not None:
                 self._live = self._live.after(GameOutcome(game.seq, game.bots, game.ranks))
-        self._failed += sum(game.status == "failed" for game in result.games)  # not a count over every game stored
+        # Not a count over every game stored.
+        self._failed += sum(game.status == GameStatus.FAILED for game in result.games)
         self.on_progress(Progress(self._done_before + self.played, self._total, self.played, self._started,
                                   self._live, self._failed))
-
-
-def check_options(game: str, options: dict[str, Any] | None) -> None:
-    """ConfigError naming the problem if the game does not take these options."""
-    try:
-        rules = get_game(game)
-        rules.new_state(rules.min_players, 0, options)
-    except (GameError, ValueError) as exc:
-        raise ConfigError(f"bad options for {game}: {exc}") from None
-
-
-def check_spec(spec: TournamentSpec, time_limit: float | None = None) -> None:
-    """ConfigError naming the problem, before any game starts (`time_limit`: the run's, if it has one)."""
-    try:
-        game = get_game(spec.game)
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
-    if not game.min_players <= spec.seats <= game.max_players:
-        raise ConfigError(f"{game.name} is played by {game.min_players} to {game.max_players} seats, "
-                          f"not {spec.seats}")
-    check_entrants(spec.entrants, spec.fmt.min_entrants(spec.seats))
-    spec.fmt.check(spec, time_limit)
-    spec.sandbox.check()
-    spec.rating.validate()
-    try:
-        game.new_state(spec.seats, 0, spec.options)
-    except GameError as exc:
-        raise ConfigError(f"bad options for {game.name}: {exc}") from None
 
 
 def longest_first(tables: list[Table], pace: dict[str, float]) -> list[Table]:
@@ -393,30 +365,3 @@ def longest_first(tables: list[Table], pace: dict[str, float]) -> list[Table]:
     workers wait for the next one."""
     slowest = max(pace.values(), default=0.0)
     return sorted(tables, key=lambda t: -sum(pace.get(bot, slowest) for bot in t.bots))
-
-
-def sample_opponents(game: str, count: int, taken: set[str], level: str = DEFAULT_LEVEL) -> list[Entrant]:
-    """`count` sample bots as opponents, from the game's registry: its samples from `level` down, strongest first
-    (the search bot, the heuristic bot), then random bots; named by their module, numbered past the names in
-    `taken`."""
-    samples = sample_modules(game)
-    levels = [name for name in SAMPLE_LEVELS[:SAMPLE_LEVELS.index(level) + 1] if name in samples]
-    modules = [samples[name] for name in reversed(levels) if name != "random"] + [samples["random"]] * count
-    entrants: list[Entrant] = []
-    for module in modules[:count]:
-        stem = module.rsplit(".", 1)[1]
-        name, number = stem, 1
-        while name in taken:
-            number += 1
-            name = f"{stem}-{number}"
-        taken.add(name)
-        entrants.append(Entrant(name, (sys.executable, "-m", module), version=SAMPLE_VERSION))
-    return entrants
-
-
-def faulty_samples(counts: dict[str, tuple[int, int]]) -> list[str]:
-    """A line for each sample bot (name -> games with a fault, games played) that faulted in most of its games:
-    results against it say nothing of the other bots."""
-    return [f"the sample bot {name} faulted in {bad} of its {games} games: results against it say nothing (its "
-            f"logs say why; a sample bot should run wherever the arena runs)"
-            for name, (bad, games) in counts.items() if games and bad > SAMPLE_FAULT_SHARE * games]

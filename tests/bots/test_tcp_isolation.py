@@ -18,7 +18,7 @@ from arena.bots.sandbox import Isolation, Sandbox
 from arena.errors import FaultKind
 from arena.storage import Store
 from arena.tournament.formats import get_format
-from arena.tournament.run import TournamentSpec
+from arena.tournament.formats.base import Play, TournamentSpec
 from tests.bots.test_sandbox import (
     BWRAP,
     ISOLATED,
@@ -132,8 +132,8 @@ def test_a_store_from_when_tcp_shared_the_network_still_loads_and_shows(tmp_path
     """Tournaments stored when auto over tcp shared the network carry `shared_network` in their sandbox."""
     db = tmp_path / "arena.sqlite"
     entrants = tuple(Entrant(name, ("true",)) for name in "abc")
-    spec = TournamentSpec("bali-2001", get_format("round-robin"), entrants, seats=3,
-                          sandbox=Sandbox(Isolation.BWRAP))
+    spec = TournamentSpec(Play(game="bali-2001", sandbox=Sandbox(Isolation.BWRAP)), get_format("round-robin"),
+                          entrants, seats=3)
     sandbox = {**spec.sandbox.to_dict(), "shared_network": True}
     with Store(db) as store:
         t = store.open_tournament("old", "bali-2001", "round-robin", {**spec.identity(), "sandbox": sandbox},

@@ -18,7 +18,7 @@ from tests.helpers import ROOT
 BURNERS = 4
 # The files that failed at a load average of about 10 on 2 cores, and the time tests.
 PART = ("tests/match/test_wire.py", "tests/match/test_faults.py", "tests/cli/test_validate.py",
-        "tests/cli/test_bench.py", "tests/match/test_clock.py")
+        "tests/bench/test_arena_bench.py", "tests/match/test_clock.py")
 
 
 @pytest.fixture

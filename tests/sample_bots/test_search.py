@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from arena.games import GameError, get_game, sample_modules
-from arena.tournament.run import sample_opponents
+from arena.tournament.opponents import sample_opponents
 from protocol import NewGame, TimeControl
 from protocol.messages import Clock
 from sample_bots import determinize_2001, determinize_2017

@@ -5,25 +5,25 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
-from typing import get_type_hints
 
 import pytest
 
 from arena.bots.entrants import Refusal
 from arena.bots.sandbox import Isolation, Sandbox
 from arena.errors import ConfigError
+from arena.games import get_game
 from arena.tournament import compare as comparison
-from arena.tournament import competition
-from arena.tournament.assembly import NoEntrants, assemble
-from arena.tournament.formats import Gauntlet, TournamentSpec
-from arena.tournament.formats.base import PlaySettings
+from arena.tournament import competition_file
+from arena.tournament.assembly import Intake, NoEntrants, assemble, check
+from arena.tournament.formats import Gauntlet, get_format
+from arena.tournament.formats.base import Play, TournamentSpec
 from tests.helpers import RANDOM, arena
 
 
 def test_a_lone_gauntlet_challenger_sits_with_sample_bots_at_the_largest_table_for_enough_rounds() -> None:
-    assembly = assemble("bali-2001", "gauntlet", [f"mine={RANDOM}"])
+    assembly = assemble(Play(game="bali-2001"), get_format("gauntlet"), [f"mine={RANDOM}"])
     spec = assembly.spec
     assert isinstance(spec.fmt, Gauntlet) and spec.seats == 4 and spec.rounds == 8
     assert spec.names() == ["mine", "heuristic_bot", "random_bot", "random_bot-2"]
@@ -32,18 +32,19 @@ def test_a_lone_gauntlet_challenger_sits_with_sample_bots_at_the_largest_table_f
 
 
 def test_a_round_robin_seats_as_many_as_the_entrants_allow_and_adds_no_sample_bot() -> None:
-    three = assemble("bali-2001", "round-robin", [f"{n}={RANDOM}" for n in "abc"]).spec
+    three = assemble(Play(game="bali-2001"), get_format("round-robin"), [f"{n}={RANDOM}" for n in "abc"]).spec
     assert (three.seats, three.rounds, three.names()) == (3, 1, ["a", "b", "c"])
-    five = assemble("bali-2017", "round-robin", [f"{n}={RANDOM}" for n in "abcde"]).spec
+    five = assemble(Play(game="bali-2017"), get_format("round-robin"), [f"{n}={RANDOM}" for n in "abcde"]).spec
     assert (five.seats, five.names()) == (4, list("abcde"))
 
 
 def test_seats_rounds_and_the_other_settings_given_are_kept() -> None:
-    spec = assemble("bali-2017", "gauntlet", [f"mine={RANDOM}"], seats=2, rounds=3, duplicate=True,
-                    title="Cup", seed=7).spec
+    gauntlet = get_format("gauntlet")
+    spec = replace(assemble(Play(game="bali-2017"), gauntlet, [f"mine={RANDOM}"], seats=2, rounds=3).spec,
+                   duplicate=True, title="Cup", seed=7)
     assert (spec.seats, spec.rounds, spec.duplicate, spec.title, spec.seed) == (2, 3, True, "Cup", 7)
     assert spec.names() == ["mine", "heuristic_bot"]
-    randoms = assemble("bali-2017", "gauntlet", [f"mine={RANDOM}"], seats=3, samples="random").spec
+    randoms = assemble(Play(game="bali-2017"), gauntlet, [f"mine={RANDOM}"], seats=3, samples="random").spec
     assert randoms.names() == ["mine", "random_bot", "random_bot-2"]
 
 
@@ -55,8 +56,9 @@ def test_seats_rounds_and_the_other_settings_given_are_kept() -> None:
 ])
 def test_what_cannot_be_played_is_refused_with_its_reason(args: list[str], settings: dict[str, object],
                                                           error: type[Exception], message: str) -> None:
+    play = Play(game="bali-2001", options=settings.pop("options", None))  # type: ignore[arg-type]
     with pytest.raises(error, match=message):
-        assemble("bali-2001", "round-robin", args, **settings)
+        check(assemble(play, get_format("round-robin"), args, **settings).spec)  # type: ignore[arg-type]
 
 
 def test_a_broken_submission_is_refused_and_told_or_with_strict_stops_the_tournament(tmp_path: Path) -> None:
@@ -65,21 +67,22 @@ def test_a_broken_submission_is_refused_and_told_or_with_strict_stops_the_tourna
     (broken / "manifest.toml").write_text("name = 'broken'\ncommand = [unclosed", encoding="utf-8")
     bots, rlimit = [f"{n}={RANDOM}" for n in "abc"], Sandbox(Isolation.RLIMIT)
     told: list[Refusal] = []
-    assembly = assemble("bali-2001", "round-robin", bots, tmp_path / "subs", sandbox=rlimit, on_refused=told.append)
+    play, round_robin = Play(game="bali-2001", sandbox=rlimit), get_format("round-robin")
+    assembly = assemble(play, round_robin, bots, tmp_path / "subs", intake=Intake(on_refused=told.append))
     assert assembly.spec.names() == ["a", "b", "c"]
     assert [r.name for r in assembly.refused] == ["broken"] and told == list(assembly.refused)
     with pytest.raises(ConfigError, match=r"1 submission\(s\) not admitted \(--strict\):\n  .*not valid TOML"):
-        assemble("bali-2001", "round-robin", bots, tmp_path / "subs", sandbox=rlimit, strict=True)
+        assemble(play, round_robin, bots, tmp_path / "subs", intake=Intake(strict=True))
 
 
 def test_a_comparison_fills_its_table_with_sample_bots_past_the_opponents_given() -> None:
-    spec = comparison.assemble("bali-2001", f"new={RANDOM}", f"base={RANDOM}", [f"other={RANDOM}"], seats=4,
+    spec = comparison.assemble(Play(game="bali-2001"), f"new={RANDOM}", f"base={RANDOM}", [f"other={RANDOM}"], seats=4,
                                 max_games=100)
     assert spec.names() == ["new", "base", "other", "heuristic_bot", "random_bot"]
-    smallest = comparison.assemble("bali-2017", RANDOM, RANDOM, max_games=100)
+    smallest = comparison.assemble(Play(game="bali-2017"), RANDOM, RANDOM, max_games=100)
     assert smallest.seats == 2 and smallest.names() == ["random_bot", "random_bot-base", "heuristic_bot"]
     with pytest.raises(ConfigError, match="not 5"):
-        comparison.assemble("bali-2001", RANDOM, RANDOM, seats=5, max_games=100)
+        comparison.assemble(Play(game="bali-2001"), RANDOM, RANDOM, seats=5, max_games=100)
 
 
 @pytest.mark.slow
@@ -88,9 +91,11 @@ def test_a_competition_file_assembles_the_same_tournament_in_the_library_as_thro
     file = tmp_path / "cup.toml"
     file.write_text(f'game = "bali-2001"\nformat = "gauntlet"\nbots = ["mine={RANDOM}"]\nseats = 3\nrounds = 2\n'
                     'duplicate = true\ntitle = "Spring cup"\n', encoding="utf-8")
-    settings = competition.load(file)
+    settings = competition_file.load(file)
     assert settings.pop("name") == "spring-cup"  # the tournament's name in the store, not a setting of its spec
-    spec = assemble(settings.pop("game"), **settings).spec
+    play, fmt = Play(game=settings.pop("game")), get_format(settings.pop("fmt"))
+    spec = replace(assemble(play, fmt, settings.pop("bots"), seats=settings.pop("seats"),
+                            rounds=settings.pop("rounds")).spec, **settings)
     r = arena("tournament", "--config", str(file), "--jobs", "1", "--time-limit", "0.01", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     with sqlite3.connect(tmp_path / "results" / "arena.sqlite") as con:
@@ -100,9 +105,11 @@ def test_a_competition_file_assembles_the_same_tournament_in_the_library_as_thro
     assert [e["name"] for e in stored["entrants"]] == ["mine", "heuristic_bot", "random_bot"]
 
 
-def test_the_play_settings_are_the_specs_own_fields_with_the_same_types() -> None:
-    """`assemble` passes its typed settings on to the spec: the two declare the same names with the same types, and
-    the spec's other fields are the ones assemble takes by name."""
-    settings, fields = get_type_hints(PlaySettings), get_type_hints(TournamentSpec)
-    assert settings.items() <= fields.items()
-    assert set(fields) - set(settings) == {"game", "fmt", "entrants", "seats", "rounds", "options", "time", "sandbox"}
+def test_the_play_settings_are_declared_once_in_the_play_the_spec_holds() -> None:
+    """The game, its options, clocks, sandbox and ratings are the Play's fields; the spec holds a Play and reads them
+    from it, and its rating, where the play names none, is the game's own."""
+    spec = assemble(Play(game="bali-2017"), get_format("round-robin"), [f"{n}={RANDOM}" for n in "abc"]).spec
+    assert {f.name for f in fields(TournamentSpec)} & {f.name for f in fields(Play)} == set()
+    assert (spec.game, spec.options, spec.time, spec.sandbox) == (spec.play.game, None, spec.play.time,
+                                                                 spec.play.sandbox)
+    assert spec.rating.draw_probability == get_game("bali-2017").draw_probability

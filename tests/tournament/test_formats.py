@@ -27,8 +27,8 @@ from arena.tournament.formats import (
     ladder_wave,
     round_robin,
 )
+from arena.tournament.formats.base import Play, TournamentSpec, check_spec
 from arena.tournament.ladder import Ladder as LivingLadder
-from arena.tournament.run import TournamentSpec, check_spec
 
 BOTS = ["a", "b", "c", "d", "e"]
 
@@ -75,10 +75,9 @@ def test_ladder_waves_anchor_on_uncertainty_and_are_reproducible() -> None:
 RANDOM = (sys.executable, "-m", "sample_bots.random_bot")
 
 
-def spec(fmt: str, names: list[str] = BOTS, seats: int = 3, **settings) -> TournamentSpec:
+def spec(fmt: str, names: list[str] = BOTS, seats: int = 3, options: dict | None = None, **settings) -> TournamentSpec:
     entrants = tuple(Entrant(name, RANDOM) for name in names)
-    return TournamentSpec("bali-2001", get_format(fmt), entrants, seats,
-                          rating=RatingConfig.for_game(get_game("bali-2001")), **settings)
+    return TournamentSpec(Play(game="bali-2001", options=options), get_format(fmt), entrants, seats, **settings)
 
 
 def test_the_registry_names_every_format_and_refuses_unknown_ones() -> None:

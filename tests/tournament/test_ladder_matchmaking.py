@@ -15,7 +15,7 @@ from arena.bench.ranking import random_wave, simulate
 from arena.bots.entrants import Entrant
 from arena.ratings.trueskill import GameOutcome, Rating, RatingConfig, Ratings, match_quality, rate_all
 from arena.tournament.formats import get_format
-from arena.tournament.formats.base import TournamentSpec
+from arena.tournament.formats.base import Play, TournamentSpec
 from arena.tournament.formats.ladder import EXPOSURE, TOP_EVERY, ladder_wave, quality_wave
 
 
@@ -106,7 +106,7 @@ def test_the_batch_match_quality_is_the_librarys(seats: int) -> None:
 def test_a_ladder_table_is_one_game_and_every_bots_seats_stay_within_two_games_of_each_other(
         game: str, bots: int, seats: int, wave: int, games: int) -> None:
     names = [f"b{i:02d}" for i in range(bots)]
-    spec = TournamentSpec(game, get_format("ladder"), tuple(Entrant(n, ("bot",)) for n in names), seats,
+    spec = TournamentSpec(Play(game=game), get_format("ladder"), tuple(Entrant(n, ("bot",)) for n in names), seats,
                           max_games=games, wave=wave, seed=3)
     stored: dict[int, GameOutcome] = {}
     sat: dict[str, Counter[int]] = defaultdict(Counter)

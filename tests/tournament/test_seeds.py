@@ -22,7 +22,7 @@ from arena.match.seeds import (
 )
 from arena.ratings.trueskill import RatingConfig
 from arena.tournament.formats import get_format
-from arena.tournament.run import TournamentSpec
+from arena.tournament.formats.base import Play, TournamentSpec
 
 KEY = "0f" * 32
 
@@ -86,9 +86,10 @@ def test_the_secret_is_never_shown_and_travels_to_workers_whole() -> None:
 
 def test_a_run_without_a_seed_is_secret_and_stores_no_number(tmp_path: Path) -> None:
     entrants = tuple(Entrant(n, ("true",)) for n in "abc")
-    spec = TournamentSpec("bali-2017", get_format("round-robin"), entrants, 3, rating=RatingConfig())
+    spec = TournamentSpec(Play(game="bali-2017", rating=RatingConfig()), get_format("round-robin"), entrants, 3)
     assert spec.seed is None and spec.identity()["seed"] is None
-    assert TournamentSpec("bali-2017", get_format("round-robin"), entrants, 3, seed=SecretSeed(KEY)).identity() \
+    assert TournamentSpec(Play(game="bali-2017", rating=RatingConfig()), get_format("round-robin"), entrants, 3,
+                          seed=SecretSeed(KEY)).identity() \
         == spec.identity()  # the secret, once drawn, is kept in the store, not in the settings
     assert seeding(spec.identity()) == "secret" and stored_public_seed({"seed": 5}) == 5
     assert seeding({"seed": 0}) == "public (seed 0)" and stored_public_seed({"seed": True}) is None

@@ -19,8 +19,8 @@ from arena.bots.submission import BuildWatch
 from arena.errors import ArenaError
 from arena.games import get_game
 from arena.match.play import MatchConfig, file_safe, run_match
-from arena.match.record import FaultRecord, Phase
-from arena.tournament.run import sample_opponents
+from arena.match.record import FaultRecord, Phase, record_file
+from arena.tournament.opponents import sample_opponents
 from protocol import TimeControl
 
 ADMISSION_LINES, ADMISSION_LINE = 3, 200  # the last lines of a refused bot's stderr shown, and their length
@@ -72,7 +72,7 @@ def _fault_line(fault: FaultRecord) -> str:
 
 def _keep_record(work: Path, to: Path) -> None:
     """Copy the admission game's record to `to` (where it is written whole or not at all)."""
-    found = sorted(work.glob("matches/*/game-0001.json"))
+    found = sorted(work.glob(f"matches/*/{record_file(0)}"))
     partial = to.with_name(to.name + ".partial")
     try:
         if found:

@@ -1,5 +1,6 @@
 """What every tournament format is: its tables, its entrants, how its schedule is built, and its checks; and the
-spec of a tournament, which names its format and holds everything the format builds the schedule from."""
+spec of a tournament with its checks, which names its format and holds everything the format builds the schedule
+from (the two name each other, so they share a module)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,12 @@ import re
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Iterator, Sequence, TypedDict
+from typing import Any, Callable, ClassVar, Iterator, Sequence
 
-from arena.bots.entrants import Entrant
+from arena.bots.entrants import Entrant, check_entrants
 from arena.bots.sandbox import Sandbox
 from arena.errors import ConfigError
-from arena.games import Game
+from arena.games import Game, GameError, get_game
 from arena.match.play import Seating
 from arena.match.seeds import Seed, public_seed, table_seed
 from arena.match.wire import time_identity
@@ -154,27 +155,57 @@ def rounds_of(tables: list[tuple[str, ...]], rounds: int, duplicate: bool, seed:
     return schedule
 
 
+@dataclass(frozen=True, kw_only=True)
+class Play:
+    """How each game is played, as one value: the game and its options, the clocks, the sandbox and the ratings
+    (None: the game's own)."""
+
+    game: str
+    options: dict[str, Any] | None = None
+    time: TimeControl = field(default_factory=TimeControl)
+    sandbox: Sandbox = field(default_factory=Sandbox)
+    rating: RatingConfig | None = None
+
+
 @dataclass(frozen=True)
 class TournamentSpec:
     """What defines a tournament's games and ratings; the same spec resumes the same tournament."""
 
-    game: str
+    play: Play
     fmt: TournamentFormat
     entrants: tuple[Entrant, ...]
     seats: int
-    options: dict[str, Any] | None = None
     rounds: int = 1
     duplicate: bool = False
     max_games: int | None = None  # ladder: stop after this many games
     wave: int = DEFAULT_WAVE
     seed: Seed | None = None  # None: a secret the store draws and keeps (arena.match.seeds); a number: public-seeded
-    time: TimeControl = field(default_factory=TimeControl)
     fresh_processes: bool = False
-    rating: RatingConfig = field(default_factory=RatingConfig)
-    sandbox: Sandbox = field(default_factory=Sandbox)
     sprt: SprtSettings | None = None  # a comparison's sequential test (None: a fixed number of games)
     title: str | None = None  # shown with the tournament; not part of what it plays
     max_fault_rate: float | None = None  # bots above it are left off the leaderboard; not part of what it plays
+
+    # The play's settings, read as the spec's own: every format and the runner ask the spec.
+    @property
+    def game(self) -> str:
+        return self.play.game
+
+    @property
+    def options(self) -> dict[str, Any] | None:
+        return self.play.options
+
+    @property
+    def time(self) -> TimeControl:
+        return self.play.time
+
+    @property
+    def sandbox(self) -> Sandbox:
+        return self.play.sandbox
+
+    @property
+    def rating(self) -> RatingConfig:
+        """The play's ratings, else the game's own (its draw probability)."""
+        return self.play.rating or RatingConfig.for_game(get_game(self.play.game))
 
     def identity(self) -> dict[str, Any]:
         """The spec as plain data, stored with the tournament and compared on resume."""
@@ -199,32 +230,32 @@ class TournamentSpec:
         return [e.name for e in self.entrants]
 
 
-@dataclass(frozen=True, kw_only=True)
-class Play:
-    """How each game of a hosted season is played, as one value: the game and its options, the clocks, the sandbox
-    and the ratings (None: the game's own)."""
-
-    game: str
-    options: dict[str, Any] | None = None
-    time: TimeControl = field(default_factory=TimeControl)
-    sandbox: Sandbox = field(default_factory=Sandbox)
-    rating: RatingConfig | None = None
+def check_options(game: str, options: dict[str, Any] | None) -> None:
+    """ConfigError naming the problem if the game does not take these options."""
+    try:
+        rules = get_game(game)
+        rules.new_state(rules.min_players, 0, options)
+    except (GameError, ValueError) as exc:
+        raise ConfigError(f"bad options for {game}: {exc}") from None
 
 
-class PlaySettings(TypedDict, total=False):
-    """What an organiser may set of a tournament besides its game, format, entrants, seats, rounds, options, time
-    control and sandbox: the keywords `assemble` passes on to TournamentSpec, which declares each with its default
-    (tests/tournament/test_assembly.py holds the two to the same names and types)."""
-
-    duplicate: bool
-    max_games: int | None
-    wave: int
-    seed: Seed | None
-    fresh_processes: bool
-    rating: RatingConfig
-    sprt: SprtSettings | None
-    title: str | None
-    max_fault_rate: float | None
+def check_spec(spec: TournamentSpec, time_limit: float | None = None) -> None:
+    """ConfigError naming the problem, before any game starts (`time_limit`: the run's, if it has one)."""
+    try:
+        game = get_game(spec.game)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    if not game.min_players <= spec.seats <= game.max_players:
+        raise ConfigError(f"{game.name} is played by {game.min_players} to {game.max_players} seats, "
+                          f"not {spec.seats}")
+    check_entrants(spec.entrants, spec.fmt.min_entrants(spec.seats))
+    spec.fmt.check(spec, time_limit)
+    spec.sandbox.check()
+    spec.rating.validate()
+    try:
+        game.new_state(spec.seats, 0, spec.options)
+    except GameError as exc:
+        raise ConfigError(f"bad options for {game.name}: {exc}") from None
 
 
 def name_of(title: str) -> str:
