@@ -556,6 +556,7 @@ def test_a_name_given_twice_is_numbered_in_one_place() -> None:
 SHARED_TEST_FOLDERS = {
     "bot_programs": "the faulty and hostile bots the tests of several packages run",
     "fixtures": "stores and folders of earlier versions that the storage and server tests load (its README.md)",
+    "artifacts": "the screenshots the browser tests write for a person to look at (ignored by git)",
 }
 
 

@@ -19,7 +19,7 @@ from arena.match.record import load_record
 from arena.ratings.sprt import DEFAULT_ALPHA, DEFAULT_BETA, Verdict
 from arena.storage import Store, Tournament, replay_path
 from arena.storage.authors import Author, Submission
-from arena.storage.challenges import DONE, PLAYING, Challenge
+from arena.storage.challenge_table import DONE, PLAYING, Challenge
 from arena.storage.keys import upload_version
 from arena.tournament import compare
 from arena.tournament.cluster import ClusterLost

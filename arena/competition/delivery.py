@@ -23,7 +23,7 @@ from arena.competition.addresses import AllowedHosts, refused_because
 from arena.competition.webhooks import SIGNATURE_HEADER, hook_secret, signature, signing_key
 from arena.errors import ArenaError
 from arena.storage import Store
-from arena.storage.webhooks import DELIVERED, FAILED, PENDING, Delivery
+from arena.storage.outbox import DELIVERED, FAILED, PENDING, Delivery
 
 log = logging.getLogger("arena.serve")
 POLL = 1.0  # seconds between two looks at the outbox

@@ -1,5 +1,5 @@
 """What `arena serve` answers, as a library, one part per question: who is asking (identity.py), what was uploaded
-(submissions.py), what the board shows (board.py), a bot's pages (bot_pages.py) and which game page a viewer sees
+(uploaded.py), what the board shows (board.py), a bot's pages (bot_pages.py) and which game page a viewer sees
 (game_pages.py). `Hosting` holds the settings and one of each part over a store connection per serving thread; the
 web layer (web/) only turns requests into their calls and their results into responses."""
 
@@ -18,7 +18,7 @@ from arena.server.events import STREAM_SECONDS
 from arena.server.game_pages import GamePages
 from arena.server.identity import Identities
 from arena.server.limits import BODY_SECONDS
-from arena.server.submissions import Submissions
+from arena.server.uploaded import Submissions
 from arena.site.markdown import rules_html
 from arena.storage import Store
 from arena.tournament.competition_file import About

@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # not imported at run time: the bots' processes and the protocol cost the leaderboard's start
     pass
 from arena.storage.accounts import Accounts
-from arena.storage.challenges import Challenges
+from arena.storage.challenge_table import Challenges
 from arena.storage.connection import StoreError
+from arena.storage.outbox import Webhooks
+from arena.storage.playing_versions import Versions
 from arena.storage.results import Results
 from arena.storage.submissions import Submissions
 from arena.storage.tables import GameTables
-from arena.storage.versions import Versions
-from arena.storage.webhooks import Webhooks
 
 
 class Store(Results, Accounts, Submissions, GameTables, Versions, Challenges, Webhooks):

@@ -17,6 +17,7 @@ from arena.match.play import check_folders
 from arena.ratings.trueskill import GameOutcome, Ratings
 from arena.storage import Store, StoredGame
 from arena.storage.keys import new_key
+from arena.storage.records import GameStatus
 from arena.tournament.formats.base import TournamentSpec, check_spec
 from arena.tournament.formats.ladder import LadderState
 from arena.tournament.run import Progress, TablePlayer, TableResult, Tables, open_tournament
@@ -163,14 +164,14 @@ class Ladder:
         ratings = self.state.final(spec, self._outcomes)
         self.store.save_ratings(tid, ratings)
         if self.on_progress is not None:
-            self._failed += sum(game.status == "failed" for game in result.games)
+            self._failed += sum(game.status == GameStatus.FAILED for game in result.games)
             self.on_progress(Progress(self.recorded, spec.max_games, self.played, self._started, ratings,
                                       self._failed))
 
     def _count_faults(self, game: StoredGame) -> None:
         """Each seat's streak moved by a finished game: one more with a fault of its own, else back to 0 (a failed
         game, the arena's fault, moves none)."""
-        if game.status != "done":
+        if game.status != GameStatus.DONE:
             return
         faulty = {f.seat for f in game.faults} | set(game.disqualified)
         for seat, key in enumerate(game.bots):

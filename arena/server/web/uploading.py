@@ -21,7 +21,7 @@ from arena.server.events import StreamLimits, limited_stream
 from arena.server.guard import Access, access, author, check_csrf, csrf, guarded, known, not_found
 from arena.server.hosting import Hosting
 from arena.server.limits import BodyRefused
-from arena.server.submissions import STOPPING
+from arena.server.uploaded import STOPPING
 from arena.server.web.pages import page
 from arena.storage.authors import ACTIVE, Status, Submission
 

@@ -19,7 +19,7 @@ from arena.server.auth import Authentication
 from arena.server.guard import Access, access, author, check_csrf, guarded, known, not_found
 from arena.server.hosting import Hosting
 from arena.storage.authors import Author
-from arena.storage.webhooks import Attempt, Webhook
+from arena.storage.outbox import Attempt, Webhook
 
 LAST_ATTEMPTS = 10  # of each hook's, listed
 
