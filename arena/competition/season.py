@@ -407,8 +407,8 @@ class Season:
             self.playing = ()
             self.games = ladder.recorded
         if ratings is not None:  # each bot whose place on the board moved is told
-            webhooks.announce_ranks(ladder.store, ladder.tournament.id,
-                                    {k: r.conservative for k, r in ratings.table.items()})
+            webhooks.announce_ranks(ladder.store, {k: r.conservative for k, r in ratings.table.items()},
+                                    ladder.retired())
         self.on_wave()
 
     def _open(self, field: list[Entrant], wave: int) -> Ladder:

@@ -20,6 +20,7 @@ import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import AbstractSet as Set
 from typing import Any, Mapping
 
 from arena.competition.addresses import AllowedHosts, check_hook_url
@@ -154,10 +155,10 @@ def board_ranks(scores: Mapping[str, float], retired: set[str]) -> dict[str, int
     return ranks
 
 
-def announce_ranks(store: Store, tid: int, scores: Mapping[str, float]) -> int:
+def announce_ranks(store: Store, scores: Mapping[str, float], retired: Set[str]) -> int:
     """After a ladder wave: every owned bot whose place on the board differs from the one last announced is told
-    (`previous` null at its first place); the places are kept for the next wave. How many bots moved."""
-    retired = {key for key, _, _, gone in store.roster(tid) if gone}
+    (`previous` null at its first place); the places are kept for the next wave. `retired`: the keys of the
+    versions off the board, as the ladder keeps them. How many bots moved."""
     now = board_ranks(scores, retired)
     owners = store.bot_owners()
     now = {bot: rank for bot, rank in now.items() if bot in owners}

@@ -135,6 +135,10 @@ class Ladder:
         """End the play under way once its tables under way are stored (from another thread); the next goes on."""
         self._deadline = time.monotonic()
 
+    def retired(self) -> set[str]:
+        """The keys of the versions the ladder no longer seats (off the board), as its roster holds them."""
+        return {key for key, gone in self._roster.values() if gone}
+
     def fault_streak(self, bot: str, version: str, most: int) -> int:
         """How many of the entrant's latest games in a row had a fault of its own (read from the store the first
         time it is asked, at most `most`, then counted as its games are stored); 0 for one never entered."""

@@ -193,7 +193,9 @@ FIRST_OPTION = "from protocol import run_bot\nrun_bot(lambda view, options, deci
 
 
 def first_option_bots(folder: Path) -> tuple[str, str]:
-    """NEW and BASE: two copies of a bot that always takes the first option (the heuristic bot beats both)."""
+    """NEW and BASE: two copies of a bot that always takes the first option (the heuristic bot beats both), in a
+    folder the bots' own user may read (pytest makes its folders for its own user alone)."""
+    folder.chmod(0o755)
     for name in ("first_new.py", "first_base.py"):
         (folder / name).write_text(FIRST_OPTION)
     return f"new={sys.executable} first_new.py", f"base={sys.executable} first_base.py"
@@ -206,7 +208,7 @@ def test_when_draws_dominate_the_report_says_what_to_try(tmp_path: Path) -> None
     seeded = ("--game", "bali-2017", "--max-games", "32", "--jobs", "1", "--seed", "1")
     run = compare(new, base, *seeded, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
-    assert "verdict: undecided after 16 pairs" in run.stdout
+    assert "verdict: undecided after 16 pairs" in run.stdout and "faults:" not in run.stdout, run.stdout
     shares = re.search(r"advice: 100% of the pairs were draws \(new won (\d+)% and base won (\d+)% of their games "
                        r"against heuristic_bot\): both versions end most deals alike, losing them; try weaker "
                        r"opponents, which leave outcomes open: --opponents 'python3 -m sample_bots.random_bot'",

@@ -145,10 +145,10 @@ def test_a_bots_place_on_the_board_is_told_when_it_moves(store: Store) -> None:
     alice, _, _ = store.add_author("alice")
     store.add_webhook(alice.id, "https://example.org/a", ("rank_changed",), b"s" * 16, 5)
     store.add_submission(alice, "alicebot", "1.0", "/nowhere")
-    tid = store.open_tournament("ladder", "bali-2001", "ladder", {}, []).id
-    assert webhooks.announce_ranks(store, tid, {"alicebot": 1.0, "random": 2.0}) == 1
-    assert webhooks.announce_ranks(store, tid, {"alicebot": 1.5, "random": 2.0}) == 0  # same place: nothing
-    assert webhooks.announce_ranks(store, tid, {"alicebot": 3.0, "random": 2.0}) == 1
+    retired = {"alicebot@0.9#1"}  # a version off the board, as the ladder keeps it: never ranked
+    assert webhooks.announce_ranks(store, {"alicebot@0.9#1": 9.0, "alicebot": 1.0, "random": 2.0}, retired) == 1
+    assert webhooks.announce_ranks(store, {"alicebot": 1.5, "random": 2.0}, retired) == 0  # same place: nothing
+    assert webhooks.announce_ranks(store, {"alicebot": 3.0, "random": 2.0}, retired) == 1
     told = [json.loads(d.body) for d in store.due_deliveries(time.time(), 10)]
     assert [(t["rank"], t["previous"]) for t in told] == [(2, None), (1, 2)]
 
