@@ -638,3 +638,13 @@ def test_no_status_is_compared_as_a_string() -> None:
                         any(_strings(s) for s in sides):
                     found.append(f"{name}:{node.lineno}")
     assert found == []
+
+
+def test_the_competition_and_the_server_find_a_tournament_by_its_name() -> None:
+    """The season's ladder, its finals and a challenge are each found by name (Store.named_tournament, or held once
+    found: queries.LadderTournament), never by reading every tournament of the store at each request or wave."""
+    found = [f"{name}:{node.lineno}" for name, path in modules().items()
+             if name.startswith(("arena.competition", "arena.server"))
+             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "tournaments"]
+    assert found == []

@@ -242,7 +242,7 @@ def view(store: Store, settings: SeasonSettings, viewer: Author | None, cid: int
     challenge = store.challenge(cid)
     if challenge is None or not may_see(store, viewer, challenge):
         return None
-    t = next((t for t in store.tournaments() if t.name == tournament_name(settings, cid)), None)
+    t = store.named_tournament(tournament_name(settings, cid))
     games = [] if t is None else sorted(seq + 1 for seq in store.done_seqs(t.id))
     out: dict[str, Any] = {"id": cid, "bot": challenge.bot, "rivals": list(challenge.rivals),
                            "status": challenge.status, "games": games,
@@ -273,7 +273,7 @@ def game_log(store: Store, settings: SeasonSettings, viewer: Author | None, cid:
     if challenge is None or bot not in (challenge.bot, *challenge.rivals) or \
             not access.may_see_bot(viewer, store.bot_owner(bot)):
         return None
-    t = next((t for t in store.tournaments() if t.name == tournament_name(settings, cid)), None)
+    t = store.named_tournament(tournament_name(settings, cid))
     if t is None or not 1 <= number <= 2**62:
         return None
     try:

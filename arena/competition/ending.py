@@ -133,7 +133,7 @@ class Ending:
             return
         s = self.settings
         store = season._store()
-        source = next((t for t in store.tournaments() if t.name == s.name), None)
+        source = store.named_tournament(s.name)
         top = min(s.finals_top, _ranked(store, source)) if source is not None else 0
         if top < 2:
             log.info("the season has ended with %s bots ranked: no finals to play", top)
@@ -180,7 +180,7 @@ class FinalTable:
             return None
         with self._lock:
             name = finals_tournament(self.settings)
-            t = next((t for t in store.tournaments() if t.name == name), None)
+            t = store.named_tournament(name)
             if t is None:  # not begun yet (or never: a server that does not play, a season of fewer than 2 bots)
                 return None
             mark = (t.id, store.latest_game(t.id), store.recorded_count(t.id))

@@ -502,12 +502,12 @@ def paused(settings: SeasonSettings, submission: Submission, store: Store | None
     if store is None:
         with Store(settings.db) as own:
             return paused(settings, submission, own)
-    found = [t for t in store.tournaments() if t.name == settings.name]
-    if not found:
+    found = store.named_tournament(settings.name)
+    if found is None:
         return False
     version = upload_version(submission.version, submission.id)
-    key = next((k for k, name, v, _ in store.roster(found[0].id) if name == submission.bot and v == version), None)
-    return key is not None and store.faulty_streak(found[0].id, key, settings.pause_after) >= settings.pause_after
+    key = next((k for k, name, v, _ in store.roster(found.id) if name == submission.bot and v == version), None)
+    return key is not None and store.faulty_streak(found.id, key, settings.pause_after) >= settings.pause_after
 
 
 def pause_reason(settings: SeasonSettings, submission: Submission, store: Store | None = None) -> str | None:

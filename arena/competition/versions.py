@@ -52,7 +52,7 @@ class Version:
 def versions_of(store: Store, ladder: str, bot: str) -> list[Version]:
     """Every upload of the bot, oldest first, with its games and rating in the ladder named `ladder` (none yet:
     0 games, no rating)."""
-    t = next((t for t in store.tournaments() if t.name == ladder), None)
+    t = store.named_tournament(ladder)
     keys, games, ratings = {}, {}, {}
     if t is not None:
         keys = {version: key for key, name, version, _ in store.roster(t.id) if name == bot}

@@ -86,6 +86,12 @@ class Results(Connection):
         return _changed(name, self.path, fmt, json.loads(row[0]), config, living)
 
     @_guarded
+    def named_tournament(self, name: str) -> Tournament | None:
+        """The named tournament, or None if the store has none of that name (looked up by its name, not by a scan)."""
+        row = self.db.execute("SELECT id, name, game, format, config, finished FROM tournaments WHERE name = ?",
+                              (name,)).fetchone()
+        return None if row is None else Tournament(row[0], row[1], row[2], row[3], json.loads(row[4]), row[5])
+
     def tournament(self, name: str | None = None) -> Tournament:
         """The named tournament, or the latest one; StoreError if there is none."""
         query = "SELECT id, name, game, format, config, finished FROM tournaments "
