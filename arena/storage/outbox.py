@@ -16,7 +16,8 @@ KEPT_DELIVERIES = 50  # per hook: older finished deliveries (and their attempts)
 
 @dataclass(frozen=True)
 class Webhook:
-    """A registered hook: where it posts, for which events, and the salt its secret is derived from."""
+    """A registered hook: where it posts, for which events, and the salt its secret is derived from (with the key
+    kept beside the store: the secret itself is never stored)."""
 
     id: int
     author_id: int

@@ -20,7 +20,7 @@ from arena.storage.keys import new_key
 from arena.storage.records import GameStatus
 from arena.tournament.formats.base import TournamentSpec, check_spec
 from arena.tournament.formats.ladder import LadderState
-from arena.tournament.run import Progress, TablePlayer, TableResult, Tables, open_tournament
+from arena.tournament.run import Progress, TablePlayer, TableResult, Tables, open_tournament, unstored
 
 
 class Ladder:
@@ -112,10 +112,7 @@ class Ladder:
             tables = next(waves, None)
             if tables is None:
                 break
-            # Only the wave's own positions: a set of every stored game would cost memory and time with each wave.
-            done = self.store.done_seqs(tid, min((t.first_seq for t in tables), default=0),
-                                        max((t.first_seq + t.games for t in tables), default=0))
-            for result in self.tables.results([t for t in tables if not set(t.seqs) <= done], self._no_new_table):
+            for result in self.tables.results(unstored(self.store, tid, tables), self._no_new_table):
                 self._stored(result, spec)
         ratings = self.state.final(spec, self._outcomes)
         self.store.save_ratings(tid, ratings)

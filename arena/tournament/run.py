@@ -208,6 +208,14 @@ class Tables:
             workers.close()
 
 
+def unstored(store: Store, tid: int, wave: list[Table]) -> list[Table]:
+    """The tables of a wave with a game not yet stored (a resumed run skips the others)."""
+    # Only the wave's own positions: a set of every stored game would cost memory and time with each wave.
+    done = store.done_seqs(tid, min((t.first_seq for t in wave), default=0),
+                           max((t.first_seq + t.games for t in wave), default=0))
+    return [t for t in wave if not set(t.seqs) <= done]
+
+
 def open_tournament(store: Store, spec: TournamentSpec, name: str | None,
                     refused: tuple[Refusal, ...] = ()) -> tuple[Tournament, TournamentSpec]:
     """The spec's tournament opened (or resumed) in the store and held, and the spec with its seed: the name
@@ -324,10 +332,7 @@ class Runner:
             wave = next(waves, None)
             if wave is None:
                 return
-            # Only the wave's own positions: a set of every stored game would cost memory and time with each wave.
-            done = self.store.done_seqs(tid, min((t.first_seq for t in wave), default=0),
-                                        max((t.first_seq + t.games for t in wave), default=0))
-            self._play([t for t in wave if not set(t.seqs) <= done])
+            self._play(unstored(self.store, tid, wave))
 
     def _outcomes(self, first: int, below: int) -> list[GameOutcome]:
         return self.store.outcomes(self.tournament.id, first, below)
