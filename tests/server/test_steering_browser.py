@@ -82,6 +82,7 @@ def test_an_author_rolls_back_challenges_and_reads_a_verdict_in_the_browser(pati
 
     # The author reloads the page now and then, as a person would, until the test is done.
     assert wait_until(lambda: _reloaded_status(driver, row) == "done", 900, interval=5), driver.page_source[-3000:]
+    screenshot(driver, "steering-verdict")
     verdict = driver.find_element(By.CSS_SELECTOR, f"#{row} td.verdict").text
     with server.client(token) as c:
         told = c.get(f"/api/challenges/{cid}").json()
@@ -92,7 +93,6 @@ def test_an_author_rolls_back_challenges_and_reads_a_verdict_in_the_browser(pati
     assert shown.groups()[:4] == (told["verdict"], told["version"], told["rival_version"], f"{told['elo']:+.1f}")
     assert told["version"] == new and told["rival_version"] == old, told
     assert told["verdict"] == "worse", told  # a random bot against the heuristic: decided within the budget
-    screenshot(driver, "steering-verdict")
 
 
 def _plays(driver: Any) -> str | None:
