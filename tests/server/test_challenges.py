@@ -77,6 +77,15 @@ def test_a_challenge_counts_for_no_rating_and_each_side_reads_only_its_own_logs(
         assert any("thinking about" in (d["log"] or "") for d in log["decisions"]), log
         assert seats.isdisjoint(own.json()["seats"])
         assert c.get(f"/api/challenges/{cid}/games/1/log", params={"bot": "bobbot"}).status_code == 404
+    # Both sides' lists of their challenges hold its games, by token; no one else's, nor a request signed out.
+    for token, bot in ((alice, "alicebot"), (bob, "bobbot")):
+        with server.client(token) as c:
+            listed = {x["id"]: x for x in c.get("/api/challenges", params={"bot": bot}).json()}
+            assert listed[cid]["games"] == done["games"], listed
+    for token in (None, carol):
+        with server.client(token) as c:
+            for bot in ("alicebot", "bobbot"):
+                assert c.get("/api/challenges", params={"bot": bot}).status_code == 404
     with server.client(carol) as c:
         assert c.get(f"/api/challenges/{cid}").status_code == 404
         assert c.get(f"/api/challenges/{cid}/games/1/log", params={"bot": "alicebot"}).status_code == 404

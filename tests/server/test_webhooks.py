@@ -186,3 +186,34 @@ def test_a_hook_to_a_private_address_is_refused_when_made_or_when_sent(
     assert attempt["state"] == "failed" and attempt["status"] is None, attempt  # not tried again: it never would be
     assert "localhost resolves to" in attempt["error"] and "a loopback address" in attempt["error"]
     assert receiver.got == []
+
+
+def test_a_pause_by_a_fault_streak_reaches_a_receiver_signed(tmp_path: Path, receiver: Receiver,
+                                                             started: list[subprocess.Popen[Any]]) -> None:
+    config = tmp_path / "cup.toml"
+    config.write_text('[serve]\nwebhook_hosts = ["127.0.0.1"]\n')
+    server, _ = serve_logged(tmp_path, "--config", str(config), "--pause-after", "2", "--wave", "1", "--seats", "4")
+    started.append(server.process)
+    _, alice = server.author("alice")
+    with server.client(alice) as c:
+        made = c.post("/api/webhooks", json={"url": receiver.url("/ok"), "events": ["paused"]})
+        assert made.status_code == 201, made.text
+        secret = made.json()["secret"]
+    faulty = kit_bot(tmp_path / "faulty", stderr=False)
+    bot = faulty / "bot.py"
+    # Clean in its admission game (the game's fewest seats, 3), illegal at every decision of the 4-seat ladder.
+    bot.write_text(bot.read_text().replace(
+        'reply(request, "action", index=index)',
+        'reply(request, "action", index=len(options) + 7 if request["view"]["num_players"] == 4 else index)'))
+    sent = upload(server, alice, zipped(faulty))
+    assert sent.status_code == 202, sent.text
+    sid = sent.json()["id"]
+    assert wait_until(lambda: server.status(alice, sid)["status"] in ("admitted", "refused"), 300)
+    assert server.status(alice, sid)["status"] == "admitted", server.status(alice, sid)
+    assert wait_until(lambda: receiver.events("/ok"), 300), server.status(alice, sid)
+    [(_, headers, body)] = [got for got in list(receiver.got) if got[0] == "/ok"]  # told once
+    assert signed(headers, body, secret), headers
+    paused = json.loads(body)
+    assert paused["event"] == "paused" and paused["bot"] == "faulty" and paused["upload"] == sid, paused
+    assert "each of its last 2 games had a fault" in paused["reason"], paused
+    assert "each of its last 2 games had a fault" in (server.status(alice, sid)["paused"] or "")
