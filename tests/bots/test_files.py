@@ -94,7 +94,7 @@ def test_a_manifest_that_runs_code_outside_its_folder_is_refused_at_admission(co
     run = tournament(tmp_path, "auto")
     assert run.returncode == 0, run.stderr
     refused = [line for line in run.stderr.splitlines() if line.startswith("not admitted:")]
-    assert len(refused) == 1 and "thief/manifest.toml: command:" in refused[0] and why in refused[0], run.stderr
+    assert len(refused) == 1 and "subs/thief: manifest.toml: command:" in refused[0] and why in refused[0], run.stderr
     with sqlite3.connect(tmp_path / "results" / "arena.sqlite") as store:
         played = {name for (name,) in store.execute("SELECT DISTINCT name FROM seats")}
     assert played == {"victim", "other", "random"}

@@ -12,11 +12,10 @@ import pytest
 from arena.bots.entrants import Entrant
 from arena.bots.sandbox import Isolation, Sandbox
 from arena.errors import ConfigError
-from arena.games import get_game
-from arena.ratings.trueskill import RatingConfig
 from arena.storage import Store
 from arena.tournament.formats import Ladder as LadderFormat
 from arena.tournament.formats import RoundRobin, TournamentSpec
+from arena.tournament.formats.base import Play
 from arena.tournament.ladder import Ladder
 from arena.tournament.run import Runner
 
@@ -27,8 +26,8 @@ CRASHES = (sys.executable, "-c", "import sys; sys.exit(3)")  # faults at its fir
 
 
 def spec(entrants: tuple[Entrant, ...], fmt=LadderFormat(), **settings) -> TournamentSpec:
-    return TournamentSpec("bali-2017", fmt, entrants, 2, wave=2, seed=3, sandbox=Sandbox(Isolation.NONE),
-                          rating=RatingConfig.for_game(get_game("bali-2017")), **settings)
+    return TournamentSpec(Play(game="bali-2017", sandbox=Sandbox(Isolation.NONE)), fmt, entrants, 2, wave=2, seed=3,
+                          **settings)
 
 
 def counting(monkeypatch: pytest.MonkeyPatch, *methods: str) -> dict[str, int]:
