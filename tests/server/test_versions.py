@@ -32,12 +32,18 @@ def _played(server: Server, cursor: int, version: str) -> bool:
     return any(s["version"] == version for g in _games_after(server, cursor)[0] for s in g["seats"])
 
 
+def _two_versions(server: Server, token: str, tmp_path: Path) -> tuple[int, int]:
+    """alicebot's versions 0.1 then 0.2, each uploaded and admitted: their upload numbers."""
+    uploads = []
+    for version in ("0.1", "0.2"):
+        uploads.append(submit(server, token, versioned(tmp_path / "bot", "alicebot", version)))
+        assert admitted(server, token, uploads[-1])
+    return uploads[0], uploads[1]
+
+
 def test_a_rollback_is_played_by_the_next_wave(server: Server, tmp_path: Path) -> None:
     _, token = server.author("alice")
-    first = submit(server, token, versioned(tmp_path / "bot", "alicebot", "0.1"))
-    assert admitted(server, token, first)
-    second = submit(server, token, versioned(tmp_path / "bot", "alicebot", "0.2"))
-    assert admitted(server, token, second)
+    first, second = _two_versions(server, token, tmp_path)
     v1, v2 = f"0.1#{first}", f"0.2#{second}"
     assert wait_until(lambda: _played(server, 0, v2), 300)  # the newer version plays, as an admission makes it
     with server.client(token) as c:
@@ -85,10 +91,7 @@ def test_versions_are_their_authors_and_only_admitted_ones_play(server: Server, 
 
 def test_an_author_rolls_back_with_the_form_of_the_bot_page(server: Server, tmp_path: Path) -> None:
     code, token = server.author("alice")
-    first = submit(server, token, versioned(tmp_path / "bot", "alicebot", "0.1"))
-    assert admitted(server, token, first)
-    second = submit(server, token, versioned(tmp_path / "bot", "alicebot", "0.2"))
-    assert admitted(server, token, second)
+    first, second = _two_versions(server, token, tmp_path)
     with server.client() as c:
         assert c.post("/signin", data={"code": code}).status_code == 303
         page = c.get("/me/bots/alicebot").text
