@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Callable
 
@@ -147,3 +150,39 @@ def kill_trees(procs: list[subprocess.Popen[Any]]) -> None:
             except ProcessLookupError:
                 pass
         proc.wait()
+
+
+class Receiver:
+    """A local HTTP receiver of webhooks: every POST it is sent (path, headers, body), answered with the status its
+    path's first part names (/200, /500, /302), 500 under /fail, else 200; a redirect's Location leads nowhere."""
+
+    def __init__(self) -> None:
+        self.got: list[tuple[str, dict[str, str], bytes]] = []
+        got = self.got
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - the standard library's name
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                got.append((self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+                named = self.path.strip("/")[:3]
+                self.send_response(int(named) if named.isdigit() else 500 if self.path.startswith("/fail") else 200)
+                self.send_header("Location", "http://127.0.0.1:1/elsewhere")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *_: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def url(self, path: str, host: str = "127.0.0.1") -> str:
+        return f"http://{host}:{self.port}{path}"
+
+    def events(self, path: str) -> list[dict[str, Any]]:
+        return [json.loads(body) for p, _, body in list(self.got) if p == path]
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()

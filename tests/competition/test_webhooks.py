@@ -8,9 +8,7 @@ import hashlib
 import hmac
 import json
 import socket
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -21,41 +19,16 @@ from arena.competition.addresses import AllowedHosts, check_hook_url, refused_be
 from arena.errors import ConfigError
 from arena.storage import Store
 from arena.storage.authors import Status
-from tests.helpers import wait_until
+from tests.helpers import Receiver, wait_until
 
 LOCAL = AllowedHosts(("127.0.0.1",))
-
-
-class Receiver:
-    """A local HTTP receiver answering each POST with the status its path names (/200, /500, /302)."""
-
-    def __init__(self) -> None:
-        self.got: list[tuple[str, dict[str, str], bytes]] = []
-        got = self.got
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
-                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-                got.append((self.path, {k.lower(): v for k, v in self.headers.items()}, body))
-                self.send_response(int(self.path.strip("/")[:3]))
-                self.send_header("Location", "http://127.0.0.1:1/elsewhere")
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *_: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
 
 @pytest.fixture
 def receiver() -> Iterator[Receiver]:
     r = Receiver()
     yield r
-    r.server.shutdown()
-    r.server.server_close()
+    r.close()
 
 
 @pytest.fixture

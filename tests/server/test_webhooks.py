@@ -9,56 +9,24 @@ import hmac
 import json
 import subprocess
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 
 from arena.storage import Store
-from tests.helpers import ROOT, wait_until
+from tests.helpers import ROOT, Receiver, wait_until
 from tests.server.conftest import ENV, Server, kit_bot, stop, upload, zipped
 
 pytestmark = pytest.mark.slow
 EVENTS = ["admitted", "refused", "paused", "challenge_done", "rank_changed"]
 
 
-class Receiver:
-    """A local HTTP receiver: every POST it is sent (path, headers, body), answered 200, or 500 under /fail."""
-
-    def __init__(self) -> None:
-        self.got: list[tuple[str, dict[str, str], bytes]] = []
-        got = self.got
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - the standard library's name
-                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-                got.append((self.path, {k.lower(): v for k, v in self.headers.items()}, body))
-                self.send_response(500 if self.path.startswith("/fail") else 200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *_: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def url(self, path: str, host: str = "127.0.0.1") -> str:
-        return f"http://{host}:{self.port}{path}"
-
-    def events(self, path: str) -> list[dict[str, Any]]:
-        return [json.loads(body) for p, _, body in list(self.got) if p == path]
-
-
 @pytest.fixture
 def receiver() -> Iterator[Receiver]:
     r = Receiver()
     yield r
-    r.server.shutdown()
-    r.server.server_close()
+    r.close()
 
 
 def serve_logged(tmp_path: Path, *args: str) -> tuple[Server, Path]:
