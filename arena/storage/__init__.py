@@ -1,6 +1,7 @@
 """Storage: every SQL statement of the arena, behind typed interfaces. The store is one SQLite file; its parts are
-the results (results.py: tournaments, games, ratings), the accounts of a hosted competition (accounts.py) and its
-season (season.py: bot names, uploads), over one connection (connection.py: opening, schema, transactions, locks,
+the results (tournaments.py, results.py: their games, standings.py: their ratings), the accounts of a hosted
+competition (accounts.py) and its season (submissions.py: bot names, uploads; challenge_table.py, outbox.py,
+playing_versions.py), over one connection (connection.py: opening, schema, transactions, locks,
 backup) whose tables and migrations are schema.py's. Another database (Postgres) would be another package with
 the same interfaces."""
 

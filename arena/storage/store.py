@@ -13,11 +13,13 @@ from arena.storage.connection import StoreError
 from arena.storage.outbox import Webhooks
 from arena.storage.playing_versions import Versions
 from arena.storage.results import Results
+from arena.storage.standings import Standings
 from arena.storage.submissions import Submissions
 from arena.storage.tables import GameTables
+from arena.storage.tournaments import Tournaments
 
 
-class Store(Results, Accounts, Submissions, GameTables, Versions, Challenges, Webhooks):
+class Store(Tournaments, Results, Standings, Accounts, Submissions, GameTables, Versions, Challenges, Webhooks):
     """An open results store: results, accounts, the season of a hosted competition and its authors' webhooks, over
     one SQLite file; `readonly` opens it for browsing only (it may then be on a read-only disk)."""
 
