@@ -12,7 +12,8 @@ from typing import Any
 
 from arena.bots.entrants import Entrant
 from arena.competition import access, webhooks
-from arena.competition.season import Season, SeasonSettings, entrant_of
+from arena.competition.admissions import entrant_of
+from arena.competition.season import Season, SeasonSettings
 from arena.competition.versions import PLAYABLE
 from arena.errors import ArenaError
 from arena.match.record import load_record

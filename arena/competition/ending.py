@@ -38,15 +38,17 @@ class SeasonSettings(Protocol):
 
 
 class Season(Protocol):
-    """What the ending uses of a running season: its stop, store, cluster, and what it says is playing."""
+    """What the ending uses of a running season: its stop, store, cluster, a run held beside the ladder, and what it
+    says is playing."""
 
     stopping: threading.Event
-    runner: Runner | None
     playing: tuple[str, ...]
 
-    def _store(self) -> Store: ...
+    def store(self) -> Store: ...
 
     def cluster(self) -> Any: ...
+
+    def run_aside(self, runner: Runner) -> None: ...
 
     def on_wave(self) -> None: ...
 
@@ -132,7 +134,7 @@ class Ending:
             season.stopping.wait(1.0)
             return
         s = self.settings
-        store = season._store()
+        store = season.store()
         source = store.named_tournament(s.name)
         top = min(s.finals_top, _ranked(store, source)) if source is not None else 0
         if top < 2:

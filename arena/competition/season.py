@@ -1,6 +1,6 @@
-"""The competition `arena serve` plays while it serves: uploads admitted two at once, an author's one at a time
-(built in the sandbox, then a first game against the sample bots), and the ladder of the admitted bots' latest
-versions played wave after wave, its public pages published after each wave."""
+"""The competition `arena serve` plays while it serves: its settings, and the season that runs its admission
+threads (admissions.py) and the ladder of the admitted bots' latest versions, played wave after wave, its public
+pages published after each wave."""
 
 from __future__ import annotations
 
@@ -14,18 +14,18 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
-from arena.bots.entrants import Entrant, from_folder, survey
+from arena.bots.entrants import Entrant, survey
 from arena.bots.shown import shown, shown_to_author
 from arena.competition import ending, names, webhooks
 from arena.competition.addresses import AllowedHosts
+from arena.competition.admissions import ADMISSIONS, IDLE, Admissions, entrant_of
+from arena.competition.cluster_link import ClusterLink
 from arena.competition.uploads import UploadLimits
 from arena.errors import ArenaError, ConfigError
 from arena.games import get_game
 from arena.storage import Store
 from arena.storage.authors import Status, Submission
 from arena.storage.keys import upload_version
-from arena.tournament.admission import BUILD_TIMEOUT, FirstGame, admit_submission, build_log_of
-from arena.tournament.admission.workers import AdmissionWorker, Admitter
 from arena.tournament.assembly import lineup
 from arena.tournament.cluster import ClusterLost, ClusterPlayer
 from arena.tournament.cluster_tls import ClusterAccess
@@ -37,10 +37,7 @@ from arena.tournament.opponents import DEFAULT_LEVEL, sample_opponents
 from arena.tournament.run import Runner
 
 log = logging.getLogger("arena.serve")
-IDLE = 0.5  # seconds between two looks for work when there is none
 PAUSE_AFTER = 5  # games in a row with a fault of its own after which a bot sits out until its next version
-ADMISSIONS = 2  # uploads admitted at once, each of another author's
-BUILD_CLOCK = 2.0  # seconds between two records of a running build's time: a stop or SIGKILL loses no more
 CUT_AFTER = 20.0  # seconds a wave plays before an admission may end it
 WAVE_SECONDS = 60.0  # no new table of a wave starts after this long, so that a stop is quick
 TABLES_A_WORKER = 4  # a ladder wave's tables for each worker at the least, with more than one worker
@@ -117,36 +114,20 @@ class SeasonSettings:
         return self.results_dir / "uploads"
 
 
-def entrant_of(submission: Submission) -> Entrant:
-    """The ladder entrant of an admitted submission: its bot's name, its folder, and a version that tells two
-    uploads apart even when their manifests say the same."""
-    entrant = from_folder(Path(submission.folder))
-    return replace(entrant, name=submission.bot, version=upload_version(submission.version, submission.id),
-                   author=submission.author)
-
-
-def first_game_record(submission: Submission) -> Path:
-    """Where the first game of a submission refused for a fault in it is kept, beside its folder: its author's
-    replay of that fault."""
-    folder = Path(submission.folder)
-    return folder.parent / f"{folder.name}-first-game.json"
-
-
 class Season:
     """The admission and ladder threads of a server; `stop()` ends them (a game cut off is played again on the
     next start, as the store holds only finished games)."""
 
-    def __init__(self, settings: SeasonSettings, on_wave: Callable[[], None] = lambda: None) -> None:
+    def __init__(self, settings: SeasonSettings, on_wave: Callable[[], None] = lambda: None,
+                 between: Callable[[Season, Store], None] = lambda season, store: None) -> None:
         self.settings = settings
         self.on_wave = on_wave
+        self.between = between  # played between two waves (a challenge's slot: challenges.py)
         self.stopping = threading.Event()
         self._aside: Runner | None = None  # a run besides the ladder's under way: a challenge's slot, the finals
-        self.between: Callable[[Store], None] = lambda store: None  # played between two waves (challenges.py)
         self.playing: tuple[str, ...] = ()  # the entrants of the wave under way (none between waves)
         self.games = 0  # stored in the ladder by this server
         self.wave_began = 0.0  # when the wave under way began (time.monotonic())
-        self._claims = threading.Lock()
-        self._admitting: set[str] = set()  # the authors one of whose uploads is being admitted now
         self._paused: set[int] = set()  # the submissions sitting out at the last wave (each said once in the log)
         # One ladder for the whole season, opened at its first wave: its ratings, field, workers, paces and counts
         # kept as games are stored, the history read once.
@@ -154,11 +135,11 @@ class Season:
         self.ending = ending.Ending(settings)  # once the season has ended, its finals instead of the ladder
         self._ladder_store: Store | None = None  # the ladder thread's connection, kept from wave to wave
         self._entrants: dict[int, Entrant] = {}  # each admitted submission's entrant, built once and kept
-        self._player: ClusterPlayer | None = None  # with --cluster, once the scheduler has been reached
-        self._connecting = threading.Lock()
-        self._lost: str | None = None  # what was said of the cluster's loss, until it is reached again
-        self._said = threading.Lock()  # apart from _connecting, which cluster() holds while it says the loss
-        self.threads = [*(threading.Thread(target=self._guard, args=(self._admissions,), name=f"admissions-{n}",
+        self.link = ClusterLink(settings.cluster, settings.jobs, settings.results_dir, settings.built,
+                                settings.cluster_access)
+        self.admissions = Admissions(settings, self.link, self.stopping, closed=self.ending.due,
+                                     admitted=self.cut_wave)
+        self.threads = [*(threading.Thread(target=self._guard, args=(self.admissions.run,), name=f"admissions-{n}",
                                            daemon=True) for n in range(ADMISSIONS)),
                         threading.Thread(target=self._guard, args=(self._ladder,), name="ladder", daemon=True)]
 
@@ -190,9 +171,7 @@ class Season:
                 with contextlib.suppress(sqlite3.ProgrammingError):  # opened by the ladder's thread: it goes too
                     self._ladder_store.close()
                 self._ladder_store = None
-        if self._player is not None:
-            self._player.close()
-            self._player = None
+        self.link.close()
 
     def run_aside(self, runner: Runner) -> None:
         """Play a run besides the ladder's (a challenge's slot between two waves, the finals) on the ladder's
@@ -205,123 +184,19 @@ class Season:
             self._aside = None
 
     def cluster(self) -> ClusterPlayer | None:
-        """The Dask cluster the season plays on (None without --cluster): reached at its first use, and again
-        after it was lost (ClusterLost, an ArenaError, while it cannot be reached: the caller tries later)."""
-        address = self.settings.cluster
-        if address is None:
-            return None
-        with self._connecting:
-            if self._player is not None and self._player.connected():
-                if self._lost is not None:  # the client reached it again by itself
-                    log.info("the Dask scheduler at %s is reached again", address)
-                    self._lost = None
-                return self._player
-            if self._player is not None:
-                self._said_lost(f"the Dask scheduler at {address} was lost; reaching it again")
-                self._player.close()
-                self._player = None
-            try:
-                self._player = ClusterPlayer(address, self.settings.jobs, self.settings.results_dir,
-                                             built_dir=self.settings.built, access=self.settings.cluster_access)
-            except ConfigError as exc:
-                raise ClusterLost(f"{exc}; tried again in a while (the pages are served meanwhile)") from None
-            log.info("playing on the Dask cluster at %s", address)
-            self._lost = None
-            return self._player
-
-    def _said_lost(self, message: str) -> None:
-        """Log the cluster's loss once per outage, however many threads find it and in whatever words: a
-        scheduler may be away for hours, and each try fails again."""
-        with self._said:
-            said, self._lost = self._lost, self._lost or message
-        if said is None:
-            log.error("%s", message)
+        """The Dask cluster the season plays on (None without --cluster); ClusterLost while it cannot be reached."""
+        return self.link.player()
 
     def _guard(self, loop: Callable[[], None]) -> None:
         while not self.stopping.is_set():
             try:
                 loop()
             except ClusterLost as exc:
-                player = self._player
-                if player is None or not player.connected():  # else a thread of before found the old client gone
-                    self._said_lost(str(exc))
+                self.link.lost(exc)
                 self.stopping.wait(RECONNECT)
             except ArenaError as exc:
                 log.error("%s", exc)
                 self.stopping.wait(5 * IDLE)
-
-    # --- admissions ---------------------------------------------------------------------------------------------
-    def _admissions(self) -> None:
-        # Each of ADMISSIONS threads has a worker that admits one upload after another (a worker is started again
-        # only if one fails): a burst of uploads does not start an interpreter for each, and no author's build,
-        # however long, holds up the others', since an author has one upload admitted at a time.
-        with Store(self.settings.db) as store, self._admitter() as worker:
-            while not self.stopping.is_set():
-                claimed = self._claim(store)
-                if claimed is None:
-                    self.stopping.wait(IDLE)
-                    continue
-                try:
-                    self.admit(store, claimed, worker)
-                finally:
-                    with self._claims:
-                        self._admitting.discard(claimed.author)
-
-    def _claim(self, store: Store) -> Submission | None:
-        """The oldest queued upload of an author none of whose uploads is being admitted now, taken for this
-        thread (it is building from then on), or None."""
-        with self._claims:
-            for submission in () if self.ending.due() else store.submissions(status=Status.QUEUED):
-                if submission.author not in self._admitting:
-                    self._admitting.add(submission.author)
-                    store.set_status(submission.id, Status.BUILDING)
-                    return submission
-        return None
-
-    def _admitter(self) -> contextlib.AbstractContextManager[Admitter]:
-        """Where admissions run: on the cluster with --cluster (the same player for every thread), else in a
-        worker process of this thread's own."""
-        player = self.cluster()
-        return contextlib.nullcontext(player) if player is not None else AdmissionWorker()
-
-    def admit(self, store: Store, submission: Submission, worker: Admitter | None = None) -> None:
-        """Build a submission in the sandbox and play its first game against the sample bots (in `worker`, else
-        in one of its own, or on the cluster): admitted, or refused with the reason. If the cluster is lost
-        meanwhile, it is queued again (ClusterLost raised)."""
-        if worker is None:
-            with self._admitter() as own:
-                return self.admit(store, submission, own)
-        try:
-            self._admit(store, submission, worker)
-        except ClusterLost:
-            store.set_status(submission.id, Status.QUEUED)
-            raise
-
-    def _admit(self, store: Store, submission: Submission, worker: Admitter) -> None:
-        """The one admission pipeline, each status recorded in the store as it comes."""
-        s, folder = self.settings, Path(submission.folder)
-
-        clock = _BuildClock(store, submission.id)
-
-        def told(status: Status, reason: str, build_log: str | None) -> None:
-            if status != Status.BUILDING:
-                clock.stop()  # the build is over: the first game's time is not the build's
-            store.set_status(submission.id, status, reason, build_log)
-            if status == Status.ADMITTED:
-                log.info("admitted %s %s", submission.bot, submission.version)
-                webhooks.announce_decision(store, submission, Status.ADMITTED)
-                self.cut_wave()
-            elif status == Status.REFUSED:
-                log.info("refused %s %s: %s", submission.bot, submission.version, reason)
-                webhooks.announce_decision(store, submission, Status.REFUSED, reason)
-
-        play = FirstGame(s.play.game, s.play.options, s.play.time, s.play.sandbox.resolved())
-        try:
-            admit_submission(folder, lambda: entrant_of(submission), play, worker, told,
-                             build_log=build_log_of(folder), record_to=first_game_record(submission),
-                             time_left=clock.time_left, meanwhile=clock.tick, max_size=s.max_built)
-        finally:
-            clock.stop()
 
     # --- the ladder ---------------------------------------------------------------------------------------------
     def cut_wave(self) -> None:
@@ -335,9 +210,9 @@ class Season:
     def _ladder(self) -> None:
         if self.ending.due():
             return self.ending.play(self)
-        store = self._store()
+        store = self.store()
         entrants, sitting = [], {}
-        current = self._store().current_versions()
+        current = store.current_versions()
         # A replaced version's entrant goes: the kept ones are the field's own, however long the season.
         self._entrants = {s.id: e for s in current for e in [self._entrants.get(s.id)] if e is not None}
         for submission in current:
@@ -357,7 +232,7 @@ class Season:
         self._paused = set(sitting)
         self.play_wave(entrants)  # with none admitted yet, the sample bots play each other: a field to join
         if not self.stopping.is_set():
-            self.between(self._store())
+            self.between(self, self.store())
 
     def _sits_out(self, submission: Submission) -> str | None:
         """Why an admitted submission sits out of the next wave, or None: its fault streak as the ladder counts
@@ -416,10 +291,10 @@ class Season:
         s, play = self.settings, self.settings.play
         spec = replace(lineup(replace(play, sandbox=play.sandbox.resolved()), LadderFormat(), field, s.table_seats,
                               samples=s.samples), wave=wave, seed=s.seed, title=s.name)
-        self.ladder = Ladder(self._store(), spec, s.results_dir, name=s.name, jobs=s.jobs, time_limit=WAVE_SECONDS)
+        self.ladder = Ladder(self.store(), spec, s.results_dir, name=s.name, jobs=s.jobs, time_limit=WAVE_SECONDS)
         return self.ladder
 
-    def _store(self) -> Store:
+    def store(self) -> Store:
         """The ladder's connection to the store, opened once (its check of the whole file too) and kept."""
         if self._ladder_store is None:
             self._ladder_store = Store(self.settings.db)
@@ -430,38 +305,11 @@ class Season:
         versions retired since the last wave leave its workers' caches."""
         player = self.cluster()
         if player is not None:
-            store = self._store()  # and the uploads being admitted now, sent for their first game
+            store = self.store()  # and the uploads being admitted now, sent for their first game
             admitting = {s.folder for status in (Status.BUILDING, Status.VALIDATING)
                          for s in store.submissions(status=status)}
             player.retire({e.cwd for e in entrants if e.cwd is not None} | admitting)
         return player
-
-
-class _BuildClock:
-    """A submission's build time, counted in the store as the build runs (every BUILD_CLOCK seconds, and once more
-    when it ends), so that a stop and a start give it no more than its BUILD_TIMEOUT."""
-
-    def __init__(self, store: Store, sid: int) -> None:
-        self.store, self.sid = store, sid
-        self.spent = self.recorded = store.build_seconds(sid)
-        self.began = time.monotonic()
-        self.running = True
-
-    @property
-    def time_left(self) -> float:
-        return BUILD_TIMEOUT - self.spent
-
-    def tick(self) -> None:
-        now = self.spent + time.monotonic() - self.began
-        if self.running and now - self.recorded >= BUILD_CLOCK:
-            self.store.set_build_seconds(self.sid, now)
-            self.recorded = now
-
-    def stop(self) -> None:
-        """The build is over (or cut off): its time recorded once more, and no more."""
-        if self.running:
-            self.running = False
-            self.store.set_build_seconds(self.sid, self.spent + time.monotonic() - self.began)
 
 
 def enter_folders(settings: SeasonSettings, directory: Path, reserved: set[str]) -> tuple[int, list[str]]:

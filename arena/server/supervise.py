@@ -158,8 +158,7 @@ def _season_main(settings: SeasonSettings, server: int, stop: Any, playing: Any)
     logging.config.dictConfig(_log_config())
     # The pages are made in a process of their own, so that drawing them never holds up the ladder.
     publisher = get_context("spawn").Pool(1, initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
-    season = Season(settings, on_wave=Publishing(publisher, settings))
-    season.between = lambda store: challenges.play_some(season, store)  # between two waves
+    season = Season(settings, on_wave=Publishing(publisher, settings), between=challenges.play_some)
     season.start()
     shown: tuple[str, ...] = ()
     while not stop.wait(PLAYING_LOOK):

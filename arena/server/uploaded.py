@@ -15,7 +15,8 @@ from typing import Callable
 
 from arena.competition import ending, names, queries
 from arena.competition.access import Viewer
-from arena.competition.season import SeasonSettings, first_game_record, shown_to_author
+from arena.competition.admissions import as_its_author_sees, first_game_record
+from arena.competition.season import SeasonSettings
 from arena.competition.uploads import UploadLimits, UploadRefused, check_rate, discard, kept, receive
 from arena.errors import ArenaError
 from arena.match.record import GameRecord, load_record
@@ -149,8 +150,7 @@ class Submissions:
         viewer = Viewer(submission.bot, frozenset(seat.seat for seat in record.seats if seat.participant == 0))
         from arena.viewer import render_page, replay_data  # the viewer is only needed for a game page
 
-        # A crash's traceback names the files of the upload's folder: shown as its author knows them, from '.'.
-        data = shown_to_author(replay_data(record, None, check=False, bot_output=True), Path(submission.folder))
+        data = as_its_author_sees(replay_data(record, None, check=False, bot_output=True), submission)
         return render_page(viewer.shown(data), back=(f"/me/submissions/{submission.id}", f"upload {submission.id}"),
                            heading=f"the first game of {submission.bot} {submission.version} (upload {submission.id})")
 

@@ -82,7 +82,7 @@ def _season_refusals(tmp_path: Path) -> tuple[dict[str, str], list[str]]:
     try:
         with Store(settings.db) as store:
             for submission in store.submissions(status=Status.QUEUED):
-                season.admit(store, submission)
+                season.admissions.admit(store, submission)
             decided = {s.bot: s for s in store.submissions()}
     finally:
         season.stop()

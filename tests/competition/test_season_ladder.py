@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from arena.bots.sandbox import Isolation, Sandbox
-from arena.competition import season as season_module
+from arena.competition import admissions
 from arena.competition.season import Season, SeasonSettings, pause_reason
 from arena.ratings.trueskill import RatingConfig, rate_all
 from arena.storage import Store
@@ -122,8 +122,8 @@ def test_a_faulty_bot_sits_out_by_the_streak_the_ladder_counts_without_a_look_th
         assert submission is not None
         store.set_status(submission.id, Status.ADMITTED)
     built: list[Path] = []
-    real = season_module.from_folder
-    monkeypatch.setattr(season_module, "from_folder", lambda path: built.append(path) or real(path))
+    real = admissions.from_folder
+    monkeypatch.setattr(admissions, "from_folder", lambda path: built.append(path) or real(path))
     calls = {"roster": 0, "tournaments": 0, "faulty_streak": 0}
     for method in calls:
         def counted(self: Store, *args, _real=getattr(Store, method), _method=method):

@@ -220,7 +220,7 @@ def test_a_refusal_and_its_build_log_name_no_path_of_the_server(logged: tuple[Se
     settings = SeasonSettings(play=Play(game="bali-2001"), name="bali-2001-ladder", results_dir=server.results,
                               db=server.results / "arena.sqlite")
     with Store(settings.db) as store:
-        Season(settings).admit(store, store.submission(sid))
+        Season(settings).admissions.admit(store, store.submission(sid))
     with server.client(token) as c:
         shown = c.get(f"/api/submissions/{sid}").json()
         page = c.get(f"/me/submissions/{sid}").text
