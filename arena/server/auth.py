@@ -107,8 +107,7 @@ class Authentication:
             stamp = self.failures.attempt(client)
         except Limited as exc:
             raise TooManyFailures(str(exc)) from None
-        with self.failures.slow:
-            found = check()
+        found = self.failures.slowly(check)
         if found is not None:
             self.failures.forgive(client, stamp)
         return found

@@ -4,11 +4,13 @@ arrive, and the whole request in time; a request over a bound gets a one-line an
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import ipaddress
 import json
 import threading
 import time
-from typing import Any, Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Awaitable, Callable, TypeVar
 
 Scope = dict[str, Any]
 Message = dict[str, Any]
@@ -127,6 +129,9 @@ def address_key(client: str) -> str:
     return str(address.ipv4_mapped or address) if isinstance(address, ipaddress.IPv6Address) else str(address)
 
 
+T = TypeVar("T")
+
+
 class Limited(Exception):
     """A secret refused unchecked: its address (or all addresses together) failed too often lately."""
 
@@ -142,7 +147,13 @@ class FailedAuthentications:
         self._seen: dict[str, list[float]] = {}
         self._all: list[float] = []
         self._lock = threading.Lock()
-        self.slow = threading.BoundedSemaphore(slow)
+        # The slow hash runs on these threads only: the memory a check takes (scrypt's 16 MiB) stays with the
+        # allocator of at most `slow` threads, not with every request thread that ever checked a secret.
+        self._slow = ThreadPoolExecutor(slow, thread_name_prefix="slow-check")
+
+    def slowly(self, check: Callable[[], T]) -> T:
+        """check() on one of the slow-check threads, the caller waiting for it (at most SLOW_CHECKS at once)."""
+        return self._slow.submit(contextvars.copy_context().run, check).result()
 
     def attempt(self, client: str) -> float:
         """Count a check of a secret from the address as a failure until forgive() says otherwise: its stamp;
