@@ -12,7 +12,7 @@ import datetime
 import logging
 import threading
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 from arena.errors import ConfigError
 from arena.storage import Store, Tournament
@@ -175,11 +175,13 @@ class FinalTable:
         self._lock = threading.Lock()
         self._kept: tuple[Any, dict[str, Any] | None] = (None, None)
 
-    def table(self, store: Store) -> dict[str, Any] | None:
+    def table(self, opened: Callable[[], Store]) -> dict[str, Any] | None:
         """The finals as plain data (None before they begin): `rows` (rank, bot, games, decided, the board's other
-        columns), `confidence`, `games`, `budget`, `done`."""
+        columns), `confidence`, `games`, `budget`, `done`. The store is asked for (`opened`) only once the season
+        has ended: before, the front page costs no connection."""
         if not over(self.settings):
             return None
+        store = opened()
         with self._lock:
             name = finals_tournament(self.settings)
             t = store.named_tournament(name)

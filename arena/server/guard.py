@@ -7,7 +7,10 @@ change reads its form (`check_csrf`)."""
 from __future__ import annotations
 
 import enum
+import functools
 import hmac
+import inspect
+from dataclasses import dataclass
 from typing import Any, Callable, TypeVar
 from urllib.parse import urlsplit
 
@@ -54,22 +57,32 @@ def access(rule: Access) -> Callable[[F], F]:
 
 def guarded(authentication: Authentication, path: str, handler: Callable[..., Any],
             methods: list[str] | None = None) -> Route:
-    """The route of a handler, its requests held by the middleware to the rule the handler states."""
+    """The route of a handler, its requests held to the rule the handler states: by the middleware (Guard) around
+    an open route or a coroutine, and by the same check first thing in the worker thread of any other handler."""
     rule = getattr(handler, "access", None)
     if not isinstance(rule, Access):
         raise TypeError(f"the handler of {path} states no access rule")
-    return Route(path, handler, methods=methods, middleware=[Middleware(Guard, authentication, rule)])
+    if rule in (Access.OPEN, Access.DOOR) or inspect.iscoroutinefunction(handler):
+        return Route(path, handler, methods=methods, middleware=[Middleware(Guard, authentication, rule)])
+    held_to = Held(authentication, rule)
+
+    @functools.wraps(handler)
+    def held(request: Request) -> Any:
+        # A handler that runs in a worker thread has its request's check run first in the same thread: one
+        # hand-over to a thread a request, and one connection to the store, not two.
+        request.state.known, request.state.submission = held_to.check(request)
+        return handler(request)
+    return Route(path, held, methods=methods)
 
 
 class Guard:
-    """The authentication middleware, around each route's handler: who sent the request, asked once (in a worker
-    thread: a token's check is slow) for every route but an open one, is kept on the request as `known`, with
-    the upload a SUBMISSION_AUTHOR route names as `submission`; a request its route's rule refuses is answered
-    401 or 404 here, and a change sent with a session cookie from another site's page 403, before the handler
-    runs."""
+    """The authentication middleware, around an open route or a coroutine handler: who sent the request, asked once
+    (in a worker thread: a token's check is slow) for every route but an open one, is kept on the request as `known`,
+    with the upload a SUBMISSION_AUTHOR route names as `submission`; a request its route's rule refuses is answered
+    401 or 404 here, and a change sent with a session cookie from another site's page 403, before the handler runs."""
 
     def __init__(self, app: ASGIApp, authentication: Authentication, rule: Access) -> None:
-        self.app, self.authentication, self.rule = app, authentication, rule
+        self.app, self.rule, self.held = app, rule, Held(authentication, rule)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope)
@@ -78,11 +91,21 @@ class Guard:
                 same_origin(request)
             found: tuple[Known, Any] = (Known(None, False, carried_session(request)), None)
         else:
-            found = await run_in_threadpool(self._check, request)
+            found = await run_in_threadpool(self.held.check, request)
         request.state.known, request.state.submission = found
         await self.app(scope, receive, send)
 
-    def _check(self, request: Request) -> tuple[Known, Any]:
+
+@dataclass(frozen=True)
+class Held:
+    """A route's rule over the one authentication: the check the middleware makes of each request."""
+
+    authentication: Authentication
+    rule: Access
+
+    def check(self, request: Request) -> tuple[Known, Any]:
+        """Who sent the request, and the upload its route names (SUBMISSION_AUTHOR): HTTPException 401 or 404 where
+        the route's rule refuses them (403 for a change sent with a cookie from another site's page)."""
         known = self.authentication.who(request)
         author = known.author
         if known.by_cookie and author is not None and request.method not in SAFE_METHODS:

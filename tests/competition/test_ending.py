@@ -73,3 +73,23 @@ def test_a_competition_files_serve_table_takes_the_end_and_the_finals(tmp_path: 
               str(tmp_path / "r"), cwd=tmp_path)
     # The file's finals_top is read (and refused as the option would be), its moment of an end taken.
     assert r.returncode == 2 and "finals-top" in r.stderr.replace("finals_top", "finals-top"), r.stderr
+
+
+def test_the_final_table_asks_for_no_store_before_the_season_ends(tmp_path: Path) -> None:
+    """The front page asks for the final table at every request: before the end it costs no connection."""
+    from arena.competition.season import SeasonSettings
+    from arena.storage import Store
+    from arena.tournament.formats.base import Play
+
+    def refused() -> Store:
+        raise AssertionError("a store was asked for before the season ended")
+
+    later = datetime.datetime.now(UTC) + datetime.timedelta(days=1)
+    for ends in (None, later):
+        settings = SeasonSettings(play=Play(game="bali-2001"), name="s", results_dir=tmp_path, db=tmp_path / "db",
+                                  ends=ends)
+        assert ending.FinalTable(settings).table(refused) is None
+    ended = SeasonSettings(play=Play(game="bali-2001"), name="s", results_dir=tmp_path, db=tmp_path / "arena.sqlite",
+                           ends=datetime.datetime.now(UTC) - datetime.timedelta(days=1))
+    with Store(ended.db) as store:
+        assert ending.FinalTable(ended).table(lambda: store) is None  # ended, but its finals have not begun

@@ -5,10 +5,13 @@ signed-out request is told how to sign in."""
 from __future__ import annotations
 
 import re
+import threading
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
+import anyio.to_thread
 import pytest
+from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.testclient import TestClient
@@ -16,7 +19,7 @@ from starlette.testclient import TestClient
 from arena.competition.season import SeasonSettings
 from arena.server.app import make_app
 from arena.server.auth import Authentication, Known
-from arena.server.guard import guarded
+from arena.server.guard import Access, access, guarded, known
 from arena.server.hosting import Hosting
 from arena.tournament.formats.base import Play
 
@@ -99,3 +102,48 @@ def test_a_handler_that_states_no_rule_gets_no_route(hosting: Hosting) -> None:
 
     with pytest.raises(TypeError, match="states no access rule"):
         guarded(Authentication(hosting), "/unruled", unruled)
+
+
+def test_a_handler_in_a_worker_thread_has_its_request_checked_in_that_thread(hosting: Hosting,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """One hand-over to a worker thread a request: the check of who sent it runs where its handler then runs (so
+    that both use that thread's one connection to the store); a coroutine's check still runs in a worker thread,
+    never on the event loop's."""
+    _, token, _ = hosting.store().add_author("alice")
+    loop_thread: list[int] = []
+    checked_in: list[int] = []
+    handled_in: list[int] = []
+    who = Authentication.who
+
+    def noted(self: Authentication, request: Request) -> Known:
+        checked_in.append(threading.get_ident())
+        return who(self, request)
+
+    monkeypatch.setattr(Authentication, "who", noted)
+    handed_over: list[str] = []
+    run_sync = anyio.to_thread.run_sync
+
+    async def counted(function: Any, *args: Any, **kwargs: Any) -> Any:
+        handed_over.append(getattr(function, "__name__", repr(function)))
+        loop_thread.append(threading.get_ident())
+        return await run_sync(function, *args, **kwargs)
+
+    monkeypatch.setattr(anyio.to_thread, "run_sync", counted)
+
+    @access(Access.SIGNED_IN)
+    def plain(request: Request) -> Response:
+        handled_in.append(threading.get_ident())
+        return Response(known(request).author.name)  # type: ignore[union-attr]
+
+    @access(Access.SIGNED_IN)
+    async def coroutine(request: Request) -> Response:
+        return Response(known(request).author.name)  # type: ignore[union-attr]
+
+    auth = Authentication(hosting)
+    app = Starlette(routes=[guarded(auth, "/plain", plain), guarded(auth, "/coroutine", coroutine)])
+    client = TestClient(app, headers={"Authorization": f"Bearer {token}"})
+    assert client.get("/plain").text == "alice"
+    assert len(handed_over) == 1 and checked_in == handled_in  # one hand-over, the check and the handler in it
+    assert client.get("/coroutine").text == "alice"
+    assert len(handed_over) == 2 and checked_in[-1] != loop_thread[-1]  # the check handed over to a worker thread
+    assert TestClient(app).get("/plain").status_code == 401  # the rule still holds, signed out

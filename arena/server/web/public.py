@@ -60,7 +60,7 @@ class PublicSide:
         rows, playing = self.h.board.leaderboard(), self.h.playing()
         today = datetime.datetime.now(datetime.timezone.utc).date()
         origin = str(request.base_url).rstrip("/")
-        finals = self.finals.table(self.h.store())
+        finals = self.finals.table(self.h.store)
         if author is not None:
             return self._front(author, csrf(request), rows, site, playing, today, origin, finals)
         # Everyone else's page is the same: made once per change of the ranking, of who plays, of the site, the day
