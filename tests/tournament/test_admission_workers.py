@@ -9,10 +9,14 @@ from typing import Any
 
 import pytest
 
+from arena.bots.entrants import Entrant
 from arena.bots.sandbox import Isolation, Sandbox
+from arena.errors import ConfigError
 from arena.tournament import worker
 from arena.tournament.admission import workers
-from arena.tournament.admission.workers import AdmissionWorker, build_step
+from arena.tournament.admission.game import Fault
+from arena.tournament.admission.workers import AdmissionWorker, LocalAdmitter, build_step
+from protocol import TimeControl
 
 MANIFEST = 'name = "slow"\nversion = "1"\ncommand = "python3 bot.py"\nbuild = "python3 build.py"\n'
 
@@ -68,3 +72,16 @@ def test_a_worker_that_dies_in_an_admission_step_is_told_as_that_step(doing: str
         why = admission.run(_killed, (), doing)
     assert why == f"the worker process {doing} was killed by SIGKILL"
     assert "table" not in why
+
+
+def test_a_first_game_that_cannot_be_set_up_is_a_refusal_in_this_process_as_in_a_worker(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The command line admits in this process (LocalAdmitter), the season in a worker (AdmissionWorker): an
+    # ArenaError before the game starts is a Fault with its reason through both, never a bare string.
+    def unplayable(*_: Any, **__: Any) -> None:
+        raise ConfigError("the sample bots cannot be seated")
+
+    monkeypatch.setattr(workers, "first_game", unplayable)
+    entrant = Entrant("bad", ("python3", "bot.py"), str(tmp_path), "1")
+    refused = LocalAdmitter().first_game(entrant, "bali-2017", None, TimeControl(), Sandbox(Isolation.NONE))
+    assert refused == Fault("the sample bots cannot be seated")

@@ -115,9 +115,10 @@ def build_step(job: tuple[str, Path, Sandbox, BuildWatch | None, float, int | No
 
 def game_step(job: tuple[Entrant, str, dict[str, Any] | None, TimeControl, Sandbox, BuildWatch | None,
                          Path | None, Path | None]) -> Fault | str:
-    """A submission's first game against the sample bots; why it failed, or ""."""
+    """A submission's first game against the sample bots; why it failed, or "" (a worker's result is never
+    None)."""
     try:
         failed = first_game(*job)
-    except ArenaError as exc:
-        return str(exc) or "no reason given"
+    except ArenaError as exc:  # a Fault as any other refusal, wherever the step runs (cluster.py's does the same)
+        return Fault(str(exc) or "no reason given")
     return "" if failed is None else failed
