@@ -84,22 +84,24 @@ class Tournaments(Connection):
     @_guarded
     def named_tournament(self, name: str) -> Tournament | None:
         """The named tournament, or None if the store has none of that name (looked up by its name, not by a scan)."""
-        row = self.db.execute("SELECT id, name, game, format, config, finished FROM tournaments WHERE name = ?",
-                              (name,)).fetchone()
-        return None if row is None else Tournament(row[0], row[1], row[2], row[3], json.loads(row[4]), row[5])
+        row = self.db.execute(f"{_TOURNAMENT} WHERE name = ?", (name,)).fetchone()
+        return None if row is None else _tournament(row)
 
+    @_guarded
     def tournament(self, name: str | None = None) -> Tournament:
         """The named tournament, or the latest one; StoreError if there is none."""
-        query = "SELECT id, name, game, format, config, finished FROM tournaments "
-        row = (self.db.execute(query + "WHERE name = ?", (name,)).fetchone() if name
-               else self.db.execute(query + "ORDER BY id DESC LIMIT 1").fetchone())
-        if row is None and name:
+        if name:
+            found = self.named_tournament(name)
+        else:
+            row = self.db.execute(f"{_TOURNAMENT} ORDER BY id DESC LIMIT 1").fetchone()
+            found = None if row is None else _tournament(row)
+        if found is None and name:
             known = [r[0] for r in self.db.execute("SELECT name FROM tournaments ORDER BY id")]
             raise ConfigError(f"no tournament {name!r} in {str(self.path)!r}; the tournaments there: "
                               f"{', '.join(known) or 'none'}")
-        if row is None:
+        if found is None:
             raise StoreError(f"no tournament in {str(self.path)!r} yet")
-        return Tournament(row[0], row[1], row[2], row[3], json.loads(row[4]), row[5])
+        return found
 
     @_guarded
     def find_tournament(self, game: str, fmt: str, config: dict[str, Any], living: tuple[str, ...] = ()) -> str | None:
@@ -126,7 +128,7 @@ class Tournaments(Connection):
         row = self.db.execute("SELECT t.id, t.name, t.game, t.format, t.config, t.finished FROM tournaments t "
                               "JOIN meta m ON m.key = 'secrets_from' WHERE t.name = ? AND t.id < CAST(m.value AS "
                               "INTEGER)", (name,)).fetchone()
-        return None if row is None else Tournament(row[0], row[1], row[2], row[3], json.loads(row[4]), row[5])
+        return None if row is None else _tournament(row)
 
     @_guarded
     def roster(self, tid: int) -> list[tuple[str, str, str, bool]]:
@@ -174,8 +176,7 @@ class Tournaments(Connection):
     @_guarded
     def tournaments(self) -> list[Tournament]:
         """Every tournament, oldest first."""
-        rows = self.db.execute("SELECT id, name, game, format, config, finished FROM tournaments ORDER BY id")
-        return [Tournament(r[0], r[1], r[2], r[3], json.loads(r[4]), r[5]) for r in rows]
+        return [_tournament(row) for row in self.db.execute(f"{_TOURNAMENT} ORDER BY id")]
 
     @_guarded
     def finish_tournament(self, tid: int, complete: bool = True) -> None:
@@ -184,6 +185,14 @@ class Tournaments(Connection):
             self.db.execute("UPDATE tournaments SET finished = ? WHERE id = ? AND finished IS NULL", (time.time(), tid))
         else:
             self.db.execute("UPDATE tournaments SET finished = NULL WHERE id = ?", (tid,))
+
+
+_TOURNAMENT = "SELECT id, name, game, format, config, finished FROM tournaments"  # the columns _tournament reads
+
+
+def _tournament(row: Any) -> Tournament:
+    """A tournaments row (_TOURNAMENT's columns, in that order) as a Tournament."""
+    return Tournament(row[0], row[1], row[2], row[3], json.loads(row[4]), row[5])
 
 
 SHOWN = ("max_fault_rate",)  # settings of how a tournament is shown, not of what it plays: they may change

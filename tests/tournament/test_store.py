@@ -409,6 +409,20 @@ def test_a_store_locked_by_another_process_is_one_line(tmp_path: Path) -> None:
         assert str(locked.value).startswith(f"the results store {db} is locked by another process")
 
 
+def test_a_damaged_store_read_for_a_tournament_is_one_line(tmp_path: Path) -> None:
+    db = tmp_path / "arena.sqlite"
+    with Store(db) as store:
+        store.open_tournament("t", "bali-2001", "round-robin", {}, [])
+        other = sqlite3.connect(db, isolation_level=None)
+        other.execute("DROP TABLE tournaments")  # damaged behind the arena's back
+        other.close()
+        for name in ("t", None):
+            with pytest.raises(StoreError, match="tournaments"):
+                store.tournament(name)
+        with pytest.raises(StoreError, match="tournaments"):
+            store.named_tournament("t")
+
+
 def test_a_store_of_schema_2_gains_refusals_and_retirement_and_keeps_every_row(tmp_path: Path) -> None:
     from arena.storage import MIGRATIONS
     results = old_store(tmp_path)
