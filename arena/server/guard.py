@@ -15,6 +15,7 @@ from typing import Any, Callable, TypeVar
 from urllib.parse import urlsplit
 
 from starlette.concurrency import run_in_threadpool
+from starlette.convertors import IntegerConvertor, register_url_convertor
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -32,7 +33,18 @@ SIGN_IN_FIRST = ("sign in first.{ended} Sign in at /signin with your API token, 
                  "organiser for one")
 SEND_TOKEN = "sign in, or send your API token as: Authorization: Bearer TOKEN"
 ENDED = " Your session has ended (signed out, or expired)."
+NUMBER_DIGITS = 18  # of a number in a route's path: 10**18 - 1 is below SQLite's largest integer, 2**63 - 1
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Number(IntegerConvertor):
+    """A number in a route's path (`{name:number}`): at most NUMBER_DIGITS digits, so that every one fits SQLite's
+    integers; a longer one matches no route (404) instead of overflowing a query."""
+
+    regex = f"[0-9]{{1,{NUMBER_DIGITS}}}"
+
+
+register_url_convertor("number", Number())  # before any route is built: guarded() builds them all
 
 
 class Access(enum.Enum):

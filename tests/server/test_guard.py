@@ -147,3 +147,21 @@ def test_a_handler_in_a_worker_thread_has_its_request_checked_in_that_thread(hos
     assert client.get("/coroutine").text == "alice"
     assert len(handed_over) == 2 and checked_in[-1] != loop_thread[-1]  # the check handed over to a worker thread
     assert TestClient(app).get("/plain").status_code == 401  # the rule still holds, signed out
+
+
+def test_a_number_in_a_path_too_large_for_the_store_is_404_on_every_route(hosting: Hosting) -> None:
+    """Every numeric path parameter is bounded where the path is read: a number beyond SQLite's integers matches
+    no route, instead of overflowing a query (a 500) on a route whose library does not bound it itself."""
+    _, token, _ = hosting.store().add_author("alice")
+    client = TestClient(make_app(hosting), raise_server_exceptions=False,
+                        headers={"Authorization": f"Bearer {token}"})
+    for digits in (19, 30):
+        big = "9" * digits
+        for method, path in (("GET", f"/api/challenges/{big}"), ("GET", f"/api/challenges/{big}/games/1/log"),
+                             ("GET", f"/api/challenges/1/games/{big}/log"), ("DELETE", f"/api/webhooks/{big}"),
+                             ("GET", f"/games/{big}"), ("GET", f"/me/games/{big}"), ("GET", f"/api/games/{big}/log"),
+                             ("GET", f"/api/submissions/{big}"), ("GET", f"/me/submissions/{big}"),
+                             ("GET", f"/me/submissions/{big}/game"), ("GET", f"/events/submissions/{big}")):
+            assert client.request(method, path).status_code == 404, (method, path)
+    for method, path in (("GET", "/api/challenges/" + "9" * 18), ("DELETE", "/api/webhooks/" + "9" * 18)):
+        assert client.request(method, path).json() == {"error": "not found"}  # the largest routed: the library's 404

@@ -24,9 +24,9 @@ class PrivatePages:
     def routes(self, auth: Authentication) -> list[Route]:
         """The private routes, each held to its handler's rule."""
         return [guarded(auth, path, handler, methods) for path, handler, methods in (
-            ("/api/games/{number:int}/log", self.api_game_log, None), ("/me/bots/{bot}", self.my_bot, None),
+            ("/api/games/{number:number}/log", self.api_game_log, None), ("/me/bots/{bot}", self.my_bot, None),
             ("/me/bots/{bot}/retire", self.retire, ["POST"]), ("/api/bots/{bot}", self.api_retire, ["DELETE"]),
-            ("/me/games/{number:int}", self.my_game, None))]
+            ("/me/games/{number:number}", self.my_game, None))]
 
     @access(Access.BOT_AUTHOR)
     def api_game_log(self, request: Request) -> Response:

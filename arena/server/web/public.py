@@ -43,7 +43,7 @@ class PublicSide:
         return [guarded(auth, path, handler) for path, handler in (
             ("/health", self.health), ("/", self.board), ("/api/leaderboard", self.api_leaderboard),
             ("/rules", self.rules), ("/kits/{language}.zip", self.kit), ("/api/games", self.api_games),
-            ("/api/export/{name}", self.api_export), ("/games/{number:int}", self.game),
+            ("/api/export/{name}", self.api_export), ("/games/{number:number}", self.game),
             (BOT_PAGES + "{bot}", self.public_bot), ("/api/bots/{bot}/rivals", self.api_rivals),
             ("/events/leaderboard", self.leaderboard_events), ("/site/{path:path}", self.published))]
 

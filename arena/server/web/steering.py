@@ -54,8 +54,8 @@ class Steering:
             ("/me/bots/{bot}/active", self.choose_form, ["POST"]),
             ("/me/bots/{bot}/challenge", self.challenge_form, ["POST"]),
             ("/api/challenges", self.api_challenge, ["POST"]), ("/api/challenges", self.api_challenges, ["GET"]),
-            ("/api/challenges/{cid:int}", self.api_challenge_view, ["GET"]),
-            ("/api/challenges/{cid:int}/games/{number:int}/log", self.api_challenge_log, ["GET"]))]
+            ("/api/challenges/{cid:number}", self.api_challenge_view, ["GET"]),
+            ("/api/challenges/{cid:number}/games/{number:number}/log", self.api_challenge_log, ["GET"]))]
 
     @access(Access.BOT_AUTHOR)
     def api_versions(self, request: Request) -> Response:

@@ -38,10 +38,11 @@ class Uploading:
     def routes(self, auth: Authentication) -> list[Route]:
         """The routes of uploads, each held to its handler's rule."""
         return [guarded(auth, path, handler, methods) for path, handler, methods in (
-            ("/api/submissions", self.api_submit, ["POST"]), ("/api/submissions/{sid:int}", self.api_submission, None),
-            ("/me/upload", self.upload, ["POST"]), ("/me/submissions/{sid:int}", self.my_submission, None),
-            ("/me/submissions/{sid:int}/game", self.my_first_game, None),
-            ("/events/submissions/{sid:int}", self.submission_events, None))]
+            ("/api/submissions", self.api_submit, ["POST"]),
+            ("/api/submissions/{sid:number}", self.api_submission, None),
+            ("/me/upload", self.upload, ["POST"]), ("/me/submissions/{sid:number}", self.my_submission, None),
+            ("/me/submissions/{sid:number}/game", self.my_first_game, None),
+            ("/events/submissions/{sid:number}", self.submission_events, None))]
 
     @access(Access.SENDER)
     async def api_submit(self, request: Request) -> Response:

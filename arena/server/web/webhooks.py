@@ -42,7 +42,7 @@ class Webhooks:
         """The webhooks' routes, each held to its handler's rule."""
         return [guarded(auth, path, handler, methods) for path, handler, methods in (
             ("/api/webhooks", self.create, ["POST"]), ("/api/webhooks", self.listed, ["GET"]),
-            ("/api/webhooks/{hook:int}", self.end, ["DELETE"]))]
+            ("/api/webhooks/{hook:number}", self.end, ["DELETE"]))]
 
     @access(Access.SENDER)
     async def create(self, request: Request) -> Response:
