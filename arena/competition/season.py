@@ -236,12 +236,14 @@ class Season:
 
     def _sits_out(self, submission: Submission) -> str | None:
         """Why an admitted submission sits out of the next wave, or None: its fault streak as the ladder counts
-        it while storing games, never a look through the store."""
+        it while storing games; before the ladder is open (the first wave after a start), as the store holds it,
+        so that a bot paused before a restart stays paused."""
         if not Path(submission.folder).is_dir():
             return MISSING
         s, ladder = self.settings, self.ladder
-        version = upload_version(submission.version, submission.id)
-        streak = 0 if ladder is None else ladder.fault_streak(submission.bot, version, s.pause_after)
+        if ladder is None:
+            return faulty_reason(s) if paused(s, submission, self.store()) else None
+        streak = ladder.fault_streak(submission.bot, upload_version(submission.version, submission.id), s.pause_after)
         return faulty_reason(s) if streak >= s.pause_after else None
 
     def _entrant(self, submission: Submission) -> Entrant | str:

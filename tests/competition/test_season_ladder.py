@@ -150,3 +150,14 @@ def test_a_faulty_bot_sits_out_by_the_streak_the_ladder_counts_without_a_look_th
         last = store.games(t.id)[-in_last:]
         assert in_last > 0 and all("bad" not in seat.bot for game in last for seat in game.seats)
         assert any(key.startswith("bad") and retired for key, _, _, retired in store.roster(t.id))
+    # A restart: the first wave of a new season, before its ladder is open, leaves the paused bot out too.
+    with Store(s.db) as store:
+        stored = len(store.games(store.tournament("season").id))
+    restarted = Season(s)
+    try:
+        restarted._ladder()
+    finally:
+        restarted.stop()
+    with Store(s.db) as store:
+        after = store.games(store.tournament("season").id)[stored:]
+        assert after and all("bad" not in seat.bot for game in after for seat in game.seats)
