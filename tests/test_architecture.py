@@ -645,3 +645,15 @@ def test_the_competition_and_the_server_find_a_tournament_by_its_name() -> None:
              for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
              if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "tournaments"]
     assert found == []
+
+
+def test_no_two_parts_of_the_store_define_the_same_method() -> None:
+    """Store is its parts over one connection (arena/storage/store.py): a method two parts define would be one
+    part's silently, by the order of Store's bases."""
+    defined: dict[str, list[str]] = {}
+    for name, path in modules().items():
+        if name.startswith("arena.storage."):
+            for cls in (n for n in ast.parse(path.read_text(encoding="utf-8")).body if isinstance(n, ast.ClassDef)):
+                for method in (f for f in cls.body if isinstance(f, ast.FunctionDef) and not f.name.startswith("__")):
+                    defined.setdefault(method.name, []).append(f"{name}.{cls.name}")
+    assert {m: where for m, where in defined.items() if len(where) > 1} == {}

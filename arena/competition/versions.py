@@ -56,7 +56,7 @@ def versions_of(store: Store, ladder: str, bot: str) -> list[Version]:
     keys, games, ratings = {}, {}, {}
     if t is not None:
         keys = {version: key for key, name, version, _ in store.roster(t.id) if name == bot}
-        games = {key: int(stats["games"]) for key, stats in store.bot_stats(t.id).items()}
+        games = store.games_played(t.id, list(keys.values()))
         ratings = store.stored_ratings(t.id)
     found = []
     for s in store.submissions():

@@ -69,6 +69,16 @@ class Standings(Connection):
         return {name: (mu, sigma) for name, mu, sigma in rows}
 
     @_guarded
+    def games_played(self, tid: int, keys: list[str]) -> dict[str, int]:
+        """How many finished games of a tournament each of these entrants (by key) played; those that played none
+        are left out. A bot page's count: bot_stats works out every entrant's figures."""
+        marks = ",".join("?" * len(keys))
+        rows = self.db.execute("SELECT s.name, COUNT(*) FROM games g JOIN seats s ON s.game_id = g.id "
+                               f"WHERE g.tournament_id = ? AND g.status = 'done' AND s.name IN ({marks}) "
+                               "GROUP BY s.name", (tid, *keys))
+        return dict(rows)
+
+    @_guarded
     def bot_stats(self, tid: int) -> dict[str, dict[str, float]]:
         """Per entrant: games, wins, mean score, mean rank and the share of games with a fault."""
         # The seats summed by name first, then joined to the entrants: joining every seat to its entrant first

@@ -41,3 +41,27 @@ def test_a_version_never_admitted_or_a_retired_bot_is_not_chosen(tmp_path: Path)
         store.retire_bot("alicebot")
         assert not store.choose_version(first.id, "")
         assert store.current_versions() == [] and store.submission(second.id).status == Status.RETIRED
+
+
+def test_the_games_a_bot_page_counts_are_the_ones_its_full_statistics_count(tmp_path: Path) -> None:
+    """games_played (one bot's keys, counted alone) agrees with bot_stats (every entrant's figures) for each
+    key, failed games and other bots' games left out."""
+    import random
+
+    from arena.bots.entrants import Entrant
+    from arena.storage import StoredGame
+
+    names = ("a", "a@2", "b", "c")
+    rng = random.Random(7)
+    with Store(tmp_path / "arena.sqlite") as store:
+        t = store.open_tournament("t", "bali-2017", "ladder", {}, [Entrant(n, (n,)) for n in names])
+        games = []
+        for seq in range(60):
+            seated = tuple(rng.sample(names, 2))
+            games.append(StoredGame(seq, seq, seq, seated, "failed" if seq % 7 == 0 else "done", "end", (1, 2),
+                                    (1, 2)))
+        store.record_games(t.id, games)
+        full = {key: int(stats["games"]) for key, stats in store.bot_stats(t.id).items()}
+        assert store.games_played(t.id, ["a", "a@2"]) == {k: full[k] for k in ("a", "a@2") if full[k]}
+        assert store.games_played(t.id, ["nobody"]) == {}
+        assert sum(full.values()) == 2 * sum(1 for g in games if g.status == "done")
